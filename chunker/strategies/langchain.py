@@ -1,0 +1,224 @@
+"""LangChain-compatible recursive splitting, with offsets that are always right.
+
+`langchain_spans` returns the same chunks as `langchain-text-splitters`'
+``RecursiveCharacterTextSplitter(...).split_text(text)`` with its defaults
+(``keep_separator=True``, i.e. the separator starts the next piece;
+``strip_whitespace=True``; literal, non-regex separators), but as
+``(start, end)`` code-point offsets into the input.
+
+LangChain itself only knows chunk *strings*: its ``add_start_index`` recovers
+positions afterwards with ``str.find`` and a guessed search origin, which lands on
+the wrong occurrence when text repeats (LangChain issue #21475) and returns -1
+when ``chunk_overlap`` is counted in tokens (#17642). Here every piece is a
+``(start, end)`` range from the moment it is cut, so offsets never need to be
+searched for.
+
+The algorithm is LangChain's, rebuilt around offsets (the package itself is
+never imported; the tests compare against it):
+
+1. Pick the first separator that occurs in the text (``""`` always "occurs").
+2. Cut the text before every occurrence of it, so each piece after the first
+   starts with the separator (and the pieces tile the text exactly).
+3. Pieces measuring under ``size`` are queued; queued pieces are packed into
+   chunks by a greedy merge with overlap. A piece measuring ``size`` or more
+   flushes the queue, then is split again with the remaining separators, or,
+   when none remain, becomes a chunk on its own, as is.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable, Sequence
+
+__all__ = ["DEFAULT_SEPARATORS", "langchain_spans"]
+
+DEFAULT_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", " ", "")
+"""LangChain's default cascade: paragraph break, line break, space, character."""
+
+_log = logging.getLogger(__name__)
+
+
+def langchain_spans(
+    text: str,
+    *,
+    size: int,
+    overlap: int,
+    length: Callable[[str], int] = len,
+    separators: Sequence[str] = DEFAULT_SEPARATORS,
+) -> list[tuple[int, int]]:
+    """Split ``text`` exactly as LangChain's ``RecursiveCharacterTextSplitter``.
+
+    ``size`` and ``overlap`` are LangChain's ``chunk_size`` and ``chunk_overlap``,
+    measured by ``length`` (its ``length_function``): ``len`` for characters, or a
+    token counter such as ``lambda s: len(enc.encode_ordinary(s))`` to match
+    ``from_tiktoken_encoder``. ``length`` is called on pieces, as LangChain calls
+    it; it must be a pure function of its argument (results are cached).
+
+    Returns ``(start, end)`` pairs with
+    ``[text[s:e] for s, e in spans] == splitter.split_text(text)``;
+    starts never decrease.
+
+    >>> text = "Hello world.\\n\\nSecond paragraph here."
+    >>> spans = langchain_spans(text, size=20, overlap=0)
+    >>> spans
+    [(0, 12), (14, 30), (31, 36)]
+    >>> [text[s:e] for s, e in spans]
+    ['Hello world.', 'Second paragraph', 'here.']
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}: decode bytes first")
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise ValueError(f"size must be a positive integer, got {size!r}: pass e.g. size=500")
+    if isinstance(overlap, bool) or not isinstance(overlap, int) or overlap < 0:
+        raise ValueError(f"overlap must be an integer >= 0, got {overlap!r}: pass e.g. overlap=50")
+    if overlap > size:
+        # NOTE: LangChain accepts overlap == size (and it terminates); only larger is refused.
+        raise ValueError(f"overlap {overlap} is larger than size {size}: pass an overlap of at most {size}")
+    seps = tuple(separators)
+    if not all(isinstance(s, str) for s in seps):
+        raise TypeError(f"separators must be strings, got {seps!r}")
+    # NOTE: LangChain does `separators or [defaults]`, so an empty list means the defaults.
+    return _Splitter(text, size, overlap, length).split(0, len(text), seps or DEFAULT_SEPARATORS)
+
+
+class _Splitter:
+    """One split of one text: the settings, a length cache and the output."""
+
+    __slots__ = ("text", "size", "overlap", "measure", "sep_len", "out")
+
+    def __init__(self, text: str, size: int, overlap: int, length: Callable[[str], int]) -> None:
+        self.text = text
+        self.size = size
+        self.overlap = overlap
+        self.out: list[tuple[int, int]] = []
+        if length is len:
+            # Characters: a piece's length is its span width; no slicing needed.
+            self.measure: Callable[[int, int], int] | None = None
+        else:
+            self.measure = _cached_measure(text, length)
+        # NOTE: LangChain merges with separator "" (the separators already sit inside
+        # the pieces) but still adds length_function("") between pieces. That is 0
+        # for len and for tiktoken, yet counted the same way for any other function.
+        self.sep_len = length("")
+
+    def split(self, a: int, b: int, seps: tuple[str, ...]) -> list[tuple[int, int]]:
+        """LangChain's `_split_text` on ``text[a:b]``: chunks go to ``self.out``."""
+        text = self.text
+        size = self.size
+        measure = self.measure
+        # NOTE: when nothing matches and "" is absent, LangChain falls back to the
+        # last separator with nothing left to recurse into.
+        sep, rest = seps[-1], ()
+        for i, s in enumerate(seps):
+            if not s:
+                sep = s
+                break
+            if text.find(s, a, b) != -1:
+                sep, rest = s, seps[i + 1 :]
+                break
+        run: list[tuple[int, int, int]] = []  # queued pieces: (start, end, length)
+        for p, q in _pieces(text, a, b, sep):
+            n = q - p if measure is None else measure(p, q)
+            # NOTE: the test is `<`: a piece of exactly `size` is split again.
+            if n < size:
+                run.append((p, q, n))
+                continue
+            # NOTE: an oversized piece ends the merge run before it, so the chunk
+            # after it never carries overlap from the chunks before it.
+            if run:
+                self._merge(run)
+                run = []
+            if rest:
+                self.split(p, q, rest)
+            else:
+                # NOTE: with no separator left, LangChain appends the piece as it is:
+                # not stripped, never dropped, longer than `size` (a size of 1 thus
+                # yields whitespace-only chunks such as " " and "\n").
+                self.out.append((p, q))
+        if run:
+            self._merge(run)
+        return self.out
+
+    def _merge(self, run: list[tuple[int, int, int]]) -> None:
+        """LangChain's `_merge_splits`: greedy packing of contiguous pieces.
+
+        The current chunk is the window ``run[lo:hi]`` and ``total`` is what
+        LangChain believes its size is.
+        """
+        size = self.size
+        overlap = self.overlap
+        sep_len = self.sep_len
+        lo = 0
+        total = 0
+        for hi, (_, _, n) in enumerate(run):
+            if total + n + (sep_len if hi > lo else 0) > size:
+                if total > size:
+                    # NOTE: LangChain only warns about an oversized chunk here, and keeps
+                    # it; reachable only when length("") > 0 and pieces can measure 0.
+                    _log.warning("Created a chunk of size %d, which is longer than the specified %d", total, size)
+                if hi > lo:
+                    self._emit(run[lo][0], run[hi - 1][1])
+                    # NOTE: the overlap is whole trailing pieces of this run: drop
+                    # leading pieces while the rest exceeds `overlap`, or while the
+                    # incoming piece would not fit beside it (and the rest measures > 0).
+                    while lo < hi and (
+                        total > overlap or (total + n + (sep_len if hi > lo else 0) > size and total > 0)
+                    ):
+                        total -= run[lo][2] + (sep_len if hi - lo > 1 else 0)
+                        lo += 1
+            # NOTE: the chunk size is the running sum of piece lengths (plus sep_len
+            # between pieces); the joined chunk is never measured again, so a token
+            # chunk can count differently from `size` once encoded as a whole.
+            total += n + (sep_len if hi > lo else 0)
+        self._emit(run[lo][0], run[-1][1])
+
+    def _emit(self, a: int, b: int) -> None:
+        """Add ``text[a:b]`` stripped, as LangChain's `_join_docs` does; drop it if empty."""
+        # NOTE: str.strip() strips what str.isspace() calls whitespace (NBSP, U+2028,
+        # U+0085 included), like LangChain; the offsets then point at the stripped text.
+        seg = self.text[a:b]
+        head = seg.lstrip()
+        if head:
+            start = b - len(head)
+            self.out.append((start, start + len(head.rstrip())))
+
+
+def _pieces(text: str, a: int, b: int, sep: str) -> list[tuple[int, int]]:
+    """Cut ``text[a:b]`` before each occurrence of ``sep``; empty pieces are left out.
+
+    Occurrences are found left to right without overlapping, like ``re.split``
+    on the escaped separator; ``""`` cuts between every two characters.
+    """
+    if not sep:
+        return [(i, i + 1) for i in range(a, b)]
+    cuts = [a]
+    step = len(sep)
+    at = text.find(sep, a, b)
+    while at != -1:
+        cuts.append(at)
+        at = text.find(sep, at + step, b)
+    cuts.append(b)
+    # Only the first piece can be empty (when text[a:b] starts with sep).
+    return [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1) if cuts[i] < cuts[i + 1]]
+
+
+def _cached_measure(text: str, length: Callable[[str], int]) -> Callable[[int, int], int]:
+    """Length of ``text[p:q]`` by ``length``, computed once per distinct piece text.
+
+    LangChain measures each piece up to three times and word pieces repeat
+    (" the"), so a token counter is called far less often; the results are
+    the same because ``length`` is a function of the string alone.
+    """
+    cache: dict[str, int] = {}
+    get = cache.get
+
+    def measure(p: int, q: int) -> int:
+        piece = text[p:q]
+        n = get(piece)
+        if n is None:
+            n = cache[piece] = length(piece)
+        return n
+
+    return measure
