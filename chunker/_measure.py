@@ -1,0 +1,135 @@
+"""How big a span of the document is, in the chosen unit.
+
+Strategies ask `count(start, end)` many times while packing, so each measure prepares the
+document once: exact tokenizers encode it a single time and answer from the token offsets.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import List
+
+from ._text import word_spans
+from ._tokenizers import Tokenizer
+
+__all__ = ["Measure", "make_measure"]
+
+
+class Measure:
+    """Base: sizes of spans of one document."""
+
+    unit = ""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def count(self, start: int, end: int) -> int:
+        raise NotImplementedError
+
+    def count_text(self, text: str) -> int:
+        """The size of a final chunk's text on its own (flags are judged on this)."""
+        raise NotImplementedError
+
+    def advance(self, start: int, limit: int, n: int) -> int:
+        """The furthest end <= limit with count(start, end) <= n; at least start + 1."""
+        lo, hi = start + 1, limit
+        if self.count(start, hi) <= n:
+            return hi
+        # count is monotone in `end`: binary search for the last end that still fits.
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.count(start, mid) <= n:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+
+class CharMeasure(Measure):
+    unit = "chars"
+
+    def count(self, start: int, end: int) -> int:
+        return end - start
+
+    def count_text(self, text: str) -> int:
+        return len(text)
+
+    def advance(self, start: int, limit: int, n: int) -> int:
+        return min(limit, start + max(1, n))
+
+
+class WordMeasure(Measure):
+    """Words overlapping the span; a word cut by the span still counts once."""
+
+    unit = "words"
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        spans = word_spans(text)
+        self.starts: List[int] = [s for s, _ in spans]
+        self.ends: List[int] = [e for _, e in spans]
+
+    def count(self, start: int, end: int) -> int:
+        return bisect.bisect_left(self.starts, end) - bisect.bisect_right(self.ends, start)
+
+    def count_text(self, text: str) -> int:
+        return len(text.split())
+
+    def advance(self, start: int, limit: int, n: int) -> int:
+        # End after the n-th word that starts at or after `start` (or inside it).
+        first = bisect.bisect_right(self.ends, start)
+        last = first + max(1, n) - 1
+        if last >= len(self.ends):
+            return limit
+        return max(start + 1, min(limit, self.ends[last]))
+
+
+class ExactTokenMeasure(Measure):
+    """Token starts inside the span, from one encoding of the whole document."""
+
+    unit = "tokens"
+
+    def __init__(self, text: str, tokenizer: Tokenizer) -> None:
+        super().__init__(text)
+        self.tokenizer = tokenizer
+        self.offsets: List[int] = tokenizer.offsets(text)
+
+    def count(self, start: int, end: int) -> int:
+        off = self.offsets
+        return bisect.bisect_left(off, end) - bisect.bisect_left(off, start)
+
+    def count_text(self, text: str) -> int:
+        return self.tokenizer.count(text)
+
+    def advance(self, start: int, limit: int, n: int) -> int:
+        off = self.offsets
+        i = bisect.bisect_left(off, start) + max(1, n)
+        end = off[i] if i < len(off) else len(self.text)
+        return max(start + 1, min(limit, end))
+
+
+class EstimateTokenMeasure(Measure):
+    """Estimated tokens of the span's own text (approx and estimate are cheap to recount)."""
+
+    unit = "tokens"
+
+    def __init__(self, text: str, tokenizer: Tokenizer) -> None:
+        super().__init__(text)
+        self.tokenizer = tokenizer
+        self._count = tokenizer.count
+
+    def count(self, start: int, end: int) -> int:
+        return self._count(self.text[start:end])
+
+    def count_text(self, text: str) -> int:
+        return self._count(text)
+
+
+def make_measure(text: str, unit: str, tokenizer: Tokenizer) -> Measure:
+    if unit == "chars":
+        return CharMeasure(text)
+    if unit == "words":
+        return WordMeasure(text)
+    if tokenizer.exact:
+        return ExactTokenMeasure(text, tokenizer)
+    return EstimateTokenMeasure(text, tokenizer)

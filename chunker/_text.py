@@ -1,0 +1,100 @@
+"""Segmentation shared by the strategies. Every function returns trimmed (start, end) spans:
+offsets into the text it was given, never starting or ending on whitespace."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Tuple
+
+__all__ = ["trim", "paragraph_spans", "line_spans", "word_spans", "is_heading_line",
+           "TERMINAL_RE"]
+
+Span = Tuple[int, int]
+
+# One non-blank line: from its first to its last non-whitespace character.
+_LINE = re.compile(r"\S(?:[^\n]*\S)?")
+# A paragraph: non-blank lines joined by single line breaks (a blank line ends it).
+_PARAGRAPH = re.compile(r"\S(?:[^\n]*\S)?(?:[^\S\n]*\n[^\S\n]*\S(?:[^\n]*\S)?)*")
+_WORD = re.compile(r"\S+")
+
+# Terminal punctuation, optionally followed by closing quotes or brackets, at the very end.
+TERMINAL_RE = re.compile(r"""[.!?。！？…‼⁇⁈⁉]['"’”»)\]}」』】〉》）]*\Z""")
+_FENCE_CLOSE = re.compile(r"(?:^|\n)[ \t]{0,3}(?:```+|~~~+)[ \t]*\Z")
+_ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+\S.*|[ \t]*)\Z")
+
+
+def trim(text: str, start: int, end: int) -> Optional[Span]:
+    """The span without its leading and trailing whitespace, or None if nothing is left."""
+    piece = text[start:end]
+    left = len(piece) - len(piece.lstrip())
+    if left == len(piece):
+        return None
+    right = len(piece.rstrip())
+    return start + left, start + right
+
+
+def paragraph_spans(text: str, start: int = 0, end: Optional[int] = None) -> List[Span]:
+    """Blocks separated by blank lines (a line holding only whitespace counts as blank).
+
+    >>> t = "One.\\nStill one.\\n\\n  Two.  "
+    >>> [t[s:e] for s, e in paragraph_spans(t)]
+    ['One.\\nStill one.', 'Two.']
+    """
+    end = len(text) if end is None else end
+    return [m.span() for m in _PARAGRAPH.finditer(text, start, end)]
+
+
+def line_spans(text: str, start: int = 0, end: Optional[int] = None) -> List[Span]:
+    """Non-blank lines, trimmed."""
+    end = len(text) if end is None else end
+    return [m.span() for m in _LINE.finditer(text, start, end)]
+
+
+def word_spans(text: str, start: int = 0, end: Optional[int] = None) -> List[Span]:
+    """Maximal runs of non-whitespace."""
+    end = len(text) if end is None else end
+    return [m.span() for m in _WORD.finditer(text, start, end)]
+
+
+def ends_sentence(text: str) -> bool:
+    """True when `text` ends with terminal punctuation (closing quotes/brackets allowed after it)
+    or with a closing code fence: the opposite of seed 001's "ends mid-sentence" flag."""
+    tail = text.rstrip()
+    if not tail:
+        return True
+    if TERMINAL_RE.search(tail[-8:]):
+        return True
+    return _FENCE_CLOSE.search(tail[-200:]) is not None and _closes_fence(tail)
+
+
+def _closes_fence(text: str) -> bool:
+    # A fence line closes a block only when an odd number of fence lines precede it.
+    fences = re.findall(r"(?m)^[ \t]{0,3}(?:```+|~~~+)", text)
+    return len(fences) % 2 == 0 and len(fences) > 0
+
+
+def is_heading_line(line: str) -> bool:
+    """An ATX heading (``# Title``) or a short ALL-CAPS line (seed 004's heading rule).
+
+    >>> is_heading_line("## Chunk size"), is_heading_line("ASSUMPTIONS AND LIMITS")
+    (True, True)
+    >>> is_heading_line("NASA."), is_heading_line("Plain text")
+    (False, False)
+    """
+    s = line.strip()
+    if not s:
+        return False
+    if _ATX.match(line.rstrip("\r\n")) and s.startswith("#"):
+        return True
+    return is_caps_heading(s)
+
+
+def is_caps_heading(s: str) -> bool:
+    # Short, at least two words' worth of letters, no lowercase, no sentence punctuation:
+    # "TERMS AND CONDITIONS" is a heading, "NASA." or "OK" is not.
+    if len(s) > 60 or s[-1] in ".,;:!?" or s.startswith(("|", "-", "*", "`")):
+        return False
+    letters = [c for c in s if c.isalpha()]
+    if len(letters) < 4 or any(c.islower() for c in letters):
+        return False
+    return any(c.isupper() for c in letters) and " " in s.strip()

