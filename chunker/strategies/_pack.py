@@ -1,0 +1,161 @@
+"""The machinery the structure-aware strategies share: the cascade that splits an oversized
+span into pieces that fit, and the packer that merges pieces into chunks with overlap."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+
+from .._measure import Measure
+from .._text import line_spans, paragraph_spans, word_spans
+
+__all__ = ["Span", "Leaves", "pack", "cascade", "LEVELS", "spans_from_pack"]
+
+
+class Span(NamedTuple):
+    """A chunk as a strategy sees it: offsets plus what only the strategy knows."""
+
+    start: int
+    end: int
+    cut: bool = False  # a sentence was cut to make this chunk fit
+    headings: Tuple[str, ...] = ()
+
+
+LEVELS = ("paragraph", "line", "sentence", "clause", "word", "char")
+
+
+def _sentences(text: str, start: int, end: int) -> List[Tuple[int, int]]:
+    from .._sentences import sentence_spans
+
+    return sentence_spans(text, start, end)
+
+
+def _clauses(text: str, start: int, end: int) -> List[Tuple[int, int]]:
+    from .._sentences import clause_spans
+
+    return clause_spans(text, start, end)
+
+
+SEGMENTERS: Dict[str, Callable[[str, int, int], List[Tuple[int, int]]]] = {
+    "paragraph": paragraph_spans,
+    "line": line_spans,
+    "sentence": _sentences,
+    "clause": _clauses,
+    "word": word_spans,
+}
+
+
+class Leaves:
+    """Pieces in document order, with the boundaries the packer must respect.
+
+    `hard` holds indices of pieces that must start a new chunk (overlap may still reach back
+    across); `walls` holds indices that nothing crosses, not even overlap (markdown sections).
+    """
+
+    def __init__(self) -> None:
+        self.spans: List[Tuple[int, int]] = []
+        self.cut: List[bool] = []
+        self.hard: Set[int] = set()
+        self.walls: Set[int] = set()
+
+    def add(self, start: int, end: int, cut: bool = False) -> None:
+        self.spans.append((start, end))
+        self.cut.append(cut)
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+
+def _wrapped_prose(text: str, lines: Sequence[Tuple[int, int]]) -> bool:
+    """True when most line breaks fall inside sentences (hard-wrapped prose): splitting such a
+    paragraph at its line breaks would cut sentences that the sentence level keeps whole."""
+    if len(lines) < 2:
+        return False
+    soft = 0
+    for (_, e), (s, _) in zip(lines, lines[1:]):
+        last, first = text[e - 1], text[s]
+        if (last.isalnum() or last in ",;-") and (first.islower() or first.isdigit()):
+            soft += 1
+    return soft * 2 > len(lines) - 1
+
+
+def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, size: int,
+            leaves: Leaves, levels: Sequence[str] = LEVELS, split_all_until: int = -1) -> None:
+    """Append to `leaves` the pieces of text[start:end] at `levels[level]`, splitting every
+    piece that does not fit at the next level down.
+
+    A piece split further is fenced by hard boundaries on both sides, so its parts never merge
+    with a neighbour's text (the boundary seed 001 describes). Levels up to `split_all_until`
+    are split even when they fit: the sentence strategy packs sentences, not paragraphs.
+    """
+    name = levels[level]
+    if name == "char":
+        pos = start
+        while pos < end:
+            stop = measure.advance(pos, end, size)
+            leaves.add(pos, stop, cut=True)
+            pos = stop
+        return
+    segments = SEGMENTERS[name](text, start, end)
+    if name == "line" and _wrapped_prose(text, segments):
+        segments = [(start, end)]  # skip the line level for this paragraph
+    cut = name == "word"
+    for a, b in segments:
+        if level < split_all_until:
+            # A coarser break than the strategy packs: segment further, no fences.
+            cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
+                    levels=levels, split_all_until=split_all_until)
+        elif size == 0 or measure.count(a, b) <= size:
+            leaves.add(a, b, cut)
+        else:
+            leaves.hard.add(len(leaves))
+            cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
+                    levels=levels, split_all_until=split_all_until)
+            leaves.hard.add(len(leaves))  # whatever comes next starts afresh
+
+
+def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int,
+         count: Callable[[int, int], int], hard: Optional[Set[int]] = None,
+         walls: Optional[Set[int]] = None) -> List[Tuple[int, int]]:
+    """Greedy packing of pieces into chunks of at most `size`, as (first, last) piece indices.
+
+    The next chunk starts with the longest run of the previous chunk's trailing pieces that
+    fits within `overlap` and still leaves room for the first new piece, so overlap is always
+    whole pieces and never more than asked.
+    """
+    hard = hard or set()
+    walls = walls or set()
+    n = len(spans)
+    out: List[Tuple[int, int]] = []
+    if n == 0:
+        return out
+    i = first_new = 0
+    while True:
+        start = spans[i][0]
+        j = first_new
+        while (j + 1 < n and (j + 1) not in hard and (j + 1) not in walls
+               and count(start, spans[j + 1][1]) <= size):
+            j += 1
+        out.append((i, j))
+        nxt = j + 1
+        if nxt >= n:
+            return out
+        k = nxt
+        if overlap > 0 and nxt not in walls:
+            floor = first_new if first_new in walls else i + 1
+            end_prev, end_next = spans[j][1], spans[nxt][1]
+            kk = j
+            while kk >= floor:
+                s = spans[kk][0]
+                if count(s, end_prev) > overlap or count(s, end_next) > size:
+                    break
+                k = kk
+                kk -= 1
+        i, first_new = k, nxt
+
+
+def spans_from_pack(leaves: Leaves, groups: Sequence[Tuple[int, int]]) -> List[Span]:
+    out = []
+    spans, cut = leaves.spans, leaves.cut
+    for i, j in groups:
+        out.append(Span(spans[i][0], spans[j][1], any(cut[i:j + 1])))
+    return out

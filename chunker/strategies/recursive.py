@@ -1,0 +1,27 @@
+"""Strategy `recursive`: paragraph → line → sentence → word → character (seed 001's cascade).
+
+A span that fits is one piece; one that does not is split at the next level. Pieces are packed
+up to `size`, and the overlap is whole trailing pieces. Hard-wrapped prose skips the line level.
+"""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+from .._measure import Measure
+from ._pack import Leaves, Span, cascade, pack, spans_from_pack
+
+_LEVELS = ("paragraph", "line", "sentence", "word", "char")
+
+
+def split(text: str, *, size: int, overlap: int, measure: Measure,
+          breaks: Tuple[str, ...] = ()) -> List[Span]:
+    """
+    >>> from chunker import chunk
+    >>> [c.text for c in chunk("One. Two.\\n\\nThree.", strategy="recursive", unit="chars", size=10, overlap=0)]
+    ['One. Two.', 'Three.']
+    """
+    leaves = Leaves()
+    cascade(text, 0, len(text), 0, measure=measure, size=size, leaves=leaves, levels=_LEVELS)
+    groups = pack(leaves.spans, size=size, overlap=overlap, count=measure.count, hard=leaves.hard)
+    return spans_from_pack(leaves, groups)

@@ -1,0 +1,33 @@
+"""Strategy `sentence`: packs whole sentences (or the finest enabled break: paragraph, line,
+sentence, clause) up to `size`; overlap is whole trailing sentences.
+
+A sentence longer than `size` gets chunks of its own, cut at the limit between words (inside a
+word only when one word alone is too long), and those chunks are flagged `split_sentence`.
+Size 0 gives one chunk per sentence (seed 000's "by sentence").
+"""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+from .._measure import Measure
+from ._pack import Leaves, Span, cascade, pack, spans_from_pack
+
+_ORDER = ("paragraph", "line", "sentence", "clause")
+
+
+def split(text: str, *, size: int, overlap: int, measure: Measure,
+          breaks: Tuple[str, ...] = ("paragraph", "line", "sentence")) -> List[Span]:
+    """
+    >>> from chunker import chunk
+    >>> [c.text for c in chunk("Dr. Smith left. He came back.", strategy="sentence", size=0)]
+    ['Dr. Smith left.', 'He came back.']
+    """
+    enabled = [b for b in _ORDER if b in breaks]
+    # The paragraph level always runs first: a blank line ends every sentence anyway.
+    levels = tuple(dict.fromkeys(["paragraph"] + enabled)) + ("word", "char")
+    leaves = Leaves()
+    cascade(text, 0, len(text), 0, measure=measure, size=size, leaves=leaves, levels=levels,
+            split_all_until=len(levels) - 3)
+    groups = pack(leaves.spans, size=size, overlap=overlap, count=measure.count, hard=leaves.hard)
+    return spans_from_pack(leaves, groups)
