@@ -1,0 +1,139 @@
+"""`chunk()`: settings in, validated records and stats out."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from ._errors import ChunkerError
+from ._measure import Measure, make_measure
+from ._records import Chunk, ChunkResult, Stats
+from ._settings import DEFAULTS, Settings
+from ._text import ends_sentence, is_heading_line
+from ._tokenizers import Tokenizer, get_tokenizer
+from .strategies import Span, fixed, markdown, paragraph, recursive, sentence
+
+__all__ = ["chunk"]
+
+_SPLITTERS: Dict[str, Callable[..., List[Span]]] = {
+    "fixed": fixed.split,
+    "sentence": sentence.split,
+    "paragraph": paragraph.split,
+    "recursive": recursive.split,
+    "markdown": markdown.split,
+}
+
+
+def _langchain(text: str, *, size: int, overlap: int, measure: Measure, tokenizer: Tokenizer,
+               unit: str) -> List[Span]:
+    from .strategies.langchain import langchain_spans
+
+    if unit == "chars":
+        length: Callable[[str], int] = len
+    elif unit == "words":
+        length = lambda s: len(s.split())  # noqa: E731
+    else:
+        length = tokenizer.count
+    return [Span(s, e) for s, e in langchain_spans(text, size=size, overlap=overlap, length=length)]
+
+
+def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAULTS["unit"],
+          size: int = DEFAULTS["size"], overlap: Union[int, str] = DEFAULTS["overlap"],
+          tokenizer: str = DEFAULTS["tokenizer"],
+          breaks: Union[str, Sequence[str]] = DEFAULTS["breaks"],
+          source: Optional[str] = None) -> ChunkResult:
+    """Split `text` and describe every chunk.
+
+    `overlap` is a count in `unit` or a percentage of `size` such as ``"15%"``. `breaks` only
+    matters to the sentence strategy. Raises `ChunkerError` with a one-line message on bad input.
+
+    >>> res = chunk("Chunk size is a balance. Overlap repeats text.", strategy="sentence",
+    ...             unit="chars", size=30, overlap=0)
+    >>> [(c.start_char, c.end_char, c.text) for c in res.chunks]
+    [(0, 24, 'Chunk size is a balance.'), (25, 47, 'Overlap repeats text.')]
+    >>> res.stats.chunks, res.stats.exact
+    (2, False)
+    """
+    if not isinstance(text, str):
+        raise ChunkerError(f"text must be a str, got {type(text).__name__}: decode bytes as UTF-8 first")
+    settings = Settings(strategy=strategy, unit=unit, size=size, overlap=overlap,
+                        tokenizer=tokenizer, breaks=tuple(breaks) if not isinstance(breaks, str) else breaks)
+    tok = get_tokenizer(settings.tokenizer)
+    size, overlap_count = settings.size, settings.overlap_count
+    if not text.strip():
+        return ChunkResult((), _stats(text, [], tok), settings, source)
+    measure = make_measure(text, settings.unit, tok)
+    if settings.strategy == "langchain":
+        spans = _langchain(text, size=size, overlap=overlap_count, measure=measure,
+                           tokenizer=tok, unit=settings.unit)
+    else:
+        spans = _SPLITTERS[settings.strategy](text, size=size, overlap=overlap_count,
+                                              measure=measure, breaks=settings.breaks)
+    chunks = _records(text, spans, settings, measure, tok)
+    return ChunkResult(tuple(chunks), _stats(text, chunks, tok), settings, source)
+
+
+def _records(text: str, spans: Sequence[Span], settings: Settings, measure: Measure,
+             tok: Tokenizer) -> List[Chunk]:
+    size = settings.size
+    out: List[Chunk] = []
+    prev_end = None
+    for span in spans:
+        start, end = span.start, span.end
+        piece = text[start:end]
+        if not piece.strip():
+            continue  # a window of pure whitespace has nothing to embed
+        tokens = tok.count(piece)
+        measured = tokens if settings.unit == "tokens" else measure.count_text(piece)
+        flags: List[str] = []
+        if not ends_sentence(piece):
+            flags.append("mid_sentence")
+        if size > 0 and measured * 5 < size:
+            flags.append("fragment")
+        if _last_line_is_heading(piece):
+            flags.append("orphan_heading")
+        if size > 0 and measured > size:
+            flags.append("oversize")
+        if span.cut:
+            flags.append("split_sentence")
+        shared = max(0, min(prev_end, end) - start) if prev_end is not None else 0
+        out.append(Chunk(index=len(out), start_char=start, end_char=end, text=piece,
+                         chars=len(piece), words=len(piece.split()), tokens=tokens,
+                         tokens_estimated=not tok.exact, flags=tuple(flags),
+                         headings=span.headings, overlap_chars=shared))
+        prev_end = end
+    return out
+
+
+def _last_line_is_heading(piece: str) -> bool:
+    tail = piece.rstrip()
+    line = tail[tail.rfind("\n") + 1:]
+    return is_heading_line(line)
+
+
+def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer) -> Stats:
+    doc_tokens = tok.count(text) if text.strip() else 0
+    flag_counts: Dict[str, int] = {}
+    for c in chunks:
+        for f in c.flags:
+            flag_counts[f] = flag_counts.get(f, 0) + 1
+    if not chunks:
+        return Stats(0, len(text), len(text.split()), doc_tokens, 0, 0.0, 0, 0, 0.0, 0, 0, 0.0, 0,
+                     tok.exact, flag_counts)
+    # Text that several chunks hold is embedded once per extra chunk: count each repeat.
+    duplicated = 0
+    covered = chunks[0].end_char
+    for c in chunks[1:]:
+        if c.start_char < covered:
+            duplicated += tok.count(text[c.start_char:min(covered, c.end_char)])
+        covered = max(covered, c.end_char)
+    tokens = [c.tokens for c in chunks]
+    chars = [c.chars for c in chunks]
+    n = len(chunks)
+    return Stats(
+        chunks=n, document_chars=len(text), document_words=len(text.split()),
+        document_tokens=doc_tokens,
+        min_tokens=min(tokens), avg_tokens=round(sum(tokens) / n, 2), max_tokens=max(tokens),
+        min_chars=min(chars), avg_chars=round(sum(chars) / n, 2), max_chars=max(chars),
+        duplicated_tokens=duplicated,
+        duplicated_pct=round(100.0 * duplicated / doc_tokens, 2) if doc_tokens else 0.0,
+        embedding_tokens=sum(tokens), exact=tok.exact, flag_counts=flag_counts)
