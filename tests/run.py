@@ -1,0 +1,42 @@
+"""Run every test: `python tests/run.py [pytest args]`.
+
+On a fresh machine it first installs what the tests need: a .venv with requirements-test.txt,
+Debian's chromium for the browser tests and the Debian packages the real-text corpora come
+from, and the vendored browser runtime. Then it runs pytest inside .venv.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tools.bootstrap import SetupError, ensure_debian_packages, ensure_venv  # noqa: E402
+
+# chromium drives the page tests; the rest are real text written by others (Python's docs,
+# German, Dutch, Japanese and Chinese manual pages) for the corpus-based tests.
+DEBIAN_PACKAGES = ["chromium", "python3.11-doc", "manpages-de", "manpages-nl", "manpages-ja",
+                   "manpages-zh"]
+
+
+def main() -> int:
+    try:
+        python = ensure_venv(ROOT / ".venv", ROOT / "requirements-test.txt")
+        ensure_debian_packages(DEBIAN_PACKAGES)
+        from tools.runtime import RuntimeVendorError, ensure_runtime
+
+        ensure_runtime(ROOT)
+    except (SetupError, RuntimeVendorError) as e:
+        print(f"tests/run.py: set-up failed: {e}", file=sys.stderr)
+        return 2
+    cmd = [str(python), "-m", "pytest", *sys.argv[1:]]
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.call(cmd, cwd=str(ROOT), env=env)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""Invariants every strategy keeps, on random text and on slices of real documents."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import chunker
+from chunker._measure import make_measure
+from chunker._tokenizers import get_tokenizer
+from tests.texts import real_documents
+
+STRATEGIES = list(chunker.STRATEGIES)
+
+# Text with the structure chunkers care about: words, sentence ends, abbreviations, line and
+# paragraph breaks, CRLF, tabs, a BOM, emoji and other astral characters, CJK, markdown.
+_atoms = st.sampled_from([
+    "word", "Word", "the", "a", "chunking", "overlap", "x" * 37, ".", "!", "?", "...", "…", ",",
+    ";", ":", " ", " ", " ", "  ", "\t", "\n", "\n\n", "\r\n", "\r\n\r\n", "\n \n", "Dr.", "e.g.",
+    "U.S.", "3.14", "\"", "”", ")", "(", "# ", "## ", "- ", "1. ", "```", "```\n", "| a | b |\n",
+    "|---|---|\n", "HEADING LINE", "\ufeff", "😀", "👩‍👩‍👧", "𝔘", "日本語", "。", "！", "中文",
+    "é", "e\u0301", "<img src=x onerror=alert(1)>", "",
+])
+random_text = st.lists(_atoms, max_size=120).map("".join) | st.text(max_size=300)
+
+
+@st.composite
+def real_slices(draw):
+    docs = real_documents()
+    name, doc = draw(st.sampled_from(docs))
+    start = draw(st.integers(0, max(0, len(doc) - 1)))
+    length = draw(st.integers(0, 4000))
+    return doc[start:start + length]
+
+
+texts = random_text | real_slices()
+
+
+@st.composite
+def options(draw, tokenizers=("approx", "estimate")):
+    strategy = draw(st.sampled_from(STRATEGIES))
+    unit = draw(st.sampled_from(list(chunker.UNITS)))
+    tokenizer = draw(st.sampled_from(list(tokenizers)))
+    zero_ok = strategy in ("sentence", "paragraph")
+    size = draw(st.integers(0 if zero_ok else 1, 400))
+    if size > 0:
+        overlap = draw(st.integers(0, size - 1) | st.sampled_from(["0%", "10%", "15%", "50%"]))
+    else:
+        overlap = 0
+    breaks = draw(st.lists(st.sampled_from(list(chunker.BREAKS)), min_size=1, unique=True))
+    return dict(strategy=strategy, unit=unit, size=size, overlap=overlap, tokenizer=tokenizer,
+                breaks=breaks)
+
+
+def check_invariants(text, opts):
+    res = chunker.chunk(text, **opts)
+    again = chunker.chunk(text, **opts)
+    assert res == again, "the same input must give the same output"
+    chunks = res.chunks
+    prev = None
+    covered = [False] * len(text)
+    measure = make_measure(text, opts["unit"], get_tokenizer(opts["tokenizer"]))
+    overlap = res.settings.overlap_count
+    for i, c in enumerate(chunks):
+        assert c.index == i
+        assert text[c.start_char:c.end_char] == c.text
+        assert c.text.strip(), "no chunk is only whitespace"
+        assert c.chars == len(c.text) and c.words == len(c.text.split())
+        if prev is not None:
+            assert c.start_char > prev.start_char, "starts ascend"
+            assert c.end_char >= prev.end_char
+            assert c.overlap_chars == max(0, min(prev.end_char, c.end_char) - c.start_char)
+            if c.start_char < prev.end_char and opts["strategy"] != "langchain":
+                assert measure.count(c.start_char, prev.end_char) <= overlap, "overlap within ask"
+        if res.settings.size > 0 and "oversize" not in c.flags:
+            size_now = c.tokens if opts["unit"] == "tokens" else measure.count_text(c.text)
+            assert size_now <= res.settings.size
+        for k in range(c.start_char, c.end_char):
+            covered[k] = True
+        prev = c
+    missing = [k for k, ch in enumerate(text) if not covered[k] and not ch.isspace()]
+    assert not missing, f"non-whitespace at {missing[:5]} is in no chunk"
+    stats = res.stats
+    assert stats.chunks == len(chunks)
+    assert stats.embedding_tokens == sum(c.tokens for c in chunks)
+    return res
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts, options())
+def test_invariants_estimated_tokenizers(text, opts):
+    check_invariants(text, opts)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts, options(tokenizers=("o200k", "cl100k")))
+def test_invariants_exact_tokenizers(text, opts):
+    check_invariants(text, opts)
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts, st.sampled_from(["fixed", "sentence", "recursive"]), st.sampled_from(["chars", "words"]),
+       st.integers(1, 300))
+def test_structure_splitters_never_oversize_in_chars_and_words(text, strategy, unit, size):
+    # Only an exact tokenizer (counting a chunk on its own, not within the document) or an
+    # unsplittable unit (paragraph, markdown block glued to its heading) can overshoot.
+    res = chunker.chunk(text, strategy=strategy, unit=unit, size=size, overlap=0)
+    assert all("oversize" not in c.flags for c in res)
+
+
+@settings(max_examples=100, deadline=None)
+@given(texts, st.integers(1, 200), st.integers(0, 199))
+def test_fixed_chars_windows_are_exact(text, size, overlap):
+    assume(overlap < size and text.strip())
+    res = chunker.chunk(text, strategy="fixed", unit="chars", size=size, overlap=overlap)
+    for a, b in zip(res.chunks, res.chunks[1:]):
+        if b.start_char - a.start_char == size - overlap:
+            assert a.chars == size
+    assert res.chunks[-1].end_char == len(text.rstrip()) or text[res.chunks[-1].end_char:].isspace() or res.chunks[-1].end_char == len(text)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_empty_and_blank_input_give_no_chunks(strategy):
+    for text in ("", "   \n\n\t ", "\ufeff" * 0):
+        res = chunker.chunk(text, strategy=strategy)
+        assert res.chunks == () and res.stats.chunks == 0
+        assert chunker.to_json(res) == "[]\n" and chunker.to_jsonl(res) == ""

@@ -1,0 +1,77 @@
+"""Set-up shared by the project's commands: a virtual environment per purpose, Debian packages.
+
+Only the package registries are used, and only here, during set-up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterable
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class SetupError(RuntimeError):
+    """A set-up step failed; the message says which and what to do."""
+
+
+def _run(cmd, what: str) -> None:
+    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        tail = "\n".join(result.stdout.strip().splitlines()[-15:])
+        raise SetupError(f"{what} failed (exit {result.returncode}):\n{tail}")
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def ensure_venv(venv: Path, requirements: Path) -> Path:
+    """Create `venv` and install `requirements` into it, again only when they change."""
+    python = venv_python(venv)
+    stamp = venv / ".requirements.sha256"
+    digest = hashlib.sha256(requirements.read_bytes()).hexdigest()
+    if python.exists() and stamp.exists() and stamp.read_text().strip() == digest:
+        return python
+    if not python.exists():
+        print(f"set-up: creating {venv.name}", flush=True)
+        _run([sys.executable, "-m", "venv", str(venv)], f"creating {venv}")
+    print(f"set-up: installing {requirements.name} into {venv.name}", flush=True)
+    _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
+          "-r", str(requirements)], f"pip install -r {requirements.name}")
+    stamp.write_text(digest + "\n")
+    return python
+
+
+def missing_debian_packages(names: Iterable[str]) -> list:
+    missing = []
+    for name in names:
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", name],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        if "install ok installed" not in r.stdout:
+            missing.append(name)
+    return missing
+
+
+def ensure_debian_packages(names: Iterable[str]) -> None:
+    """apt-get install whichever of `names` is missing (needs root, as on CI)."""
+    if shutil.which("dpkg-query") is None:
+        raise SetupError("this set-up needs a Debian system (dpkg-query not found)")
+    missing = missing_debian_packages(names)
+    if not missing:
+        return
+    if hasattr(os, "geteuid") and os.geteuid() != 0:
+        raise SetupError(f"missing Debian packages {' '.join(missing)}: run as root, or "
+                         f"sudo apt-get install -y {' '.join(missing)}")
+    print(f"set-up: apt-get install {' '.join(missing)}", flush=True)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run(["apt-get", "update", "-qq"], env=env, stdout=subprocess.DEVNULL)
+    result = subprocess.run(["apt-get", "install", "-y", "-qq", *missing], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        raise SetupError("apt-get install failed:\n" + result.stdout[-2000:])
