@@ -30,7 +30,7 @@ Standard library only.
 from __future__ import annotations
 
 import logging
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 __all__ = ["DEFAULT_SEPARATORS", "langchain_spans"]
 
