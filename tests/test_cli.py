@@ -1,0 +1,138 @@
+"""`python -m chunker`: output, options, and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import chunker
+from chunker._cli import run
+from tests.texts import SEED000
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args, stdin=""):
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(args), io.StringIO(stdin), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_module_entry_point_runs_in_a_subprocess(tmp_path):
+    doc = tmp_path / "doc.txt"
+    doc.write_text(SEED000, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "chunker", str(doc), "--unit", "chars", "--size", "300",
+                           "--overlap", "0"], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["text"] for r in records] == SEED000.split("\n\n")
+
+
+def test_defaults_match_the_library():
+    code, out, _ = cli(stdin=SEED000)
+    assert code == 0
+    assert out == chunker.to_jsonl(chunker.chunk(SEED000))
+
+
+@pytest.mark.parametrize("fmt,fn", [("jsonl", chunker.to_jsonl), ("json", chunker.to_json), ("txt", chunker.to_text)])
+def test_formats_equal_the_library_exports(fmt, fn):
+    opts = dict(strategy="sentence", unit="chars", size=200, overlap="10%", tokenizer="approx")
+    code, out, _ = cli("--format", fmt, "--strategy", "sentence", "--unit", "chars", "--size", "200",
+                       "--overlap", "10%", stdin=SEED000)
+    assert code == 0 and out == fn(chunker.chunk(SEED000, **opts))
+
+
+def test_stats_is_one_json_object():
+    code, out, _ = cli("--stats", "--tokenizer", "o200k", stdin=SEED000)
+    stats = json.loads(out)
+    assert code == 0 and out.count("\n") == 1
+    assert stats["exact"] is True and stats["chunks"] == 1
+    assert stats["document_tokens"] == chunker.count_tokens(SEED000, "o200k")
+
+
+def test_several_files_carry_their_source(tmp_path):
+    a, b = tmp_path / "a.md", tmp_path / "b.md"
+    a.write_text("# A\n\nAlpha text.", encoding="utf-8")
+    b.write_text("Beta text.", encoding="utf-8")
+    code, out, err = cli(str(a), str(b), "--strategy", "markdown")
+    recs = [json.loads(x) for x in out.splitlines()]
+    assert code == 0 and err == ""  # no progress bar when stderr is not a terminal
+    assert [r["source"] for r in recs] == [str(a), str(b)]
+    assert recs[0]["headings"] == ["A"]
+
+
+def test_offsets_keep_bom_crlf_tabs_and_emoji(tmp_path):
+    text = "\ufeffTitle\r\n\r\nOne 😀 two.\tThree.\r\n"
+    p = tmp_path / "x.txt"
+    p.write_bytes(text.encode("utf-8"))
+    code, out, _ = cli(str(p), "--strategy", "sentence", "--size", "0")
+    assert code == 0
+    for r in map(json.loads, out.splitlines()):
+        assert text[r["start_char"]:r["end_char"]] == r["text"]
+
+
+def test_empty_input_gives_valid_empty_output():
+    assert cli(stdin="") == (0, "", "")
+    code, out, _ = cli("--format", "json", stdin="  \n")
+    assert code == 0 and json.loads(out) == []
+    code, out, _ = cli("--stats", stdin="")
+    assert json.loads(out)["chunks"] == 0
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--size", "0"], "size must be a positive number, got 0"),
+    (["--size", "-5"], "got -5"),
+    (["--size", "big"], "'big'"),
+    (["--overlap", "-1"], "overlap must be 0 or more"),
+    (["--size", "100", "--overlap", "100"], "overlap 100 must be smaller than the size 100"),
+    (["--overlap", "120%"], "under 100%"),
+    (["--overlap", "lots"], "'lots'"),
+    (["--strategy", "semantic"], "unknown strategy 'semantic'"),
+    (["--unit", "bytes"], "unknown unit 'bytes'"),
+    (["--tokenizer", "gpt2"], "unknown tokenizer 'gpt2'"),
+    (["--breaks", "comma"], "unknown break point 'comma'"),
+    (["--format", "xml"], "unknown format 'xml'"),
+    (["--bogus"], "unrecognized arguments: --bogus"),
+])
+def test_bad_options_are_one_line_and_exit_2(args, needle):
+    code, out, err = cli(*args, stdin="text")
+    assert code == 2 and out == ""
+    assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_bad_files_are_named_and_nothing_is_written(tmp_path):
+    good = tmp_path / "good.txt"
+    good.write_text("fine.", encoding="utf-8")
+    latin = tmp_path / "latin1.txt"
+    latin.write_bytes("café".encode("latin-1"))
+    code, out, err = cli(str(good), str(latin))
+    assert (code, out) == (2, "") and "latin1.txt: not UTF-8" in err
+    code, out, err = cli(str(good), str(tmp_path / "missing.txt"))
+    assert (code, out) == (2, "") and "missing.txt: no such file" in err
+    code, out, err = cli(str(tmp_path))
+    assert code == 2 and "is a directory" in err
+
+
+def test_size_zero_is_fine_for_sentence_and_paragraph():
+    code, out, _ = cli("--strategy", "paragraph", "--size", "0", stdin=SEED000)
+    assert code == 0 and len(out.splitlines()) == 4
+
+
+def test_progress_bar_on_a_terminal(tmp_path):
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    files = []
+    for i in range(3):
+        p = tmp_path / f"{i}.txt"
+        p.write_text(f"Doc {i}.", encoding="utf-8")
+        files.append(str(p))
+    err = Tty()
+    assert run(files, io.StringIO(), io.StringIO(), err) == 0
+    assert "3/3 files" in err.getvalue()

