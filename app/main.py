@@ -1,0 +1,701 @@
+# The playground's interface: MicroPython on the main thread.
+#
+# It reads the controls, asks the Pyodide worker (app/worker.py) for a view, sets innerHTML
+# from what the worker returns and wires events. It holds no chunking logic and builds no HTML
+# from user text: every fragment it inserts was escaped by app/render.py in the worker, and
+# everything else it writes goes through textContent.
+#
+# Order: helpers, settings and URL, the refresh loop, event handlers, start-up.
+
+import asyncio
+import json
+
+from pyscript import document, window, workers
+from pyscript.ffi import create_proxy, to_js
+
+SAMPLE_FILE = "sample.md"
+START_TIMEOUT_S = 60  # then say so on the page (the worker may still arrive later)
+SLOW_CALL_S = 2
+
+UNIT_SLIDER = {"tokens": (16, 2048), "chars": (50, 8000), "words": (10, 1500)}
+UNIT_CHARS = {"tokens": 4, "chars": 1, "words": 6}  # rough characters per unit, for unit switches
+DEFAULTS = {"strategy": "recursive", "unit": "tokens", "size": "150", "overlap": "10%",
+            "tokenizer": "approx", "breaks": "paragraph,line,sentence", "limit": ""}
+MIME = {"json": "application/json", "jsonl": "application/x-ndjson", "txt": "text/plain"}
+
+S = {
+    "worker": None,
+    "busy": False,       # a refresh loop is running
+    "dirty": False,      # settings or text changed since the loop last read them
+    "text_sent": False,  # the worker holds the current text
+    "pct": None,         # overlap as a percentage (string such as "15") or None for a count
+    "info": None,        # what the worker told about chunker (explanations of each option)
+    "hl": [],            # highlighted elements
+    "notice": "",        # a note about ignored link parameters, shown until the user acts
+}
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def el(name):
+    return document.getElementById(name)
+
+
+TEXT = el("document")
+
+
+def status(message, step=None):
+    box = el("status")
+    if message is None:
+        box.hidden = True
+        return
+    box.hidden = False
+    el("status-text").textContent = message
+    if step is not None:
+        el("load-progress").value = step
+
+
+def show_error(message):
+    box = el("error")
+    if message:
+        box.textContent = message
+        box.hidden = False
+    else:
+        box.textContent = ""
+        box.hidden = True
+
+
+toast_handle = [None]
+
+
+def toast(message):
+    box = el("toast")
+    box.textContent = message
+    box.hidden = False
+    if toast_handle[0] is not None:
+        window.clearTimeout(toast_handle[0])
+
+    def hide():
+        box.hidden = True
+
+    toast_handle[0] = window.setTimeout(create_proxy(hide), 2500)
+
+
+def checked_breaks():
+    boxes = document.querySelectorAll("#breaks input[name=breaks]")
+    return [boxes.item(i).value for i in range(boxes.length) if boxes.item(i).checked]
+
+
+def spawn(coro):
+    asyncio.create_task(coro)
+
+
+def on(target, event, handler):
+    target.addEventListener(event, create_proxy(handler))
+
+
+def data(node, name):
+    value = node.getAttribute(name)
+    return value if value is not None else ""
+
+
+def closest(event, selector):
+    try:
+        return event.target.closest(selector)
+    except Exception:  # noqa: BLE001 - the target is not an element (text node, document)
+        return None
+
+
+# ---------------------------------------------------------------- settings, sliders and the URL
+
+
+def settings():
+    overlap = (S["pct"] + "%") if S["pct"] is not None else el("overlap").value
+    return {
+        "strategy": el("strategy").value,
+        "unit": el("unit").value,
+        "size": el("size").value,
+        "overlap": overlap,
+        "tokenizer": el("tokenizer").value,
+        "breaks": checked_breaks(),
+        "limit": el("limit").value,
+    }
+
+
+def size_value():
+    try:
+        return int(el("size").value)
+    except ValueError:
+        return 0
+
+
+def sync_overlap():
+    """Keep the overlap slider's range and a percentage's count in step with the size."""
+    size = size_value()
+    el("overlap-range").max = str(max(0, size - 1))
+    if S["pct"] is not None:
+        try:
+            count = int(size * float(S["pct"]) // 100)
+        except ValueError:
+            count = 0
+        el("overlap").value = str(count)
+        el("overlap-note").textContent = "= " + S["pct"] + "% of the size"
+    else:
+        el("overlap-note").textContent = ""
+    el("overlap-range").value = el("overlap").value or "0"
+    buttons = document.querySelectorAll(".pcts button")
+    for i in range(buttons.length):
+        b = buttons.item(i)
+        b.setAttribute("aria-pressed", "true" if S["pct"] == b.getAttribute("data-pct") else "false")
+
+
+def sync_unit():
+    unit = el("unit").value
+    low, high = UNIT_SLIDER.get(unit, (1, 2048))
+    el("size-range").min = str(low)
+    el("size-range").max = str(high)
+    el("size-range").value = el("size").value or "0"
+    label = "(" + el("unit").options.item(el("unit").selectedIndex).text + ")"
+    el("size-unit").textContent = label
+    el("overlap-unit").textContent = label
+    sync_overlap()
+
+
+def sync_help():
+    info = S["info"]
+    if info is None:
+        return
+    for key, name in (("strategies", "strategy"), ("units", "unit"), ("tokenizers", "tokenizer")):
+        value = el(name).value
+        try:
+            el(name + "-help").textContent = info[key][value]
+        except Exception:  # noqa: BLE001 - an unknown value just shows no help
+            el(name + "-help").textContent = ""
+    el("breaks").classList.toggle("inactive", el("strategy").value != "sentence")
+
+
+def write_url():
+    s = settings()
+    params = window.URLSearchParams.new()
+    for key in ("strategy", "unit", "size", "overlap", "tokenizer"):
+        params.set(key, s[key])
+    params.set("breaks", ",".join(s["breaks"]))
+    if s["limit"]:
+        params.set("limit", s["limit"])
+    window.history.replaceState(None, "", "?" + params.toString())
+
+
+def set_select(name, value, problems):
+    select = el(name)
+    before = select.value
+    select.value = value
+    if select.value != value:
+        select.value = before
+        names = [select.options.item(i).value for i in range(select.options.length)]
+        problems.append(name + "=" + value + " (choose one of " + ", ".join(n for n in names if n) + ")")
+
+
+def is_number(text, allow_fraction=False):
+    if allow_fraction and text.count(".") == 1:
+        text = text.replace(".", "")
+    return text.isdigit()
+
+
+def restore(params):
+    """Apply settings from a link; report values that cannot be used instead of guessing."""
+    problems = []
+
+    def get(key):
+        value = params.get(key)
+        return None if value is None else str(value).strip()
+
+    for name in ("strategy", "unit", "tokenizer", "limit"):
+        value = get(name)
+        if value is not None:
+            set_select(name, value, problems)
+    size = get("size")
+    if size is not None:
+        if is_number(size):
+            el("size").value = size
+        else:
+            problems.append("size=" + size + " (a whole number)")
+    overlap = get("overlap")
+    if overlap is not None:
+        if overlap.endswith("%") and is_number(overlap[:-1], True):
+            S["pct"] = overlap[:-1]
+        elif is_number(overlap):
+            S["pct"] = None
+            el("overlap").value = overlap
+        else:
+            problems.append("overlap=" + overlap + " (a whole number or a percentage like 15%)")
+    breaks = get("breaks")
+    if breaks is not None:
+        wanted = [b.strip() for b in breaks.split(",") if b.strip()]
+        boxes = document.querySelectorAll("#breaks input[name=breaks]")
+        known = [boxes.item(i).value for i in range(boxes.length)]
+        bad = [b for b in wanted if b not in known]
+        if bad or not wanted:
+            problems.append("breaks=" + breaks + " (some of " + ", ".join(known) + ")")
+        else:
+            for i in range(boxes.length):
+                boxes.item(i).checked = boxes.item(i).value in wanted
+    sync_unit()
+    if problems:
+        S["notice"] = "Ignored from the link: " + "; ".join(problems) + "."
+        show_error(S["notice"])
+
+
+def apply_defaults():
+    params = window.URLSearchParams.new()
+    for key, value in DEFAULTS.items():
+        params.set(key, value)
+    restore(params)
+
+
+# ---------------------------------------------------------------- the refresh loop
+
+
+def render(view):
+    el("results").setAttribute("aria-busy", "false")
+    if not view.ok:
+        show_error(view.error)
+        el("results").classList.add("stale")
+        return
+    show_error(S["notice"])
+    el("results").classList.remove("stale")
+    el("counts").innerHTML = view.counts
+    el("stats").innerHTML = view.stats
+    el("summary").textContent = view.summary
+    if view.chunks:
+        el("doc-view").innerHTML = view.doc
+    else:
+        el("doc-view").innerHTML = '<p class="placeholder">Paste a document to see its chunks.</p>'
+    el("cards").innerHTML = view.cards
+    el("advice").innerHTML = view.advice
+    el("code").innerHTML = view.code
+    S["hl"] = []
+
+
+async def refresh():
+    """Run the latest settings; while a call is running, further changes only mark it dirty.
+
+    The worker runs one call at a time, so queueing every keystroke would replay stale states:
+    instead the loop re-reads the controls after each call and stops when nothing changed.
+    """
+    S["dirty"] = True
+    document.body.setAttribute("data-busy", "true")
+    if S["busy"] or S["worker"] is None:
+        return
+    S["busy"] = True
+    w = S["worker"]
+    try:
+        while S["dirty"]:
+            S["dirty"] = False
+            text = None
+            if not S["text_sent"]:
+                text = TEXT.value
+                S["text_sent"] = True
+            s = settings()
+            el("results").setAttribute("aria-busy", "true")
+            slow = window.setTimeout(create_proxy(lambda: status("Working…")), SLOW_CALL_S * 1000)
+            view = await w.run(text, json.dumps(s))
+            window.clearTimeout(slow)
+            if S["dirty"] and view.ok:
+                continue  # already out of date: skip straight to the latest settings
+            render(view)
+            if S["dirty"] or not view.ok:
+                continue
+            document.body.setAttribute("data-busy", "false")
+            document.body.setAttribute("data-compare", "pending")
+            status(None)
+            # The compare table: one strategy per call so new input is never stuck behind it.
+            for name in ("recursive", "fixed", "sentence", "paragraph", "markdown", "langchain"):
+                if S["dirty"]:
+                    break
+                table = await w.compare(name)
+                if not S["dirty"]:
+                    el("compare-table").innerHTML = table
+            if not S["dirty"]:
+                document.body.setAttribute("data-compare", "done")
+    except Exception as exc:  # noqa: BLE001 - a broken worker is a message, not a traceback
+        window.console.error(str(exc))
+        show_error("The chunking worker failed: " + str(exc).split("\n")[-1][:300] + " Reload the page to retry.")
+    finally:
+        S["busy"] = False
+        if not S["dirty"]:
+            document.body.setAttribute("data-busy", "false")
+            status(None)
+
+
+def changed(event=None):
+    S["notice"] = ""
+    write_url()
+    sync_help()
+    spawn(refresh())
+
+
+def text_changed(event=None):
+    S["text_sent"] = False
+    spawn(refresh())
+
+
+# ---------------------------------------------------------------- highlighting and scrolling
+
+
+def highlight(indices):
+    for node in S["hl"]:
+        node.classList.remove("hl")
+    S["hl"] = []
+    for i in indices:
+        nodes = el("doc-view").querySelectorAll('[data-c~="' + str(int(i)) + '"]')
+        for k in range(nodes.length):
+            S["hl"].append(nodes.item(k))
+        card = el("cards").querySelector('[data-chunk-index="' + str(int(i)) + '"]')
+        if card is not None:
+            S["hl"].append(card)
+    for node in S["hl"]:
+        node.classList.add("hl")
+
+
+def hover_text(event):
+    seg = closest(event, "[data-c]")
+    if seg is None:
+        highlight([])
+        return
+    indices = data(seg, "data-c").split()
+    highlight(indices)
+    card = el("cards").querySelector('[data-chunk-index="' + indices[0] + '"]')
+    box = el("cards")
+    if card is not None and box.scrollHeight > box.clientHeight + 4:
+        # Scroll the list itself only (scrollIntoView would also move the page under the pointer).
+        top = card.offsetTop - box.offsetTop
+        if top < box.scrollTop or top + card.offsetHeight > box.scrollTop + box.clientHeight:
+            box.scrollTop = top - box.clientHeight // 3
+
+
+def hover_card(event):
+    card = closest(event, ".card")
+    highlight([data(card, "data-chunk-index")] if card is not None else [])
+
+
+def go_to_card(card):
+    i = data(card, "data-chunk-index")
+    target = el("chunk-" + i)
+    highlight([i])
+    if target is not None:
+        target.scrollIntoView(to_js({"block": "center", "behavior": "smooth"}))
+        target.classList.add("flash")
+        window.setTimeout(create_proxy(lambda: target.classList.remove("flash")), 1200)
+    # The same span in the text box: the DOM counts UTF-16 units, hence data-*16.
+    try:
+        TEXT.setSelectionRange(int(data(card, "data-start16")), int(data(card, "data-end16")))
+    except Exception:  # noqa: BLE001 - a stale card after an edit: nothing to select
+        pass
+
+
+def click_card(event):
+    button = closest(event, "#more-cards")
+    if button is not None:
+        spawn(more_cards(button))
+        return
+    card = closest(event, ".card")
+    if card is not None:
+        go_to_card(card)
+
+
+def key_card(event):
+    if event.key in ("Enter", " "):
+        card = closest(event, ".card")
+        if card is not None and event.target == card:
+            event.preventDefault()
+            go_to_card(card)
+
+
+def click_text(event):
+    seg = closest(event, "[data-c]")
+    if seg is None:
+        return
+    card = el("cards").querySelector('[data-chunk-index="' + data(seg, "data-c").split()[0] + '"]')
+    if card is not None:
+        card.scrollIntoView(to_js({"block": "nearest", "behavior": "smooth"}))
+
+
+async def more_cards(button):
+    html = await S["worker"].more_cards(int(data(button, "data-next")))
+    item = button.closest("li")
+    if item is not None:
+        item.outerHTML = html
+
+
+# ---------------------------------------------------------------- controls
+
+
+def on_size(event):
+    source = event.target
+    if source.id == "size-range":
+        el("size").value = source.value
+    else:
+        el("size-range").value = source.value or "0"
+    sync_overlap()
+    changed()
+
+
+def on_overlap(event):
+    source = event.target
+    S["pct"] = None
+    if source.id == "overlap-range":
+        el("overlap").value = source.value
+    sync_overlap()
+    changed()
+
+
+def on_pct(event):
+    button = closest(event, "button[data-pct]")
+    if button is None:
+        return
+    S["pct"] = data(button, "data-pct")
+    sync_overlap()
+    changed()
+
+
+def on_unit(event):
+    unit = el("unit").value
+    old = S.get("unit", unit)
+    S["unit"] = unit
+    if old != unit:
+        # Keep roughly the same amount of text per chunk when the unit changes.
+        factor = UNIT_CHARS[old] / UNIT_CHARS[unit]
+        el("size").value = str(max(1, round(size_value() * factor)))
+        if S["pct"] is None:
+            try:
+                el("overlap").value = str(round(int(el("overlap").value) * factor))
+            except ValueError:
+                pass
+    sync_unit()
+    changed()
+
+
+def on_apply(event):
+    button = closest(event, "button[data-apply]")
+    if button is None:
+        return
+    size, overlap = data(button, "data-apply").split(",")
+    el("unit").value = "tokens"
+    S["unit"] = "tokens"
+    el("size").value = size
+    if overlap.endswith("%"):
+        S["pct"] = overlap[:-1]
+    else:
+        S["pct"] = None
+        el("overlap").value = overlap
+    sync_unit()
+    changed()
+    toast("Applied " + size + " tokens with " + overlap + " overlap")
+
+
+def on_compare_click(event):
+    button = closest(event, "button[data-strategy]")
+    if button is not None:
+        el("strategy").value = data(button, "data-strategy")
+        changed()
+
+
+# ---------------------------------------------------------------- input: sample, files, drop
+
+
+def insert_sample(event=None):
+    with open(SAMPLE_FILE) as f:
+        TEXT.value = f.read()
+    text_changed()
+
+
+def clear(event=None):
+    TEXT.value = ""
+    TEXT.focus()
+    text_changed()
+
+
+OPENABLE = (".txt", ".md", ".markdown", ".text")
+
+
+async def open_file(file):
+    name = str(file.name)
+    if not name.lower().endswith(OPENABLE):
+        show_error("Cannot open " + name + ": only .txt and .md files can be opened. Paste other text instead.")
+        return
+    if file.size > 20_000_000:
+        show_error(name + " is " + str(file.size // 1_000_000) + " MB: open a file under 20 MB.")
+        return
+    text = await file.text()
+    if "\x00" in text:
+        show_error(name + " is not a text file (it contains NUL bytes). Open a UTF-8 .txt or .md file.")
+        return
+    TEXT.value = text
+    show_error("")
+    toast("Opened " + name)
+    text_changed()
+
+
+def on_file(event):
+    files = el("file").files
+    if files.length:
+        spawn(open_file(files.item(0)))
+    el("file").value = ""
+
+
+def has_files(event):
+    types = event.dataTransfer.types if event.dataTransfer else None
+    if types is None:
+        return False
+    return any(types[i] == "Files" for i in range(types.length))
+
+
+def on_dragover(event):
+    if has_files(event):
+        event.preventDefault()
+        TEXT.classList.add("drop")
+
+
+def on_dragleave(event):
+    TEXT.classList.remove("drop")
+
+
+def on_drop(event):
+    TEXT.classList.remove("drop")
+    if has_files(event):
+        event.preventDefault()
+        spawn(open_file(event.dataTransfer.files.item(0)))
+
+
+# ---------------------------------------------------------------- export and copying
+
+
+async def copy_text(text, what):
+    try:
+        await window.navigator.clipboard.writeText(text)
+        toast("Copied " + what)
+    except Exception:  # noqa: BLE001 - no clipboard permission: fall back to a selection copy
+        area = document.createElement("textarea")
+        area.value = text
+        document.body.appendChild(area)
+        area.select()
+        ok = document.execCommand("copy")
+        area.remove()
+        toast(("Copied " if ok else "Could not copy ") + what)
+
+
+async def download(fmt):
+    text = await S["worker"].export(fmt)
+    if not text:
+        show_error("Nothing to export yet: paste a document first.")
+        return
+    blob = window.Blob.new(to_js([text]), to_js({"type": MIME[fmt] + ";charset=utf-8"}))
+    url = window.URL.createObjectURL(blob)
+    link = document.createElement("a")
+    link.href = url
+    link.download = "chunks." + fmt
+    document.body.appendChild(link)
+    link.click()
+    link.remove()
+    window.setTimeout(create_proxy(lambda: window.URL.revokeObjectURL(url)), 10000)
+
+
+async def copy_all():
+    text = await S["worker"].export("txt")
+    if text:
+        await copy_text(text, "all chunks")
+
+
+def on_export(event):
+    if S["worker"] is None:
+        toast("Still loading Python…")
+        return
+    button = closest(event, "button")
+    if button is None:
+        return
+    if button.id == "copy-all":
+        spawn(copy_all())
+    elif button.classList.contains("dl"):
+        spawn(download(data(button, "data-format")))
+    elif button.classList.contains("copy-snip"):
+        code = el("snip-" + data(button, "data-snip"))
+        if code is not None:
+            spawn(copy_text(code.textContent, "the code"))
+
+
+def on_copy_link(event):
+    spawn(copy_text(str(window.location.href), "a link to these settings"))
+
+
+# ---------------------------------------------------------------- start-up
+
+
+def wire():
+    on(TEXT, "input", text_changed)
+    on(TEXT, "dragover", on_dragover)
+    on(TEXT, "dragleave", on_dragleave)
+    on(TEXT, "drop", on_drop)
+    on(el("insert-sample"), "click", insert_sample)
+    on(el("clear"), "click", clear)
+    on(el("file"), "change", on_file)
+    for name in ("strategy", "tokenizer", "limit"):
+        on(el(name), "change", changed)
+    on(el("unit"), "change", on_unit)
+    on(el("size"), "input", on_size)
+    on(el("size-range"), "input", on_size)
+    on(el("overlap"), "input", on_overlap)
+    on(el("overlap-range"), "input", on_overlap)
+    on(document.querySelector(".pcts"), "click", on_pct)
+    on(el("breaks"), "change", changed)
+    on(el("copy-link"), "click", on_copy_link)
+    on(el("doc-view"), "mouseover", hover_text)
+    on(el("doc-view"), "mouseleave", lambda e: highlight([]))
+    on(el("doc-view"), "click", click_text)
+    on(el("cards"), "mouseover", hover_card)
+    on(el("cards"), "mouseleave", lambda e: highlight([]))
+    on(el("cards"), "focusin", hover_card)
+    on(el("cards"), "click", click_card)
+    on(el("cards"), "keydown", key_card)
+    on(el("compare-table"), "click", on_compare_click)
+    on(el("advice-panel"), "click", on_apply)
+    on(el("export"), "click", on_export)
+
+
+async def watchdog():
+    await asyncio.sleep(START_TIMEOUT_S)
+    if S["worker"] is None:
+        show_error("Python has not started after " + str(START_TIMEOUT_S) + " seconds. A slow connection may "
+                   "still get there; otherwise reload the page, and if you run it yourself use "
+                   "python serve.py (it serves the WebAssembly runtime with the right types).")
+
+
+async def start():
+    document.body.setAttribute("data-ui", "true")
+    status("Loading Python in a worker (about 15 MB the first time, cached after)…", 1)
+    apply_defaults()
+    restore(window.URLSearchParams.new(window.location.search))
+    S["unit"] = el("unit").value
+    write_url()
+    if not TEXT.value:
+        with open(SAMPLE_FILE) as f:
+            TEXT.value = f.read()
+    wire()
+    spawn(watchdog())
+    try:
+        worker = await workers["chunker"]
+        S["info"] = await worker.hello()
+    except Exception as exc:  # noqa: BLE001
+        show_error("Python could not start in the worker: " + str(exc).split("\n")[-1][:300])
+        status(None)
+        return
+    S["worker"] = worker
+    show_error(S["notice"])  # drop a start-up timeout message, keep a note about the link
+    sync_help()
+    status("Chunking…", 2)
+    await refresh()
+    status(None, 3)
+    document.body.setAttribute("data-ready", "true")
+
+
+await start()

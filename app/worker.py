@@ -1,0 +1,105 @@
+"""The playground's worker: Pyodide (CPython 3.14) in a web worker, running `chunker`.
+
+The main thread (app/main.py, MicroPython) calls the exported functions one at a time. This
+module never touches `document` or `window`: it receives strings, returns strings and plain
+dicts, so no cross-origin isolation is needed and the page works as is on GitHub Pages.
+
+The last document and result are kept here, so moving a slider does not resend a megabyte of
+text, and an export is exactly the result on screen.
+"""
+
+import json
+import traceback
+
+import chunker
+from app import render
+
+_doc = {"text": "", "version": 0}
+_last = {"result": None, "options": None, "limit": None}
+_compare = {"key": None, "rows": {}}
+
+
+def _options(settings_json):
+    """Settings from the page (strings as typed) to `chunker.chunk` keyword arguments.
+
+    The values are handed over as typed: `chunker` validates them and its ChunkerError is the
+    one-line message the page shows.
+    """
+    raw = json.loads(settings_json)
+    return {
+        "strategy": raw.get("strategy", chunker.DEFAULTS["strategy"]),
+        "unit": raw.get("unit", chunker.DEFAULTS["unit"]),
+        "size": str(raw.get("size", "")).strip(),
+        "overlap": str(raw.get("overlap", "")).strip(),
+        "tokenizer": raw.get("tokenizer", chunker.DEFAULTS["tokenizer"]),
+        "breaks": tuple(raw.get("breaks", ())),
+    }, raw.get("limit") or None
+
+
+def _failure(exc):
+    if isinstance(exc, chunker.ChunkerError):
+        return {"ok": False, "error": str(exc)}
+    # Not the user's fault: keep the page readable, put the details in the console.
+    print(traceback.format_exc())
+    return {"ok": False, "error": f"Internal error ({type(exc).__name__}: {exc}). Details are in the browser console."}
+
+
+def hello():
+    """Answers once the worker has imported everything (the page's "ready" handshake)."""
+    return {"version": chunker.__version__, "strategies": list(chunker.STRATEGIES)}
+
+
+def run(text, settings_json):
+    """Chunk the document (``text`` None = unchanged) and return the whole view."""
+    if text is not None:
+        _doc["text"] = str(text)
+        _doc["version"] += 1
+    try:
+        options, limit = _options(settings_json)
+        if options["size"] == "":
+            raise chunker.ChunkerError("size is empty: type a whole number such as 500")
+        if options["overlap"] == "":
+            options["overlap"] = "0"
+        result = chunker.chunk(_doc["text"], **options)
+        _last.update(result=result, options=options, limit=limit)
+        return render.view(_doc["text"], result, chunker.FLAGS, chunker.DEFAULTS, limit)
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a message on the page
+        return _failure(exc)
+
+
+def more_cards(start):
+    """The next batch of chunk cards for a long list."""
+    result = _last["result"]
+    if result is None:
+        return ""
+    return render.cards_html(result.chunks, _doc["text"], chunker.FLAGS, int(start))
+
+
+def compare(strategy):
+    """Run one more strategy with the current settings; return the compare table so far."""
+    options = _last["options"]
+    if options is None:
+        return ""
+    key = (_doc["version"], tuple(sorted((k, str(v)) for k, v in options.items() if k != "strategy")))
+    if _compare["key"] != key:
+        _compare.update(key=key, rows={})
+    rows = _compare["rows"]
+    if strategy not in rows:
+        try:
+            rows[strategy] = chunker.chunk(_doc["text"], **dict(options, strategy=strategy)).stats
+        except chunker.ChunkerError as exc:
+            rows[strategy] = str(exc)
+        except Exception as exc:  # noqa: BLE001
+            rows[strategy] = _failure(exc)["error"]
+    return render.compare_html(rows, options["strategy"], chunker.FLAGS)
+
+
+def export(fmt):
+    """The result on screen as `chunker.to_json` / `to_jsonl` / `to_text` (the CLI's formats)."""
+    result = _last["result"]
+    if result is None:
+        return ""
+    return {"json": chunker.to_json, "jsonl": chunker.to_jsonl, "txt": chunker.to_text}[fmt](result)
+
+
+__export__ = ["hello", "run", "more_cards", "compare", "export"]
