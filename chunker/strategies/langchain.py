@@ -24,6 +24,8 @@ never imported; the tests compare against it):
    flushes the queue, then is split again with the remaining separators, or,
    when none remain, becomes a chunk on its own, as is.
 
+Only LangChain's defaults are reproduced: ``keep_separator="end"`` or ``False``,
+regex separators and ``strip_whitespace=False`` are not offered.
 Standard library only.
 """
 
@@ -97,7 +99,7 @@ class _Splitter:
             # Characters: a piece's length is its span width; no slicing needed.
             self.measure: Callable[[int, int], int] | None = None
         else:
-            self.measure = _cached_measure(text, length)
+            self.measure = _cached_measure(text, length, size)
         # NOTE: LangChain merges with separator "" (the separators already sit inside
         # the pieces) but still adds length_function("") between pieces. That is 0
         # for len and for tiktoken, yet counted the same way for any other function.
@@ -193,6 +195,8 @@ def _pieces(text: str, a: int, b: int, sep: str) -> list[tuple[int, int]]:
     """
     if not sep:
         return [(i, i + 1) for i in range(a, b)]
+    # find() locates separators inside the span being split; chunk positions are never
+    # searched for, they are these cut points.
     cuts = [a]
     step = len(sep)
     at = text.find(sep, a, b)
@@ -204,12 +208,12 @@ def _pieces(text: str, a: int, b: int, sep: str) -> list[tuple[int, int]]:
     return [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1) if cuts[i] < cuts[i + 1]]
 
 
-def _cached_measure(text: str, length: Callable[[str], int]) -> Callable[[int, int], int]:
+def _cached_measure(text: str, length: Callable[[str], int], size: int) -> Callable[[int, int], int]:
     """Length of ``text[p:q]`` by ``length``, computed once per distinct piece text.
 
-    LangChain measures each piece up to three times and word pieces repeat
-    (" the"), so a token counter is called far less often; the results are
-    the same because ``length`` is a function of the string alone.
+    LangChain measures each piece up to three times, and word pieces repeat
+    (" the"); here a piece is measured once and a repeated one not at all. The
+    results are the same because ``length`` is a function of the string alone.
     """
     cache: dict[str, int] = {}
     get = cache.get
@@ -218,7 +222,11 @@ def _cached_measure(text: str, length: Callable[[str], int]) -> Callable[[int, i
         piece = text[p:q]
         n = get(piece)
         if n is None:
-            n = cache[piece] = length(piece)
+            n = length(piece)
+            # Pieces of `size` or more are split further and seldom recur: keeping
+            # them would hold a second copy of most of the document.
+            if n < size:
+                cache[piece] = n
         return n
 
     return measure
