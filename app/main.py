@@ -31,6 +31,7 @@ S = {
     "pct": None,         # overlap as a percentage (string such as "15") or None for a count
     "info": None,        # what the worker told about chunker (explanations of each option)
     "hl": [],            # highlighted elements
+    "renders": 0,        # views rendered so far (body[data-renders], for tests and debugging)
     "notice": "",        # a note about ignored link parameters, shown until the user acts
 }
 
@@ -257,6 +258,8 @@ def apply_defaults():
 
 
 def render(view):
+    S["renders"] += 1
+    document.body.setAttribute("data-renders", str(S["renders"]))
     el("results").setAttribute("aria-busy", "false")
     if not view.ok:
         show_error(view.error)
@@ -332,11 +335,13 @@ def changed(event=None):
     S["notice"] = ""
     write_url()
     sync_help()
+    document.body.setAttribute("data-busy", "true")  # at once, so a test never sees a stale idle
     spawn(refresh())
 
 
 def text_changed(event=None):
     S["text_sent"] = False
+    document.body.setAttribute("data-busy", "true")
     spawn(refresh())
 
 

@@ -328,7 +328,8 @@ def advice(result: Any, text: str, limit: Optional[str] = None) -> List[Tuple[st
             out.append(("tip", f"Every chunk fits the {_num(max_tokens)}-token input limit of {name}."))
     mid = stats.flag_counts.get("mid_sentence", 0)
     if mid and mid * 4 >= len(chunks) and len(chunks) > 1:
-        better = "markdown or recursive" if _looks_like_markdown(text) else "recursive or sentence"
+        candidates = ("markdown", "recursive", "sentence") if _looks_like_markdown(text) else ("recursive", "sentence", "paragraph")
+        better = " or ".join([c for c in candidates if c != s.strategy][:2])
         out.append(("warn", f"{mid} of {len(chunks)} chunks end mid-sentence. A structure-aware "
                             f"strategy ({better}) fixes the cause; more overlap only hides it."))
     frag = stats.flag_counts.get("fragment", 0)

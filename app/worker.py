@@ -51,8 +51,10 @@ def hello():
 
 def run(text, settings_json):
     """Chunk the document (``text`` None = unchanged) and return the whole view."""
-    if text is not None:
-        _doc["text"] = str(text)
+    # NOTE: the main thread's None arrives as JavaScript null, which Pyodide hands over as
+    # `jsnull`, not None: anything but a str means "the same document as before".
+    if isinstance(text, str):
+        _doc["text"] = text
         _doc["version"] += 1
     try:
         options, limit = _options(settings_json)

@@ -1,0 +1,230 @@
+"""Shared fixtures: the repository on sys.path, the playground's two servers and one browser.
+
+Browser tests are marked ``browser`` (deselect with ``-m "not browser"``). They drive Debian's
+Chromium through Playwright (never a downloaded browser) against
+
+* ``serve.py`` itself, started on a free port, and
+* a ``serve.py --build`` site served by a plain static server that sends no CSP, no isolation
+  headers, nothing but correct content types (what GitHub Pages does).
+
+One browser is shared by the whole session; each test module loads its page once.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+LOAD_TIMEOUT_MS = 120_000  # a cold start on a busy 2-core machine; a hang still fails
+
+
+# ---------------------------------------------------------------- servers
+
+
+@pytest.fixture(scope="session")
+def runtime():
+    """The vendored runtime (downloaded once per machine, then a no-op)."""
+    from tools.runtime import ensure_runtime
+
+    ensure_runtime(ROOT, quiet=True)
+    return ROOT / "static" / "vendor"
+
+
+@pytest.fixture(scope="session")
+def serve_url(runtime):
+    """``python serve.py --port 0`` running for the session; yields its base URL."""
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "serve.py"), "--port", "0", "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT),
+    )
+    try:
+        line = proc.stdout.readline()
+        match = re.search(r"http://[\d.]+:\d+/", line)
+        if not match:
+            proc.kill()
+            raise RuntimeError(f"serve.py did not print its address: {line!r} {proc.stdout.read()!r}")
+        yield match.group(0)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+
+
+class PlainHandler(http.server.SimpleHTTPRequestHandler):
+    """A static host like GitHub Pages: right content types, no other headers."""
+
+    extensions_map = {
+        ".html": "text/html", ".js": "application/javascript", ".mjs": "application/javascript",
+        ".wasm": "application/wasm", ".css": "text/css", ".json": "application/json",
+        ".svg": "image/svg+xml", ".zip": "application/zip", ".whl": "application/octet-stream",
+        ".toml": "application/octet-stream", ".py": "application/octet-stream", ".md": "text/markdown",
+        "": "application/octet-stream",
+    }
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def built_site(runtime, tmp_path_factory):
+    """``python serve.py --build DIR``; yields DIR."""
+    out = tmp_path_factory.mktemp("site") / "_site"
+    result = subprocess.run([sys.executable, str(ROOT / "serve.py"), "--build", str(out)],
+                            capture_output=True, text=True, cwd=str(ROOT), timeout=300)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def build_url(built_site):
+    """The built site behind a plain static server on a free port; yields its base URL."""
+    handler = functools.partial(PlainHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# ---------------------------------------------------------------- the browser
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One Chromium for every browser test (Debian's, via executable_path)."""
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        pytest.skip("chromium is not installed (tests/run.py installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class Page:
+    """A loaded playground page plus what it did: requests, console errors, dialogs."""
+
+    def __init__(self, browser, url: str, **context_args):
+        self.url = url
+        self.origin = url.rstrip("/")
+        self.context = browser.new_context(accept_downloads=True, **context_args)
+        self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=self.origin)
+        self.page = self.context.new_page()
+        self.requests: list[str] = []
+        self.console_errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda e: self.console_errors.append(f"pageerror: {e}"))
+        self.page.on("dialog", self._dialog)
+
+    def _console(self, message):
+        if message.type == "error" or "Content Security Policy" in message.text:
+            self.console_errors.append(message.text)
+
+    def _dialog(self, dialog):
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, query: str = ""):
+        self.page.goto(self.url + query)
+        self.wait_ready()
+        return self
+
+    def wait_ready(self):
+        self.page.wait_for_selector("body[data-ready=true]", state="attached", timeout=LOAD_TIMEOUT_MS)
+        self.wait_idle()
+
+    def wait_idle(self):
+        self.page.wait_for_function("document.body.dataset.busy === 'false'", timeout=LOAD_TIMEOUT_MS)
+
+    def wait_compare(self):
+        self.page.wait_for_function("document.body.dataset.compare === 'done' && document.body.dataset.busy === 'false'",
+                                    timeout=LOAD_TIMEOUT_MS)
+
+    def close(self):
+        self.context.close()
+
+    # ------------------------------------------------------------ driving the page
+
+    def renders(self) -> int:
+        return int(self.page.evaluate("document.body.dataset.renders || '0'"))
+
+    def act(self, action):
+        """Run `action` (which changes the text or a setting) and wait for its view."""
+        before = self.renders()
+        action()
+        self.page.wait_for_function(
+            f"+(document.body.dataset.renders || 0) > {before} && document.body.dataset.busy === 'false'",
+            timeout=LOAD_TIMEOUT_MS)
+
+    def set_text(self, text: str):
+        self.act(lambda: self.page.fill("#document", text))
+
+    def select(self, name: str, value: str):
+        self.act(lambda: self.page.select_option(f"#{name}", value))
+
+    def fill(self, selector: str, value: str):
+        self.act(lambda: self.page.fill(selector, value))
+
+    def click(self, selector: str):
+        self.act(lambda: self.page.click(selector))
+
+    def controls(self) -> dict:
+        """The settings the page shows, as `chunker.chunk` keyword arguments."""
+        return self.page.evaluate("""() => {
+            const v = id => document.getElementById(id).value;
+            const pressed = document.querySelector('.pcts button[aria-pressed=true]');
+            const breaks = [...document.querySelectorAll('#breaks input:checked')].map(b => b.value);
+            return {strategy: v('strategy'), unit: v('unit'), size: +v('size'),
+                    overlap: pressed ? pressed.dataset.pct + '%' : +v('overlap'),
+                    tokenizer: v('tokenizer'), breaks: breaks};
+        }""")
+
+    def cards(self) -> list:
+        return self.page.evaluate("""() => [...document.querySelectorAll('#cards .card')].map(c => ({
+            index: +c.dataset.chunkIndex, start: +c.dataset.start, end: +c.dataset.end,
+            start16: +c.dataset.start16, end16: +c.dataset.end16,
+            tokens: c.querySelector('.num').textContent,
+            flags: [...c.querySelectorAll('.flag')].map(f => f.dataset.flag),
+            preview: c.querySelector('.prev').textContent}))""")
+
+    def view_texts(self) -> dict:
+        """Each chunk's text as the document view shows it (its segments, joined)."""
+        return self.page.evaluate("""() => {
+            const out = {};
+            for (const s of document.querySelectorAll('#doc-view [data-c]'))
+                for (const i of s.dataset.c.split(' ')) out[i] = (out[i] || '') + s.textContent;
+            return out;
+        }""")
+
+    def foreign_requests(self) -> list:
+        """Requests that went anywhere but the page's own origin (blob: URLs of it count as its own)."""
+        own = (self.origin + "/", "blob:" + self.origin + "/")
+        return [u for u in self.requests if not u.startswith(own)]

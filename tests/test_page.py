@@ -1,0 +1,124 @@
+"""The playground's main flow, against serve.py and against a --build site on a plain server.
+
+Paste a document, and the page must show the very records `chunker.chunk` gives in CPython for
+the settings on screen; every request must stay on the page's own origin; and once loaded the
+page must keep chunking with the network cut.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import chunker
+from conftest import ROOT, Page
+
+pytestmark = pytest.mark.browser
+
+SAMPLE = (ROOT / "app" / "sample.md").read_text(encoding="utf-8")
+
+# Real prose from the seed pages plus characters the DOM counts differently from Python:
+# emoji and other astral characters are one code point but two UTF-16 units.
+try:
+    from texts import seed_document
+
+    PROSE = seed_document("001")[:6000]
+except Exception:  # noqa: BLE001 - shared/ missing: the sample still exercises everything
+    PROSE = SAMPLE
+ASTRAL = (
+    "# Emoji 😀 and friends 🚀\n\n"
+    "Mathematical 𝒜𝒷𝒸 letters and 𠀋 CJK extension B sit outside the BMP. 🎉 Each is one code point. "
+    "Offsets must still land on the right characters.\n\n"
+    "日本語の文も入ります。絵文字🍣も。Zweiter Absatz mit Umlauten: äöü ß.\n\n" * 6
+)
+
+
+def card_tokens(label: str) -> int:
+    return int(re.sub(r"[^\d]", "", label))
+
+
+def assert_same_as_python(app: Page, text: str) -> chunker.ChunkResult:
+    """The page's chunks are the records CPython's chunker gives for the controls' settings."""
+    settings = app.controls()
+    expected = chunker.chunk(text, **settings)
+    cards = app.cards()
+    assert [(c["index"], c["start"], c["end"]) for c in cards] == [
+        (c.index, c.start_char, c.end_char) for c in expected.chunks[: len(cards)]
+    ], settings
+    assert len(cards) == min(len(expected.chunks), 200)
+    for card, chunk in zip(cards, expected.chunks):
+        assert card_tokens(card["tokens"]) == chunk.tokens
+        assert card["tokens"].startswith("≈") == chunk.tokens_estimated
+        assert card["flags"] == list(chunk.flags)
+        # UTF-16 offsets address the same text in the text box (JS strings count UTF-16).
+        assert len(text[: chunk.start_char].encode("utf-16-le")) // 2 == card["start16"]
+        assert len(text[: chunk.end_char].encode("utf-16-le")) // 2 == card["end16"]
+    view = app.view_texts()
+    for chunk in expected.chunks:
+        assert view[str(chunk.index)] == chunk.text
+    # The view holds the whole document, character for character (chunk numbers are CSS only).
+    if expected.chunks:
+        assert app.page.eval_on_selector("#doc-view", "e => e.textContent") == text
+    return expected
+
+
+@pytest.fixture(scope="module", params=["serve", "build"])
+def app(request, chromium):
+    url = request.getfixturevalue("serve_url" if request.param == "serve" else "build_url")
+    page = Page(chromium, url).open()
+    page.kind = request.param
+    yield page
+    page.close()
+
+
+def test_loads_the_sample_and_shows_its_chunks(app):
+    assert app.page.input_value("#document") == SAMPLE
+    assert app.page.get_attribute("body", "data-ready") == "true"
+    assert_same_as_python(app, SAMPLE)
+    assert app.page.is_hidden("#error")
+    assert app.console_errors == []
+
+
+def test_pasted_text_gives_the_same_records_as_python(app):
+    app.set_text(PROSE)
+    assert_same_as_python(app, PROSE)
+    strategies = list(chunker.STRATEGIES) if app.kind == "serve" else ["fixed", "markdown"]
+    for name in strategies:
+        app.select("strategy", name)
+        assert_same_as_python(app, PROSE)
+
+
+def test_emoji_and_cjk_land_on_the_right_characters(app):
+    app.select("strategy", "fixed")
+    app.fill("#size", "40")
+    app.set_text(ASTRAL)
+    expected = assert_same_as_python(app, ASTRAL)
+    assert len(expected.chunks) > 5
+    # The text box, addressed with the cards' UTF-16 offsets, holds each chunk's text.
+    for card, chunk in zip(app.cards(), expected.chunks):
+        got = app.page.evaluate("([a, b]) => document.getElementById('document').value.substring(a, b)",
+                                [card["start16"], card["end16"]])
+        assert got == chunk.text
+
+
+def test_every_request_stays_on_the_own_origin(app):
+    assert app.requests, "no request was recorded"
+    assert app.foreign_requests() == []
+    assert app.console_errors == []  # includes CSP violations
+
+
+def test_chunking_keeps_working_offline(app):
+    app.context.set_offline(True)
+    app.context.route("**/*", lambda route: route.abort())
+    try:
+        text = PROSE[:3000] + "\n\nWritten while offline. 🛰️"
+        app.select("strategy", "sentence")
+        app.set_text(text)
+        assert_same_as_python(app, text)
+        app.select("tokenizer", "o200k")  # the exact tokenizer's vocabulary is already local
+        assert_same_as_python(app, text)
+        assert app.page.is_hidden("#error")
+    finally:
+        app.context.unroute("**/*")
+        app.context.set_offline(False)
