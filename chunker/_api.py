@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._errors import ChunkerError
-from ._measure import Measure, make_measure
+from ._measure import ExactTokenMeasure, Measure, make_measure
 from ._records import Chunk, ChunkResult, Stats
 from ._settings import DEFAULTS, Settings
-from ._text import ends_sentence, is_heading_line
+from ._text import count_words, ends_sentence, has_wide_space, is_heading_line
 from ._tokenizers import Tokenizer, get_tokenizer
 from .strategies import Span, fixed, markdown, paragraph, recursive, sentence
 
@@ -59,7 +59,9 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
                         tokenizer=tokenizer, breaks=tuple(breaks) if not isinstance(breaks, str) else breaks)
     tok = get_tokenizer(settings.tokenizer)
     size, overlap_count = settings.size, settings.overlap_count
-    if not text.strip():
+    # NOTE: LangChain keeps whitespace-only pieces at tiny sizes; so does its strategy here.
+    keep_blank = settings.strategy == "langchain"
+    if not text.strip() and not keep_blank:
         return ChunkResult((), _stats(text, [], tok), settings, source)
     measure = make_measure(text, settings.unit, tok)
     if settings.strategy == "langchain":
@@ -68,19 +70,22 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     else:
         spans = _SPLITTERS[settings.strategy](text, size=size, overlap=overlap_count,
                                               measure=measure, breaks=settings.breaks)
-    chunks = _records(text, spans, settings, measure, tok)
-    return ChunkResult(tuple(chunks), _stats(text, chunks, tok), settings, source)
+    wide = has_wide_space(text)  # once for the document, not once per chunk
+    chunks = _records(text, spans, settings, measure, tok, wide, keep_blank)
+    # The exact measure has encoded the whole document already: do not encode it again.
+    doc_tokens = len(measure.offsets) if isinstance(measure, ExactTokenMeasure) else None
+    return ChunkResult(tuple(chunks), _stats(text, chunks, tok, doc_tokens, wide), settings, source)
 
 
 def _records(text: str, spans: Sequence[Span], settings: Settings, measure: Measure,
-             tok: Tokenizer) -> List[Chunk]:
+             tok: Tokenizer, wide: bool, keep_blank: bool = False) -> List[Chunk]:
     size = settings.size
     out: List[Chunk] = []
     prev_end = None
     for span in spans:
         start, end = span.start, span.end
         piece = text[start:end]
-        if not piece.strip():
+        if not keep_blank and not piece.strip():
             continue  # a window of pure whitespace has nothing to embed
         tokens = tok.count(piece)
         measured = tokens if settings.unit == "tokens" else measure.count_text(piece)
@@ -97,7 +102,7 @@ def _records(text: str, spans: Sequence[Span], settings: Settings, measure: Meas
             flags.append("split_sentence")
         shared = max(0, min(prev_end, end) - start) if prev_end is not None else 0
         out.append(Chunk(index=len(out), start_char=start, end_char=end, text=piece,
-                         chars=len(piece), words=len(piece.split()), tokens=tokens,
+                         chars=len(piece), words=count_words(piece, wide), tokens=tokens,
                          tokens_estimated=not tok.exact, flags=tuple(flags),
                          headings=span.headings, overlap_chars=shared))
         prev_end = end
@@ -110,14 +115,16 @@ def _last_line_is_heading(piece: str) -> bool:
     return is_heading_line(line)
 
 
-def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer) -> Stats:
-    doc_tokens = tok.count(text) if text.strip() else 0
+def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optional[int] = None,
+           wide: Optional[bool] = None) -> Stats:
+    if doc_tokens is None:
+        doc_tokens = tok.count(text) if text.strip() else 0
     flag_counts: Dict[str, int] = {}
     for c in chunks:
         for f in c.flags:
             flag_counts[f] = flag_counts.get(f, 0) + 1
     if not chunks:
-        return Stats(0, len(text), len(text.split()), doc_tokens, 0, 0.0, 0, 0, 0.0, 0, 0, 0.0, 0,
+        return Stats(0, len(text), count_words(text), doc_tokens, 0, 0.0, 0, 0, 0.0, 0, 0, 0.0, 0,
                      tok.exact, flag_counts)
     # Text that several chunks hold is embedded once per extra chunk: count each repeat.
     duplicated = 0
@@ -130,7 +137,7 @@ def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer) -> Stats:
     chars = [c.chars for c in chunks]
     n = len(chunks)
     return Stats(
-        chunks=n, document_chars=len(text), document_words=len(text.split()),
+        chunks=n, document_chars=len(text), document_words=count_words(text, wide),
         document_tokens=doc_tokens,
         min_tokens=min(tokens), avg_tokens=round(sum(tokens) / n, 2), max_tokens=max(tokens),
         min_chars=min(chars), avg_chars=round(sum(chars) / n, 2), max_chars=max(chars),

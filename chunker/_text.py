@@ -7,20 +7,49 @@ import re
 from typing import List, Optional, Tuple
 
 __all__ = ["trim", "paragraph_spans", "line_spans", "word_spans", "is_heading_line",
-           "TERMINAL_RE"]
+           "count_words", "TERMINAL_RE"]
 
 Span = Tuple[int, int]
 
 # One non-blank line: from its first to its last non-whitespace character.
 _LINE = re.compile(r"\S(?:[^\n]*\S)?")
-# A paragraph: non-blank lines joined by single line breaks (a blank line ends it).
-_PARAGRAPH = re.compile(r"\S(?:[^\n]*\S)?(?:[^\S\n]*\n[^\S\n]*\S(?:[^\n]*\S)?)*")
+# A blank line: a line break, then a line of nothing but whitespace.
+_BLANK = re.compile(r"\n[^\S\n]*\n\s*")
 _WORD = re.compile(r"\S+")
 
 # Terminal punctuation, optionally followed by closing quotes or brackets, at the very end.
 TERMINAL_RE = re.compile(r"""[.!?。！？…‼⁇⁈⁉]['"’”»)\]}」』】〉》）]*\Z""")
 _FENCE_CLOSE = re.compile(r"(?:^|\n)[ \t]{0,3}(?:```+|~~~+)[ \t]*\Z")
 _ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+\S.*|[ \t]*)\Z")
+
+
+# Bytes that str.split() treats as whitespace, mapped to 0; every other byte to 1. Multi-byte
+# UTF-8 characters are all 1s, so a word starts exactly where 0 is followed by 1.
+_WS_BYTES = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+_WORD_TABLE = bytes(0 if b in _WS_BYTES else 1 for b in range(256))
+# Whitespace outside ASCII, which the byte trick cannot see: such text takes the slow path.
+_WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+
+
+def has_wide_space(text: str) -> bool:
+    """Whether `text` holds whitespace outside ASCII (then `count_words` must split)."""
+    return not text.isascii() and _WIDE_SPACE.search(text) is not None
+
+
+def count_words(text: str, wide_space: Optional[bool] = None) -> int:
+    """``len(text.split())``, without building the list (the records need it for every chunk).
+
+    `wide_space` may pass on what `has_wide_space` said of a larger text this one is part of.
+
+    >>> count_words("  two words\n"), count_words("naïve café 日本"), count_words("a\u3000b")
+    (2, 3, 2)
+    """
+    if wide_space is None:
+        wide_space = has_wide_space(text)
+    if wide_space:
+        return len(text.split())
+    b = text.encode("utf-8").translate(_WORD_TABLE)
+    return b.count(b"\x00\x01") + (b[:1] == b"\x01")
 
 
 def trim(text: str, start: int, end: int) -> Optional[Span]:
@@ -41,7 +70,23 @@ def paragraph_spans(text: str, start: int = 0, end: Optional[int] = None) -> Lis
     ['One.\\nStill one.', 'Two.']
     """
     end = len(text) if end is None else end
-    return [m.span() for m in _PARAGRAPH.finditer(text, start, end)]
+    out = []
+    pos = start
+    # Blank-line separators are rare next to the text, so scanning for them is cheap; each
+    # paragraph between them is then trimmed.
+    for m in _BLANK.finditer(text, start, end):
+        stop = m.start()
+        if pos < stop and not text[pos].isspace() and not text[stop - 1].isspace():
+            out.append((pos, stop))  # already trimmed: the common case, no slicing
+        else:
+            span = trim(text, pos, stop)
+            if span is not None:
+                out.append(span)
+        pos = m.end()
+    span = trim(text, pos, end)
+    if span is not None:
+        out.append(span)
+    return out
 
 
 def line_spans(text: str, start: int = 0, end: Optional[int] = None) -> List[Span]:

@@ -12,7 +12,8 @@ import gzip
 import hashlib
 import os
 import threading
-from typing import Callable, Dict, List, Optional
+from itertools import accumulate
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ._errors import ChunkerError
 from ._settings import TOKENIZERS
@@ -63,8 +64,8 @@ class Tokenizer:
         self.backend = backend
         self._encode = encode
         self._token_bytes = token_bytes
-        # token id -> (characters the token completes, whether it starts mid-character)
-        self._shape: Dict[int, tuple] = {}
+        # token id -> (characters the token completes, 1 if it starts mid-character else 0)
+        self._shape: Dict[int, Tuple[int, int]] = {}
 
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name} exact={self.exact} {self.backend}>".replace(" >", ">")
@@ -82,17 +83,15 @@ class Tokenizer:
         """
         ids = self.encode(text)
         shape = self._shape
-        out = []
-        append = out.append
-        pos = 0
-        for t in ids:
-            s = shape.get(t)
-            if s is None:
-                b = self._token_bytes(t)
-                cont = sum(1 for c in b if 0x80 <= c < 0xC0)
-                s = shape[t] = (len(b) - cont, 1 if b and 0x80 <= b[0] < 0xC0 else 0)
-            append(pos - s[1] if pos else 0)
-            pos += s[0]
+        for t in set(ids).difference(shape):
+            b = self._token_bytes(t)
+            cont = sum(1 for c in b if 0x80 <= c < 0xC0)
+            shape[t] = (len(b) - cont, 1 if b and 0x80 <= b[0] < 0xC0 else 0)
+        shapes = [shape[t] for t in ids]
+        # Offsets are running sums of character widths; a token that starts mid-character
+        # steps back onto that character (the first token never does).
+        starts = accumulate([w for w, _ in shapes], initial=0)
+        out = [p - m for p, (_, m) in zip(starts, shapes)]
         return out
 
 

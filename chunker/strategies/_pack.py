@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
-from .._measure import Measure
+from .._measure import CharMeasure, Measure
 from .._text import line_spans, paragraph_spans, word_spans
 
-__all__ = ["Span", "Leaves", "pack", "cascade", "LEVELS", "spans_from_pack"]
+__all__ = ["Span", "Leaves", "pack", "cascade", "LEVELS", "spans_from_pack", "counter"]
+
+
+def counter(measure: Measure) -> Optional[Callable[[int, int], int]]:
+    """What `pack` takes as `count`: None for characters, its fast path."""
+    return None if isinstance(measure, CharMeasure) else measure.count
 
 
 class Span(NamedTuple):
@@ -61,6 +66,10 @@ class Leaves:
         self.spans.append((start, end))
         self.cut.append(cut)
 
+    def extend(self, spans: Sequence[Tuple[int, int]], cut: bool = False) -> None:
+        self.spans.extend(spans)
+        self.cut.extend([cut] * len(spans))
+
     def __len__(self) -> int:
         return len(self.spans)
 
@@ -99,31 +108,42 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
     if name == "line" and _wrapped_prose(text, segments):
         segments = [(start, end)]  # skip the line level for this paragraph
     cut = name == "word"
-    for a, b in segments:
-        if level < split_all_until:
-            # A coarser break than the strategy packs: segment further, no fences.
+    if level < split_all_until:
+        # A coarser break than the strategy packs: segment further, no fences.
+        for a, b in segments:
             cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
                     levels=levels, split_all_until=split_all_until)
-        elif size == 0 or measure.count(a, b) <= size:
-            leaves.add(a, b, cut)
-        else:
-            leaves.hard.add(len(leaves))
-            cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
-                    levels=levels, split_all_until=split_all_until)
-            leaves.hard.add(len(leaves))  # whatever comes next starts afresh
+        return
+    if size == 0:
+        oversized: List[int] = []
+    elif isinstance(measure, CharMeasure):
+        oversized = [k for k, (a, b) in enumerate(segments) if b - a > size]
+    else:
+        count = measure.count
+        oversized = [k for k, (a, b) in enumerate(segments) if count(a, b) > size]
+    done = 0
+    for k in oversized:
+        leaves.extend(segments[done:k], cut)
+        a, b = segments[k]
+        leaves.hard.add(len(leaves))
+        cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
+                levels=levels, split_all_until=split_all_until)
+        leaves.hard.add(len(leaves))  # whatever comes next starts afresh
+        done = k + 1
+    leaves.extend(segments[done:], cut)
 
 
 def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int,
-         count: Callable[[int, int], int], hard: Optional[Set[int]] = None,
+         count: Optional[Callable[[int, int], int]], hard: Optional[Set[int]] = None,
          walls: Optional[Set[int]] = None) -> List[Tuple[int, int]]:
     """Greedy packing of pieces into chunks of at most `size`, as (first, last) piece indices.
 
     The next chunk starts with the longest run of the previous chunk's trailing pieces that
     fits within `overlap` and still leaves room for the first new piece, so overlap is always
-    whole pieces and never more than asked.
+    whole pieces and never more than asked. `count` None measures characters.
     """
-    hard = hard or set()
     walls = walls or set()
+    stops = (hard or set()) | walls
     n = len(spans)
     out: List[Tuple[int, int]] = []
     if n == 0:
@@ -132,8 +152,11 @@ def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int,
     while True:
         start = spans[i][0]
         j = first_new
-        while (j + 1 < n and (j + 1) not in hard and (j + 1) not in walls
-               and count(start, spans[j + 1][1]) <= size):
+        # `count is None` means characters: plain arithmetic on the hot path.
+        while j + 1 < n and (j + 1) not in stops:
+            end = spans[j + 1][1]
+            if (end - start if count is None else count(start, end)) > size:
+                break
             j += 1
         out.append((i, j))
         nxt = j + 1
@@ -141,12 +164,16 @@ def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int,
             return out
         k = nxt
         if overlap > 0 and nxt not in walls:
-            floor = first_new if first_new in walls else i + 1
+            # Overlap never reaches back across a wall, nor to this chunk's own start.
+            floor = max(i + 1, first_new) if first_new in walls else i + 1
             end_prev, end_next = spans[j][1], spans[nxt][1]
             kk = j
             while kk >= floor:
                 s = spans[kk][0]
-                if count(s, end_prev) > overlap or count(s, end_next) > size:
+                if count is None:
+                    if end_prev - s > overlap or end_next - s > size:
+                        break
+                elif count(s, end_prev) > overlap or count(s, end_next) > size:
                     break
                 k = kk
                 kk -= 1
