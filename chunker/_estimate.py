@@ -1,0 +1,208 @@
+"""The ``estimate`` tokenizer: token counts from character classes, no vocabulary.
+
+BPE tokenizers (o200k, cl100k) first cut text into pre-tokens with one regular
+expression (a word with the space before it, runs of up to three digits, a run of
+punctuation, a run of whitespace), then merge bytes inside each pre-token. Most
+pre-tokens of common text become exactly one token, so counting pre-tokens by class,
+and adding what long words, capitals, accents and non-Latin scripts cost beyond one
+token, predicts the count well. Every class is counted with ``re`` at C speed.
+
+The estimate is a weighted sum of counts, so it is additive up to what happens where
+two texts meet (a word or a run of punctuation joined across the seam), and it never
+falls when text is appended: every weight that text can add is non-negative, and the
+only negative one (punctuation merging into the word after it) is always outweighed
+by the word it merges with.
+
+>>> estimate_tokens("Chunk size is a balance between context and precision.")
+9
+>>> estimate_tokens("   ")
+0
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+__all__ = ["estimate_tokens", "FEATURES"]
+
+# -- character classes ---------------------------------------------------------------------
+# Latin letters split like the tokenizers' pre-tokenizer: an upper-case run followed by
+# lower case is one word ("HTTPServer"), camelCase splits before each capital.
+_UP = "A-Z\u00c0-\u00d6\u00d8-\u00de"
+_LOW = "a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f"
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+_HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
+
+# Each pattern starts with a plain character class, so ``re`` scans fast; alternations
+# and look-behinds at every position cost several times more.
+_WORD = re.compile(f"[{_UP}]*[{_LOW}]+|[{_UP}]+")
+_CAPS = re.compile(f"[{_UP}]{{2,}}")
+_DIGITS = re.compile(r"\d+")
+_SPACE_DIGIT = re.compile(r"[ \t]\d")  # the space before a number is a token of its own
+# Punctuation and symbols: neither word character nor space. "_" is a word character to
+# ``re`` but not to the tokenizers: it is counted on its own (str.count).
+_PUNCT = re.compile(r"[^\w\s]+")
+_PUNCT_INTO_WORD = re.compile(r"[^\w\s](?=[^\W\d_])")  # merges into the next word's token
+_NEWLINES = re.compile(r"[\r\n]\s*")  # one run of whitespace holding line breaks
+_SPACES = re.compile(r"[^\S\r\n]{2,}")
+# Applied only to the non-ASCII runs of a text, joined by spaces:
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_ACCENTED = re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]")
+_HAN_RUN = re.compile(f"[{_HAN}]+")
+_KANA_RUN = re.compile(f"[{_KANA}]+")
+_HANGUL_RUN = re.compile(f"[{_HANGUL}]+")
+_CJK_RUN = re.compile(f"[{_HAN}{_KANA}{_HANGUL}]+")
+_OTHER_RUN = re.compile(f"[^\\W\\d_A-Za-z\u00c0-\u024f{_HAN}{_KANA}{_HANGUL}]+")
+_EMOJI = re.compile("[^\\w\\s\u0000-\uffff]")  # symbols outside the BMP: emoji and the like
+
+#: Names of the counts the estimate weighs, in the order of ``_counts``'s result.
+FEATURES = (
+    "words",         # Latin words (pre-tokens), each about one token
+    "letters_over_7",   # letters beyond the 7th of each word: long words split
+    "letters_over_10",  # letters beyond the 10th: very long words split more
+    "caps",          # letters in runs of two or more capitals (ALL-CAPS splits)
+    "accented",      # non-ASCII Latin letters (ä, é, ß, ...)
+    "digit_groups",  # runs of digits, in groups of three (the tokenizers' rule)
+    "space_digits",  # numbers preceded by a space or tab
+    "punct_runs",    # runs of punctuation and symbols (emoji included)
+    "punct_chars",   # characters in those runs
+    "punct_merges",  # runs directly followed by a letter (they merge into its token)
+    "underscores",   # "_", mostly inside identifiers
+    "newline_runs",  # runs of whitespace holding line breaks
+    "space_runs",    # runs of two or more spaces or tabs (indentation)
+    "han",           # Chinese characters (kanji, hanzi)
+    "kana",          # Hiragana and Katakana
+    "hangul",        # Korean syllables and jamo
+    "cjk_runs",      # runs of CJK characters
+    "other_letters",  # letters of other scripts (Cyrillic, Greek, Arabic, ...)
+    "other_runs",    # words of other scripts
+    "emoji",         # symbols outside the Basic Multilingual Plane, beyond a punctuation char
+)
+
+# -- weights -------------------------------------------------------------------------------
+# Fitted by bench/estimate_error.py --calibrate (weighted least squares on relative error,
+# iteratively reweighted toward the median) on the calibration half of bench/corpus.py's
+# passages of about 3 KB: English prose and Markdown from the Python 3.11 docs (Debian
+# python3.11-doc), CPython 3.11 stdlib code, German and Dutch man pages (manpages-de/-nl),
+# Japanese and Chinese man pages (manpages-ja/-zh), plus, at a quarter weight, the Korean,
+# Russian and Ukrainian man pages Debian's base packages ship. Emoji: the mean token count
+# of the 1,818 pictographs U+1F300-U+1FAFF. Errors on the held-out half: see the README
+# and `python bench/estimate_error.py`.
+_WEIGHTS = {
+    "o200k": (
+        0.8779,  # words
+        0.2810,  # letters_over_7
+        0.2713,  # letters_over_10
+        0.1657,  # caps
+        0.9305,  # accented
+        1.2096,  # digit_groups
+        0.9680,  # space_digits
+        0.9577,  # punct_runs
+        0.0545,  # punct_chars
+        0.0458,  # punct_merges
+        0.1145,  # underscores
+        0.4712,  # newline_runs
+        0.6630,  # space_runs
+        0.6880,  # han
+        0.6353,  # kana
+        0.3618,  # hangul
+        0.9418,  # cjk_runs
+        0.1591,  # other_letters
+        1.2021,  # other_runs
+        1.4773,  # emoji
+    ),
+    "cl100k": (
+        0.8441,  # words
+        0.3056,  # letters_over_7
+        0.9016,  # letters_over_10
+        0.1533,  # caps
+        1.6129,  # accented
+        1.1620,  # digit_groups
+        0.9648,  # space_digits
+        0.9740,  # punct_runs
+        0.0314,  # punct_chars
+        0.1183,  # punct_merges
+        0.0639,  # underscores
+        0.4177,  # newline_runs
+        0.7101,  # space_runs
+        0.9459,  # han
+        0.8870,  # kana
+        0.6188,  # hangul
+        1.4336,  # cjk_runs
+        0.3192,  # other_letters
+        1.7889,  # other_runs
+        1.9087,  # emoji
+    ),
+}
+
+
+def _counts(text: str) -> list[float]:
+    """Counts of every class in ``FEATURES`` order (C-speed passes, no loop over characters)."""
+    words = _WORD.findall(text)
+    over7 = over10 = 0
+    if words:
+        for n, k in Counter(map(len, words)).items():
+            if n > 7:
+                over7 += (n - 7) * k
+                if n > 10:
+                    over10 += (n - 10) * k
+    digit_groups = sum((len(d) + 2) // 3 for d in _DIGITS.findall(text))
+    punct = _PUNCT.findall(text)
+    counts = [
+        len(words), over7, over10,
+        sum(map(len, _CAPS.findall(text))),
+        0,
+        digit_groups,
+        len(_SPACE_DIGIT.findall(text)) if digit_groups else 0,
+        len(punct), sum(map(len, punct)),
+        len(_PUNCT_INTO_WORD.findall(text)) if punct else 0,
+        text.count("_"),
+        len(_NEWLINES.findall(text)),
+        len(_SPACES.findall(text)),
+        0, 0, 0, 0, 0, 0, 0,
+    ]
+    if not text.isascii():  # O(1) in CPython: ASCII text skips the rest
+        # The remaining classes are all non-ASCII: scan only those runs (kept apart by a
+        # space so runs from different places never join).
+        rest = " ".join(_NON_ASCII.findall(text))
+        counts[4] = len(_ACCENTED.findall(rest))
+        cjk = _CJK_RUN.findall(rest)
+        if cjk:
+            cjk_text = " ".join(cjk)
+            counts[13] = sum(map(len, _HAN_RUN.findall(cjk_text)))
+            counts[14] = sum(map(len, _KANA_RUN.findall(cjk_text)))
+            counts[15] = sum(map(len, _HANGUL_RUN.findall(cjk_text)))
+            counts[16] = len(cjk)
+        other = _OTHER_RUN.findall(rest)
+        counts[17] = sum(map(len, other))
+        counts[18] = len(other)
+        counts[19] = len(_EMOJI.findall(rest))
+    return counts
+
+
+def estimate_tokens(text: str, *, target: str = "o200k") -> int:
+    """Estimated token count of ``text`` for o200k (default) or cl100k; 0 for blank text.
+
+    Never below 1 for text with any non-space character. ``target="cl100k"`` uses
+    weights fitted to cl100k the same way.
+
+    >>> estimate_tokens("Hello, world!")
+    4
+    >>> estimate_tokens("日本語のテキスト")
+    6
+    >>> estimate_tokens("")
+    0
+    """
+    weights = _WEIGHTS.get(target)
+    if weights is None:
+        raise ValueError(f"unknown estimate target {target!r}: use 'o200k' or 'cl100k'")
+    if not text or text.isspace():
+        return 0
+    total = 0.0
+    for w, c in zip(weights, _counts(text)):
+        if c:
+            total += w * c
+    # floor(x + 0.5): round half up, and monotone in x.
+    return max(1, int(total + 0.5))
