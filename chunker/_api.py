@@ -49,7 +49,7 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     >>> res = chunk("Chunk size is a balance. Overlap repeats text.", strategy="sentence",
     ...             unit="chars", size=30, overlap=0)
     >>> [(c.start_char, c.end_char, c.text) for c in res.chunks]
-    [(0, 24, 'Chunk size is a balance.'), (25, 47, 'Overlap repeats text.')]
+    [(0, 24, 'Chunk size is a balance.'), (25, 46, 'Overlap repeats text.')]
     >>> res.stats.chunks, res.stats.exact
     (2, False)
     """

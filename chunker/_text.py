@@ -41,7 +41,7 @@ def count_words(text: str, wide_space: Optional[bool] = None) -> int:
 
     `wide_space` may pass on what `has_wide_space` said of a larger text this one is part of.
 
-    >>> count_words("  two words\n"), count_words("naïve café 日本"), count_words("a\u3000b")
+    >>> count_words("  two words\\n"), count_words("naïve café 日本"), count_words("a\\u3000b")
     (2, 3, 2)
     """
     if wide_space is None:
