@@ -68,7 +68,7 @@ def fetch_sdist(cache_dir: Path) -> Path:
     with tempfile.TemporaryDirectory(dir=cache_dir) as tmp:
         cmd = [
             sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-            "--no-binary", ":all:", f"pysbd=={SDIST_VERSION}", "-d", tmp,
+            "--no-binary", "pysbd", f"pysbd=={SDIST_VERSION}", "-d", tmp,
         ]
         done = subprocess.run(cmd, capture_output=True, text=True)
         got = Path(tmp) / SDIST_NAME
