@@ -46,7 +46,10 @@ def _failure(exc):
 
 def hello():
     """Answers once the worker has imported everything (the page's "ready" handshake)."""
-    return {"version": chunker.__version__, "strategies": list(chunker.STRATEGIES)}
+    # The one-line explanations the page shows under each select come from chunker itself.
+    return {"version": chunker.__version__, "strategies": dict(chunker.STRATEGIES),
+            "units": dict(chunker.UNITS), "tokenizers": dict(chunker.TOKENIZERS),
+            "breaks": dict(chunker.BREAKS), "flags": dict(chunker.FLAGS)}
 
 
 def run(text, settings_json):

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -132,7 +133,8 @@ class Page:
 
     def __init__(self, browser, url: str, **context_args):
         self.url = url
-        self.origin = url.rstrip("/")
+        parts = urllib.parse.urlsplit(url)
+        self.origin = f"{parts.scheme}://{parts.netloc}"
         self.context = browser.new_context(accept_downloads=True, **context_args)
         self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=self.origin)
         self.page = self.context.new_page()
