@@ -116,11 +116,46 @@ def measure(spec: dict) -> dict:
         tracemalloc.stop()
         result.update(extra_bytes=peak, retained_bytes=current)
         result.update(vars(describe(out)))
+    elif mode == "profile":
+        result.update(_profile(prepare(), describe, text, spec))
     elif mode == "encoded":
         result.update(_encoded_chars(args, text))
     else:
-        raise SystemExit(f"unknown mode {mode!r}: use time, rss, tracemalloc or encoded")
+        raise SystemExit(f"unknown mode {mode!r}: use time, rss, tracemalloc, profile or encoded")
     return result
+
+
+def _profile(run, describe, text: str, spec: dict) -> dict:
+    """cProfile one run; the stats go to spec["out"] (pstats file), the top rows into the result."""
+    import cProfile
+    import pstats
+
+    # CPU time, not wall time: other agents share the 2 cores, and a wall-clock profile charges
+    # their time slices to whichever function happened to be running.
+    prof = cProfile.Profile(time.process_time)
+    gc.collect()
+    w0 = time.perf_counter()
+    prof.enable()
+    out = run(text)
+    prof.disable()
+    wall = time.perf_counter() - w0
+    if spec.get("out"):
+        prof.dump_stats(spec["out"])
+    stats = pstats.Stats(prof)
+    rows = []
+    for (path, line, func), (cc, nc, tt, ct, _callers) in stats.stats.items():
+        where = path
+        for marker in ("/chunker/", "/site-packages/", "/lib/python3"):
+            if marker in path:
+                where = path[path.index(marker) + 1:]
+                break
+        rows.append({"func": f"{where}:{line}({func})", "calls": nc, "tottime": tt, "cumtime": ct})
+    top = spec.get("top", 15)
+    by_tot = sorted(rows, key=lambda r: -r["tottime"])[:top]
+    ours = [r for r in rows if r["func"].startswith("chunker/")]
+    by_cum = sorted(ours, key=lambda r: -r["cumtime"])[:top]
+    return {"profiled_wall": wall, "total_tt": sum(r["tottime"] for r in rows), "by_tottime": by_tot,
+            "ours_by_cumtime": by_cum, **vars(describe(out))}
 
 
 def _encoded_chars(args: dict, text: str) -> dict:

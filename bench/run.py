@@ -50,8 +50,8 @@ def _in_bench_venv() -> bool:
     return Path(sys.prefix).resolve() == VENV.resolve()
 
 
-def ensure_bench_venv(argv: List[str]) -> None:
-    """Re-execute this script with .venv-bench's Python (creating the venv when needed)."""
+def ensure_bench_venv(argv: List[str], script: Optional[Path] = None) -> None:
+    """Re-execute `script` (this one by default) with .venv-bench's Python, creating the venv if needed."""
     if _in_bench_venv():
         return
     sys.path.insert(0, str(ROOT))
@@ -61,7 +61,7 @@ def ensure_bench_venv(argv: List[str]) -> None:
         python = ensure_venv(VENV, BENCH / "requirements.txt")
     except SetupError as exc:
         raise SystemExit(f"bench: {exc}") from None
-    os.execv(str(python), [str(python), str(Path(__file__).resolve()), *argv])
+    os.execv(str(python), [str(python), str(script or Path(__file__).resolve()), *argv])
 
 
 # ---------------------------------------------------------------------------
@@ -401,6 +401,11 @@ def machine() -> Dict[str, str]:
     sys.path.insert(0, str(BENCH))
     import _tools
 
+    # Others edit the core while the bench runs: say when the measured chunker/ is not the commit.
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "chunker"], cwd=ROOT, capture_output=True,
+                           text=True).stdout.strip()
+    if dirty:
+        commit += f" plus uncommitted changes to {len(dirty.splitlines())} file(s) in chunker/"
     return {"cpu": cpu, "cores": str(os.cpu_count()), "python": platform.python_version(),
             "os": f"{platform.system()} {platform.release()}", "commit": commit,
             "peers": ", ".join(f"{k} {v}" for k, v in _tools.peer_versions().items())}
@@ -425,7 +430,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ensure_bench_venv(argv)
     if args.browser or args.profile:
         script = BENCH / ("browser.py" if args.browser else "_profile.py")
-        extra = (["--quick"] if args.quick else []) + (["--sizes", args.sizes] if args.sizes and args.profile else [])
+        extra = (["--quick"] if args.quick else []) + (["--sizes", args.sizes] if args.sizes and args.profile else []) \
+            + (["--only", args.only] if args.only and args.profile else [])
         return subprocess.call([sys.executable, str(script), *extra, *rest])
 
     sizes = sorted(float(s) for s in (args.sizes or ("0.1,0.4" if args.quick else "1,8,10")).split(","))
