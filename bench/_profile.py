@@ -36,6 +36,17 @@ PROFILES = [
 ]
 
 
+def _worker(tool, extra: dict, text: Path) -> dict:
+    spec = {"tool": tool.tool, "args": tool.spec_args(), "text": str(text), **extra}
+    env = dict(os.environ)
+    env.pop("CHUNKER_TIKTOKEN", None)
+    env.update(dict(tool.env))
+    proc = subprocess.run([sys.executable, str(BENCH / "_worker.py"), json.dumps(spec)], env=env,
+                          capture_output=True, text=True, cwd=str(bench.ROOT))
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    return json.loads(lines[-1][7:]) if lines else {"error": proc.stderr.strip()[-300:]}
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description="cProfile our chunker's workloads.")
     p.add_argument("--sizes", default="1", help="text size in MB (the first of a list is used; default 1)")
@@ -50,17 +61,29 @@ def main(argv=None) -> int:
     text = bench.build_texts([mb])[mb]
     load = os.getloadavg()
     md = [f"## Profiles of our chunker ({bench._mb(mb)}, load {load[0]:.2f})", ""]
+
+    # Stage timings first: no profiler overhead, so these are the real shares.
+    stages = ["measure (encode once)", "split", "records (per-chunk fields)", "stats", "other", "total"]
+    rows = []
+    for name, tool in chosen:
+        r = _worker(tool, {"mode": "phases", "repeats": 3}, text)
+        if "error" in r:
+            rows.append([name, "error: " + r["error"][:100]] + [""] * (len(stages) - 1))
+            continue
+        ph = r["phases"]
+        total = ph.get("total") or 1.0
+        rows.append([name, r.get("backend") or "-"] +
+                    [f"{ph.get(k, 0.0):.3f} ({100 * ph.get(k, 0.0) / total:.0f}%)" if k != "total" else f"{total:.3f}"
+                     for k in stages])
+    hdr = ["workload", "backend"] + [f"{k} s" for k in stages]
+    print(f"Stages of chunk(), seconds (share), median of 3, {bench._mb(mb)}:")
+    print("\n".join(bench.text_table(hdr, rows)))
+    print()
+    md += [f"### Stages of chunk() (median of 3, no profiler)", "", *bench.md_table(hdr, rows), ""]
+
     for name, tool in chosen:
         out = bench.OUT / f"profile-{name}.pstats"
-        spec = {"tool": tool.tool, "args": tool.spec_args(), "text": str(text), "mode": "profile",
-                "out": str(out), "top": args.top}
-        env = dict(os.environ)
-        env.pop("CHUNKER_TIKTOKEN", None)
-        env.update(dict(tool.env))
-        proc = subprocess.run([sys.executable, str(BENCH / "_worker.py"), json.dumps(spec)], env=env,
-                              capture_output=True, text=True, cwd=str(bench.ROOT))
-        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-        r = json.loads(lines[-1][7:]) if lines else {"error": proc.stderr[-300:]}
+        r = _worker(tool, {"mode": "profile", "out": str(out), "top": args.top}, text)
         if "error" in r:
             print(f"{name}: error {r['error']}")
             md += [f"### {name}: error", "", r["error"], ""]
