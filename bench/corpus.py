@@ -456,32 +456,29 @@ def python_docs_markdown() -> str:
 
 
 def sized(text: str, n_bytes: int) -> str:
-    """``text`` repeated or trimmed to about ``n_bytes`` UTF-8 bytes, at a paragraph boundary.
+    """``text`` repeated or trimmed to at most ``n_bytes`` UTF-8 bytes, at a paragraph boundary.
 
-    Deterministic: whole paragraphs (split on blank lines) are taken in order, going
-    round again if needed, until the next one would pass ``n_bytes``; the result is
-    never empty when ``text`` has a paragraph.
+    Deterministic: whole copies of ``text`` are joined by a blank line until there are
+    enough bytes, then the result is cut at the last blank line that keeps it within
+    ``n_bytes`` (the text between blank lines is kept byte for byte, indentation
+    included). Never empty when ``text`` is not blank: if even the first paragraph is
+    too long, it is returned whole.
 
     >>> sized("a\\n\\nb\\n\\nc", 4)
     'a\\n\\nb'
     """
-    paras = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
-    if not paras:
+    unit = text.strip("\n").encode("utf-8")
+    if not unit.strip():
         return ""
-    out: list[str] = []
-    size = 0
-    i = 0
-    while True:
-        p = paras[i % len(paras)]
-        add = len(p.encode("utf-8")) + (2 if out else 0)
-        if out and size + add > n_bytes:
-            break
-        out.append(p)
-        size += add
-        i += 1
-        if size >= n_bytes:
-            break
-    return "\n\n".join(out)
+    copies = -(-(n_bytes + 2) // (len(unit) + 2))  # enough for n_bytes and one boundary
+    data = b"\n\n".join([unit] * max(1, copies))
+    if len(data) <= n_bytes:
+        return data.decode("utf-8")
+    cut = data.rfind(b"\n\n", 0, n_bytes + 2)
+    if cut <= 0:
+        cut = data.find(b"\n\n")
+        cut = len(data) if cut < 0 else cut
+    return data[:cut].decode("utf-8")
 
 
 # ---------------------------------------------------------------------------

@@ -191,7 +191,14 @@ def calibrate(encoding: str = "o200k", *, per_kind: int = 600) -> list[float]:
             if y:
                 rows.append((_estimate._counts(t), y, weight / len(cal)))
     f = _estimate.FEATURES
-    theta = fit(rows, {f.index("emoji"): 0.0})
+    fixed = {f.index("emoji"): 0.0}
+    while True:
+        theta = fit(rows, fixed)
+        # A negative weight would let added text lower the estimate: pin it to 0 and refit.
+        negative = [i for i, w in enumerate(theta) if w < 0 and i not in fixed]
+        if not negative:
+            break
+        fixed.update((i, 0.0) for i in negative)
     # An emoji is also a punctuation run of one character: it gets the rest of its
     # measured cost on top.
     theta[f.index("emoji")] = max(

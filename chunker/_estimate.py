@@ -8,10 +8,9 @@ and adding what long words, capitals, accents and non-Latin scripts cost beyond 
 token, predicts the count well. Every class is counted with ``re`` at C speed.
 
 The estimate is a weighted sum of counts, so it is additive up to what happens where
-two texts meet (a word or a run of punctuation joined across the seam), and it never
-falls when text is appended: every weight that text can add is non-negative, and the
-only negative one (punctuation merging into the word after it) is always outweighed
-by the word it merges with.
+two texts meet (a word or a run of punctuation joined across the seam). It never falls
+when text is added before or after: no count can shrink when its text is extended
+(runs only grow or multiply) and every weight is non-negative (a test holds both).
 
 >>> estimate_tokens("Chunk size is a balance between context and precision.")
 9
@@ -45,6 +44,7 @@ _SPACE_DIGIT = re.compile(r"[ \t]\d")  # the space before a number is a token of
 # ``re`` but not to the tokenizers: it is counted on its own (str.count).
 _PUNCT = re.compile(r"[^\w\s]+")
 _PUNCT_INTO_WORD = re.compile(r"[^\w\s](?=[^\W\d_])")  # merges into the next word's token
+_DUNDER = re.compile(r"__+")
 _NEWLINES = re.compile(r"[\r\n]\s*")  # one run of whitespace holding line breaks
 _SPACES = re.compile(r"[^\S\r\n]{2,}")
 # Applied only to the non-ASCII runs of a text, joined by spaces:
@@ -69,7 +69,8 @@ FEATURES = (
     "punct_runs",    # runs of punctuation and symbols (emoji included)
     "punct_chars",   # characters in those runs
     "punct_merges",  # runs directly followed by a letter (they merge into its token)
-    "underscores",   # "_", mostly inside identifiers
+    "underscores",   # "_": mostly inside identifiers, where it merges into the next word
+    "dunders",       # runs of two or more "_" ("__init__"): a token each
     "newline_runs",  # runs of whitespace holding line breaks
     "space_runs",    # runs of two or more spaces or tabs (indentation)
     "han",           # Chinese characters (kanji, hanzi)
@@ -80,6 +81,12 @@ FEATURES = (
     "other_runs",    # words of other scripts
     "emoji",         # symbols outside the Basic Multilingual Plane, beyond a punctuation char
 )
+
+# Where the non-ASCII counts go (filled only for non-ASCII text); the order above is
+# han, kana, hangul, cjk_runs, other_letters, other_runs, emoji.
+_ACCENTED_AT = FEATURES.index("accented")
+_HAN_AT = FEATURES.index("han")
+assert FEATURES[_HAN_AT:] == ("han", "kana", "hangul", "cjk_runs", "other_letters", "other_runs", "emoji")
 
 # -- weights -------------------------------------------------------------------------------
 # Fitted by bench/estimate_error.py --calibrate (weighted least squares on relative error,
@@ -92,48 +99,50 @@ FEATURES = (
 # and `python bench/estimate_error.py`.
 _WEIGHTS = {
     "o200k": (
-        0.8779,  # words
-        0.2810,  # letters_over_7
-        0.2713,  # letters_over_10
-        0.1657,  # caps
-        0.9305,  # accented
-        1.2096,  # digit_groups
-        0.9680,  # space_digits
-        0.9577,  # punct_runs
-        0.0545,  # punct_chars
-        0.0458,  # punct_merges
-        0.1145,  # underscores
-        0.4712,  # newline_runs
-        0.6630,  # space_runs
-        0.6880,  # han
-        0.6353,  # kana
-        0.3618,  # hangul
-        0.9418,  # cjk_runs
-        0.1591,  # other_letters
-        1.2021,  # other_runs
-        1.4773,  # emoji
+        0.8805,  # words
+        0.2749,  # letters_over_7
+        0.2797,  # letters_over_10
+        0.1720,  # caps
+        0.9337,  # accented
+        1.2092,  # digit_groups
+        0.9856,  # space_digits
+        0.9513,  # punct_runs
+        0.0529,  # punct_chars
+        0.0573,  # punct_merges
+        0.0313,  # underscores
+        0.4252,  # dunders
+        0.4679,  # newline_runs
+        0.6889,  # space_runs
+        0.6867,  # han
+        0.6354,  # kana
+        0.3601,  # hangul
+        0.9462,  # cjk_runs
+        0.1600,  # other_letters
+        1.1976,  # other_runs
+        1.4854,  # emoji
     ),
     "cl100k": (
-        0.8441,  # words
-        0.3056,  # letters_over_7
-        0.9016,  # letters_over_10
-        0.1533,  # caps
-        1.6129,  # accented
-        1.1620,  # digit_groups
-        0.9648,  # space_digits
-        0.9740,  # punct_runs
-        0.0314,  # punct_chars
-        0.1183,  # punct_merges
-        0.0639,  # underscores
-        0.4177,  # newline_runs
-        0.7101,  # space_runs
-        0.9459,  # han
-        0.8870,  # kana
-        0.6188,  # hangul
-        1.4336,  # cjk_runs
-        0.3192,  # other_letters
-        1.7889,  # other_runs
-        1.9087,  # emoji
+        0.8471,  # words
+        0.2992,  # letters_over_7
+        0.9069,  # letters_over_10
+        0.1594,  # caps
+        1.6231,  # accented
+        1.1585,  # digit_groups
+        0.9739,  # space_digits
+        0.9701,  # punct_runs
+        0.0264,  # punct_chars
+        0.1358,  # punct_merges
+        0.0000,  # underscores
+        0.3221,  # dunders
+        0.4104,  # newline_runs
+        0.7379,  # space_runs
+        0.9451,  # han
+        0.8875,  # kana
+        0.6184,  # hangul
+        1.4368,  # cjk_runs
+        0.3214,  # other_letters
+        1.7769,  # other_runs
+        1.9177,  # emoji
     ),
 }
 
@@ -159,6 +168,7 @@ def _counts(text: str) -> list[float]:
         len(punct), sum(map(len, punct)),
         len(_PUNCT_INTO_WORD.findall(text)) if punct else 0,
         text.count("_"),
+        len(_DUNDER.findall(text)) if "__" in text else 0,
         len(_NEWLINES.findall(text)),
         len(_SPACES.findall(text)),
         0, 0, 0, 0, 0, 0, 0,
@@ -167,18 +177,18 @@ def _counts(text: str) -> list[float]:
         # The remaining classes are all non-ASCII: scan only those runs (kept apart by a
         # space so runs from different places never join).
         rest = " ".join(_NON_ASCII.findall(text))
-        counts[4] = len(_ACCENTED.findall(rest))
+        counts[_ACCENTED_AT] = len(_ACCENTED.findall(rest))
         cjk = _CJK_RUN.findall(rest)
         if cjk:
             cjk_text = " ".join(cjk)
-            counts[13] = sum(map(len, _HAN_RUN.findall(cjk_text)))
-            counts[14] = sum(map(len, _KANA_RUN.findall(cjk_text)))
-            counts[15] = sum(map(len, _HANGUL_RUN.findall(cjk_text)))
-            counts[16] = len(cjk)
+            counts[_HAN_AT] = sum(map(len, _HAN_RUN.findall(cjk_text)))
+            counts[_HAN_AT + 1] = sum(map(len, _KANA_RUN.findall(cjk_text)))
+            counts[_HAN_AT + 2] = sum(map(len, _HANGUL_RUN.findall(cjk_text)))
+            counts[_HAN_AT + 3] = len(cjk)
         other = _OTHER_RUN.findall(rest)
-        counts[17] = sum(map(len, other))
-        counts[18] = len(other)
-        counts[19] = len(_EMOJI.findall(rest))
+        counts[_HAN_AT + 4] = sum(map(len, other))
+        counts[_HAN_AT + 5] = len(other)
+        counts[_HAN_AT + 6] = len(_EMOJI.findall(rest))
     return counts
 
 
