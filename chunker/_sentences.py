@@ -23,9 +23,15 @@ import re
 __all__ = ["sentence_spans", "clause_spans"]
 
 #: Characters that may close a sentence after its full stop: quotes, brackets.
-_CLOSERS = "\"'\u201d\u2019\u00bb\u203a)]}\u300d\u300f\u3011\u3015\u3009\u300b\uff09\uff3d\uff5d"
+_CLOSERS = (
+    "\"'\u201d\u2019\u00bb\u203a)]}"
+    "\u300d\u300f\u3011\u3015\u3009\u300b\uff09\uff3d\uff5d"
+)
 #: Characters that may open a sentence before its first letter.
-_OPENERS = "\"'\u201c\u2018\u00ab\u2039([{\u00bf\u00a1\u300c\u300e\u3010\u3014\u3008\u300a\uff08\uff3b\uff5b"
+_OPENERS = (
+    "\"'\u201c\u2018\u00ab\u2039([{\u00bf\u00a1"
+    "\u300c\u300e\u3010\u3014\u3008\u300a\uff08\uff3b\uff5b"
+)
 #: Bullet symbols that start a list item wherever they follow whitespace.
 _BULLETS = "\u2022\u2043\u2023\u25e6\u25aa"
 
@@ -64,7 +70,8 @@ _NONWS = re.compile(r"\S")
 _WORD = re.compile(r"[^\W\d_]+")
 #: A list marker at the start of a sentence: "1.", "2)", "3.)", "a.", "• 9.".
 _MARKER_AT = re.compile(
-    r"(?:[-*+" + _BULLETS + r"][^\S\n]*)?(?:(?P<num>\d{1,3})|(?P<alpha>[a-z]))(?P<p>\.\)|\)|\.)(?=\s)"
+    r"(?:[-*+" + _BULLETS + r"][^\S\n]*)?"
+    r"(?:(?P<num>\d{1,3})|(?P<alpha>[a-z]))(?P<p>\.\)|\)|\.)(?=\s)"
 )
 #: What may precede the full stop of a list marker opening a sentence.
 _LIST_LEAD = re.compile(r"(?:[-*+" + _BULLETS + r"]\s*)?(?:\d{1,3}|[a-zA-Z])")
@@ -94,6 +101,8 @@ _GENERAL = frozenset(
 )
 #: Abbreviations that are also ordinary words, so recognised capitalised only.
 _GENERAL_CASED = frozenset("Mon Tue Wed Thu Fri Sat Sun Mar Ed".split())
+#: Names spelled with an exclamation mark; treated like an abbreviation.
+_BANG_NAMES = frozenset(("Yahoo", "Jeopardy"))
 #: Abbreviations that only ever stand before a number ("No. 5", "N°. 12").
 _NUMERIC = frozenset("no nos nr nrs n\u00b0 n\u00ba \u2116".split())
 #: Words that commonly open an English sentence (lowercase). After an
@@ -260,8 +269,8 @@ def _decide(t, m, s, list_style, list_val):
     """
     i = m.start()
     j = m.end()
-    if i <= s:
-        return None  # punctuation alone is no sentence: "... The" at a start
+    if i <= s or (i - s <= 16 and not t[s:i].strip(" .!?\u203d\u2026")):
+        return None  # punctuation alone is no sentence: "... The", "! ! !"
     g = m.group()
     core = g.rstrip(_CLOSERS)
     closed = len(core) < len(g)
@@ -296,7 +305,13 @@ def _decide(t, m, s, list_style, list_val):
             return None  # "[...]" is an editorial omission
         return j
     if "?" in core or "!" in core or "\u203d" in core:
-        return None if lower else j
+        if lower:
+            return None
+        if core == "!" and not (opened or _starts_sentence(t, k)):
+            name = (t[max(s, i - 9) : i].rsplit(None, 1) or [""])[-1]
+            if name.lstrip(_OPENERS) in _BANG_NAMES:
+                return None  # "at Yahoo! Research": the name, not the end
+        return j
 
     # A single full stop, maybe with closers after it.
     if t[i - 1].isspace():

@@ -271,6 +271,10 @@ def test_long_degenerate_runs_are_handled():
         # ? and ! combinations
         ("Really?! Yes. No!! Why?? Fine?", ["Really?!", "Yes.", "No!!", "Why??", "Fine?"]),
         ("She works at Yahoo! in Paris.", ["She works at Yahoo! in Paris."]),
+        ("Ask Yahoo! Research about it.", ["Ask Yahoo! Research about it."]),
+        ("I use Yahoo! It works.", ["I use Yahoo!", "It works."]),
+        ("! ! !", ["! ! !"]),
+        ("... So it begins. Ok.", ["... So it begins.", "Ok."]),
         ("Is that you, Dr? Yes, it is.", ["Is that you, Dr?", "Yes, it is."]),
         # URLs, emails, file names
         ("Visit example.com today. Bye.", ["Visit example.com today.", "Bye."]),
