@@ -667,17 +667,34 @@ def wire():
     on(el("export"), "click", on_export)
 
 
+def start_timeout():
+    # Tests shorten the wait with window.chunkerStartTimeout (set before the page loads).
+    try:
+        value = float(window.chunkerStartTimeout)
+        return value if value > 0 else START_TIMEOUT_S
+    except Exception:  # noqa: BLE001 - undefined: the default
+        return START_TIMEOUT_S
+
+
 async def watchdog():
-    await asyncio.sleep(START_TIMEOUT_S)
-    if S["worker"] is None:
-        show_error("Python has not started after " + str(START_TIMEOUT_S) + " seconds. A slow connection may "
-                   "still get there; otherwise reload the page, and if you run it yourself use "
-                   "python serve.py (it serves the WebAssembly runtime with the right types).")
+    """Count the seconds while Pyodide loads; past the limit, say so (it may still arrive)."""
+    limit = start_timeout()
+    waited = 0
+    while S["worker"] is None:
+        await asyncio.sleep(1)
+        waited += 1
+        if S["worker"] is not None:
+            return
+        status("Loading Python in a worker… " + str(waited) + " s (about 15 MB the first time, then cached)")
+        if waited >= limit and el("error").hidden:
+            show_error("Python has not started after " + str(waited) + " seconds. On a slow connection it may "
+                       "still arrive; otherwise reload the page. If you serve it yourself, use python serve.py: "
+                       "it serves the WebAssembly runtime with the right content types.")
 
 
 async def start():
     document.body.setAttribute("data-ui", "true")
-    status("Loading Python in a worker (about 15 MB the first time, cached after)…", 1)
+    status("Loading Python in a worker (about 15 MB the first time, then cached)…", 1)
     apply_defaults()
     restore(window.URLSearchParams.new(window.location.search))
     S["unit"] = el("unit").value

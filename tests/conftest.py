@@ -131,11 +131,13 @@ def chromium():
 class Page:
     """A loaded playground page plus what it did: requests, console errors, dialogs."""
 
-    def __init__(self, browser, url: str, **context_args):
+    def __init__(self, browser, url: str, context=None, **context_args):
         self.url = url
         parts = urllib.parse.urlsplit(url)
         self.origin = f"{parts.scheme}://{parts.netloc}"
-        self.context = browser.new_context(accept_downloads=True, **context_args)
+        # A page opened in another page's context shares its HTTP cache (no second cold load).
+        self.own_context = context is None
+        self.context = context or browser.new_context(accept_downloads=True, **context_args)
         self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=self.origin)
         self.page = self.context.new_page()
         self.requests: list[str] = []
@@ -171,7 +173,10 @@ class Page:
                                     timeout=LOAD_TIMEOUT_MS)
 
     def close(self):
-        self.context.close()
+        if self.own_context:
+            self.context.close()
+        else:
+            self.page.close()
 
     # ------------------------------------------------------------ driving the page
 

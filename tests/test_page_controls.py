@@ -361,7 +361,7 @@ def test_settings_round_trip_through_the_url(fresh, chromium):
     assert params(fresh) == {"strategy": "sentence", "unit": "words", "size": "70", "overlap": "20%",
                              "tokenizer": "cl100k", "breaks": "paragraph,line,sentence,clause"}
     assert "Deploying" not in link  # never the document
-    other = Page(chromium, link).open()
+    other = Page(chromium, link, context=fresh.context).open()
     try:
         assert other.controls() == fresh.controls()
         assert_same_as_python(other, SAMPLE)
@@ -417,3 +417,21 @@ def test_a_megabyte_document_leaves_the_page_responsive(fresh):
     expected = chunker.chunk(big, **fresh.controls())
     assert [(c["start"], c["end"]) for c in cards] == [(c.start_char, c.end_char) for c in expected.chunks[:len(cards)]]
     assert text_of(fresh, "#summary") == f"{len(expected.chunks)} chunks"
+
+
+def test_a_worker_that_never_starts_is_explained(chromium, serve_url):
+    """Pyodide's WebAssembly cut off: the text box still works and the page says what happened."""
+    page = Page(chromium, serve_url)
+    try:
+        page.page.add_init_script("window.chunkerStartTimeout = 2")
+        page.page.route("**/pyodide.asm.wasm", lambda route: route.abort())
+        page.page.goto(serve_url)
+        page.page.wait_for_selector("body[data-ui=true]", state="attached")
+        page.page.fill("#document", "Typed before Python is ready.")
+        assert page.page.input_value("#document") == "Typed before Python is ready."
+        page.page.wait_for_selector("#error:not([hidden])")
+        assert "Python has not started" in text_of(page, "#error")
+        assert "Traceback" not in text_of(page, "#error")
+        assert page.page.get_attribute("body", "data-ready") == "false"
+    finally:
+        page.close()
