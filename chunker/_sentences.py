@@ -65,6 +65,7 @@ _SCAN = re.compile(
     r"|[.!?\u203d\u2026](?<![.!?\u203d\u2026].)[.!?\u203d\u2026]*)" + _CL + r"(?=\s|\Z))"
 )
 _CJK_STOPS = "\u3002\uff01\uff1f\uff61"
+_TERMINALS = ".!?\u203d\u2026"
 
 _NONWS = re.compile(r"\S")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -206,7 +207,8 @@ def _split(t):
             s = n
         else:
             s = m2.start()
-            begin(s)
+            if not t[s].isupper():  # most sentences open with a capital: skip the call
+                begin(s)
 
     begin(s)
     for m in _SCAN.finditer(t):
@@ -215,7 +217,13 @@ def _split(t):
             p, pending = pending, -1
             cut(p)
         ch = t[a]
-        if ch == "\n":
+        if ch in _TERMINALS:
+            c = _decide(t, m, s, list_style, list_val)
+            if c is not None:
+                # A negative result is -(k + 1) for a list marker at k that
+                # opens the next sentence: "item 2. The second item".
+                cut(c if c >= 0 else -c - 1)
+        elif ch == "\n":
             if m.end() - a > 1:  # a blank line
                 cut(a)
                 list_style = None
@@ -237,14 +245,8 @@ def _split(t):
                 cut(k)
         elif ch in _CJK_STOPS:
             cut(m.end())
-        elif ch in _BULLETS:
+        else:  # a bullet
             cut(a)
-        else:
-            c = _decide(t, m, s, list_style, list_val)
-            if c is not None:
-                # A negative result is -(k + 1) for a list marker at k that
-                # opens the next sentence: "item 2. The second item".
-                cut(c if c >= 0 else -c - 1)
     while 0 <= pending:
         p, pending = pending, -1
         cut(p)
@@ -350,7 +352,7 @@ def _decide(t, m, s, list_style, list_val):
     general = (
         low in _GENERAL
         or word in _GENERAL_CASED
-        or (len(word) >= 3 and _MULTI.fullmatch(word) is not None)
+        or ("." in word and _MULTI.fullmatch(word) is not None)
     )
     if c.isdigit():
         if single or general or low in _NUMERIC:
