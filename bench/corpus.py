@@ -181,7 +181,6 @@ class _TreeBuilder(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.root = _Node("root", {})
         self.stack: list[_Node] = []
-        self.depth_outside = 0
 
     def handle_starttag(self, tag, attrs):
         a = {k: (v or "") for k, v in attrs}
@@ -390,7 +389,8 @@ class _Markdown:
                 for cell in row:
                     out.extend(self.blocks(cell))
             return out
-        texts = [[" ".join(t for _, t in self.blocks(cell)).replace("|", "\\|") for cell in row] for row in rows]
+        texts = [[" ".join(t for _, t in self.blocks(cell)).replace("|", "\\|") for cell in row]
+                 for row in rows]
         width = len(texts[0])
         if header_rows == 0:
             texts.insert(0, [""] * width)
@@ -893,9 +893,9 @@ def passages(kind: str) -> list[Passage]:
     if kind == "code":
         key += "-" + ".".join(map(str, sys.version_info[:3]))
     elif kind in EXTRA_KINDS:
-        key += "-" + hashlib.sha1(repr(sorted(
-            p.name for p in MAN_ROOT.glob("*/man*/*") if p.parts[-3] in ("ko", "ru", "uk", "fr", "es", "it", "pt", "pt_BR")
-        )).encode()).hexdigest()[:8]
+        langs = ("ko", "ru", "uk", "fr", "es", "it", "pt", "pt_BR")
+        names = sorted(p.name for p in MAN_ROOT.glob("*/man*/*") if p.parts[-3] in langs)
+        key += "-" + hashlib.sha1(repr(names).encode()).hexdigest()[:8]
     else:
         pkgs = ("python3.11-doc",) if kind in ("english", "markdown") else (
             {"german": ("manpages-de",), "dutch": ("manpages-nl",), "cjk": ("manpages-ja", "manpages-zh")}[kind])

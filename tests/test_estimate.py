@@ -164,7 +164,8 @@ def test_cjk_costs_more_per_character_than_latin():
 
 def test_long_and_capitalised_words_cost_more():
     assert estimate_tokens("cat") == 1
-    assert estimate_tokens("internationalization") > estimate_tokens("international") > estimate_tokens("nation")
+    long, longer, longest = "nation", "international", "internationalization"
+    assert estimate_tokens(longest) > estimate_tokens(longer) > estimate_tokens(long)
     assert estimate_tokens("CONFIGURATION") > estimate_tokens("configuration")
     assert estimate_tokens("Straßenbahnhaltestelle") > estimate_tokens("Strassen")
 
