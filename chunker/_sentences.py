@@ -53,9 +53,9 @@ _SCAN = re.compile(
     r"|\n(?=[^\S\n]*(?:[-*+" + _BULLETS + r"]|\#{1,6}|\d{1,3}[.)]|[a-z][.)])[^\S\n])"
     # A bullet symbol inside a line: "• first item • second item".
     r"|[" + _BULLETS + r"](?<=\s.)"
-    # The ")" of a "2)" or "2.)" list marker inside a line.
-    r"|\)(?=\s)(?:(?<=\s[a-z0-9]\))|(?<=\s\d\d\))|(?<=\s\d\d\d\))"
-    r"|(?<=\s[a-z0-9]\.\))|(?<=\s\d\d\.\))|(?<=\s\d\d\d\.\)))"
+    # The ")" of a "2)" list marker inside a line ("2.)" is a full stop
+    # with a closer, judged with the other full stops).
+    r"|\)(?=\s)(?:(?<=\s[a-z0-9]\))|(?<=\s\d\d\))|(?<=\s\d\d\d\)))"
     # CJK full stops need no space after them.
     r"|[\u3002\uff01\uff1f\uff61]+" + _CL +
     # Latin terminal punctuation, spaced ellipses included, then closers,
@@ -234,14 +234,15 @@ def _split(t):
         elif ch == ")":
             if list_style is None:
                 continue
-            tok = t[max(s, a - 4) : a + 1].rsplit(None, 1)[-1]
-            k = a + 1 - len(tok)
-            if k <= s:
+            tok = t[max(s, a - 3) : a].rsplit(None, 1)[-1]
+            k = a - len(tok)
+            if k <= s or list_style[1] != ")":
                 continue
-            style = (tok[0].isdigit(), ".)" if tok[-2] == "." else ")")
-            body = tok.rstrip(".)")
-            val = int(body) if style[0] else ord(body)
-            if style == list_style and val == list_val + 1:
+            if list_style[0]:
+                follows = tok.isdigit() and int(tok) == list_val + 1
+            else:
+                follows = len(tok) == 1 and ord(tok) == list_val + 1
+            if follows:
                 cut(k)
         elif ch in _CJK_STOPS:
             cut(m.end())
