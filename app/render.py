@@ -289,7 +289,8 @@ def compare_html(rows: Dict[str, Any], current: str, flags: Iterable[str]) -> st
             a = "" if row.exact else "≈"
             cells = (f"<td>{_num(row.chunks)}</td><td>{a}{_num(row.avg_tokens)}</td>"
                      f"<td>{a}{_num(row.min_tokens)}</td><td>{a}{_num(row.max_tokens)}</td>")
-            cells += "".join(f"<td>{_num(row.flag_counts.get(f, 0)) or ''}</td>" for f in flags)
+            counts = [row.flag_counts.get(f, 0) for f in flags]
+            cells += "".join(f"<td>{_num(n)}</td>" if n else '<td class="zero">0</td>' for n in counts)
         out.append(f"<tr{mark}>{label}{cells}</tr>")
     out.append("</tbody></table>")
     return "".join(out)

@@ -435,3 +435,21 @@ def test_a_worker_that_never_starts_is_explained(chromium, serve_url):
         assert page.page.get_attribute("body", "data-ready") == "false"
     finally:
         page.close()
+
+
+def test_readable_at_360px_and_in_dark_mode(fresh):
+    def background():
+        rgb = fresh.page.evaluate("getComputedStyle(document.body).backgroundColor")
+        return [int(v) for v in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3]]
+
+    fresh.page.set_viewport_size({"width": 360, "height": 740})
+    try:
+        # Nothing wider than the phone: long lines scroll inside their own boxes.
+        assert fresh.page.evaluate("document.documentElement.scrollWidth") <= 360
+        fresh.page.emulate_media(color_scheme="dark")
+        assert sum(background()) < 3 * 60
+        fresh.page.emulate_media(color_scheme="light")
+        assert sum(background()) > 3 * 200
+    finally:
+        fresh.page.emulate_media(color_scheme=None)
+        fresh.page.set_viewport_size({"width": 1280, "height": 720})
