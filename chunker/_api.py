@@ -73,8 +73,11 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     wide = has_wide_space(text)  # once for the document, not once per chunk
     chunks = _records(text, spans, settings, measure, tok, wide, keep_blank)
     # The exact measure has encoded the whole document already: do not encode it again.
-    doc_tokens = len(measure.offsets) if isinstance(measure, ExactTokenMeasure) else None
-    return ChunkResult(tuple(chunks), _stats(text, chunks, tok, doc_tokens, wide), settings, source)
+    doc_tokens = count_span = None
+    if isinstance(measure, ExactTokenMeasure):
+        doc_tokens, count_span = len(measure.offsets), measure.exact
+    return ChunkResult(tuple(chunks), _stats(text, chunks, tok, doc_tokens, wide, count_span),
+                       settings, source)
 
 
 def _records(text: str, spans: Sequence[Span], settings: Settings, measure: Measure,
@@ -82,12 +85,13 @@ def _records(text: str, spans: Sequence[Span], settings: Settings, measure: Meas
     size = settings.size
     out: List[Chunk] = []
     prev_end = None
+    exact = measure.exact if isinstance(measure, ExactTokenMeasure) else None
     for span in spans:
         start, end = span.start, span.end
         piece = text[start:end]
         if not keep_blank and not piece.strip():
             continue  # a window of pure whitespace has nothing to embed
-        tokens = tok.count(piece)
+        tokens = exact(start, end) if exact else tok.count(piece)
         measured = tokens if settings.unit == "tokens" else measure.count_text(piece)
         flags: List[str] = []
         if not ends_sentence(piece):
@@ -116,7 +120,8 @@ def _last_line_is_heading(piece: str) -> bool:
 
 
 def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optional[int] = None,
-           wide: Optional[bool] = None) -> Stats:
+           wide: Optional[bool] = None,
+           count_span: Optional[Callable[[int, int], int]] = None) -> Stats:
     if doc_tokens is None:
         doc_tokens = tok.count(text) if text.strip() else 0
     flag_counts: Dict[str, int] = {}
@@ -131,7 +136,9 @@ def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optio
     covered = chunks[0].end_char
     for c in chunks[1:]:
         if c.start_char < covered:
-            duplicated += tok.count(text[c.start_char:min(covered, c.end_char)])
+            stop = min(covered, c.end_char)
+            duplicated += (count_span(c.start_char, stop) if count_span
+                           else tok.count(text[c.start_char:stop]))
         covered = max(covered, c.end_char)
     tokens = [c.tokens for c in chunks]
     chars = [c.chars for c in chunks]

@@ -7,6 +7,7 @@ document once: exact tokenizers encode it a single time and answer from the toke
 from __future__ import annotations
 
 import bisect
+import re
 from typing import List
 
 from ._text import word_spans
@@ -84,6 +85,13 @@ class WordMeasure(Measure):
         return max(start + 1, min(limit, self.ends[last]))
 
 
+# A line break followed by a non-space character. In the cl100k and o200k pre-tokenizers no
+# pre-token can contain "\n" followed by a non-space (letters may take one leading non-newline
+# character, punctuation an optional leading space, whitespace runs end before it), so such a
+# position is a boundary of every text that contains it, not only of the whole document.
+_FORCED_BOUNDARY = re.compile(r"\n(?=\S)")
+
+
 class ExactTokenMeasure(Measure):
     """Token starts inside the span, from one encoding of the whole document."""
 
@@ -100,6 +108,23 @@ class ExactTokenMeasure(Measure):
 
     def count_text(self, text: str) -> int:
         return self.tokenizer.count(text)
+
+    def exact(self, start: int, end: int) -> int:
+        """Exactly ``tokenizer.count(text[start:end])``, encoding only the span's first and last
+        lines: between two forced boundaries the span's tokens are the document's tokens.
+        """
+        text, count = self.text, self.tokenizer.count
+        m = _FORCED_BOUNDARY.search(text, start, end)
+        if m is None:
+            return count(text[start:end])
+        head = m.end()
+        q = text.rfind("\n", head - 1, end - 1)
+        while not text[q + 1].strip():  # the last line break before a non-space
+            q = text.rfind("\n", head - 1, q)
+        tail = q + 1
+        off = self.offsets
+        middle = bisect.bisect_left(off, tail) - bisect.bisect_left(off, head)
+        return count(text[start:head]) + middle + count(text[tail:end])
 
     def advance(self, start: int, limit: int, n: int) -> int:
         off = self.offsets

