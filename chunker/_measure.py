@@ -85,11 +85,12 @@ class WordMeasure(Measure):
         return max(start + 1, min(limit, self.ends[last]))
 
 
-# A line break followed by a non-space character. In the cl100k and o200k pre-tokenizers no
-# pre-token can contain "\n" followed by a non-space (letters may take one leading non-newline
-# character, punctuation an optional leading space, whitespace runs end before it), so such a
-# position is a boundary of every text that contains it, not only of the whole document.
-_FORCED_BOUNDARY = re.compile(r"\n(?=\S)")
+# A line break followed by a non-space other than "/". In the cl100k and o200k pre-tokenizers
+# no pre-token holds "\n" and then such a character (letters may take one leading non-newline
+# character, punctuation an optional leading space, whitespace runs end before it; but o200k's
+# punctuation run may trail "[\r\n/]*", so ".\n/" is one pre-token), so such a position is a
+# boundary of every text that contains it, not only of the whole document.
+_FORCED_BOUNDARY = re.compile(r"\n(?=[^\s/])")
 
 
 class ExactTokenMeasure(Measure):
@@ -119,7 +120,7 @@ class ExactTokenMeasure(Measure):
             return count(text[start:end])
         head = m.end()
         q = text.rfind("\n", head - 1, end - 1)
-        while not text[q + 1].strip():  # the last line break before a non-space
+        while not text[q + 1].strip() or text[q + 1] == "/":  # the last forced boundary
             q = text.rfind("\n", head - 1, q)
         tail = q + 1
         off = self.offsets

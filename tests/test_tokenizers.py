@@ -114,7 +114,8 @@ def test_pure_python_backend_is_used_without_tiktoken():
 
 
 _lines = st.lists(st.sampled_from(["word", " word", "\n", "\n\n", "  ", "\t", "x.", "# H", "- item", "😀",
-                                   "日本", "12345", "'s", "\r\n", " \n", "```", "é", "<|endoftext|>"]),
+                                   "日本", "12345", "'s", "\r\n", " \n", "```", "é", "<|endoftext|>", "/", "./", ".\n/",
+                                   "\n/var", "-->", ")"]),
                   max_size=60).map("".join)
 
 
