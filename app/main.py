@@ -262,6 +262,8 @@ def render(view):
     document.body.setAttribute("data-renders", str(S["renders"]))
     el("results").setAttribute("aria-busy", "false")
     if not view.ok:
+        if view.counts:
+            el("counts").innerHTML = view.counts
         show_error(view.error)
         el("results").classList.add("stale")
         return

@@ -237,11 +237,16 @@ def cards_html(chunks: Sequence[Any], text: str, explanations: Dict[str, str], s
 # ---------------------------------------------------------------- stats, counts, compare
 
 
-def counts_html(stats: Any, tokenizer: str) -> str:
-    """The live counts under the text box."""
-    approx = "" if stats.exact else "≈"
-    return (f"{_num(stats.document_chars)} chars · {_num(stats.document_words)} words · "
-            f"{approx}{_num(stats.document_tokens)} tokens ({esc(tokenizer)})")
+def counts_html(chars: int, words: int, tokens: Optional[int], tokenizer: str, exact: bool) -> str:
+    """The live counts under the text box (``≈`` unless the tokenizer is exact).
+
+    >>> counts_html(1200, 190, 300, "approx", False)
+    '1,200 chars · 190 words · ≈300 tokens (approx)'
+    """
+    out = f"{_num(chars)} chars · {_num(words)} words"
+    if tokens is not None:
+        out += f" · {'' if exact else '≈'}{_num(tokens)} tokens ({esc(tokenizer)})"
+    return out
 
 
 def stats_html(stats: Any) -> str:
@@ -466,7 +471,8 @@ def view(text: str, result: Any, explanations: Dict[str, str], defaults: Dict[st
     return {
         "ok": True,
         "chunks": len(chunks),
-        "counts": counts_html(result.stats, result.settings.tokenizer),
+        "counts": counts_html(result.stats.document_chars, result.stats.document_words,
+                              result.stats.document_tokens, result.settings.tokenizer, result.stats.exact),
         "stats": stats_html(result.stats) if chunks else "",
         "doc": document_html(text, spans),
         "cards": cards_html(chunks, text, explanations, 0, CARD_PAGE, u16),

@@ -69,7 +69,21 @@ def run(text, settings_json):
         _last.update(result=result, options=options, limit=limit)
         return render.view(_doc["text"], result, chunker.FLAGS, chunker.DEFAULTS, limit)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message on the page
-        return _failure(exc)
+        failure = _failure(exc)
+        failure["counts"] = _counts(settings_json)
+        return failure
+
+
+def _counts(settings_json):
+    """The live counts even when the settings are wrong (the text box is still worth counting)."""
+    text = _doc["text"]
+    tokenizer = json.loads(settings_json).get("tokenizer")
+    try:
+        tokens = chunker.count_tokens(text, tokenizer)
+        exact = chunker.chunk("", tokenizer=tokenizer).stats.exact
+    except Exception:  # noqa: BLE001 - an unknown tokenizer: count what can be counted
+        return render.counts_html(len(text), len(text.split()), None, tokenizer, False)
+    return render.counts_html(len(text), len(text.split()), tokens, tokenizer, exact)
 
 
 def more_cards(start):

@@ -156,13 +156,15 @@ def test_bad_settings_are_a_message_not_a_traceback(fresh):
     assert error == str(expected.value)
     assert "Traceback" not in error and "\n" not in error
     assert "stale" in fresh.page.get_attribute("#results", "class")
+    fresh.set_text("Still counted while the settings are wrong.")
+    assert text_of(fresh, "#counts").startswith("43 chars · 7 words")
     fresh.fill("#size", "100")
     assert fresh.page.is_hidden("#error")
     fresh.fill("#overlap", "100")
     assert "overlap" in text_of(fresh, "#error") and "smaller than the size" in text_of(fresh, "#error")
     fresh.fill("#overlap", "10")
     assert fresh.page.is_hidden("#error")
-    assert_same_as_python(fresh, SAMPLE)
+    assert_same_as_python(fresh, "Still counted while the settings are wrong.")
 
 
 # ---------------------------------------------------------------- input
