@@ -8,7 +8,7 @@ from ._errors import ChunkerError
 from ._measure import ExactTokenMeasure, Measure, make_measure
 from ._records import Chunk, ChunkResult, Stats
 from ._settings import DEFAULTS, Settings
-from ._text import count_words, ends_sentence, has_wide_space, is_heading_line
+from ._text import ends_sentence, is_heading_line
 from ._tokenizers import Tokenizer, get_tokenizer
 from .strategies import Span, fixed, markdown, paragraph, recursive, sentence
 
@@ -70,18 +70,17 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     else:
         spans = _SPLITTERS[settings.strategy](text, size=size, overlap=overlap_count,
                                               measure=measure, breaks=settings.breaks)
-    wide = has_wide_space(text)  # once for the document, not once per chunk
-    chunks = _records(text, spans, settings, measure, tok, wide, keep_blank)
+    chunks = _records(text, spans, settings, measure, tok, keep_blank)
     # The exact measure has encoded the whole document already: do not encode it again.
     doc_tokens = count_span = None
     if isinstance(measure, ExactTokenMeasure):
         doc_tokens, count_span = len(measure.offsets), measure.exact
-    return ChunkResult(tuple(chunks), _stats(text, chunks, tok, doc_tokens, wide, count_span),
+    return ChunkResult(tuple(chunks), _stats(text, chunks, tok, doc_tokens, count_span),
                        settings, source)
 
 
 def _records(text: str, spans: Sequence[Span], settings: Settings, measure: Measure,
-             tok: Tokenizer, wide: bool, keep_blank: bool = False) -> List[Chunk]:
+             tok: Tokenizer, keep_blank: bool = False) -> List[Chunk]:
     size = settings.size
     out: List[Chunk] = []
     prev_end = None
@@ -105,8 +104,7 @@ def _records(text: str, spans: Sequence[Span], settings: Settings, measure: Meas
         if span.cut:
             flags.append("split_sentence")
         shared = max(0, min(prev_end, end) - start) if prev_end is not None else 0
-        out.append(Chunk(index=len(out), start_char=start, end_char=end, text=piece,
-                         chars=len(piece), words=count_words(piece, wide), tokens=tokens,
+        out.append(Chunk(index=len(out), start_char=start, end_char=end, text=piece, tokens=tokens,
                          tokens_estimated=not tok.exact, flags=tuple(flags),
                          headings=span.headings, overlap_chars=shared))
         prev_end = end
@@ -120,7 +118,6 @@ def _last_line_is_heading(piece: str) -> bool:
 
 
 def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optional[int] = None,
-           wide: Optional[bool] = None,
            count_span: Optional[Callable[[int, int], int]] = None) -> Stats:
     if doc_tokens is None:
         doc_tokens = tok.count(text) if text.strip() else 0
@@ -129,8 +126,8 @@ def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optio
         for f in c.flags:
             flag_counts[f] = flag_counts.get(f, 0) + 1
     if not chunks:
-        return Stats(0, len(text), count_words(text), doc_tokens, 0, 0.0, 0, 0, 0.0, 0, 0, 0.0, 0,
-                     tok.exact, flag_counts)
+        return Stats(0, len(text), doc_tokens, 0, 0.0, 0, 0, 0.0, 0, 0, 0.0, 0, tok.exact,
+                     flag_counts, document=text)
     # Text that several chunks hold is embedded once per extra chunk: count each repeat.
     duplicated = 0
     covered = chunks[0].end_char
@@ -144,7 +141,7 @@ def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optio
     chars = [c.chars for c in chunks]
     n = len(chunks)
     return Stats(
-        chunks=n, document_chars=len(text), document_words=count_words(text, wide),
+        chunks=n, document_chars=len(text), document=text,
         document_tokens=doc_tokens,
         min_tokens=min(tokens), avg_tokens=round(sum(tokens) / n, 2), max_tokens=max(tokens),
         min_chars=min(chars), avg_chars=round(sum(chars) / n, 2), max_chars=max(chars),

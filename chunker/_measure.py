@@ -16,8 +16,16 @@ from ._tokenizers import Tokenizer
 __all__ = ["Measure", "make_measure"]
 
 
+_INF = float("inf")
+
+
 class Measure:
-    """Base: sizes of spans of one document."""
+    """Base: sizes of spans of one document.
+
+    Measures whose count has a closed-form inverse also define ``reach(start, n)``, the
+    furthest end with ``count(start, end) <= n``, and ``back(end, n)``, the earliest start with
+    ``count(start, end) <= n``; the packer then bisects instead of walking piece by piece.
+    """
 
     unit = ""
 
@@ -52,6 +60,12 @@ class CharMeasure(Measure):
     def count(self, start: int, end: int) -> int:
         return end - start
 
+    def reach(self, start: int, n: int) -> float:
+        return start + n
+
+    def back(self, end: int, n: int) -> float:
+        return end - n
+
     def count_text(self, text: str) -> int:
         return len(text)
 
@@ -72,6 +86,14 @@ class WordMeasure(Measure):
 
     def count(self, start: int, end: int) -> int:
         return bisect.bisect_left(self.starts, end) - bisect.bisect_right(self.ends, start)
+
+    def reach(self, start: int, n: int) -> float:
+        k = bisect.bisect_right(self.ends, start) + n
+        return self.starts[k] if k < len(self.starts) else _INF
+
+    def back(self, end: int, n: int) -> float:
+        k = bisect.bisect_left(self.starts, end) - n - 1
+        return self.ends[k] if k >= 0 else -_INF
 
     def count_text(self, text: str) -> int:
         return len(text.split())
@@ -106,6 +128,14 @@ class ExactTokenMeasure(Measure):
     def count(self, start: int, end: int) -> int:
         off = self.offsets
         return bisect.bisect_left(off, end) - bisect.bisect_left(off, start)
+
+    def reach(self, start: int, n: int) -> float:
+        k = bisect.bisect_left(self.offsets, start) + n
+        return self.offsets[k] if k < len(self.offsets) else _INF
+
+    def back(self, end: int, n: int) -> float:
+        k = bisect.bisect_left(self.offsets, end) - n - 1
+        return self.offsets[k] + 1 if k >= 0 else -_INF
 
     def count_text(self, text: str) -> int:
         return self.tokenizer.count(text)

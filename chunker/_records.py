@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple
 
 from ._settings import Settings
+from ._text import count_words
 
 __all__ = ["Chunk", "Stats", "ChunkResult", "FLAGS"]
 
@@ -31,15 +32,24 @@ class Chunk:
     start_char: int
     end_char: int
     text: str
-    chars: int
-    words: int
     tokens: int
     tokens_estimated: bool
     flags: Tuple[str, ...] = ()
     headings: Tuple[str, ...] = ()
     overlap_chars: int = 0
+    chars: int = field(init=False)
+    # Counted on first use: chunking a large document for a pipeline need not pay for it.
+    _words: Optional[int] = field(init=False, default=None, repr=False, compare=False)
+
+    @property
+    def words(self) -> int:
+        """Whitespace-separated words, as ``len(text.split())``."""
+        if self._words is None:
+            object.__setattr__(self, "_words", count_words(self.text))
+        return self._words  # type: ignore[return-value]
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "chars", len(self.text))
         if not 0 <= self.start_char <= self.end_char:
             raise ValueError(f"chunk {self.index} has bad offsets {self.start_char}..{self.end_char}")
         if self.end_char - self.start_char != len(self.text):
@@ -70,7 +80,6 @@ class Stats:
 
     chunks: int
     document_chars: int
-    document_words: int
     document_tokens: int
     min_tokens: int
     avg_tokens: float
@@ -83,6 +92,15 @@ class Stats:
     embedding_tokens: int
     exact: bool
     flag_counts: Dict[str, int] = field(default_factory=dict)
+    document: str = field(default="", repr=False, compare=False)
+    _words: Optional[int] = field(init=False, default=None, repr=False, compare=False)
+
+    @property
+    def document_words(self) -> int:
+        """Whitespace-separated words of the whole document, counted on first use."""
+        if self._words is None:
+            object.__setattr__(self, "_words", count_words(self.document))
+        return self._words  # type: ignore[return-value]
 
     def to_dict(self) -> Dict[str, Any]:
         return {

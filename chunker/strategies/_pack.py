@@ -3,17 +3,13 @@ span into pieces that fit, and the packer that merges pieces into chunks with ov
 
 from __future__ import annotations
 
+import bisect
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from .._measure import CharMeasure, Measure
 from .._text import line_spans, paragraph_spans, word_spans
 
-__all__ = ["Span", "Leaves", "pack", "cascade", "LEVELS", "spans_from_pack", "counter"]
-
-
-def counter(measure: Measure) -> Optional[Callable[[int, int], int]]:
-    """What `pack` takes as `count`: None for characters, its fast path."""
-    return None if isinstance(measure, CharMeasure) else measure.count
+__all__ = ["Span", "Leaves", "pack", "cascade", "LEVELS", "spans_from_pack"]
 
 
 class Span(NamedTuple):
@@ -133,30 +129,37 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
     leaves.extend(segments[done:], cut)
 
 
-def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int,
-         count: Optional[Callable[[int, int], int]], hard: Optional[Set[int]] = None,
-         walls: Optional[Set[int]] = None) -> List[Tuple[int, int]]:
+def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int, measure: Measure,
+         hard: Optional[Set[int]] = None, walls: Optional[Set[int]] = None) -> List[Tuple[int, int]]:
     """Greedy packing of pieces into chunks of at most `size`, as (first, last) piece indices.
 
     The next chunk starts with the longest run of the previous chunk's trailing pieces that
     fits within `overlap` and still leaves room for the first new piece, so overlap is always
-    whole pieces and never more than asked. `count` None measures characters.
+    whole pieces and never more than asked. `spans` ascend and do not overlap.
     """
     walls = walls or set()
     stops = (hard or set()) | walls
+    if not spans:
+        return []
+    if hasattr(measure, "reach"):
+        return _pack_bisect(spans, size, overlap, measure, stops, walls)
+    return _pack_walk(spans, size, overlap, measure.count, stops, walls)
+
+
+def _overlap_floor(i: int, first_new: int, walls: Set[int]) -> int:
+    # Overlap never reaches back across a wall, nor to this chunk's own start.
+    return max(i + 1, first_new) if first_new in walls else i + 1
+
+
+def _pack_walk(spans, size, overlap, count, stops, walls):
+    """The reference packer: walks piece by piece, for measures without an inverse."""
     n = len(spans)
     out: List[Tuple[int, int]] = []
-    if n == 0:
-        return out
     i = first_new = 0
     while True:
         start = spans[i][0]
         j = first_new
-        # `count is None` means characters: plain arithmetic on the hot path.
-        while j + 1 < n and (j + 1) not in stops:
-            end = spans[j + 1][1]
-            if (end - start if count is None else count(start, end)) > size:
-                break
+        while j + 1 < n and (j + 1) not in stops and count(start, spans[j + 1][1]) <= size:
             j += 1
         out.append((i, j))
         nxt = j + 1
@@ -164,19 +167,42 @@ def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int,
             return out
         k = nxt
         if overlap > 0 and nxt not in walls:
-            # Overlap never reaches back across a wall, nor to this chunk's own start.
-            floor = max(i + 1, first_new) if first_new in walls else i + 1
             end_prev, end_next = spans[j][1], spans[nxt][1]
             kk = j
-            while kk >= floor:
+            while kk >= _overlap_floor(i, first_new, walls):
                 s = spans[kk][0]
-                if count is None:
-                    if end_prev - s > overlap or end_next - s > size:
-                        break
-                elif count(s, end_prev) > overlap or count(s, end_next) > size:
+                if count(s, end_prev) > overlap or count(s, end_next) > size:
                     break
                 k = kk
                 kk -= 1
+        i, first_new = k, nxt
+
+
+def _pack_bisect(spans, size, overlap, measure, stops, walls):
+    """`_pack_walk`'s result in O(log n) per chunk: ends and starts ascend, so the furthest
+    piece that fits and the earliest overlap piece are both found by bisection."""
+    n = len(spans)
+    starts = [s for s, _ in spans]
+    ends = [e for _, e in spans]
+    stop_list = sorted(stops)
+    reach, back = measure.reach, measure.back
+    out: List[Tuple[int, int]] = []
+    i = first_new = 0
+    while True:
+        si = bisect.bisect_right(stop_list, first_new)
+        limit = stop_list[si] if si < len(stop_list) and stop_list[si] < n else n
+        j = max(first_new, bisect.bisect_right(ends, reach(starts[i], size), first_new, limit) - 1)
+        out.append((i, j))
+        nxt = j + 1
+        if nxt >= n:
+            return out
+        k = nxt
+        if overlap > 0 and nxt not in walls:
+            earliest = max(back(ends[j], overlap), back(ends[nxt], size))
+            floor = _overlap_floor(i, first_new, walls)
+            kk = bisect.bisect_left(starts, earliest, floor, j + 1) if floor <= j else j + 1
+            if kk <= j:
+                k = kk
         i, first_new = k, nxt
 
 

@@ -16,7 +16,7 @@ from typing import List, NamedTuple, Tuple
 
 from .._measure import Measure
 from .._text import is_caps_heading
-from ._pack import counter, Leaves, Span, cascade, pack
+from ._pack import Leaves, Span, cascade, pack
 
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
@@ -171,7 +171,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
             leaves.walls.add(len(leaves))
         leaves.add(pending[0], raw.spans[-1][1])
 
-    groups = pack(leaves.spans, size=size, overlap=overlap, count=counter(measure),
+    groups = pack(leaves.spans, size=size, overlap=overlap, measure=measure,
                   hard=leaves.hard, walls=leaves.walls)
 
     # Heading path in force at each chunk's end: every heading before it, by level.

@@ -10,7 +10,7 @@ from typing import List, Tuple
 
 from .._measure import Measure
 from .._text import paragraph_spans
-from ._pack import counter, Span, pack
+from ._pack import Span, pack
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
@@ -21,5 +21,5 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     ['A.\\n\\nB.', 'C.']
     """
     spans = paragraph_spans(text)
-    groups = pack(spans, size=size, overlap=overlap, count=counter(measure))
+    groups = pack(spans, size=size, overlap=overlap, measure=measure)
     return [Span(spans[i][0], spans[j][1]) for i, j in groups]

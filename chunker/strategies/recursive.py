@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from .._measure import Measure
-from ._pack import counter, Leaves, Span, cascade, pack, spans_from_pack
+from ._pack import Leaves, Span, cascade, pack, spans_from_pack
 
 _LEVELS = ("paragraph", "line", "sentence", "word", "char")
 
@@ -23,5 +23,5 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     """
     leaves = Leaves()
     cascade(text, 0, len(text), 0, measure=measure, size=size, leaves=leaves, levels=_LEVELS)
-    groups = pack(leaves.spans, size=size, overlap=overlap, count=counter(measure), hard=leaves.hard)
+    groups = pack(leaves.spans, size=size, overlap=overlap, measure=measure, hard=leaves.hard)
     return spans_from_pack(leaves, groups)

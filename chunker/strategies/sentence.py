@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from .._measure import Measure
-from ._pack import counter, Leaves, Span, cascade, pack, spans_from_pack
+from ._pack import Leaves, Span, cascade, pack, spans_from_pack
 
 _ORDER = ("paragraph", "line", "sentence", "clause")
 
@@ -29,5 +29,5 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     leaves = Leaves()
     cascade(text, 0, len(text), 0, measure=measure, size=size, leaves=leaves, levels=levels,
             split_all_until=len(levels) - 3)
-    groups = pack(leaves.spans, size=size, overlap=overlap, count=counter(measure), hard=leaves.hard)
+    groups = pack(leaves.spans, size=size, overlap=overlap, measure=measure, hard=leaves.hard)
     return spans_from_pack(leaves, groups)
