@@ -39,6 +39,10 @@ class Measure:
         """The size of a final chunk's text on its own (flags are judged on this)."""
         raise NotImplementedError
 
+    def over(self, start: int, end: int, size: int) -> bool:
+        """Whether the span is too big to be a chunk as it stands."""
+        return self.count(start, end) > size
+
     def advance(self, start: int, limit: int, n: int) -> int:
         """The furthest end <= limit with count(start, end) <= n; at least start + 1."""
         lo, hi = start + 1, limit
@@ -139,6 +143,16 @@ class ExactTokenMeasure(Measure):
 
     def count_text(self, text: str) -> int:
         return self.tokenizer.count(text)
+
+    # Edge effects move a span's own count only a few tokens away from the document's count;
+    # beyond this margin the cheap count decides.
+    _MARGIN = 8
+
+    def over(self, start: int, end: int, size: int) -> bool:
+        c = self.count(start, end)
+        if abs(c - size) > self._MARGIN:
+            return c > size
+        return self.exact(start, end) > size
 
     def exact(self, start: int, end: int) -> int:
         """Exactly ``tokenizer.count(text[start:end])``, encoding only the span's first and last

@@ -29,5 +29,5 @@ def test_bisect_equals_walk(text, unit, by_line, data):
     walls = set(data.draw(st.lists(idx, max_size=3)))
     stops = hard | walls
     fast = _pack_bisect(spans, size, overlap, measure, stops, walls)
-    slow = _pack_walk(spans, size, overlap, measure.count, stops, walls)
+    slow = _pack_walk(spans, size, overlap, measure, stops, walls)
     assert fast == slow

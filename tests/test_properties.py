@@ -126,3 +126,17 @@ def test_empty_and_blank_input_give_no_chunks(strategy):
         res = chunker.chunk(text, strategy=strategy)
         assert res.chunks == () and res.stats.chunks == 0
         assert chunker.to_json(res) == "[]\n" and chunker.to_jsonl(res) == ""
+
+
+@pytest.mark.parametrize("tokenizer", ["o200k", "cl100k"])
+@pytest.mark.parametrize("strategy", ["recursive", "sentence", "markdown"])
+def test_exact_token_chunks_fit_on_real_documents(strategy, tokenizer):
+    # Packing decides with the document's one encoding, but what counts is each chunk encoded
+    # on its own: no chunk may exceed the size when the text can be split to fit.
+    for name, doc in real_documents():
+        for size in (64, 200, 512):
+            res = chunker.chunk(doc, strategy=strategy, unit="tokens", size=size, overlap=size // 8,
+                                tokenizer=tokenizer)
+            over = [(c.index, c.tokens) for c in res if "oversize" in c.flags]
+            assert not over, (name, size, over[:3])
+            assert all(c.tokens <= size for c in res)

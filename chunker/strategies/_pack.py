@@ -115,8 +115,8 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
     elif isinstance(measure, CharMeasure):
         oversized = [k for k, (a, b) in enumerate(segments) if b - a > size]
     else:
-        count = measure.count
-        oversized = [k for k, (a, b) in enumerate(segments) if count(a, b) > size]
+        over = measure.over
+        oversized = [k for k, (a, b) in enumerate(segments) if over(a, b, size)]
     done = 0
     for k in oversized:
         leaves.extend(segments[done:k], cut)
@@ -143,7 +143,21 @@ def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int, measure: 
         return []
     if hasattr(measure, "reach"):
         return _pack_bisect(spans, size, overlap, measure, stops, walls)
-    return _pack_walk(spans, size, overlap, measure.count, stops, walls)
+    return _pack_walk(spans, size, overlap, measure, stops, walls)
+
+
+def _exact_fit(exact, spans, i, j, floor, size):
+    """Step `j` back (not below `floor`) until the chunk i..j fits by the exact count.
+
+    Span counts from the document's encoding can differ from the chunk's own encoding by a
+    token or two at its edges; the chunk is what gets embedded, so it has the last word.
+    """
+    if exact is None:
+        return j
+    start = spans[i][0]
+    while j > floor and exact(start, spans[j][1]) > size:
+        j -= 1
+    return j
 
 
 def _overlap_floor(i: int, first_new: int, walls: Set[int]) -> int:
@@ -151,8 +165,9 @@ def _overlap_floor(i: int, first_new: int, walls: Set[int]) -> int:
     return max(i + 1, first_new) if first_new in walls else i + 1
 
 
-def _pack_walk(spans, size, overlap, count, stops, walls):
+def _pack_walk(spans, size, overlap, measure, stops, walls):
     """The reference packer: walks piece by piece, for measures without an inverse."""
+    count, exact = measure.count, getattr(measure, "exact", None)
     n = len(spans)
     out: List[Tuple[int, int]] = []
     i = first_new = 0
@@ -161,6 +176,7 @@ def _pack_walk(spans, size, overlap, count, stops, walls):
         j = first_new
         while j + 1 < n and (j + 1) not in stops and count(start, spans[j + 1][1]) <= size:
             j += 1
+        j = _exact_fit(exact, spans, i, j, first_new, size)
         out.append((i, j))
         nxt = j + 1
         if nxt >= n:
@@ -175,7 +191,18 @@ def _pack_walk(spans, size, overlap, count, stops, walls):
                     break
                 k = kk
                 kk -= 1
+            k = _exact_overlap(exact, spans, k, nxt, size)
         i, first_new = k, nxt
+
+
+def _exact_overlap(exact, spans, k, nxt, size):
+    """Drop leading overlap pieces until the overlap and the first new piece fit exactly."""
+    if exact is None:
+        return k
+    end = spans[nxt][1]
+    while k < nxt and exact(spans[k][0], end) > size:
+        k += 1
+    return k
 
 
 def _pack_bisect(spans, size, overlap, measure, stops, walls):
@@ -186,12 +213,14 @@ def _pack_bisect(spans, size, overlap, measure, stops, walls):
     ends = [e for _, e in spans]
     stop_list = sorted(stops)
     reach, back = measure.reach, measure.back
+    exact = getattr(measure, "exact", None)
     out: List[Tuple[int, int]] = []
     i = first_new = 0
     while True:
         si = bisect.bisect_right(stop_list, first_new)
         limit = stop_list[si] if si < len(stop_list) and stop_list[si] < n else n
         j = max(first_new, bisect.bisect_right(ends, reach(starts[i], size), first_new, limit) - 1)
+        j = _exact_fit(exact, spans, i, j, first_new, size)
         out.append((i, j))
         nxt = j + 1
         if nxt >= n:
@@ -202,7 +231,7 @@ def _pack_bisect(spans, size, overlap, measure, stops, walls):
             floor = _overlap_floor(i, first_new, walls)
             kk = bisect.bisect_left(starts, earliest, floor, j + 1) if floor <= j else j + 1
             if kk <= j:
-                k = kk
+                k = _exact_overlap(exact, spans, kk, nxt, size)
         i, first_new = k, nxt
 
 

@@ -27,6 +27,7 @@ _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
 
 _TEXT_LEVELS = ("paragraph", "line", "sentence", "word", "char")
 _BLOCK_LEVELS = ("line", "word", "char")
+_GLUE_LEVELS = ("line", "sentence", "word", "char")
 
 
 class Block(NamedTuple):
@@ -138,7 +139,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
             if not (is_heading and is_heading[-1]):
                 raw.walls.add(n0)  # a new section (consecutive headings share one)
             raw.add(b.start, b.end)
-        elif measure.count(b.start, b.end) <= size:
+        elif not measure.over(b.start, b.end, size):
             raw.add(b.start, b.end)
         else:
             raw.hard.add(n0)
@@ -148,28 +149,58 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
             raw.hard.add(len(raw))
         is_heading.extend([b.kind == "heading"] * (len(raw) - n0))
 
-    # Glue each run of headings to the piece after it, so a heading never ends a chunk.
+    # Glue each run of headings to the piece after it, so a heading never ends a chunk. A run
+    # too long to fit with its body (a table of contents) keeps only the trailing headings
+    # that fit; the others are empty sections and stand alone.
     leaves = Leaves()
-    pending = None  # (start, wall) of a run of headings waiting for its body
-    for k, (s, e) in enumerate(raw.spans):
-        wall = k in raw.walls
-        if is_heading[k]:
-            if pending is None:
-                pending = (s, wall)
-            continue
+    pending: List[int] = []  # raw indices of a run of headings waiting for its body
+
+    def add(k: int, start: int, wall: bool) -> None:
         n = len(leaves)
-        if pending is not None:
-            s, wall = pending[0], pending[1]
-            pending = None
         if wall:
             leaves.walls.add(n)
         elif k in raw.hard:
             leaves.hard.add(n)
-        leaves.add(s, e, raw.cut[k])
-    if pending is not None:  # the document ends with headings and no body
-        if pending[1]:
-            leaves.walls.add(len(leaves))
-        leaves.add(pending[0], raw.spans[-1][1])
+        leaves.add(start, raw.spans[k][1], raw.cut[k])
+
+    def glue(k: int, start: int, wall: bool) -> None:
+        # Heading plus body piece too big: cut the piece again with what the heading leaves.
+        s, e = raw.spans[k]
+        budget = size - measure.count(start, s)
+        if measure.over(start, e, size) and budget > 0:
+            sub = Leaves()
+            cascade(text, s, e, 0, measure=measure, size=budget, leaves=sub, levels=_GLUE_LEVELS)
+            if len(sub) > 1:
+                for idx, (a, b) in enumerate(sub.spans):
+                    n = len(leaves)
+                    if idx == 0:
+                        if wall:
+                            leaves.walls.add(n)
+                        leaves.add(start, b, sub.cut[0] or raw.cut[k])
+                    else:
+                        if idx in sub.hard:
+                            leaves.hard.add(n)
+                        leaves.add(a, b, sub.cut[idx] or raw.cut[k])
+                return
+        add(k, start, wall)
+
+    for k, (s, e) in enumerate(raw.spans):
+        if is_heading[k]:
+            pending.append(k)
+            continue
+        if not pending:
+            add(k, s, k in raw.walls)
+            continue
+        keep = len(pending) - 1
+        while keep > 0 and not measure.over(raw.spans[pending[keep - 1]][0], e, size):
+            keep -= 1
+        for h in pending[:keep]:
+            add(h, raw.spans[h][0], h in raw.walls)
+        glue(k, raw.spans[pending[keep]][0], keep > 0 or pending[0] in raw.walls)
+        pending = []
+    if pending:  # the document ends with headings and no body
+        for h in pending:
+            add(h, raw.spans[h][0], h in raw.walls)
 
     groups = pack(leaves.spans, size=size, overlap=overlap, measure=measure,
                   hard=leaves.hard, walls=leaves.walls)
