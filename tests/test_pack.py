@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from chunker._measure import make_measure
 from chunker._text import line_spans, word_spans
 from chunker._tokenizers import get_tokenizer
-from chunker.strategies._pack import _pack_bisect, _pack_walk
+from chunker.strategies._pack import pack
 
 _text = st.lists(st.sampled_from(["a", "bb", "word", "longerword", " ", "  ", "\n", "\n\n", ".", "😀", "日本",
                                   "x" * 25]), min_size=1, max_size=80).map("".join)
@@ -27,7 +27,6 @@ def test_bisect_equals_walk(text, unit, by_line, data):
     idx = st.integers(0, len(spans))
     hard = set(data.draw(st.lists(idx, max_size=4)))
     walls = set(data.draw(st.lists(idx, max_size=3)))
-    stops = hard | walls
-    fast = _pack_bisect(spans, size, overlap, measure, stops, walls)
-    slow = _pack_walk(spans, size, overlap, measure, stops, walls)
+    fast = pack(spans, size=size, overlap=overlap, measure=measure, hard=hard, walls=walls)
+    slow = pack(spans, size=size, overlap=overlap, measure=measure, hard=hard, walls=walls, walk=True)
     assert fast == slow

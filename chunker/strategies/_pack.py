@@ -130,20 +130,86 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
 
 
 def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int, measure: Measure,
-         hard: Optional[Set[int]] = None, walls: Optional[Set[int]] = None) -> List[Tuple[int, int]]:
+         hard: Optional[Set[int]] = None, walls: Optional[Set[int]] = None,
+         walk: bool = False) -> List[Tuple[int, int]]:
     """Greedy packing of pieces into chunks of at most `size`, as (first, last) piece indices.
 
     The next chunk starts with the longest run of the previous chunk's trailing pieces that
     fits within `overlap` and still leaves room for the first new piece, so overlap is always
-    whole pieces and never more than asked. `spans` ascend and do not overlap.
+    whole pieces and never more than asked. `spans` ascend and do not overlap. Measures with an
+    inverse are packed by bisection; `walk=True` forces the piece-by-piece reference.
     """
     walls = walls or set()
     stops = (hard or set()) | walls
     if not spans:
         return []
-    if hasattr(measure, "reach"):
-        return _pack_bisect(spans, size, overlap, measure, stops, walls)
-    return _pack_walk(spans, size, overlap, measure, stops, walls)
+    finder = (_Walk if walk or not hasattr(measure, "reach") else _Bisect)(spans, measure, stops)
+    exact = getattr(measure, "exact", None)
+    out: List[Tuple[int, int]] = []
+    i = first_new = 0
+    while True:
+        j = _exact_fit(exact, spans, i, finder.furthest(i, first_new, size), first_new, size)
+        out.append((i, j))
+        nxt = j + 1
+        if nxt >= len(spans):
+            return out
+        k = nxt
+        if overlap > 0 and nxt not in walls:
+            # Overlap never reaches back across a wall, nor to this chunk's own start.
+            floor = max(i + 1, first_new) if first_new in walls else i + 1
+            k = _exact_overlap(exact, spans, finder.earliest(floor, j, overlap, size), nxt, size)
+        i, first_new = k, nxt
+
+
+class _Walk:
+    """The reference: walks piece by piece, for measures without an inverse."""
+
+    def __init__(self, spans, measure, stops):
+        self.spans, self.count, self.stops = spans, measure.count, stops
+
+    def furthest(self, i, first_new, size):
+        """The last piece j >= first_new such that pieces i..j fit (first_new at least)."""
+        spans, count, stops = self.spans, self.count, self.stops
+        start, j = spans[i][0], first_new
+        while j + 1 < len(spans) and (j + 1) not in stops and count(start, spans[j + 1][1]) <= size:
+            j += 1
+        return j
+
+    def earliest(self, floor, j, overlap, size):
+        """The first piece k in floor..j such that k..j fits the overlap and k..j+1 the size;
+        j + 1 when there is none."""
+        spans, count = self.spans, self.count
+        end_prev, end_next = spans[j][1], spans[j + 1][1]
+        k = j + 1
+        while k - 1 >= floor:
+            s = spans[k - 1][0]
+            if count(s, end_prev) > overlap or count(s, end_next) > size:
+                break
+            k -= 1
+        return k
+
+
+class _Bisect:
+    """The same answers in O(log n): ends and starts ascend, and the measure can say how far a
+    count reaches (`reach`) and from where it reaches back (`back`)."""
+
+    def __init__(self, spans, measure, stops):
+        self.starts = [s for s, _ in spans]
+        self.ends = [e for _, e in spans]
+        self.stops = sorted(stops)
+        self.reach, self.back = measure.reach, measure.back
+
+    def furthest(self, i, first_new, size):
+        n, stops = len(self.ends), self.stops
+        si = bisect.bisect_right(stops, first_new)
+        limit = stops[si] if si < len(stops) and stops[si] < n else n
+        return max(first_new, bisect.bisect_right(self.ends, self.reach(self.starts[i], size), first_new, limit) - 1)
+
+    def earliest(self, floor, j, overlap, size):
+        if floor > j:
+            return j + 1
+        earliest = max(self.back(self.ends[j], overlap), self.back(self.ends[j + 1], size))
+        return bisect.bisect_left(self.starts, earliest, floor, j + 1)
 
 
 def _exact_fit(exact, spans, i, j, floor, size):
@@ -160,41 +226,6 @@ def _exact_fit(exact, spans, i, j, floor, size):
     return j
 
 
-def _overlap_floor(i: int, first_new: int, walls: Set[int]) -> int:
-    # Overlap never reaches back across a wall, nor to this chunk's own start.
-    return max(i + 1, first_new) if first_new in walls else i + 1
-
-
-def _pack_walk(spans, size, overlap, measure, stops, walls):
-    """The reference packer: walks piece by piece, for measures without an inverse."""
-    count, exact = measure.count, getattr(measure, "exact", None)
-    n = len(spans)
-    out: List[Tuple[int, int]] = []
-    i = first_new = 0
-    while True:
-        start = spans[i][0]
-        j = first_new
-        while j + 1 < n and (j + 1) not in stops and count(start, spans[j + 1][1]) <= size:
-            j += 1
-        j = _exact_fit(exact, spans, i, j, first_new, size)
-        out.append((i, j))
-        nxt = j + 1
-        if nxt >= n:
-            return out
-        k = nxt
-        if overlap > 0 and nxt not in walls:
-            end_prev, end_next = spans[j][1], spans[nxt][1]
-            kk = j
-            while kk >= _overlap_floor(i, first_new, walls):
-                s = spans[kk][0]
-                if count(s, end_prev) > overlap or count(s, end_next) > size:
-                    break
-                k = kk
-                kk -= 1
-            k = _exact_overlap(exact, spans, k, nxt, size)
-        i, first_new = k, nxt
-
-
 def _exact_overlap(exact, spans, k, nxt, size):
     """Drop leading overlap pieces until the overlap and the first new piece fit exactly."""
     if exact is None:
@@ -203,36 +234,6 @@ def _exact_overlap(exact, spans, k, nxt, size):
     while k < nxt and exact(spans[k][0], end) > size:
         k += 1
     return k
-
-
-def _pack_bisect(spans, size, overlap, measure, stops, walls):
-    """`_pack_walk`'s result in O(log n) per chunk: ends and starts ascend, so the furthest
-    piece that fits and the earliest overlap piece are both found by bisection."""
-    n = len(spans)
-    starts = [s for s, _ in spans]
-    ends = [e for _, e in spans]
-    stop_list = sorted(stops)
-    reach, back = measure.reach, measure.back
-    exact = getattr(measure, "exact", None)
-    out: List[Tuple[int, int]] = []
-    i = first_new = 0
-    while True:
-        si = bisect.bisect_right(stop_list, first_new)
-        limit = stop_list[si] if si < len(stop_list) and stop_list[si] < n else n
-        j = max(first_new, bisect.bisect_right(ends, reach(starts[i], size), first_new, limit) - 1)
-        j = _exact_fit(exact, spans, i, j, first_new, size)
-        out.append((i, j))
-        nxt = j + 1
-        if nxt >= n:
-            return out
-        k = nxt
-        if overlap > 0 and nxt not in walls:
-            earliest = max(back(ends[j], overlap), back(ends[nxt], size))
-            floor = _overlap_floor(i, first_new, walls)
-            kk = bisect.bisect_left(starts, earliest, floor, j + 1) if floor <= j else j + 1
-            if kk <= j:
-                k = _exact_overlap(exact, spans, kk, nxt, size)
-        i, first_new = k, nxt
 
 
 def spans_from_pack(leaves: Leaves, groups: Sequence[Tuple[int, int]]) -> List[Span]:
