@@ -444,7 +444,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.browser or args.profile:
         script = BENCH / ("browser.py" if args.browser else "_profile.py")
         extra = (["--quick"] if args.quick else []) + (["--sizes", args.sizes] if args.sizes and args.profile else []) \
-            + (["--only", args.only] if args.only and args.profile else [])
+            + (["--only", args.only] if args.only else [])
         return subprocess.call([sys.executable, str(script), *extra, *rest])
 
     sizes = sorted(float(s) for s in (args.sizes or ("0.1,0.4" if args.quick else "1,8,10")).split(","))
