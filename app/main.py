@@ -260,6 +260,8 @@ def apply_defaults():
 def render(view):
     S["renders"] += 1
     document.body.setAttribute("data-renders", str(S["renders"]))
+    if S["renders"] == 1:
+        document.body.setAttribute("data-ready", "true")  # the first view is on screen
     el("results").setAttribute("aria-busy", "false")
     if not view.ok:
         if view.counts:
@@ -714,12 +716,12 @@ async def start():
         status(None)
         return
     S["worker"] = worker
+    document.body.setAttribute("data-worker", "true")
     show_error(S["notice"])  # drop a start-up timeout message, keep a note about the link
     sync_help()
     status("Chunking…", 2)
     await refresh()
     status(None, 3)
-    document.body.setAttribute("data-ready", "true")
 
 
 await start()
