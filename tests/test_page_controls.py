@@ -124,6 +124,20 @@ def test_overlap_slider_number_and_percent_buttons(fresh):
     assert_same_as_python(fresh, SAMPLE)
 
 
+def test_a_burst_of_changes_ends_on_the_latest_settings(fresh):
+    # Forty slider steps in one go: calls to the worker are coalesced, and the view that stays
+    # is the one for the last value, never an older one that finished later.
+    before = fresh.renders()
+    fresh.act(lambda: fresh.page.evaluate("""() => {
+        const r = document.getElementById('size-range');
+        for (let v = 60; v <= 450; v += 10) { r.value = String(v); r.dispatchEvent(new Event('input')); }
+    }"""))
+    fresh.wait_idle()
+    assert fresh.page.input_value("#size") == "450" and params(fresh)["size"] == "450"
+    assert_same_as_python(fresh, SAMPLE)
+    assert fresh.renders() - before <= 2  # not one view per event
+
+
 def test_break_points_drive_the_sentence_strategy(fresh):
     fresh.select("strategy", "sentence")
     assert "inactive" not in fresh.page.get_attribute("#breaks", "class")
