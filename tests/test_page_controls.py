@@ -419,6 +419,11 @@ def test_every_control_has_a_label(fresh):
         .map(e => e.outerHTML.slice(0, 80))""")
     assert unlabelled == []
     assert fresh.page.locator("label[for=file]").count() == 1
+    # The hidden file input is reached with Tab, and its visible label shows the focus.
+    fresh.page.focus("#insert-sample")
+    fresh.page.keyboard.press("Tab")
+    assert fresh.page.evaluate("document.activeElement.id") == "file"
+    assert fresh.page.eval_on_selector("label[for=file]", "e => getComputedStyle(e).outlineStyle") == "solid"
 
 
 def test_a_megabyte_document_leaves_the_page_responsive(fresh):
