@@ -281,6 +281,7 @@ def render(view):
     el("cards").innerHTML = view.cards
     el("advice").innerHTML = view.advice
     el("code").innerHTML = view.code
+    el("records-preview").innerHTML = view.preview
     S["hl"] = []
 
 

@@ -18,6 +18,7 @@ No chunking logic: the numbers come from the result's records and stats.
 from __future__ import annotations
 
 import html
+import json
 import re
 from bisect import bisect_left
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -368,13 +369,100 @@ def _looks_like_markdown(text: str) -> bool:
     return len(_MD.findall(text[:200_000])) >= 2
 
 
+CONTENT_TYPES: Dict[str, Tuple[str, str, str]] = {
+    "faq": ("FAQ or short Q&A", "300,15%", "300 tokens with 15% overlap keeps each answer with its question"),
+    "chat": ("chat history", "384,0", "split by turn; 384 tokens with no overlap"),
+    "technical": ("technical documentation", "1024,10%", "1,024 tokens with 10% overlap keeps code samples and procedures together"),
+    "general": ("general prose", "500,10%", "500 tokens with 10% overlap is the common first setting"),
+}
+"""Content types the advice recognises: label, settings for its Apply button, why."""
+
+_SPEAKER = re.compile(r"^(user|assistant|human|ai|system|bot|agent|customer|q|a)\s*:", re.I)
+_QUESTION = re.compile(r"^(\*\*|#+\s*|q[:.]\s*)?[^.!?\n]{4,160}\?")
+_CODE = re.compile(r"^\s*(def |class |import |from \S+ import |function |const |let |var |#include|public |private "
+                   r"|return\b|if .*:$|for .*:$|elif |else:|try:|except|with .*:$|[{}]\s*$)|[;{]\s*$")
+_INVISIBLE = re.compile("[\u00a0\u200b\u200c\u200d\u2060\u00ad]")
+
+
+def content_type(text: str) -> str:
+    r"""A guess at what the document is, to pick a starting point (seed 002's table).
+
+    >>> content_type("User: hi\nAssistant: hello\nUser: help?\nAssistant: sure")
+    'chat'
+    >>> content_type("# Setup\n\nRun it:\n\n```sh\nmake\n```\n")
+    'technical'
+    """
+    lines = [line.strip() for line in text[:200_000].splitlines() if line.strip()]
+    if not lines:
+        return ""
+    speakers = sum(bool(_SPEAKER.match(line)) for line in lines)
+    if speakers >= 4 and speakers * 2 >= len(lines):
+        return "chat"
+    questions = sum(bool(_QUESTION.match(line)) for line in lines)
+    if questions >= 3 and questions * 3 >= len(lines):
+        return "faq"
+    if "```" in text or (_looks_like_markdown(text) and sum(bool(_CODE.search(l)) for l in lines) >= 3):
+        return "technical"
+    return "general"
+
+
+def pitfalls(text: str) -> List[Tuple[str, str]]:
+    """Seed 004's pitfalls, detected: structured data, source code, a BOM, invisible characters."""
+    out: List[Tuple[str, str]] = []
+    head = text[:200_000]
+    stripped = head.strip()
+    lines = [line for line in head.splitlines() if line.strip()]
+    if stripped[:1] in "[{" and stripped:
+        try:
+            json.loads(text)
+            out.append(("warn", "This is JSON: a text chunker cuts its records in half and the pieces embed as "
+                                "noise. Split it at record boundaries first (one object per chunk)."))
+        except ValueError:
+            pass
+    if len(lines) >= 5 and not out:
+        for sep, name in ((",", "CSV"), ("\t", "TSV")):
+            counts = [line.count(sep) for line in lines[:50]]
+            if counts[0] >= 2 and sum(c == counts[0] for c in counts) * 10 >= len(counts) * 8:
+                out.append(("warn", f"This looks like {name}: chunk structured rows by record (or embed a text "
+                                    "rendering of each row), not by size."))
+                break
+    if lines and "```" not in head:
+        code = sum(bool(_CODE.search(line)) for line in lines)
+        if code * 5 >= len(lines) and code >= 5:
+            out.append(("tip", "This looks like source code: split it at function or class boundaries "
+                               "(a syntax-aware splitter); size-based windows cut functions apart."))
+    if text.startswith("\ufeff"):
+        out.append(("tip", "The text starts with a byte-order mark (U+FEFF). It counts as a character in the "
+                           "offsets; strip it if your pipeline does."))
+    invisible = len(_INVISIBLE.findall(head))
+    if invisible:
+        out.append(("tip", f"The text holds {invisible:,} invisible or non-breaking characters (no-break spaces, "
+                           "zero-width or soft hyphens). They change token counts: normalise them before embedding."))
+    return out
+
+
 def advice_html(result: Any, text: str, limit: Optional[str] = None) -> str:
-    items = advice(result, text, limit)
-    if not items:
-        return '<p class="ok">No warnings for these settings.</p>'
-    return "<ul class=\"advice\">" + "".join(
-        f'<li class="{level}"><span class="lvl">{"Warning" if level == "warn" else "Tip"}:</span> {esc(msg)}</li>'
-        for level, msg in items) + "</ul>"
+    """The advice list: what the document looks like (with an Apply button), then warnings and tips."""
+    if not text.strip():
+        return ('<p class="ok">Paste some text to start. A common starting point is 400 to 512 tokens '
+                "with 10% to 20% overlap; test it against your own questions.</p>")
+    parts = []
+    kind = content_type(text)
+    if kind:
+        label, apply, why = CONTENT_TYPES[kind]
+        size, overlap = apply.split(",")
+        parts.append(f'<li class="tip"><span class="lvl">Looks like {esc(label)}:</span> {esc(why)}. '
+                     f'<button type="button" data-apply="{esc(apply)}">Use {esc(size)} / {esc(overlap)}</button></li>')
+    for level, message in pitfalls(text) + advice(result, text, limit):
+        parts.append(f'<li class="{level}"><span class="lvl">{"Warning" if level == "warn" else "Tip"}:</span> '
+                     f"{esc(message)}</li>")
+    return '<ul class="advice">' + "".join(parts) + "</ul>"
+
+
+def records_preview(result: Any, count: int = 3) -> str:
+    """The first records exactly as the JSON export writes them (seed 003 shows its output inline)."""
+    records = [c.to_dict() for c in result.chunks[:count]]
+    return esc(json.dumps(records, ensure_ascii=False, indent=2))
 
 
 # ---------------------------------------------------------------- copy as code
@@ -477,6 +565,7 @@ def view(text: str, result: Any, explanations: Dict[str, str], defaults: Dict[st
         "doc": document_html(text, spans),
         "cards": cards_html(chunks, text, explanations, 0, CARD_PAGE, u16),
         "advice": advice_html(result, text, limit),
+        "preview": records_preview(result),
         "code": code_html(snips),
         "settings": result.settings.to_dict(),
         "overlap_count": result.settings.overlap_count,

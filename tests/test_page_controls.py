@@ -325,6 +325,10 @@ def test_starting_points_apply_their_settings(fresh):
     fresh.click("button[data-apply='300,15%']")
     assert params(fresh)["overlap"] == "15%" and fresh.page.input_value("#overlap") == "45"
     assert_same_as_python(fresh, SAMPLE)
+    # The advice recognises the sample as technical documentation and offers its row.
+    assert "Looks like technical documentation" in text_of(fresh, "#advice")
+    fresh.click("#advice button[data-apply]")
+    assert fresh.page.input_value("#size") == "1024" and params(fresh)["overlap"] == "10%"
 
 
 # ---------------------------------------------------------------- export
@@ -346,6 +350,7 @@ def test_downloads_are_the_clis_formats(fresh):
         assert name == f"chunks.{fmt}"
         assert content == serialise(result)
     assert json.loads(download(fresh, "json")[1])[0]["headings"] == list(result.chunks[0].headings)
+    assert json.loads(text_of(fresh, "#records-preview")) == json.loads(chunker.to_json(result))[:3]
 
 
 def test_copy_all_and_copy_as_code(fresh):

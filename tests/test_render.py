@@ -7,6 +7,7 @@ what a browser would build: which elements exist and what text they hold.
 from __future__ import annotations
 
 import doctest
+import html
 import html.parser
 import json
 import subprocess
@@ -293,3 +294,49 @@ def test_view_is_json_ready():
     view = render.view(text, res, chunker.FLAGS, chunker.DEFAULTS, "bge")
     json.dumps(view)  # crosses to the main thread as plain data
     assert view["ok"] and view["chunks"] == len(res.chunks)
+
+
+# ---------------------------------------------------------------- content types and pitfalls
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("User: my invoice is wrong\nAssistant: which one?\nUser: March\nAssistant: fixed\n", "chat"),
+    ("How do I reset it?\nHold the button.\nWhere is the log?\nIn /var/log.\nCan I export?\nYes.\n", "faq"),
+    ((ROOT / "app" / "sample.md").read_text(encoding="utf-8"), "technical"),
+    ("A plain paragraph of prose. It has sentences.\n\nAnother paragraph follows here.", "general"),
+    ("   \n", ""),
+])
+def test_content_type_picks_a_starting_point(text, kind):
+    assert render.content_type(text) == kind
+
+
+def test_advice_offers_the_starting_point_for_the_content_type():
+    text = "User: hi\nAssistant: hello\nUser: refund?\nAssistant: done\nUser: thanks\n"
+    res = chunker.chunk(text, size=100, overlap=0)
+    tree = Tree(render.advice_html(res, text))
+    button = next(a for t, a in tree.tags if t == "button")
+    assert button["data-apply"] == render.CONTENT_TYPES["chat"][1]
+    assert "chat history" in "".join(tree.text)
+    empty = "".join(Tree(render.advice_html(chunker.chunk("", size=100, overlap=0), "")).text)
+    assert empty.startswith("Paste some text to start")
+
+
+def test_pitfalls_are_detected():
+    import inspect
+
+    def said(text):
+        return " ".join(m for _, m in render.pitfalls(text))
+
+    assert "JSON" in said(json.dumps([{"id": i, "body": "text " * 5} for i in range(20)]))
+    assert "CSV" in said("id,name,price\n" + "".join(f"{i},item {i},{i}.5\n" for i in range(30)))
+    assert "source code" in said(inspect.getsource(subprocess))
+    assert "byte-order mark" in said("\ufeffTitle\n\nBody.")
+    assert "2 invisible" in said("no\u00a0break and zero\u200bwidth")
+    assert said((ROOT / "app" / "sample.md").read_text(encoding="utf-8")) == ""
+
+
+def test_records_preview_is_the_start_of_the_json_export():
+    text = (ROOT / "app" / "sample.md").read_text(encoding="utf-8")
+    res = chunker.chunk(text, strategy="markdown", size=200, overlap=0)
+    shown = html.unescape(render.records_preview(res))
+    assert json.loads(shown) == json.loads(chunker.to_json(res))[:3]
