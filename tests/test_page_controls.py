@@ -393,10 +393,13 @@ def test_settings_round_trip_through_the_url(fresh, chromium):
 
 
 def test_unusable_link_values_are_reported(fresh):
-    fresh.page.goto(fresh.url + "?strategy=bogus&size=big&overlap=15%25&breaks=nope")
+    fresh.page.goto(fresh.url + "?strategy=bogus&size=big&overlap=15%25&breaks=nope"
+                    "&unit=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E")
     fresh.wait_ready()
     message = text_of(fresh, "#error")
     assert "strategy=bogus" in message and "size=big" in message and "breaks=nope" in message
+    assert "unit=<img src=x onerror=alert(1)>" in message  # shown as text, never as markup
+    assert fresh.page.locator("#error *").count() == 0
     assert fresh.controls()["strategy"] == chunker.DEFAULTS["strategy"]
     assert fresh.controls()["overlap"] == "15%"  # the good values still apply
     assert_same_as_python(fresh, SAMPLE)
