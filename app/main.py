@@ -13,15 +13,21 @@ import json
 from pyscript import document, window, workers
 from pyscript.ffi import create_proxy, to_js
 
+# NOTE: MicroPython copies every string it reads from JavaScript into a heap of a few MB, so the
+# document, the view's HTML and the exports never pass through Python variables here: they move
+# inside JavaScript objects (static/bridge.js), and this code only hands those objects along.
+BRIDGE = window.chunkerBridge
+MAX_FILE_BYTES = 50_000_000
+
 SAMPLE_FILE = "sample.md"
 START_TIMEOUT_S = 60  # then say so on the page (the worker may still arrive later)
 SLOW_CALL_S = 2
+COMPARE_AUTO_CHARS = 1_500_000  # larger documents are compared on request only
 
 UNIT_SLIDER = {"tokens": (16, 2048), "chars": (50, 8000), "words": (10, 1500)}
 UNIT_CHARS = {"tokens": 4, "chars": 1, "words": 6}  # rough characters per unit, for unit switches
 DEFAULTS = {"strategy": "recursive", "unit": "tokens", "size": "150", "overlap": "10%",
             "tokenizer": "approx", "breaks": "paragraph,line,sentence", "limit": ""}
-MIME = {"json": "application/json", "jsonl": "application/x-ndjson", "txt": "text/plain"}
 
 S = {
     "worker": None,
@@ -33,6 +39,8 @@ S = {
     "hl": [],            # highlighted elements
     "renders": 0,        # views rendered so far (body[data-renders], for tests and debugging)
     "notice": "",        # a note about ignored link parameters, shown until the user acts
+    "compare_now": False,  # the user asked to compare a large document
+    "doc_chars": 0,      # length of the document in the last view
 }
 
 
@@ -265,23 +273,18 @@ def render(view):
     el("results").setAttribute("aria-busy", "false")
     if not view.ok:
         if view.counts:
-            el("counts").innerHTML = view.counts
+            BRIDGE.setHTML(el("counts"), view, "counts")
         show_error(view.error)
         el("results").classList.add("stale")
         return
     show_error(S["notice"])
     el("results").classList.remove("stale")
-    el("counts").innerHTML = view.counts
-    el("stats").innerHTML = view.stats
+    for name, key in (("counts", "counts"), ("stats", "stats"), ("doc-view", "doc"), ("cards", "cards"),
+                      ("advice", "advice"), ("code", "code"), ("records-preview", "preview")):
+        BRIDGE.setHTML(el(name), view, key)
     el("summary").textContent = view.summary
-    if view.chunks:
-        el("doc-view").innerHTML = view.doc
-    else:
+    if not view.chunks:
         el("doc-view").innerHTML = '<p class="placeholder">Paste a document to see its chunks.</p>'
-    el("cards").innerHTML = view.cards
-    el("advice").innerHTML = view.advice
-    el("code").innerHTML = view.code
-    el("records-preview").innerHTML = view.preview
     S["hl"] = []
 
 
@@ -293,30 +296,44 @@ async def refresh():
     """
     S["dirty"] = True
     document.body.setAttribute("data-busy", "true")
+    await pump()
+
+
+async def pump():
     if S["busy"] or S["worker"] is None:
         return
     S["busy"] = True
     w = S["worker"]
     try:
-        while S["dirty"]:
-            S["dirty"] = False
-            text = None
-            if not S["text_sent"]:
-                text = TEXT.value
-                S["text_sent"] = True
-            s = settings()
-            el("results").setAttribute("aria-busy", "true")
-            slow = window.setTimeout(create_proxy(lambda: status("Working…")), SLOW_CALL_S * 1000)
-            view = await w.run(text, json.dumps(s))
-            window.clearTimeout(slow)
-            if S["dirty"] and view.ok:
-                continue  # already out of date: skip straight to the latest settings
-            render(view)
-            if S["dirty"] or not view.ok:
+        while S["dirty"] or S["compare_now"]:
+            if S["dirty"]:
+                S["dirty"] = False
+                text = None
+                if not S["text_sent"]:
+                    text = BRIDGE.documentText()
+                    S["text_sent"] = True
+                el("results").setAttribute("aria-busy", "true")
+                slow = window.setTimeout(create_proxy(lambda: status("Working…")), SLOW_CALL_S * 1000)
+                view = await w.run(text, json.dumps(settings()))
+                window.clearTimeout(slow)
+                if S["dirty"] and view.ok:
+                    continue  # already out of date: skip straight to the latest settings
+                render(view)
+                if S["dirty"] or not view.ok:
+                    continue
+                S["doc_chars"] = view.doc_chars
+                document.body.setAttribute("data-busy", "false")
+                status(None)
+            if S["doc_chars"] > COMPARE_AUTO_CHARS and not S["compare_now"]:
+                # Six strategies over several megabytes can keep the worker busy for a while,
+                # and a running call cannot be interrupted: wait until the user asks.
+                el("compare-table").innerHTML = (
+                    '<p class="help">This document is large, so the comparison waits for you. '
+                    '<button type="button" id="run-compare">Compare all strategies</button></p>')
+                document.body.setAttribute("data-compare", "manual")
                 continue
-            document.body.setAttribute("data-busy", "false")
+            S["compare_now"] = False
             document.body.setAttribute("data-compare", "pending")
-            status(None)
             # The compare table: one strategy per call so new input is never stuck behind it.
             for name in ("recursive", "fixed", "sentence", "paragraph", "markdown", "langchain"):
                 if S["dirty"]:
@@ -432,10 +449,10 @@ def click_text(event):
 
 
 async def more_cards(button):
-    html = await S["worker"].more_cards(int(data(button, "data-next")))
+    view = await S["worker"].more_cards(int(data(button, "data-next")))
     item = button.closest("li")
     if item is not None:
-        item.outerHTML = html
+        BRIDGE.replaceHTML(item, view, "cards")
 
 
 # ---------------------------------------------------------------- controls
@@ -505,6 +522,11 @@ def on_apply(event):
 
 
 def on_compare_click(event):
+    if closest(event, "#run-compare") is not None:
+        S["compare_now"] = True
+        el("compare-table").innerHTML = '<p class="help">Comparing…</p>'
+        spawn(pump())
+        return
     button = closest(event, "button[data-strategy]")
     if button is not None:
         el("strategy").value = data(button, "data-strategy")
@@ -526,24 +548,13 @@ def clear(event=None):
     text_changed()
 
 
-OPENABLE = (".txt", ".md", ".markdown", ".text")
-
-
 async def open_file(file):
-    name = str(file.name)
-    if not name.lower().endswith(OPENABLE):
-        show_error("Cannot open " + name + ": only .txt and .md files can be opened. Paste other text instead.")
+    problem = await BRIDGE.openFile(file, MAX_FILE_BYTES)
+    if problem:
+        show_error(problem)
         return
-    if file.size > 20_000_000:
-        show_error(name + " is " + str(file.size // 1_000_000) + " MB: open a file under 20 MB.")
-        return
-    text = await file.text()
-    if "\x00" in text:
-        show_error(name + " is not a text file (it contains NUL bytes). Open a UTF-8 .txt or .md file.")
-        return
-    TEXT.value = text
     show_error("")
-    toast("Opened " + name)
+    toast("Opened " + str(file.name))
     text_changed()
 
 
@@ -596,25 +607,18 @@ async def copy_text(text, what):
 
 
 async def download(fmt):
-    text = await S["worker"].export(fmt)
-    if not text:
+    blob = await S["worker"].export(fmt)
+    if blob is None:
         show_error("Nothing to export yet: paste a document first.")
         return
-    blob = window.Blob.new(to_js([text]), to_js({"type": MIME[fmt] + ";charset=utf-8"}))
-    url = window.URL.createObjectURL(blob)
-    link = document.createElement("a")
-    link.href = url
-    link.download = "chunks." + fmt
-    document.body.appendChild(link)
-    link.click()
-    link.remove()
-    window.setTimeout(create_proxy(lambda: window.URL.revokeObjectURL(url)), 10000)
+    BRIDGE.download(blob, "chunks." + fmt)
 
 
 async def copy_all():
-    text = await S["worker"].export("txt")
-    if text:
-        await copy_text(text, "all chunks")
+    blob = await S["worker"].export("txt")
+    if blob is not None:
+        ok = await BRIDGE.copyBlob(blob)
+        toast("Copied all chunks" if ok else "Could not copy: the browser refused the clipboard")
 
 
 def on_export(event):
@@ -704,7 +708,7 @@ async def start():
     restore(window.URLSearchParams.new(window.location.search))
     S["unit"] = el("unit").value
     write_url()
-    if not TEXT.value:
+    if not BRIDGE.documentLength():
         with open(SAMPLE_FILE) as f:
             TEXT.value = f.read()
     wire()

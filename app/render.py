@@ -559,6 +559,7 @@ def view(text: str, result: Any, explanations: Dict[str, str], defaults: Dict[st
     return {
         "ok": True,
         "chunks": len(chunks),
+        "doc_chars": len(text),
         "counts": counts_html(result.stats.document_chars, result.stats.document_words,
                               result.stats.document_tokens, result.settings.tokenizer, result.stats.exact),
         "stats": stats_html(result.stats) if chunks else "",

@@ -52,11 +52,26 @@ def hello():
             "breaks": dict(chunker.BREAKS), "flags": dict(chunker.FLAGS)}
 
 
-def run(text, settings_json):
-    """Chunk the document (``text`` None = unchanged) and return the whole view."""
-    # NOTE: the main thread's None arrives as JavaScript null, which Pyodide hands over as
-    # `jsnull`, not None: anything but a str means "the same document as before".
-    if isinstance(text, str):
+def _text_of(doc):
+    """The document from the main thread: ``{text: ...}`` (a JsProxy or a dict), or a str.
+
+    The main thread wraps it in a JavaScript object so MicroPython never copies it (see
+    static/bridge.js). Anything else, including None, which arrives as JavaScript null and so
+    as Pyodide's `jsnull`, means "the same document as before".
+    """
+    if isinstance(doc, str):
+        return doc
+    if isinstance(doc, dict):
+        value = doc.get("text")
+    else:
+        value = getattr(doc, "text", None)
+    return value if isinstance(value, str) else None
+
+
+def run(doc, settings_json):
+    """Chunk the document (None = unchanged) and return the whole view."""
+    text = _text_of(doc)
+    if text is not None:
         _doc["text"] = text
         _doc["version"] += 1
     try:
@@ -90,8 +105,8 @@ def more_cards(start):
     """The next batch of chunk cards for a long list."""
     result = _last["result"]
     if result is None:
-        return ""
-    return render.cards_html(result.chunks, _doc["text"], chunker.FLAGS, int(start))
+        return {"cards": ""}
+    return {"cards": render.cards_html(result.chunks, _doc["text"], chunker.FLAGS, int(start))}
 
 
 def compare(strategy):
@@ -113,12 +128,25 @@ def compare(strategy):
     return render.compare_html(rows, options["strategy"], chunker.FLAGS)
 
 
+_EXPORTS = {
+    "json": (chunker.to_json, "application/json"),
+    "jsonl": (chunker.to_jsonl, "application/x-ndjson"),
+    "txt": (chunker.to_text, "text/plain"),
+}
+
+
 def export(fmt):
-    """The result on screen as `chunker.to_json` / `to_jsonl` / `to_text` (the CLI's formats)."""
+    """The result on screen as `chunker.to_json` / `to_jsonl` / `to_text` (the CLI's formats),
+    in a Blob: the main thread passes it to the browser without copying it (static/bridge.js)."""
     result = _last["result"]
     if result is None:
-        return ""
-    return {"json": chunker.to_json, "jsonl": chunker.to_jsonl, "txt": chunker.to_text}[fmt](result)
+        return None
+    from js import Blob, Object  # noqa: PLC0415 - only in the browser
+    from pyodide.ffi import to_js  # noqa: PLC0415
+
+    serialise, mime = _EXPORTS[fmt]
+    options = to_js({"type": mime + ";charset=utf-8"}, dict_converter=Object.fromEntries)
+    return Blob.new(to_js([serialise(result)]), options)
 
 
 __export__ = ["hello", "run", "more_cards", "compare", "export"]
