@@ -1,0 +1,105 @@
+"""app/worker.py in CPython: the functions the page calls, without a browser.
+
+The worker module only needs the browser for its Blob exports; everything else is plain Python,
+so its protocol (the document kept between calls, settings as typed, one-line errors, the
+compare cache) is checked here cheaply.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import chunker
+from app import worker
+from conftest import ROOT
+
+SAMPLE = (ROOT / "app" / "sample.md").read_text(encoding="utf-8")
+SETTINGS = {"strategy": "recursive", "unit": "tokens", "size": "150", "overlap": "10%",
+            "tokenizer": "approx", "breaks": ["paragraph", "line", "sentence"], "limit": ""}
+
+
+class JsNull:
+    """Stands in for Pyodide's `jsnull`: what the main thread's None becomes in the worker."""
+
+
+class JsObject:
+    """Stands in for a JsProxy of the page's ``{text: ...}`` object."""
+
+    def __init__(self, text):
+        self.text = text
+
+
+def run(doc, **changes):
+    return worker.run(doc, json.dumps(dict(SETTINGS, **changes)))
+
+
+@pytest.fixture(autouse=True)
+def fresh_worker(monkeypatch):
+    monkeypatch.setitem(worker._doc, "text", "")
+    monkeypatch.setitem(worker._doc, "version", 0)
+    monkeypatch.setattr(worker, "_last", {"result": None, "options": None, "limit": None})
+    monkeypatch.setattr(worker, "_compare", {"key": None, "rows": {}})
+
+
+def test_hello_hands_over_chunkers_explanations():
+    info = worker.hello()
+    assert info["strategies"] == chunker.STRATEGIES and info["tokenizers"] == chunker.TOKENIZERS
+    assert info["flags"] == chunker.FLAGS
+
+
+@pytest.mark.parametrize("doc", [SAMPLE, {"text": SAMPLE}, JsObject(SAMPLE)])
+def test_run_accepts_the_document_in_each_wrapping(doc):
+    view = run(doc)
+    assert view["ok"] and view["chunks"] == len(chunker.chunk(SAMPLE, size=150, overlap="10%").chunks)
+    assert view["doc_chars"] == len(SAMPLE)
+
+
+@pytest.mark.parametrize("same", [None, JsNull(), JsObject(None)])
+def test_anything_but_text_keeps_the_previous_document(same):
+    run(SAMPLE)
+    view = run(same, size="80")
+    assert view["chunks"] == len(chunker.chunk(SAMPLE, size=80, overlap="10%").chunks)
+
+
+@pytest.mark.parametrize("changes, fragment", [
+    ({"size": "abc"}, "size must be a whole number"),
+    ({"size": ""}, "size is empty"),
+    ({"strategy": "semantic"}, "unknown strategy 'semantic'"),
+    ({"overlap": "150"}, "must be smaller than the size"),
+    ({"breaks": []}, "breaks is empty"),
+])
+def test_bad_settings_come_back_as_one_line(changes, fragment):
+    view = run(SAMPLE, **changes)
+    assert view["ok"] is False and fragment in view["error"] and "\n" not in view["error"]
+    assert view["counts"].startswith(f"{len(SAMPLE):,} chars")  # the counts still update
+
+
+def test_an_internal_failure_is_a_message_not_a_traceback(monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(worker.render, "view", broken)
+    view = run(SAMPLE)
+    assert view == {"ok": False, "error": "Internal error (RuntimeError: boom). Details are in the browser console.",
+                    "counts": view["counts"]}
+    assert "Traceback" in capsys.readouterr().out  # the details go to the console
+
+
+def test_compare_fills_one_row_per_call_and_resets_on_change():
+    run(SAMPLE)
+    first = worker.compare("fixed")
+    assert first.count("computing…") == len(chunker.STRATEGIES) - 1
+    for name in chunker.STRATEGIES:
+        table = worker.compare(name)
+    assert "computing…" not in table
+    run(None, size="90")  # new settings: the rows start over
+    assert worker.compare("fixed").count("computing…") == len(chunker.STRATEGIES) - 1
+
+
+def test_more_cards_continue_the_list():
+    text = "Short sentence. " * 500
+    run(text, strategy="sentence", size="0", unit="chars", overlap="0")
+    more = worker.more_cards(200)["cards"]
+    assert 'data-chunk-index="200"' in more and 'data-chunk-index="199"' not in more
