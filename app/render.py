@@ -469,7 +469,14 @@ def records_preview(result: Any, count: int = 3) -> str:
 
 
 def _py(value: Any) -> str:
-    return repr(value) if not isinstance(value, tuple) else "(" + ", ".join(map(repr, value)) + ("," if len(value) == 1 else "") + ")"
+    """A Python literal for a setting, in double quotes like the rest of the snippet.
+
+    >>> _py("15%"), _py(("paragraph",)), _py(500)
+    ('"15%"', '("paragraph",)', '500')
+    """
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(_py, value)) + ("," if len(value) == 1 else "") + ")"
+    return json.dumps(value) if isinstance(value, str) else repr(value)
 
 
 def snippets(settings: Any, defaults: Dict[str, Any], filename: str = "document.md") -> Dict[str, str]:
@@ -495,7 +502,7 @@ def snippets(settings: Any, defaults: Dict[str, Any], filename: str = "document.
     python = (
         "import chunker\n\n"
         "# newline=\"\" keeps \\r\\n as is, so offsets match the file byte for byte as text\n"
-        f'with open({filename!r}, encoding="utf-8", newline="") as f:\n'
+        f'with open({_py(filename)}, encoding="utf-8", newline="") as f:\n'
         "    text = f.read()\n\n"
         f"result = chunker.chunk(\n    text,\n{call},\n)\n"
         "for c in result.chunks:\n"
@@ -515,7 +522,7 @@ def snippets(settings: Any, defaults: Dict[str, Any], filename: str = "document.
 def _langchain_snippet(settings: Any, filename: str) -> str:
     size, overlap = settings.size, settings.overlap_count
     head = "from langchain_text_splitters import RecursiveCharacterTextSplitter\n\n"
-    read = f'text = open({filename!r}, encoding="utf-8", newline="").read()\n'
+    read = f'text = open({_py(filename)}, encoding="utf-8", newline="").read()\n'
     encodings = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
     if settings.unit == "tokens" and settings.tokenizer in encodings:
         make = ("splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(\n"

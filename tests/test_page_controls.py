@@ -364,7 +364,7 @@ def test_copy_all_and_copy_as_code(fresh):
     for key, code in snippets.items():
         fresh.page.click(f"button.copy-snip[data-snip={key}]")
         fresh.page.wait_for_function(f"navigator.clipboard.readText().then(t => t === {json.dumps(code)})")
-    assert "strategy='langchain'" in snippets["python"] and "--strategy langchain" in snippets["cli"]
+    assert 'strategy="langchain"' in snippets["python"] and "--strategy langchain" in snippets["cli"]
 
 
 # ---------------------------------------------------------------- the URL
