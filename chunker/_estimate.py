@@ -7,13 +7,19 @@ pre-tokens of common text become exactly one token, so counting pre-tokens by cl
 and adding what long words, capitals, accents and non-Latin scripts cost beyond one
 token, predicts the count well. Every class is counted with ``re`` at C speed.
 
+A word is one token only if the vocabulary holds it. Words of languages the vocabulary
+saw little of (cl100k learned mostly English) split into pieces of two to four letters,
+and the letter pairs they contain tell them apart: pairs that occur in none of the
+vocabulary's frequent words ("aa", "ij", "kk", "tz", "zw") are where merging stops, and
+a text full of them is a text whose words are cut up. Those pairs are counted too.
+
 The estimate is a weighted sum of counts, so it is additive up to what happens where
 two texts meet (a word or a run of punctuation joined across the seam). It never falls
 when text is added before or after: no count can shrink when its text is extended
 (runs only grow or multiply) and every weight is non-negative (a test holds both).
 
 >>> estimate_tokens("Chunk size is a balance between context and precision.")
-9
+10
 >>> estimate_tokens("   ")
 0
 """
@@ -23,7 +29,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-__all__ = ["estimate_tokens", "FEATURES"]
+__all__ = ["estimate_tokens", "FEATURES", "TARGETS"]
 
 # -- character classes ---------------------------------------------------------------------
 # Latin letters split like the tokenizers' pre-tokenizer: an upper-case run followed by
@@ -43,7 +49,6 @@ _SPACE_DIGIT = re.compile(r"[ \t]\d")  # the space before a number is a token of
 # Punctuation and symbols: neither word character nor space. "_" is a word character to
 # ``re`` but not to the tokenizers: it is counted on its own (str.count).
 _PUNCT = re.compile(r"[^\w\s]+")
-_PUNCT_INTO_WORD = re.compile(r"[^\w\s](?=[^\W\d_])")  # merges into the next word's token
 _DUNDER = re.compile(r"__+")
 _NEWLINES = re.compile(r"[\r\n]\s*")  # one run of whitespace holding line breaks
 _SPACES = re.compile(r"[^\S\r\n]{2,}")
@@ -57,6 +62,40 @@ _CJK_RUN = re.compile(f"[{_HAN}{_KANA}{_HANGUL}]+")
 _OTHER_RUN = re.compile(f"[^\\W\\d_A-Za-z\u00c0-\u024f{_HAN}{_KANA}{_HANGUL}]+")
 _EMOJI = re.compile("[^\\w\\s\u0000-\uffff]")  # symbols outside the BMP: emoji and the like
 
+# Letter pairs found in none of the first 4,000 tokens of three or more letters in
+# cl100k's vocabulary (lower-cased, leading space dropped), as "first:seconds". Token ids
+# are merge ranks, so those are the most frequent words and word pieces: a pair inside
+# one ("dt" in " width", "kn" in " know") is merged in common words, a pair in none of
+# them ("aa", "ij", "kk", "tz", "zw") is where BPE stops merging a word it does not
+# know. Derived from the vocabulary by bench/estimate_error.py (rare_letter_pairs), not
+# from text; 4,000 was chosen by cross-validation inside the calibration half
+# (--choose-pairs; 3,000 to 12,000 all meet the targets). cl100k's pairs serve both
+# targets: text where cl100k cuts words, o200k cuts too, less often (a smaller weight).
+RARE_PAIRS = (
+    "a:aehoqz b:bcdfghkmnpqvwxz c:bdfgjmnpqvwxz d:bcfhjkpqwxz e:juz "
+    "f:bcdghjkmnpqvwxz g:bcdfjkmpqvwxz h:bcdfghjklmqsvwxz i:hijwy "
+    "j:bcdfghijklmnpqrtvwxyz k:bcdfghjklmopqrstuvwxyz l:cghjmnqvxz m:cdfhjkqrtvwxyz "
+    "n:bhjqrwxz o:qz p:bcfgjkmnqvwxz q:abcdefghijkmnopqrstvwxyz r:bhjpqwxz s:bdfjvxz "
+    "t:bgjkqvz u:hjkquvwxz v:bcdfghjklmnpqrstuvwxyz w:bcdfgjklmpqtuvxyz "
+    "x:bdfghjklmnoqrsuvwxyz y:abcdfghjkquvwxyz z:bcdfghijklmnopqrstuvwxyz"
+)
+
+
+def rare_pair_pattern(pairs: str) -> "re.Pattern[str]":
+    """The regular expression matching any pair of ``pairs`` ("first:seconds ...").
+
+    One branch per first letter, each a literal then a class: ``re`` skips every
+    position that cannot start a pair and rejects a wrong first letter in one compare.
+
+    >>> rare_pair_pattern("q:abc x:y").findall("quiet qatar taxy")
+    ['qa', 'xy']
+    """
+    return re.compile("|".join(f"{first}[{seconds}]" for first, seconds in
+                               (item.split(":") for item in pairs.split())))
+
+
+_RARE_PAIR = rare_pair_pattern(RARE_PAIRS)
+
 #: Names of the counts the estimate weighs, in the order of ``_counts``'s result.
 FEATURES = (
     "words",         # Latin words (pre-tokens), each about one token
@@ -64,11 +103,11 @@ FEATURES = (
     "letters_over_10",  # letters beyond the 10th: very long words split more
     "caps",          # letters in runs of two or more capitals (ALL-CAPS splits)
     "accented",      # non-ASCII Latin letters (ä, é, ß, ...)
+    "rare_pairs",    # letter pairs rare inside vocabulary tokens (RARE_PAIRS), any case
     "digit_groups",  # runs of digits, in groups of three (the tokenizers' rule)
     "space_digits",  # numbers preceded by a space or tab
     "punct_runs",    # runs of punctuation and symbols (emoji included)
     "punct_chars",   # characters in those runs
-    "punct_merges",  # runs directly followed by a letter (they merge into its token)
     "underscores",   # "_": mostly inside identifiers, where it merges into the next word
     "dunders",       # runs of two or more "_" ("__init__"): a token each
     "newline_runs",  # runs of whitespace holding line breaks
@@ -96,53 +135,55 @@ assert FEATURES[_HAN_AT:] == ("han", "kana", "hangul", "cjk_runs", "other_letter
 # Japanese and Chinese man pages (manpages-ja/-zh), plus, at a quarter weight, the Korean,
 # Russian and Ukrainian man pages Debian's base packages ship. Emoji: the mean token count
 # of the 1,818 pictographs U+1F300-U+1FAFF. Errors on the held-out half: see the README
-# and `python bench/estimate_error.py`.
+# and `python bench/estimate_error.py`. A rare pair costs cl100k about two tokens more
+# (the word around it falls apart, not just the pair) and o200k, whose vocabulary holds
+# more of other languages' words, under one.
 _WEIGHTS = {
     "o200k": (
-        0.8805,  # words
-        0.2749,  # letters_over_7
-        0.2797,  # letters_over_10
-        0.1720,  # caps
-        0.9337,  # accented
-        1.2092,  # digit_groups
-        0.9856,  # space_digits
-        0.9513,  # punct_runs
-        0.0529,  # punct_chars
-        0.0573,  # punct_merges
-        0.0313,  # underscores
-        0.4252,  # dunders
-        0.4679,  # newline_runs
-        0.6889,  # space_runs
-        0.6867,  # han
-        0.6354,  # kana
-        0.3601,  # hangul
-        0.9462,  # cjk_runs
-        0.1600,  # other_letters
-        1.1976,  # other_runs
-        1.4854,  # emoji
+        0.9316,  # words
+        0.1254,  # letters_over_7
+        0.1384,  # letters_over_10
+        0.1219,  # caps
+        1.1360,  # accented
+        0.7248,  # rare_pairs
+        1.0831,  # digit_groups
+        1.1738,  # space_digits
+        0.8026,  # punct_runs
+        0.1195,  # punct_chars
+        0.0481,  # underscores
+        0.5449,  # dunders
+        0.5108,  # newline_runs
+        0.6547,  # space_runs
+        0.6844,  # han
+        0.6361,  # kana
+        0.3531,  # hangul
+        0.9776,  # cjk_runs
+        0.1552,  # other_letters
+        1.2374,  # other_runs
+        1.5674,  # emoji
     ),
     "cl100k": (
-        0.8471,  # words
-        0.2992,  # letters_over_7
-        0.9069,  # letters_over_10
-        0.1594,  # caps
-        1.6231,  # accented
-        1.1585,  # digit_groups
-        0.9739,  # space_digits
-        0.9701,  # punct_runs
-        0.0264,  # punct_chars
-        0.1358,  # punct_merges
-        0.0000,  # underscores
-        0.3221,  # dunders
-        0.4104,  # newline_runs
-        0.7379,  # space_runs
-        0.9451,  # han
-        0.8875,  # kana
-        0.6184,  # hangul
-        1.4368,  # cjk_runs
-        0.3214,  # other_letters
-        1.7769,  # other_runs
-        1.9177,  # emoji
+        0.9071,  # words
+        0.1591,  # letters_over_7
+        0.2185,  # letters_over_10
+        0.0658,  # caps
+        1.1399,  # accented
+        1.9330,  # rare_pairs
+        0.8347,  # digit_groups
+        1.5832,  # space_digits
+        0.7098,  # punct_runs
+        0.1606,  # punct_chars
+        0.0283,  # underscores
+        0.6658,  # dunders
+        0.3312,  # newline_runs
+        0.7017,  # space_runs
+        0.9357,  # han
+        0.8924,  # kana
+        0.6137,  # hangul
+        1.4229,  # cjk_runs
+        0.2711,  # other_letters
+        2.0844,  # other_runs
+        2.0437,  # emoji
     ),
 }
 
@@ -163,10 +204,12 @@ def _counts(text: str) -> list[float]:
         len(words), over7, over10,
         sum(map(len, _CAPS.findall(text))),
         0,
+        # Non-overlapping matches of two-letter patterns, leftmost first: the most pairs
+        # that fit, so the count never falls when text is added on either side.
+        len(_RARE_PAIR.findall(text.lower())) if words else 0,
         digit_groups,
         len(_SPACE_DIGIT.findall(text)) if digit_groups else 0,
         len(punct), sum(map(len, punct)),
-        len(_PUNCT_INTO_WORD.findall(text)) if punct else 0,
         text.count("_"),
         len(_DUNDER.findall(text)) if "__" in text else 0,
         len(_NEWLINES.findall(text)),
@@ -192,14 +235,21 @@ def _counts(text: str) -> list[float]:
     return counts
 
 
+#: The encodings the estimate has weights for, the default first.
+TARGETS = tuple(_WEIGHTS)
+
+
 def estimate_tokens(text: str, *, target: str = "o200k") -> int:
     """Estimated token count of ``text`` for o200k (default) or cl100k; 0 for blank text.
 
     Never below 1 for text with any non-space character. ``target="cl100k"`` uses
-    weights fitted to cl100k the same way.
+    weights fitted to cl100k the same way (``TARGETS`` lists both).
 
     >>> estimate_tokens("Hello, world!")
     4
+    >>> text = "Geef de standaarduitvoer van het pakket weer."  # 11 o200k tokens, 15 cl100k
+    >>> estimate_tokens(text), estimate_tokens(text, target="cl100k")
+    (12, 16)
     >>> estimate_tokens("日本語のテキスト")
     6
     >>> estimate_tokens("")
