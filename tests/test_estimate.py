@@ -56,6 +56,23 @@ def test_median_error_meets_target_on_held_out_half(corpora, o200k, kind):
     assert median <= estimate_error.TARGETS[kind], f"{kind}: median error {median:.1%}"
 
 
+@pytest.mark.parametrize("kind", sorted(estimate_error.TARGETS))
+def test_cl100k_median_error_meets_target_on_held_out_half(corpora, kind):
+    """The same targets for ``target="cl100k"`` against exact cl100k counts (cached by
+    content hash, as the report counts them). Dutch missed it at 11.9% before the
+    rare letter pairs were counted."""
+    median, _, n = estimate_error.errors_for(
+        kind, lambda t: estimate_tokens(t, target="cl100k"), "cl100k", limit=HELD_OUT_PER_KIND)
+    assert n >= 100, f"too few held-out {kind} passages to measure: {n}"
+    assert median <= estimate_error.TARGETS[kind], f"{kind}: median error {median:.1%}"
+
+
+def test_default_weights_are_not_a_cl100k_estimate(corpora):
+    """Why cl100k needs weights of its own: o200k's are far off for Dutch."""
+    median, _, _ = estimate_error.errors_for("dutch", estimate_tokens, "cl100k", limit=100)
+    assert median > 0.10
+
+
 @pytest.mark.parametrize("kind", ["english", "code", "cjk"])
 def test_estimate_beats_both_seed_rules(corpora, o200k, kind):
     """The point of calibrating: clearly better than chars/4 and chars/3.8 on real text."""
@@ -259,37 +276,70 @@ def test_cl100k_target_and_bad_target():
 # -- additivity and growth ------------------------------------------------------------------
 
 # At one seam at most one pre-token of each side joins the other (a word, a digit or
-# punctuation run, a whitespace run): the weights bound that to under 4 tokens, plus
-# up to 1.5 from rounding three estimates.
+# punctuation run, a whitespace run). The most a seam adds is two long words becoming
+# one: 7 more letters over the 7th, 10 over the 10th, one rare pair, minus a word (the
+# test below checks that bound for both targets' weights), plus up to 1.5 from rounding
+# three estimates.
 SEAM = 6
 
+# Text made mostly of Latin letters, so Hypothesis builds long words, capitals and rare
+# pairs (st.text() alone seldom does), with the separators that end them.
+LATIN = st.text(alphabet=st.sampled_from("aeijktzqAKZ _.1\n\u00e4"), max_size=60)
+ANY_TEXT = st.one_of(st.text(), LATIN)
 
+
+@pytest.mark.parametrize("target", _estimate.TARGETS)
+def test_seam_bound_follows_from_the_weights(target):
+    w = dict(zip(_estimate.FEATURES, _estimate._WEIGHTS[target]))
+    joined_words = 7 * w["letters_over_7"] + 10 * w["letters_over_10"] + w["rare_pairs"] - w["words"]
+    other_seams = max(w["space_digits"], w["dunders"], w["space_runs"], 2 * w["caps"] + w["rare_pairs"])
+    assert max(joined_words, other_seams) + 1.5 <= SEAM
+
+
+@pytest.mark.parametrize("target", _estimate.TARGETS)
 @settings(max_examples=300, deadline=None)
-@given(st.text(), st.text())
-def test_additive_within_a_bound(a, b):
-    assert abs(estimate_tokens(a + b) - estimate_tokens(a) - estimate_tokens(b)) <= SEAM
+@given(a=ANY_TEXT, b=ANY_TEXT)
+def test_additive_within_a_bound(target, a, b):
+    est = lambda t: estimate_tokens(t, target=target)
+    assert abs(est(a + b) - est(a) - est(b)) <= SEAM
 
 
-def test_additive_over_real_paragraphs(corpora):
-    for kind in ("english", "code", "german", "cjk"):
+@pytest.mark.parametrize("target", _estimate.TARGETS)
+def test_additive_over_real_paragraphs(corpora, target):
+    est = lambda t: estimate_tokens(t, target=target)
+    for kind in ("english", "code", "german", "dutch", "cjk"):
         for text in corpora.samples(kind)[:: 50]:
             parts = [p for p in re.split(r"(?<=\n\n)", text) if p]
-            whole = estimate_tokens(text)
-            summed = sum(estimate_tokens(p) for p in parts)
+            whole = est(text)
+            summed = sum(est(p) for p in parts)
             assert abs(summed - whole) <= 0.02 * whole + len(parts), (kind, summed, whole)
 
 
+@pytest.mark.parametrize("target", _estimate.TARGETS)
 @settings(max_examples=300, deadline=None)
-@given(st.text(), st.text())
-def test_never_shrinks_when_text_is_appended(a, b):
-    assert estimate_tokens(a + b) >= estimate_tokens(a)
-    assert estimate_tokens(a + b) >= estimate_tokens(b)
+@given(a=ANY_TEXT, b=ANY_TEXT)
+def test_never_shrinks_when_text_is_appended(target, a, b):
+    est = lambda t: estimate_tokens(t, target=target)
+    assert est(a + b) >= est(a)
+    assert est(a + b) >= est(b)
 
 
-def test_grows_monotonically_over_prefixes_of_real_text(corpora):
+@settings(max_examples=500, deadline=None)
+@given(a=LATIN, b=LATIN)
+def test_rare_pair_count_never_falls_when_text_is_added(a, b):
+    """Leftmost non-overlapping matches of two-letter patterns are the most that fit, so
+    a longer text never holds fewer (the monotonicity argument relies on it)."""
+    at = _estimate.FEATURES.index("rare_pairs")
+    count = lambda t: _estimate._counts(t)[at]
+    assert count(a + b) >= max(count(a), count(b))
+    assert count(a + b) <= count(a) + count(b) + 1
+
+
+@pytest.mark.parametrize("target", _estimate.TARGETS)
+def test_grows_monotonically_over_prefixes_of_real_text(corpora, target):
     for kind in ("markdown", "dutch", "cjk"):
         text = corpora.samples(kind)[7]
-        ests = [estimate_tokens(text[:i]) for i in range(0, len(text) + 1, 7)]
+        ests = [estimate_tokens(text[:i], target=target) for i in range(0, len(text) + 1, 7)]
         assert ests == sorted(ests), kind
         assert ests[-1] > ests[len(ests) // 2] > 0
 
