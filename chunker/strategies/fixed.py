@@ -58,8 +58,26 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
             bounds.append((pos, end))
             if end >= n:
                 break
-            pos = max(pos + 1, measure.advance(pos, n, stride))
+            pos = _overlap_start(measure, max(pos + 1, measure.advance(pos, n, stride)), end, overlap)
     return [Span(s, e, _cuts_sentence(text, s, e)) for s, e in bounds]
+
+
+def _overlap_start(measure: Measure, start: int, end: int, overlap: int) -> int:
+    """The first start >= `start` whose overlap with a window ending at `end` fits `overlap`.
+
+    Estimates are rounded, so stepping by the stride's worth of tokens can leave more than
+    `overlap` behind; the count of [p, end) never grows as p moves right, so bisect.
+    """
+    if measure.count(start, end) <= overlap:
+        return start
+    lo, hi = start + 1, end
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if measure.count(mid, end) <= overlap:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def _cuts_sentence(text: str, start: int, end: int) -> bool:
