@@ -37,6 +37,16 @@ CHROMIUM_ARGS = [
 LOAD_TIMEOUT_MS = 120_000  # a cold start on a busy 2-core machine; a hang still fails
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Cheap tests first, browser tests last: a broken core fails in seconds, not minutes.
+
+    The sort is stable and runs after pytest's own grouping, so each browser module still loads
+    its page once.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
 # ---------------------------------------------------------------- servers
 
 
