@@ -173,6 +173,9 @@ def test_build_is_a_self_contained_site(built_site):
     assert all(f.split("/")[0] in ("app", "static") or f in serve.PAGE_FILES or f == ".nojekyll" for f in files)
     assert not any("__pycache__" in f or f.endswith(".map") or "/." in f for f in files)
     assert (built_site / "index.html").read_bytes() == (ROOT / "index.html").read_bytes()
+    # A static host (GitHub Pages) serves only what everyone may read.
+    assert all(p.stat().st_mode & 0o004 for p in built_site.rglob("*"))
+    assert all(p.stat().st_mode & 0o001 for p in built_site.rglob("*") if p.is_dir())
     assert (built_site / "static/vendor/app.zip").read_bytes() == rt.app_zip_bytes(ROOT)
 
 

@@ -221,15 +221,12 @@ def _install(pin: Pin, vendor: Path, data: bytes) -> list[str]:
     """Put one verified artefact in place atomically; return its files relative to vendor/."""
     vendor.mkdir(parents=True, exist_ok=True)
     if pin.dest_file:
-        target = vendor / pin.dest_file
-        fd, tmp = tempfile.mkstemp(dir=vendor, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, target)
+        _write_atomically(vendor / pin.dest_file, data)
         return [pin.dest_file]
     tmpdir = Path(tempfile.mkdtemp(dir=vendor, prefix=f".tmp-{pin.name}-"))
     try:
         files = _extract(pin, data, tmpdir)
+        os.chmod(tmpdir, 0o755)  # mkdtemp makes it private; a static host must be able to list it
         target = vendor / pin.name
         if target.exists():
             old = vendor / f".old-{pin.name}-{os.getpid()}"
@@ -258,9 +255,7 @@ def ensure_runtime(root: Path, *, quiet: bool = False) -> None:
             print(f"vendoring {pin.name} {pin.version} ...", file=sys.stderr, flush=True)
         files = _install(pin, vendor, _fetch(pin, root / CACHE))
         stamp[pin.name] = {"version": pin.version, "integrity": pin.integrity, "files": files}
-        tmp = vendor / (STAMP + ".tmp")
-        tmp.write_text(json.dumps(stamp, indent=1, sort_keys=True))
-        os.replace(tmp, vendor / STAMP)
+        _write_atomically(vendor / STAMP, json.dumps(stamp, indent=1, sort_keys=True).encode())
     build_app_zip(root)
 
 
@@ -300,11 +295,19 @@ def build_app_zip(root: Path) -> Path:
     data = app_zip_bytes(root)
     if target.is_file() and target.read_bytes() == data:
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".tmp-{APP_ZIP}-{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, target)
+    _write_atomically(target, data)
     return target
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    """Write via a unique temporary file and a rename: readers (the server's other threads, a
+    second process) see the old file or the new one, never half of one."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+    os.chmod(tmp, 0o644)  # mkstemp makes it private; a static host must be able to read it
+    os.replace(tmp, target)
 
 
 def main() -> int:
