@@ -68,8 +68,12 @@ def check_invariants(text, opts):
         assert c.text.strip() or opts["strategy"] == "langchain", "no chunk is only whitespace"
         assert c.chars == len(c.text) and c.words == len(c.text.split())
         if prev is not None:
-            assert c.start_char > prev.start_char, "starts ascend"
-            assert c.end_char >= prev.end_char
+            if opts["strategy"] == "langchain":
+                # LangChain itself can return "0" then "00" for " 00" at size 2: same start.
+                assert c.start_char >= prev.start_char, "starts never go back"
+            else:
+                assert c.start_char > prev.start_char, "starts ascend"
+                assert c.end_char >= prev.end_char
             assert c.overlap_chars == max(0, min(prev.end_char, c.end_char) - c.start_char)
             if c.start_char < prev.end_char and opts["strategy"] != "langchain":
                 assert measure.count(c.start_char, prev.end_char) <= overlap, "overlap within ask"
