@@ -41,6 +41,7 @@ S = {
     "notice": "",        # a note about ignored link parameters, shown until the user acts
     "compare_now": False,  # the user asked to compare a large document
     "doc_chars": 0,      # length of the document in the last view
+    "compare_auto_chars": COMPARE_AUTO_CHARS,
 }
 
 
@@ -324,7 +325,7 @@ async def pump():
                 S["doc_chars"] = view.doc_chars
                 document.body.setAttribute("data-busy", "false")
                 status(None)
-            if S["doc_chars"] > COMPARE_AUTO_CHARS and not S["compare_now"]:
+            if S["doc_chars"] > S["compare_auto_chars"] and not S["compare_now"]:
                 # Six strategies over several megabytes can keep the worker busy for a while,
                 # and a running call cannot be interrupted: wait until the user asks.
                 el("compare-table").innerHTML = (
@@ -676,13 +677,17 @@ def wire():
     on(el("export"), "click", on_export)
 
 
-def start_timeout():
-    # Tests shorten the wait with window.chunkerStartTimeout (set before the page loads).
+def page_setting(name, default):
+    """A number the tests may set on window before the page loads (else the default)."""
     try:
-        value = float(window.chunkerStartTimeout)
-        return value if value > 0 else START_TIMEOUT_S
+        value = float(getattr(window, name))
+        return value if value > 0 else default
     except Exception:  # noqa: BLE001 - undefined: the default
-        return START_TIMEOUT_S
+        return default
+
+
+def start_timeout():
+    return page_setting("chunkerStartTimeout", START_TIMEOUT_S)
 
 
 async def watchdog():
@@ -721,6 +726,7 @@ async def start():
         status(None)
         return
     S["worker"] = worker
+    S["compare_auto_chars"] = page_setting("chunkerCompareAutoChars", COMPARE_AUTO_CHARS)
     document.body.setAttribute("data-worker", "true")
     show_error(S["notice"])  # drop a start-up timeout message, keep a note about the link
     sync_help()

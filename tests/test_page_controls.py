@@ -493,3 +493,20 @@ def test_readable_at_360px_and_in_dark_mode(fresh):
     finally:
         fresh.page.emulate_media(color_scheme=None)
         fresh.page.set_viewport_size({"width": 1280, "height": 720})
+
+
+def test_large_documents_compare_on_request(app):
+    # The threshold is lowered for the test so that the sample counts as large.
+    other = Page(app.page.context.browser, app.url, context=app.context)
+    try:
+        other.page.add_init_script("window.chunkerCompareAutoChars = 1000")
+        other.open()
+        other.page.wait_for_selector("#run-compare")
+        assert other.page.get_attribute("body", "data-compare") == "manual"
+        renders = other.renders()
+        other.page.click("#run-compare")
+        other.wait_compare()
+        assert other.renders() == renders  # only the comparison ran, not the view again
+        assert other.page.locator("#compare-table tbody tr").count() == len(chunker.STRATEGIES)
+    finally:
+        other.close()
