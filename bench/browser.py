@@ -266,7 +266,8 @@ def _ms(x: Optional[float]) -> str:
 
 def start_up(browser, app_url: str, bare_url: str, n: int) -> dict:
     """Cold (fresh context) and warm (reload) ready times of the app and the bare page, interleaved."""
-    out = {"app_cold": [], "app_warm": [], "bare_cold": [], "bare_warm": [], "ui_cold": [], "app_load_freeze": []}
+    out = {"app_cold": [], "app_warm": [], "bare_cold": [], "bare_warm": [], "ui_cold": [], "ui_warm": [],
+           "app_load_freeze": [], "transfer_kb": {}}
     for _ in range(n):
         for kind, url in (("bare", bare_url), ("app", app_url)):
             ctx, page = new_page(browser)
@@ -276,12 +277,23 @@ def start_up(browser, app_url: str, bare_url: str, n: int) -> dict:
                 if kind == "app":
                     out["ui_cold"].append(B["marks"].get("data-ui=true"))
                     out["app_load_freeze"].append(longest_freeze(B, 0, B["marks"]["data-ready=true"]))
+                out["transfer_kb"].setdefault(f"{kind}_cold", []).append(transferred_kb(page))
                 page.reload(wait_until="commit")
                 wait_ready(page)
-                out[f"{kind}_warm"].append(probe(page)["marks"]["data-ready=true"])
+                B = probe(page)
+                out[f"{kind}_warm"].append(B["marks"]["data-ready=true"])
+                if kind == "app":
+                    out["ui_warm"].append(B["marks"].get("data-ui=true"))
+                out["transfer_kb"].setdefault(f"{kind}_warm", []).append(transferred_kb(page))
             finally:
                 ctx.close()
     return out
+
+
+def transferred_kb(page) -> float:
+    """KB the main thread fetched over the network (0 for cache hits; a worker's fetches are not listed)."""
+    return page.evaluate("() => performance.getEntriesByType('resource').reduce((a, e) => a + e.transferSize, 0)"
+                         " / 1024")
 
 
 def typing(browser, app_url: str) -> dict:
@@ -555,7 +567,10 @@ def report_rows(f: dict) -> List[List[str]]:
         rows.append(["app ready / bare Pyodide, cold", f"{app_c / bare_c:.2f}x", "<= 1.25x", _verdict(app_c / bare_c <= 1.25)])
         rows.append(["app ready / bare Pyodide, warm (reload)", f"{app_w / bare_w:.2f}x ({_ms(app_w)} vs {_ms(bare_w)})",
                      "<= 1.25x", _verdict(app_w / bare_w <= 1.25)])
-        rows.append(["interface (MicroPython) up, cold", _ms(med(s["ui_cold"])), "", ""])
+        rows.append(["interface (MicroPython) up, cold / warm", f"{_ms(med(s['ui_cold']))} / {_ms(med(s['ui_warm']))}", "", ""])
+        kb = {k: med(v) for k, v in s["transfer_kb"].items()}
+        rows.append(["main-thread KB fetched, app cold / warm, bare cold / warm",
+                     " / ".join(f"{kb.get(k, 0):.0f}" for k in ("app_cold", "app_warm", "bare_cold", "bare_warm")), "", ""])
         rows.append(["longest freeze while the app starts, cold", _ms(max(s["app_load_freeze"])), "", ""])
     if "typing" in f and not err("typing"):
         t = f["typing"]
