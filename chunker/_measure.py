@@ -45,10 +45,16 @@ class Measure:
 
     def advance(self, start: int, limit: int, n: int) -> int:
         """The furthest end <= limit with count(start, end) <= n; at least start + 1."""
-        lo, hi = start + 1, limit
+        # NOTE: counting costs the span's length, so never measure to `limit` at once (that
+        # made windows quadratic in the document): gallop out from `start`, then bisect.
+        lo, step = start + 1, max(16, 4 * n)
+        hi = min(limit, start + step)
+        while hi < limit and self.count(start, hi) <= n:
+            lo, step = hi, step * 2
+            hi = min(limit, start + step)
         if self.count(start, hi) <= n:
             return hi
-        # count is monotone in `end`: binary search for the last end that still fits.
+        hi -= 1  # count(start, hi + 1) > n; count is monotone in `end`
         while lo < hi:
             mid = (lo + hi + 1) // 2
             if self.count(start, mid) <= n:
@@ -56,6 +62,28 @@ class Measure:
             else:
                 hi = mid - 1
         return lo
+
+
+    def retreat(self, end: int, floor: int, n: int) -> int:
+        """The earliest start >= floor with count(start, end) <= n (end when none is earlier).
+
+        Mirrors `advance`: gallops back from `end`, so it costs about the span it finds.
+        """
+        if self.count(floor, end) <= n:
+            return floor
+        hi, step = end, max(16, 4 * n)  # count(hi, end) <= n
+        lo = max(floor, end - step)
+        while self.count(lo, end) <= n:  # lo > floor here, since count(floor, end) > n
+            hi, step = lo, step * 2
+            lo = max(floor, end - step)
+        lo += 1  # count(lo - 1, end) > n; count(start, end) never grows as start moves right
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.count(mid, end) <= n:
+                hi = mid
+            else:
+                lo = mid + 1
+        return hi
 
 
 class CharMeasure(Measure):
@@ -103,12 +131,7 @@ class WordMeasure(Measure):
         return len(text.split())
 
     def advance(self, start: int, limit: int, n: int) -> int:
-        # End after the n-th word that starts at or after `start` (or inside it).
-        first = bisect.bisect_right(self.ends, start)
-        last = first + max(1, n) - 1
-        if last >= len(self.ends):
-            return limit
-        return max(start + 1, min(limit, self.ends[last]))
+        return max(start + 1, min(limit, self.reach(start, max(1, n))))  # type: ignore[arg-type]
 
 
 # A line break followed by a non-space other than "/". In the cl100k and o200k pre-tokenizers
@@ -193,6 +216,44 @@ class EstimateTokenMeasure(Measure):
 
     def count_text(self, text: str) -> int:
         return self._count(text)
+
+    _chars_per_token = 4.0  # updated from each window found, so guesses track the text
+
+    def advance(self, start: int, limit: int, n: int) -> int:
+        # Every count re-reads the span, so aim first: guess from the text's chars per token,
+        # correct once by the secant through the origin, then bisect the little that is left.
+        count = self.count
+        guess = min(limit, start + max(1, int(n * self._chars_per_token)))
+        c = count(start, guess)
+        if c > 0:
+            guess = min(limit, start + max(1, int((guess - start) * n / c)))
+            c = count(start, guess)
+        step = max(8, int(self._chars_per_token * 2))
+        if c <= n:
+            lo, hi = guess, min(limit, guess + step)
+            while hi < limit and count(start, hi) <= n:
+                lo, step = hi, step * 2
+                hi = min(limit, hi + step)
+            if count(start, hi) <= n:
+                return self._learn(start, hi, n)
+            hi -= 1
+        else:
+            hi, lo = guess - 1, max(start + 1, guess - step)
+            while lo > start + 1 and count(start, lo) > n:
+                hi, step = lo - 1, step * 2
+                lo = max(start + 1, lo - step)
+        while lo < hi:  # count(start, lo) <= n (or lo == start + 1), count(start, hi + 1) > n
+            mid = (lo + hi + 1) // 2
+            if count(start, mid) <= n:
+                lo = mid
+            else:
+                hi = mid - 1
+        return self._learn(start, lo, n)
+
+    def _learn(self, start: int, end: int, n: int) -> int:
+        if n > 0 and end - start > n:
+            self._chars_per_token = (end - start) / n
+        return end
 
 
 def make_measure(text: str, unit: str, tokenizer: Tokenizer) -> Measure:

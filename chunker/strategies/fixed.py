@@ -49,35 +49,18 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         bounds = [(s, e) for s, e in bounds if e > s]
     else:
         # Estimated tokens have no boundaries of their own: grow each window as far as the
-        # estimate allows, and step by the stride's worth of estimated tokens.
+        # estimate allows, and start the next one where `overlap` tokens of it remain. (Stepping
+        # forward by the stride instead could leave more than `overlap` behind: estimates are
+        # rounded, so they do not add up exactly.)
         bounds = []
         pos = 0
-        stride = size - overlap
         while pos < n:
             end = measure.advance(pos, n, size)
             bounds.append((pos, end))
             if end >= n:
                 break
-            pos = _overlap_start(measure, max(pos + 1, measure.advance(pos, n, stride)), end, overlap)
+            pos = measure.retreat(end, pos + 1, overlap)
     return [Span(s, e, _cuts_sentence(text, s, e)) for s, e in bounds]
-
-
-def _overlap_start(measure: Measure, start: int, end: int, overlap: int) -> int:
-    """The first start >= `start` whose overlap with a window ending at `end` fits `overlap`.
-
-    Estimates are rounded, so stepping by the stride's worth of tokens can leave more than
-    `overlap` behind; the count of [p, end) never grows as p moves right, so bisect.
-    """
-    if measure.count(start, end) <= overlap:
-        return start
-    lo, hi = start + 1, end
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if measure.count(mid, end) <= overlap:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def _cuts_sentence(text: str, start: int, end: int) -> bool:
