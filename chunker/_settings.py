@@ -51,7 +51,8 @@ DEFAULTS: Dict[str, Any] = {
     "tokenizer": "approx",
     "breaks": ("paragraph", "line", "sentence"),
 }
-"""The defaults of `chunk()`, the CLI and the page."""
+"""The defaults of `chunk()` and the CLI. (The page opens at 150 tokens and 10% so that its
+sample document shows several chunks; every setting it uses travels in its URL.)"""
 
 # Strategies for which size 0 means "one chunk per natural unit" (seed 000's by-sentence and
 # by-paragraph modes).
