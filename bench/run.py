@@ -393,7 +393,7 @@ def encode_once(runner: Runner, report: Report, mb: float) -> List[List[str]]:
                      f"{r['per_doc_char']:.2f}", "PASS" if ok else "FAIL"])
         report.target(f"encode once, never re-encode pieces: {t.label} @ {_mb(mb)}",
                       f"{r['per_doc_char']:.2f} chars tokenized per document char", "<= 1.00", ok,
-                      f"{r['encode']} whole encode(s); {r['count']} count calls of "
+                      f"{r['encode']} encode call(s) over {r['encode_chars']:,} chars; {r['count']} count calls of "
                       f"{r['count_chars'] / max(1, r['count']):.0f} chars on average" if r["count"] else "")
     return rows
 
