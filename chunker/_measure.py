@@ -7,11 +7,10 @@ document once: exact tokenizers encode it a single time and answer from the toke
 from __future__ import annotations
 
 import bisect
-import re
 from typing import List
 
 from ._text import word_spans
-from ._tokenizers import Tokenizer
+from ._tokenizers import FORCED_BOUNDARY, Tokenizer
 
 __all__ = ["Measure", "make_measure"]
 
@@ -134,14 +133,6 @@ class WordMeasure(Measure):
         return max(start + 1, min(limit, self.reach(start, max(1, n))))  # type: ignore[arg-type]
 
 
-# A line break followed by a non-space other than "/". In the cl100k and o200k pre-tokenizers
-# no pre-token holds "\n" and then such a character (letters may take one leading non-newline
-# character, punctuation an optional leading space, whitespace runs end before it; but o200k's
-# punctuation run may trail "[\r\n/]*", so ".\n/" is one pre-token), so such a position is a
-# boundary of every text that contains it, not only of the whole document.
-_FORCED_BOUNDARY = re.compile(r"\n(?=[^\s/])")
-
-
 class ExactTokenMeasure(Measure):
     """Token starts inside the span, from one encoding of the whole document."""
 
@@ -150,7 +141,7 @@ class ExactTokenMeasure(Measure):
     def __init__(self, text: str, tokenizer: Tokenizer) -> None:
         super().__init__(text)
         self.tokenizer = tokenizer
-        self.offsets: List[int] = tokenizer.offsets(text)
+        self.offsets = tokenizer.offsets(text)  # array('q'): 8 bytes a token
 
     def count(self, start: int, end: int) -> int:
         off = self.offsets
@@ -182,7 +173,7 @@ class ExactTokenMeasure(Measure):
         lines: between two forced boundaries the span's tokens are the document's tokens.
         """
         text, count = self.text, self.tokenizer.count
-        m = _FORCED_BOUNDARY.search(text, start, end)
+        m = FORCED_BOUNDARY.search(text, start, end)
         if m is None:
             return count(text[start:end])
         head = m.end()

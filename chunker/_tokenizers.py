@@ -11,7 +11,9 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import re
 import threading
+from array import array
 from itertools import accumulate
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -21,6 +23,16 @@ from ._settings import TOKENIZERS
 __all__ = ["Tokenizer", "get_tokenizer", "count_tokens", "approx_tokens"]
 
 _ENCODING_NAMES = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
+
+FORCED_BOUNDARY = re.compile(r"\n(?=[^\s/])")
+"""A line break followed by a non-space other than "/": a token boundary of any text holding it.
+
+In the cl100k and o200k pre-tokenizers no pre-token holds "\n" and then such a character
+(letters may take one leading non-newline character, punctuation an optional leading space,
+whitespace runs end before it; but o200k's punctuation run may trail "[\r\n/]*", so ".\n/"
+is one pre-token), and nothing looks behind. So the text after such a position tokenizes the
+same alone as within the document, and so does the text before it.
+"""
 
 # sha256 of the uncompressed vocabulary files, as tiktoken itself pins them: a corrupted or
 # swapped vocabulary would silently give wrong counts, so the compiled path checks it.
@@ -75,12 +87,25 @@ class Tokenizer:
             raise TypeError(f"tokenizer {self.name} is an estimate and has no token ids")
         return self._encode(text)
 
-    def offsets(self, text: str) -> List[int]:
+    def offsets(self, text: str, block: int = 1 << 16) -> "array[int]":  # noqa: F821
         """Code-point offset of each token's start, for a text encoded once.
 
         A token that starts inside a multi-byte character gets that character's offset, so
-        cutting at an offset never splits a character (the list is non-decreasing).
+        cutting at an offset never splits a character (the array is non-decreasing). The text
+        is encoded in blocks of about `block` characters cut at forced boundaries (see
+        `FORCED_BOUNDARY`), which gives exactly the whole text's tokens while only one block's
+        ids are ever held as Python objects.
         """
+        pos, n = 0, len(text)
+        out = array("i" if n < 2**31 else "q")  # 4 bytes a token for any usual document
+        while pos < n:
+            m = FORCED_BOUNDARY.search(text, pos + block) if pos + block < n else None
+            stop = m.end() if m is not None else n
+            out.extend(self._block_offsets(text[pos:stop], pos))
+            pos = stop
+        return out
+
+    def _block_offsets(self, text: str, base: int) -> List[int]:
         ids = self.encode(text)
         shape = self._shape
         for t in set(ids).difference(shape):
@@ -90,9 +115,8 @@ class Tokenizer:
         shapes = [shape[t] for t in ids]
         # Offsets are running sums of character widths; a token that starts mid-character
         # steps back onto that character (the first token never does).
-        starts = accumulate([w for w, _ in shapes], initial=0)
-        out = [p - m for p, (_, m) in zip(starts, shapes)]
-        return out
+        starts = accumulate([w for w, _ in shapes], initial=base)
+        return [p - m for p, (_, m) in zip(starts, shapes)]
 
 
 def _estimate_count(text: str) -> int:

@@ -64,8 +64,8 @@ def test_backends_agree_and_offsets_never_split_a_character(text):
         pure = _pure(name)
         fast = get_tokenizer(name)
         assert pure.encode(text) == fast.encode(text)
-        off = pure.offsets(text)
-        assert off == fast.offsets(text)
+        off = list(pure.offsets(text))
+        assert off == list(fast.offsets(text))
         assert off == sorted(off) and all(0 <= o < max(1, len(text)) for o in off)
         assert len(off) == len(pure.encode(text))
 
@@ -73,7 +73,7 @@ def test_backends_agree_and_offsets_never_split_a_character(text):
 def test_offsets_locate_tokens():
     tok = get_tokenizer("cl100k")
     text = "hello world, 😀 naïve 日本語"
-    off = tok.offsets(text)
+    off = list(tok.offsets(text))
     ids = tok.encode(text)
     assert off[:3] == [0, 5, 11]
     # Whole tokens decode to the text between consecutive offsets where no character is split.
@@ -144,3 +144,15 @@ def test_span_counts_are_exact_on_real_documents():
                 for end in (start + 1, start + 333, start + 2500):
                     end = min(end, len(doc))
                     assert m.exact(start, end) == get_tokenizer(name).count(doc[start:end])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_lines, st.integers(1, 40))
+def test_block_encoding_gives_the_whole_texts_offsets(text, block):
+    # Encoding in blocks cut at forced boundaries keeps memory flat on large documents; it must
+    # give exactly the offsets of encoding the text at once.
+    for name in ("o200k", "cl100k"):
+        tok = get_tokenizer(name)
+        whole = tok._block_offsets(text, 0) if text else []
+        assert list(tok.offsets(text, block=block)) == whole
+        assert len(whole) == len(tok.encode(text))

@@ -44,8 +44,8 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         starts, ends = measure.starts, measure.ends
         bounds = [(starts[i], ends[j - 1]) for i, j in _windows(len(starts), size, overlap)]
     elif isinstance(measure, ExactTokenMeasure):
-        off = measure.offsets + [n]
-        bounds = [(off[i], off[j]) for i, j in _windows(len(measure.offsets), size, overlap)]
+        off, count = measure.offsets, len(measure.offsets)
+        bounds = [(off[i], off[j] if j < count else n) for i, j in _windows(count, size, overlap)]
         bounds = [(s, e) for s, e in bounds if e > s]
     else:
         # Estimated tokens have no boundaries of their own: grow each window as far as the
