@@ -116,6 +116,9 @@ def measure(spec: dict) -> dict:
         tracemalloc.stop()
         result.update(extra_bytes=peak, retained_bytes=current)
         result.update(vars(describe(out)))
+    elif mode == "pair":
+        result.update(_pair(prepare, text, Path(spec["text2"]).read_text(encoding="utf-8"),
+                            spec.get("repeats", 5), spec.get("budget", 60.0)))
     elif mode == "phases":
         result.update(_phases(prepare, text, spec.get("repeats", 3)))
     elif mode == "profile":
@@ -123,8 +126,36 @@ def measure(spec: dict) -> dict:
     elif mode == "encoded":
         result.update(_encoded_chars(args, text))
     else:
-        raise SystemExit(f"unknown mode {mode!r}: use time, rss, tracemalloc, phases, profile or encoded")
+        raise SystemExit(f"unknown mode {mode!r}: use time, pair, rss, tracemalloc, phases, profile or encoded")
     return result
+
+
+def _pair(prepare, small: str, big: str, repeats: int, budget: float) -> dict:
+    """Time `small` and `big` alternately, so both see the same machine (for scaling ratios).
+
+    On a shared machine even CPU time drifts (a busy neighbour on the same physical core slows
+    ours): timing 1 MB now and 8 MB minutes later can double a ratio. Alternating runs and
+    taking the median of the per-pair ratios cancels most of that drift.
+    """
+    prepare()(_prefix(big, WARMUP_CHARS))
+    out = {"small_cpu": [], "big_cpu": [], "small_wall": [], "big_wall": [], "ratios": []}
+    spent = 0.0
+    for _ in range(max(1, repeats)):
+        pair = {}
+        for key, text in (("small", small), ("big", big)):
+            run = prepare()
+            gc.collect()
+            c0, w0 = time.process_time(), time.perf_counter()
+            run(text)
+            w1, c1 = time.perf_counter(), time.process_time()
+            out[key + "_wall"].append(w1 - w0)
+            out[key + "_cpu"].append(c1 - c0)
+            pair[key] = min(w1 - w0, c1 - c0)
+            spent += w1 - w0
+        out["ratios"].append(pair["big"] / pair["small"])
+        if spent + spent / len(out["ratios"]) > budget:
+            break
+    return out
 
 
 def _phases(prepare, text: str, repeats: int) -> dict:
