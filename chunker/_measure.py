@@ -7,7 +7,7 @@ document once: exact tokenizers encode it a single time and answer from the toke
 from __future__ import annotations
 
 import bisect
-from typing import List
+from typing import Dict, List, Tuple
 
 from ._text import word_spans
 from ._tokenizers import FORCED_BOUNDARY, Tokenizer
@@ -141,7 +141,8 @@ class ExactTokenMeasure(Measure):
     def __init__(self, text: str, tokenizer: Tokenizer) -> None:
         super().__init__(text)
         self.tokenizer = tokenizer
-        self.offsets = tokenizer.offsets(text)  # array('q'): 8 bytes a token
+        self.offsets = tokenizer.offsets(text)  # array('i'): 4 bytes a token
+        self._exact: Dict[Tuple[int, int], int] = {}
 
     def count(self, start: int, end: int) -> int:
         off = self.offsets
@@ -172,10 +173,15 @@ class ExactTokenMeasure(Measure):
         """Exactly ``tokenizer.count(text[start:end])``, encoding only the span's first and last
         lines: between two forced boundaries the span's tokens are the document's tokens.
         """
+        key = (start, end)
+        known = self._exact.get(key)
+        if known is not None:  # packing checked this chunk already; its record asks again
+            return known
         text, count = self.text, self.tokenizer.count
         m = FORCED_BOUNDARY.search(text, start, end)
         if m is None:
-            return count(text[start:end])
+            self._exact[key] = result = count(text[start:end])
+            return result
         head = m.end()
         q = text.rfind("\n", head - 1, end - 1)
         while not text[q + 1].strip() or text[q + 1] == "/":  # the last forced boundary
@@ -183,7 +189,8 @@ class ExactTokenMeasure(Measure):
         tail = q + 1
         off = self.offsets
         middle = bisect.bisect_left(off, tail) - bisect.bisect_left(off, head)
-        return count(text[start:head]) + middle + count(text[tail:end])
+        self._exact[key] = result = count(text[start:head]) + middle + count(text[tail:end])
+        return result
 
     def advance(self, start: int, limit: int, n: int) -> int:
         off = self.offsets

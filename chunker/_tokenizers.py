@@ -15,7 +15,7 @@ import re
 import threading
 from array import array
 from itertools import accumulate
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Set
 
 from ._errors import ChunkerError
 from ._settings import TOKENIZERS
@@ -76,8 +76,9 @@ class Tokenizer:
         self.backend = backend
         self._encode = encode
         self._token_bytes = token_bytes
-        # token id -> (characters the token completes, 1 if it starts mid-character else 0)
-        self._shape: Dict[int, Tuple[int, int]] = {}
+        # token id -> characters the token completes; ids of tokens that start mid-character
+        self._width: Dict[int, int] = {}
+        self._mid: Set[int] = set()
 
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name} exact={self.exact} {self.backend}>".replace(" >", ">")
@@ -97,26 +98,32 @@ class Tokenizer:
         ids are ever held as Python objects.
         """
         pos, n = 0, len(text)
-        out = array("i" if n < 2**31 else "q")  # 4 bytes a token for any usual document
+        kind = "i" if n < 2**31 else "q"  # 4 bytes a token for any usual document
+        out = array(kind)
         while pos < n:
             m = FORCED_BOUNDARY.search(text, pos + block) if pos + block < n else None
             stop = m.end() if m is not None else n
-            out.extend(self._block_offsets(text[pos:stop], pos))
+            out.extend(self._block_offsets(text[pos:stop], pos, kind))
             pos = stop
         return out
 
-    def _block_offsets(self, text: str, base: int) -> List[int]:
+    def _block_offsets(self, text: str, base: int, kind: str = "q") -> "array[int]":  # noqa: F821
         ids = self.encode(text)
-        shape = self._shape
-        for t in set(ids).difference(shape):
+        width, mid = self._width, self._mid
+        for t in set(ids).difference(width):
             b = self._token_bytes(t)
-            cont = sum(1 for c in b if 0x80 <= c < 0xC0)
-            shape[t] = (len(b) - cont, 1 if b and 0x80 <= b[0] < 0xC0 else 0)
-        shapes = [shape[t] for t in ids]
-        # Offsets are running sums of character widths; a token that starts mid-character
-        # steps back onto that character (the first token never does).
-        starts = accumulate([w for w, _ in shapes], initial=base)
-        return [p - m for p, (_, m) in zip(starts, shapes)]
+            width[t] = len(b) - sum(1 for c in b if 0x80 <= c < 0xC0)  # characters it completes
+            if b and 0x80 <= b[0] < 0xC0:
+                mid.add(t)  # it starts inside a character that an earlier token began
+        # Offsets are running sums of character widths, all at C speed.
+        widths = list(map(width.__getitem__, ids))
+        out = array(kind, accumulate(widths[:-1], initial=base)) if ids else array(kind)
+        if not mid.isdisjoint(ids):
+            # A token that starts mid-character steps back onto that character.
+            for k, t in enumerate(ids):
+                if t in mid:
+                    out[k] -= 1
+        return out
 
 
 def _estimate_count(text: str) -> int:
