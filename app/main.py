@@ -280,13 +280,47 @@ def render(view):
         return
     show_error(S["notice"])
     el("results").classList.remove("stale")
-    for name, key in (("counts", "counts"), ("stats", "stats"), ("doc-view", "doc"), ("cards", "cards"),
-                      ("advice", "advice"), ("code", "code"), ("records-preview", "preview")):
-        BRIDGE.setHTML(el(name), view, key)
+    # One call sets every fragment: each crossing between MicroPython and JavaScript costs time.
+    BRIDGE.showView(view)
     el("summary").textContent = view.summary
     if not view.chunks:
         el("doc-view").innerHTML = '<p class="placeholder">Paste a document to see its chunks.</p>'
     S["hl"] = []
+
+
+def post_run():
+    """Send the settings (and the document, if it changed) to the worker; return the pending call.
+
+    Calling the worker posts the message at once; only the answer is awaited.
+    """
+    S["dirty"] = False
+    text = None
+    if not S["text_sent"]:
+        text = BRIDGE.documentText()
+        S["text_sent"] = True
+    el("results").setAttribute("aria-busy", "true")
+    return S["worker"].run(text, json.dumps(settings()))
+
+
+def kick():
+    """Mark the view out of date and, if the worker is idle, start it from this event handler.
+
+    Starting the call here rather than in a scheduled task saves a turn of the event loop, and
+    what the handler does afterwards (the URL, the help texts) overlaps the worker's run.
+    """
+    S["dirty"] = True
+    document.body.setAttribute("data-busy", "true")  # at once, so a test never sees a stale idle
+    if S["busy"] or S["worker"] is None:
+        return  # the running loop re-reads the controls; before start-up, start() runs it
+    S["busy"] = True
+    try:
+        call = post_run()
+    except Exception:  # noqa: BLE001 - let the loop report it the usual way
+        S["busy"] = False
+        S["dirty"] = True
+        spawn(pump())
+        return
+    spawn(pump(call))
 
 
 async def refresh():
@@ -300,22 +334,21 @@ async def refresh():
     await pump()
 
 
-async def pump():
-    if S["busy"] or S["worker"] is None:
-        return
-    S["busy"] = True
+async def pump(call=None):
+    """The loop; ``call`` is a run kick() already started (it then holds S["busy"])."""
+    if call is None:
+        if S["busy"] or S["worker"] is None:
+            return
+        S["busy"] = True
     w = S["worker"]
     try:
-        while S["dirty"] or S["compare_now"]:
-            if S["dirty"]:
-                S["dirty"] = False
-                text = None
-                if not S["text_sent"]:
-                    text = BRIDGE.documentText()
-                    S["text_sent"] = True
-                el("results").setAttribute("aria-busy", "true")
+        while call is not None or S["dirty"] or S["compare_now"]:
+            if call is not None or S["dirty"]:
+                if call is None:
+                    call = post_run()
                 slow = window.setTimeout(create_proxy(lambda: status("Working…")), SLOW_CALL_S * 1000)
-                view = await w.run(text, json.dumps(settings()))
+                view = await call
+                call = None
                 window.clearTimeout(slow)
                 if S["dirty"] and view.ok:
                     continue  # already out of date: skip straight to the latest settings
@@ -356,16 +389,14 @@ async def pump():
 
 def changed(event=None):
     S["notice"] = ""
+    kick()
     write_url()
     sync_help()
-    document.body.setAttribute("data-busy", "true")  # at once, so a test never sees a stale idle
-    spawn(refresh())
 
 
 def text_changed(event=None):
     S["text_sent"] = False
-    document.body.setAttribute("data-busy", "true")
-    spawn(refresh())
+    kick()
 
 
 # ---------------------------------------------------------------- highlighting and scrolling

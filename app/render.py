@@ -30,6 +30,14 @@ CARD_PAGE = 200
 """Cards rendered per batch: a long list is rendered incrementally ("Show more")."""
 
 PREVIEW = 80
+
+SLICE = 2000
+"""Characters per block of a long document view (cut at the next line end after this many).
+
+Each block is a ``<div class="slice">`` that the stylesheet renders with ``content-visibility:
+auto``: the browser lays out only the blocks near the visible part of the view, so a megabyte
+of text costs the layout of a screenful. Cutting just after a newline keeps the text's lines
+exactly as one flow would break them."""
 """Characters of each chunk shown on its card."""
 
 STRATEGY_ORDER = ("recursive", "fixed", "sentence", "paragraph", "markdown", "langchain")
@@ -64,6 +72,32 @@ def _num(n: float) -> str:
     return f"{int(n):,}"
 
 
+def per_text(fn):
+    """Remember ``fn(text)`` for the last text object it saw.
+
+    A slider move re-renders the same document with new chunks: what depends on the text alone
+    (its UTF-16 map, what it looks like, its pitfalls) is worked out once per document. The
+    check is identity, which is free, not equality, which would read a megabyte each time.
+
+    >>> calls = []
+    >>> twice = per_text(lambda t: calls.append(t) or t * 2)
+    >>> text = "ab" * 3
+    >>> twice(text), twice(text), len(calls)
+    ('abababababab', 'abababababab', 1)
+    """
+    last: List[Any] = [None, None]
+
+    def cached(text: str) -> Any:
+        if last[0] is not text:
+            last[1] = fn(text)
+            last[0] = text
+        return last[1]
+
+    cached.__doc__ = fn.__doc__
+    cached.__name__ = getattr(fn, "__name__", "cached")
+    return cached
+
+
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
@@ -83,6 +117,9 @@ class Utf16:
 
     def __call__(self, offset: int) -> int:
         return offset + bisect_left(self._astral, offset)
+
+
+_utf16 = per_text(Utf16)
 
 
 # ---------------------------------------------------------------- the document view
@@ -125,32 +162,71 @@ def sweep(spans: Sequence[Tuple[int, int]], length: int) -> List[Tuple[int, int,
     return segments
 
 
-def document_html(text: str, spans: Sequence[Tuple[int, int]]) -> str:
-    """The document with each chunk's span tinted and overlaps striped.
+def slice_ends(text: str, every: int = SLICE) -> List[int]:
+    r"""Where the view's blocks end: just after the first newline at least ``every`` characters
+    into each block, then the end of the text. A text with no newline stays one block.
+
+    >>> slice_ends("aaa\nbb\ncc\ndd", 4)
+    [4, 10, 12]
+    """
+    ends: List[int] = []
+    pos = 0
+    while len(text) - pos > every:
+        cut = text.find("\n", pos + every - 1)
+        if cut < 0 or cut + 1 >= len(text):
+            break
+        pos = cut + 1
+        ends.append(pos)
+    ends.append(len(text))
+    return ends
+
+
+def document_html(text: str, spans: Sequence[Tuple[int, int]], every: int = SLICE) -> str:
+    r"""The document with each chunk's span tinted and overlaps striped.
 
     A segment covered by one chunk is ``<span class="s tN" data-c="i">``; by several, it is
     also ``o`` (striped between the first two chunks' tints, ``tN uM``) with ``data-c="i j"``.
     The segment where chunk i starts carries ``id="chunk-i"`` (the scroll target) and
     ``data-n`` (its number, drawn by CSS so it never enters the text). Text in no chunk is
     left bare.
+
+    A text longer than ``every`` characters is cut into ``<div class="slice">`` blocks at line
+    ends (see :data:`SLICE`); a segment crossing a cut becomes two spans with the same chunks,
+    and only the first carries the id.
+
+    >>> print(document_html("ab\ncd", [(0, 5)], every=2))
+    <div class="slice"><span class="s t0" data-c="0" id="chunk-0" data-n="0">ab
+    </span></div><div class="slice"><span class="s t0" data-c="0">cd</span></div>
     """
     starts = {start: i for i, (start, end) in reversed(list(enumerate(spans))) if end > start}
-    out: List[str] = []
-    for a, b, active in sweep(spans, len(text)):
-        piece = esc(text[a:b])
-        if not active:
-            out.append(piece)
-            continue
-        first = active[0]
-        if len(active) == 1:
-            cls = f"s t{first % PALETTE}"
-        else:
-            cls = f"s o t{first % PALETTE} u{active[1] % PALETTE}"
-        attrs = f'class="{cls}" data-c="{" ".join(map(str, active))}"'
-        n = starts.get(a)
-        if n is not None and n in active:
-            attrs += f' id="chunk-{n}" data-n="{n}"'
-        out.append(f"<span {attrs}>{piece}</span>")
+    ends = slice_ends(text, every)
+    sliced = len(ends) > 1
+    out: List[str] = ['<div class="slice">'] if sliced else []
+    k = 0  # the block being written: it ends at ends[k]
+    for seg_a, seg_b, active in sweep(spans, len(text)):
+        a = seg_a
+        while a < seg_b:
+            b = min(seg_b, ends[k])
+            piece = esc(text[a:b])
+            if not active:
+                out.append(piece)
+            else:
+                first = active[0]
+                if len(active) == 1:
+                    cls = f"s t{first % PALETTE}"
+                else:
+                    cls = f"s o t{first % PALETTE} u{active[1] % PALETTE}"
+                attrs = f'class="{cls}" data-c="{" ".join(map(str, active))}"'
+                n = starts.get(a)
+                if n is not None and n in active:
+                    attrs += f' id="chunk-{n}" data-n="{n}"'
+                out.append(f"<span {attrs}>{piece}</span>")
+            a = b
+            if b == ends[k] and k + 1 < len(ends):
+                k += 1
+                out.append('</div><div class="slice">')
+    if sliced:
+        out.append("</div>")
     return "".join(out)
 
 
@@ -365,6 +441,7 @@ def advice(result: Any, text: str, limit: Optional[str] = None) -> List[Tuple[st
 _MD = re.compile(r"^(#{1,6} \S|```|\|.*\|\s*$)", re.M)
 
 
+@per_text
 def _looks_like_markdown(text: str) -> bool:
     return len(_MD.findall(text[:200_000])) >= 2
 
@@ -384,6 +461,7 @@ _CODE = re.compile(r"^\s*(def |class |import |from \S+ import |function |const |
 _INVISIBLE = re.compile("[\u00a0\u200b\u200c\u200d\u2060\u00ad]")
 
 
+@per_text
 def content_type(text: str) -> str:
     r"""A guess at what the document is, to pick a starting point (seed 002's table).
 
@@ -406,6 +484,7 @@ def content_type(text: str) -> str:
     return "general"
 
 
+@per_text
 def pitfalls(text: str) -> List[Tuple[str, str]]:
     """Seed 004's pitfalls, detected: structured data, source code, a BOM, invisible characters."""
     out: List[Tuple[str, str]] = []
@@ -560,7 +639,7 @@ def view(text: str, result: Any, explanations: Dict[str, str], defaults: Dict[st
          limit: Optional[str] = None) -> Dict[str, Any]:
     """Every fragment the page shows for one result, as a dict of strings and numbers."""
     chunks = result.chunks
-    u16 = Utf16(text)
+    u16 = _utf16(text)
     spans = [(c.start_char, c.end_char) for c in chunks]
     snips = snippets(result.settings, defaults)
     return {

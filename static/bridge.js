@@ -18,6 +18,15 @@
     setHTML: function (element, view, key) { element.innerHTML = view[key]; },
     replaceHTML: function (element, view, key) { element.outerHTML = view[key]; },
 
+    // Every fragment of a successful view, in one call from MicroPython.
+    showView: function (view) {
+      var parts = [["counts", "counts"], ["stats", "stats"], ["doc-view", "doc"], ["cards", "cards"],
+                   ["advice", "advice"], ["code", "code"], ["records-preview", "preview"]];
+      for (var i = 0; i < parts.length; i++) {
+        document.getElementById(parts[i][0]).innerHTML = view[parts[i][1]];
+      }
+    },
+
     // Read a dropped or chosen file into the text box. Resolves to "" or a message saying
     // why the file was not opened.
     openFile: function (file, maxBytes) {

@@ -10,6 +10,7 @@ import doctest
 import html
 import html.parser
 import json
+import re
 import subprocess
 import sys
 
@@ -340,3 +341,29 @@ def test_records_preview_is_the_start_of_the_json_export():
     res = chunker.chunk(text, strategy="markdown", size=200, overlap=0)
     shown = html.unescape(render.records_preview(res))
     assert json.loads(shown) == json.loads(chunker.to_json(res))[:3]
+
+
+@settings(max_examples=200)
+@given(st.text(alphabet=st.sampled_from("ab \n<&😀"), max_size=80), spans_strategy, st.integers(1, 12))
+def test_a_sliced_document_view_keeps_text_chunks_and_line_ends(text, spans, every):
+    spans = [(min(a, len(text)), min(b, len(text))) for a, b in spans]
+    tree = Tree(render.document_html(text, spans, every=every))
+    assert "".join(tree.text) == text
+    # Blocks are cut only just after a newline, so the lines break exactly as in one flow.
+    blocks = render.document_html(text, spans, every=every).split('</div><div class="slice">')
+    for block in blocks[:-1]:
+        assert html.unescape(re.sub("<[^>]*>", "", block)).endswith("\n")
+    per_chunk: dict[int, str] = {}
+    for attrs, data in tree.segments:
+        for i in attrs.get("data-c", "").split():
+            per_chunk[int(i)] = per_chunk.get(int(i), "") + data
+    assert per_chunk == {i: text[a:b] for i, (a, b) in enumerate(spans) if b > a}
+    ids = [a["id"] for t, a in tree.tags if "id" in a]
+    assert len(ids) == len(set(ids))  # a span cut in two keeps its id on the first piece only
+
+
+def test_a_long_document_view_comes_in_slices():
+    text = ("A line of text that goes on for a while.\n" * 200)
+    view = render.document_html(text, [(0, len(text))])
+    assert view.count('<div class="slice">') == len(render.slice_ends(text)) > 2
+    assert render.document_html("short\ntext", [(0, 4)]).count("slice") == 0
