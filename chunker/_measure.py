@@ -133,6 +133,22 @@ class WordMeasure(Measure):
         return max(start + 1, min(limit, self.reach(start, max(1, n))))  # type: ignore[arg-type]
 
 
+def _last_boundary(text: str, floor: int, end: int) -> int:
+    """The last forced boundary (see FORCED_BOUNDARY) before `end`, or `floor` if none is later.
+
+    Walks back from the end: the last word of a chunk is usually a few characters long.
+    """
+    p = end - 1
+    while p > floor:
+        c, before = text[p], text[p - 1]
+        if (c == " " or c == "\t") and not before.isspace():
+            return p
+        if before == "\n" and c != "/" and not c.isspace():
+            return p
+        p -= 1
+    return floor
+
+
 class ExactTokenMeasure(Measure):
     """Token starts inside the span, from one encoding of the whole document."""
 
@@ -171,7 +187,7 @@ class ExactTokenMeasure(Measure):
 
     def exact(self, start: int, end: int) -> int:
         """Exactly ``tokenizer.count(text[start:end])``, encoding only the span's first and last
-        lines: between two forced boundaries the span's tokens are the document's tokens.
+        words: between two forced boundaries the span's tokens are the document's tokens.
         """
         key = (start, end)
         known = self._exact.get(key)
@@ -179,14 +195,13 @@ class ExactTokenMeasure(Measure):
             return known
         text, count = self.text, self.tokenizer.count
         m = FORCED_BOUNDARY.search(text, start, end)
+        while m is not None and m.end() <= start:  # a boundary at the start itself
+            m = FORCED_BOUNDARY.search(text, start + 1, end)
         if m is None:
             self._exact[key] = result = count(text[start:end])
             return result
         head = m.end()
-        q = text.rfind("\n", head - 1, end - 1)
-        while not text[q + 1].strip() or text[q + 1] == "/":  # the last forced boundary
-            q = text.rfind("\n", head - 1, q)
-        tail = q + 1
+        tail = _last_boundary(text, head, end)
         off = self.offsets
         middle = bisect.bisect_left(off, tail) - bisect.bisect_left(off, head)
         self._exact[key] = result = count(text[start:head]) + middle + count(text[tail:end])

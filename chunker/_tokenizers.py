@@ -24,14 +24,17 @@ __all__ = ["Tokenizer", "get_tokenizer", "count_tokens", "approx_tokens"]
 
 _ENCODING_NAMES = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
 
-FORCED_BOUNDARY = re.compile(r"\n(?=[^\s/])")
-"""A line break followed by a non-space other than "/": a token boundary of any text holding it.
+FORCED_BOUNDARY = re.compile(r"\n(?=[^\s/])|(?<=\S)(?=[ \t])")
+"""Positions that are token boundaries of any text holding them, in cl100k and o200k:
 
-In the cl100k and o200k pre-tokenizers no pre-token holds "\n" and then such a character
-(letters may take one leading non-newline character, punctuation an optional leading space,
-whitespace runs end before it; but o200k's punctuation run may trail "[\r\n/]*", so ".\n/"
-is one pre-token), and nothing looks behind. So the text after such a position tokenizes the
-same alone as within the document, and so does the text before it.
+- after a line break followed by a non-space other than "/";
+- between a non-space and a following space or tab.
+
+No pre-token spans them (letters may take one leading non-newline character, so " word" starts
+at the space; digit and punctuation runs stop at whitespace; whitespace runs end before a
+non-space; but o200k's punctuation run may trail "[\r\n/]*", so ".\n/" is one pre-token),
+and the patterns never look behind. So the text after such a position tokenizes the same alone
+as within the document, and so does the text before it.
 """
 
 # sha256 of the uncompressed vocabulary files, as tiktoken itself pins them: a corrupted or

@@ -115,7 +115,8 @@ def test_pure_python_backend_is_used_without_tiktoken():
 
 _lines = st.lists(st.sampled_from(["word", " word", "\n", "\n\n", "  ", "\t", "x.", "# H", "- item", "😀",
                                    "日本", "12345", "'s", "\r\n", " \n", "```", "é", "<|endoftext|>", "/", "./", ".\n/",
-                                   "\n/var", "-->", ")"]),
+                                   "\n/var", "-->", ")", "\t", ".\t", "\xa0", " \xa0", "it's ", "'S",
+                                   "HELLOworld", "x\u0301", "123456", " 7", "(", "\u3000"]),
                   max_size=60).map("".join)
 
 
