@@ -302,16 +302,21 @@ def post_run():
     return S["worker"].run(text, json.dumps(settings()))
 
 
-def kick():
+def kick(now=True):
     """Mark the view out of date and, if the worker is idle, start it from this event handler.
 
     Starting the call here rather than in a scheduled task saves a turn of the event loop, and
-    what the handler does afterwards (the URL, the help texts) overlaps the worker's run.
+    what the handler does afterwards (the URL, the help texts) overlaps the worker's run. A new
+    document (now=False) is sent from a task of its own instead: the browser's own work on a
+    big paste already fills the input event's task.
     """
     S["dirty"] = True
     document.body.setAttribute("data-busy", "true")  # at once, so a test never sees a stale idle
     if S["busy"] or S["worker"] is None:
         return  # the running loop re-reads the controls; before start-up, start() runs it
+    if not now:
+        spawn(pump())
+        return
     S["busy"] = True
     try:
         call = post_run()
@@ -355,6 +360,16 @@ async def pump(call=None):
                 render(view)
                 if S["dirty"] or not view.ok:
                     continue
+                # The rest of a long document, part by part: each is parsed on its own, so the
+                # page keeps drawing frames, and new input stops it (the next view replaces all).
+                part = 1
+                while part < view.doc_parts and not S["dirty"]:
+                    more = await w.more_doc(part)
+                    if not S["dirty"]:
+                        BRIDGE.appendHTML(el("doc-view"), more, "doc")
+                    part += 1
+                if S["dirty"]:
+                    continue
                 S["doc_chars"] = view.doc_chars
                 document.body.setAttribute("data-busy", "false")
                 status(None)
@@ -387,16 +402,20 @@ async def pump(call=None):
             status(None)
 
 
-def changed(event=None):
+def changed(event=None, then=None):
+    """Settings changed: start the worker first, then update what only the page shows
+    (``then``, the URL, the help texts) while it runs."""
     S["notice"] = ""
     kick()
+    if then is not None:
+        then()
     write_url()
     sync_help()
 
 
 def text_changed(event=None):
     S["text_sent"] = False
-    kick()
+    kick(now=False)
 
 
 # ---------------------------------------------------------------- highlighting and scrolling
@@ -496,8 +515,9 @@ def on_size(event):
         el("size").value = source.value
     else:
         el("size-range").value = source.value or "0"
-    sync_overlap()
-    changed()
+    # settings() sends a percentage as such, so the overlap fields only follow for the eye:
+    # they are updated after the worker has been started.
+    changed(then=sync_overlap)
 
 
 def on_overlap(event):

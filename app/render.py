@@ -38,6 +38,10 @@ Each block is a ``<div class="slice">`` that the stylesheet renders with ``conte
 auto``: the browser lays out only the blocks near the visible part of the view, so a megabyte
 of text costs the layout of a screenful. Cutting just after a newline keeps the text's lines
 exactly as one flow would break them."""
+
+DOC_PART = 100_000
+"""Characters of the document per part of its view. The first part comes with the view, the
+others follow one by one (worker.more_doc), so a megabyte is never parsed or sent in one go."""
 """Characters of each chunk shown on its card."""
 
 STRATEGY_ORDER = ("recursive", "fixed", "sentence", "paragraph", "markdown", "langchain")
@@ -198,11 +202,24 @@ def document_html(text: str, spans: Sequence[Tuple[int, int]], every: int = SLIC
     <div class="slice"><span class="s t0" data-c="0" id="chunk-0" data-n="0">ab
     </span></div><div class="slice"><span class="s t0" data-c="0">cd</span></div>
     """
+    return "".join(document_parts(text, spans, every))
+
+
+def document_parts(text: str, spans: Sequence[Tuple[int, int]], every: int = SLICE,
+                   part: int = DOC_PART) -> List[str]:
+    r""":func:`document_html` as consecutive pieces of whole blocks, each covering at least
+    ``part`` characters of text (the last one may hold fewer). Joined, they are the whole view.
+
+    >>> document_parts("ab\ncd\nef", [(0, 8)], every=2, part=2)[1]
+    '<div class="slice"><span class="s t0" data-c="0">cd\n</span></div>'
+    """
     starts = {start: i for i, (start, end) in reversed(list(enumerate(spans))) if end > start}
     ends = slice_ends(text, every)
     sliced = len(ends) > 1
+    parts: List[str] = []
     out: List[str] = ['<div class="slice">'] if sliced else []
     k = 0  # the block being written: it ends at ends[k]
+    part_start = 0
     for seg_a, seg_b, active in sweep(spans, len(text)):
         a = seg_a
         while a < seg_b:
@@ -224,10 +241,16 @@ def document_html(text: str, spans: Sequence[Tuple[int, int]], every: int = SLIC
             a = b
             if b == ends[k] and k + 1 < len(ends):
                 k += 1
-                out.append('</div><div class="slice">')
+                out.append("</div>")
+                if b - part_start >= part:
+                    parts.append("".join(out))
+                    out = []
+                    part_start = b
+                out.append('<div class="slice">')
     if sliced:
         out.append("</div>")
-    return "".join(out)
+    parts.append("".join(out))
+    return parts
 
 
 # ---------------------------------------------------------------- chunk cards
@@ -641,6 +664,7 @@ def view(text: str, result: Any, explanations: Dict[str, str], defaults: Dict[st
     chunks = result.chunks
     u16 = _utf16(text)
     spans = [(c.start_char, c.end_char) for c in chunks]
+    doc_parts = document_parts(text, spans)
     snips = snippets(result.settings, defaults)
     return {
         "ok": True,
@@ -649,7 +673,11 @@ def view(text: str, result: Any, explanations: Dict[str, str], defaults: Dict[st
         "counts": counts_html(result.stats.document_chars, result.stats.document_words,
                               result.stats.document_tokens, result.settings.tokenizer, result.stats.exact),
         "stats": stats_html(result.stats) if chunks else "",
-        "doc": document_html(text, spans),
+        # The first part of the document view; the worker keeps the rest (doc_rest) and hands
+        # it out part by part: the page shows the top at once and appends the others.
+        "doc": doc_parts[0],
+        "doc_parts": len(doc_parts),
+        "doc_rest": doc_parts[1:],
         "cards": cards_html(chunks, text, explanations, 0, CARD_PAGE, u16),
         "advice": advice_html(result, text, limit),
         "preview": records_preview(result),

@@ -15,7 +15,7 @@ import chunker
 from app import render
 
 _doc = {"text": "", "version": 0}
-_last = {"result": None, "options": None, "limit": None}
+_last = {"result": None, "options": None, "limit": None, "doc_rest": []}
 _compare = {"key": None, "rows": {}}
 
 
@@ -81,8 +81,9 @@ def run(doc, settings_json):
         if options["overlap"] == "":
             options["overlap"] = "0"
         result = chunker.chunk(_doc["text"], **options)
-        _last.update(result=result, options=options, limit=limit)
-        return render.view(_doc["text"], result, chunker.FLAGS, chunker.DEFAULTS, limit)
+        view = render.view(_doc["text"], result, chunker.FLAGS, chunker.DEFAULTS, limit)
+        _last.update(result=result, options=options, limit=limit, doc_rest=view.pop("doc_rest"))
+        return view
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message on the page
         failure = _failure(exc)
         failure["counts"] = _counts(settings_json)
@@ -107,6 +108,13 @@ def more_cards(start):
     if result is None:
         return {"cards": ""}
     return {"cards": render.cards_html(result.chunks, _doc["text"], chunker.FLAGS, int(start))}
+
+
+def more_doc(part):
+    """Part ``part`` (1, 2, ...) of the last view's document (``view["doc_parts"]`` in all)."""
+    rest = _last["doc_rest"]
+    k = int(part) - 1
+    return {"doc": rest[k] if 0 <= k < len(rest) else ""}
 
 
 def compare(strategy):
@@ -149,4 +157,4 @@ def export(fmt):
     return Blob.new(to_js([serialise(result)]), options)
 
 
-__export__ = ["hello", "run", "more_cards", "compare", "export"]
+__export__ = ["hello", "run", "more_cards", "more_doc", "compare", "export"]

@@ -17,6 +17,7 @@
     // replaceHTML swaps the element itself for that HTML.
     setHTML: function (element, view, key) { element.innerHTML = view[key]; },
     replaceHTML: function (element, view, key) { element.outerHTML = view[key]; },
+    appendHTML: function (element, view, key) { element.insertAdjacentHTML("beforeend", view[key]); },
 
     // Every fragment of a successful view, in one call from MicroPython.
     showView: function (view) {

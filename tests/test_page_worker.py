@@ -103,3 +103,16 @@ def test_more_cards_continue_the_list():
     run(text, strategy="sentence", size="0", unit="chars", overlap="0")
     more = worker.more_cards(200)["cards"]
     assert 'data-chunk-index="200"' in more and 'data-chunk-index="199"' not in more
+
+
+def test_a_long_document_view_arrives_in_parts_that_join_to_the_whole():
+    from app import render
+
+    text = "\n".join(f"Line {i}: <tag> & more text for the view." for i in range(6000))
+    view = run({"text": text}, size="60")
+    assert view["ok"] and view["doc_parts"] > 1 and "doc_rest" not in view
+    parts = [view["doc"]] + [worker.more_doc(k)["doc"] for k in range(1, view["doc_parts"])]
+    res = chunker.chunk(text, size=60, overlap="10%")
+    assert "".join(parts) == render.document_html(text, [(c.start_char, c.end_char) for c in res.chunks])
+    assert all(p.startswith('<div class="slice">') and p.endswith("</div>") for p in parts)
+    assert worker.more_doc(view["doc_parts"]) == {"doc": ""}
