@@ -363,6 +363,8 @@ async def pump(call=None):
                 # The rest of a long document, part by part: each is parsed on its own, so the
                 # page keeps drawing frames, and new input stops it (the next view replaces all).
                 part = 1
+                if view.doc_parts > 1:
+                    await BRIDGE.afterFrame()  # the first part on screen before any more work
                 while part < view.doc_parts and not S["dirty"]:
                     more = await w.more_doc(part)
                     if not S["dirty"]:

@@ -42,6 +42,10 @@ exactly as one flow would break them."""
 DOC_PART = 100_000
 """Characters of the document per part of its view. The first part comes with the view, the
 others follow one by one (worker.more_doc), so a megabyte is never parsed or sent in one go."""
+
+DOC_FIRST = 20_000
+"""Characters in the first part: several screenfuls, so the view on screen is complete at once
+and the rest of the text follows a moment later."""
 """Characters of each chunk shown on its card."""
 
 STRATEGY_ORDER = ("recursive", "fixed", "sentence", "paragraph", "markdown", "langchain")
@@ -206,11 +210,12 @@ def document_html(text: str, spans: Sequence[Tuple[int, int]], every: int = SLIC
 
 
 def document_parts(text: str, spans: Sequence[Tuple[int, int]], every: int = SLICE,
-                   part: int = DOC_PART) -> List[str]:
-    r""":func:`document_html` as consecutive pieces of whole blocks, each covering at least
-    ``part`` characters of text (the last one may hold fewer). Joined, they are the whole view.
+                   part: int = DOC_PART, first: int = DOC_FIRST) -> List[str]:
+    r""":func:`document_html` as consecutive pieces of whole blocks, the first covering at least
+    ``first`` characters of text, the others ``part`` (the last one may hold fewer). Joined,
+    they are the whole view.
 
-    >>> document_parts("ab\ncd\nef", [(0, 8)], every=2, part=2)[1]
+    >>> document_parts("ab\ncd\nef", [(0, 8)], every=2, part=2, first=2)[1]
     '<div class="slice"><span class="s t0" data-c="0">cd\n</span></div>'
     """
     starts = {start: i for i, (start, end) in reversed(list(enumerate(spans))) if end > start}
@@ -242,7 +247,7 @@ def document_parts(text: str, spans: Sequence[Tuple[int, int]], every: int = SLI
             if b == ends[k] and k + 1 < len(ends):
                 k += 1
                 out.append("</div>")
-                if b - part_start >= part:
+                if b - part_start >= (part if parts else first):
                     parts.append("".join(out))
                     out = []
                     part_start = b
