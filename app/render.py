@@ -21,7 +21,7 @@ import html
 import json
 import re
 from bisect import bisect_left
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 PALETTE = 6
 """Number of tints; neighbouring chunks always get different ones (index modulo PALETTE)."""
@@ -213,15 +213,36 @@ def document_parts(text: str, spans: Sequence[Tuple[int, int]], every: int = SLI
                    part: int = DOC_PART, first: int = DOC_FIRST) -> List[str]:
     r""":func:`document_html` as consecutive pieces of whole blocks, the first covering at least
     ``first`` characters of text, the others ``part`` (the last one may hold fewer). Joined,
-    they are the whole view.
+    they are the whole view; there are :func:`count_parts` of them.
 
     >>> document_parts("ab\ncd\nef", [(0, 8)], every=2, part=2, first=2)[1]
     '<div class="slice"><span class="s t0" data-c="0">cd\n</span></div>'
     """
+    return list(iter_document_parts(text, spans, every, part, first))
+
+
+def count_parts(text: str, every: int = SLICE, part: int = DOC_PART, first: int = DOC_FIRST) -> int:
+    r"""How many parts :func:`document_parts` makes of ``text`` (it depends on the text alone).
+
+    >>> count_parts("ab\ncd\nef", every=2, part=2, first=2)
+    3
+    """
+    count, part_start = 1, 0
+    for b in slice_ends(text, every)[:-1]:
+        if b - part_start >= (part if count > 1 else first):
+            count += 1
+            part_start = b
+    return count
+
+
+def iter_document_parts(text: str, spans: Sequence[Tuple[int, int]], every: int = SLICE,
+                        part: int = DOC_PART, first: int = DOC_FIRST) -> Iterator[str]:
+    """:func:`document_parts`, built as they are asked for: the worker sends the first part at
+    once and builds the others only when the page asks for them."""
     starts = {start: i for i, (start, end) in reversed(list(enumerate(spans))) if end > start}
     ends = slice_ends(text, every)
     sliced = len(ends) > 1
-    parts: List[str] = []
+    made = 0
     out: List[str] = ['<div class="slice">'] if sliced else []
     k = 0  # the block being written: it ends at ends[k]
     part_start = 0
@@ -233,11 +254,11 @@ def document_parts(text: str, spans: Sequence[Tuple[int, int]], every: int = SLI
             if not active:
                 out.append(piece)
             else:
-                first = active[0]
+                lead = active[0]
                 if len(active) == 1:
-                    cls = f"s t{first % PALETTE}"
+                    cls = f"s t{lead % PALETTE}"
                 else:
-                    cls = f"s o t{first % PALETTE} u{active[1] % PALETTE}"
+                    cls = f"s o t{lead % PALETTE} u{active[1] % PALETTE}"
                 attrs = f'class="{cls}" data-c="{" ".join(map(str, active))}"'
                 n = starts.get(a)
                 if n is not None and n in active:
@@ -247,15 +268,15 @@ def document_parts(text: str, spans: Sequence[Tuple[int, int]], every: int = SLI
             if b == ends[k] and k + 1 < len(ends):
                 k += 1
                 out.append("</div>")
-                if b - part_start >= (part if parts else first):
-                    parts.append("".join(out))
+                if b - part_start >= (part if made else first):
+                    made += 1
+                    yield "".join(out)
                     out = []
                     part_start = b
                 out.append('<div class="slice">')
     if sliced:
         out.append("</div>")
-    parts.append("".join(out))
-    return parts
+    yield "".join(out)
 
 
 # ---------------------------------------------------------------- chunk cards
@@ -664,12 +685,18 @@ def code_html(snips: Dict[str, str]) -> str:
 
 
 def view(text: str, result: Any, explanations: Dict[str, str], defaults: Dict[str, Any],
-         limit: Optional[str] = None) -> Dict[str, Any]:
-    """Every fragment the page shows for one result, as a dict of strings and numbers."""
+         limit: Optional[str] = None, keep: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """Every fragment the page shows for one result, as a dict of strings and numbers.
+
+    The document view holds its first part only (``doc``, of ``doc_parts``); ``keep``, if
+    given, receives the iterator of the others under ``"doc_rest"``.
+    """
     chunks = result.chunks
     u16 = _utf16(text)
     spans = [(c.start_char, c.end_char) for c in chunks]
-    doc_parts = document_parts(text, spans)
+    doc_parts = iter_document_parts(text, spans)
+    if keep is not None:
+        keep["doc_rest"] = doc_parts
     snips = snippets(result.settings, defaults)
     return {
         "ok": True,
@@ -678,11 +705,10 @@ def view(text: str, result: Any, explanations: Dict[str, str], defaults: Dict[st
         "counts": counts_html(result.stats.document_chars, result.stats.document_words,
                               result.stats.document_tokens, result.settings.tokenizer, result.stats.exact),
         "stats": stats_html(result.stats) if chunks else "",
-        # The first part of the document view; the worker keeps the rest (doc_rest) and hands
-        # it out part by part: the page shows the top at once and appends the others.
-        "doc": doc_parts[0],
-        "doc_parts": len(doc_parts),
-        "doc_rest": doc_parts[1:],
+        # The first part of the document view; the worker keeps the rest (keep) and hands it
+        # out part by part: the page shows the top at once and appends the others.
+        "doc": next(doc_parts),
+        "doc_parts": count_parts(text),
         "cards": cards_html(chunks, text, explanations, 0, CARD_PAGE, u16),
         "advice": advice_html(result, text, limit),
         "preview": records_preview(result),

@@ -15,7 +15,7 @@ import chunker
 from app import render
 
 _doc = {"text": "", "version": 0}
-_last = {"result": None, "options": None, "limit": None, "doc_rest": []}
+_last = {"result": None, "options": None, "limit": None, "doc_rest": iter(()), "doc_made": []}
 _compare = {"key": None, "rows": {}}
 
 
@@ -81,8 +81,8 @@ def run(doc, settings_json):
         if options["overlap"] == "":
             options["overlap"] = "0"
         result = chunker.chunk(_doc["text"], **options)
-        view = render.view(_doc["text"], result, chunker.FLAGS, chunker.DEFAULTS, limit)
-        _last.update(result=result, options=options, limit=limit, doc_rest=view.pop("doc_rest"))
+        view = render.view(_doc["text"], result, chunker.FLAGS, chunker.DEFAULTS, limit, keep=_last)
+        _last.update(result=result, options=options, limit=limit, doc_made=[])
         return view
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message on the page
         failure = _failure(exc)
@@ -111,10 +111,18 @@ def more_cards(start):
 
 
 def more_doc(part):
-    """Part ``part`` (1, 2, ...) of the last view's document (``view["doc_parts"]`` in all)."""
-    rest = _last["doc_rest"]
+    """Part ``part`` (1, 2, ...) of the last view's document (``view["doc_parts"]`` in all).
+
+    The parts are built when first asked for (render.iter_document_parts) and kept.
+    """
+    made = _last["doc_made"]
     k = int(part) - 1
-    return {"doc": rest[k] if 0 <= k < len(rest) else ""}
+    while k >= len(made):
+        piece = next(_last["doc_rest"], None)
+        if piece is None:
+            break
+        made.append(piece)
+    return {"doc": made[k] if 0 <= k < len(made) else ""}
 
 
 def compare(strategy):

@@ -367,3 +367,14 @@ def test_a_long_document_view_comes_in_slices():
     view = render.document_html(text, [(0, len(text))])
     assert view.count('<div class="slice">') == len(render.slice_ends(text)) > 2
     assert render.document_html("short\ntext", [(0, 4)]).count("slice") == 0
+
+
+@settings(max_examples=200)
+@given(st.text(alphabet=st.sampled_from("ab\n<"), max_size=80), spans_strategy,
+       st.integers(1, 6), st.integers(1, 20), st.integers(1, 20))
+def test_document_parts_join_to_the_view_and_are_counted_in_advance(text, spans, every, part, first):
+    spans = [(min(a, len(text)), min(b, len(text))) for a, b in spans]
+    parts = render.document_parts(text, spans, every, part, first)
+    assert "".join(parts) == render.document_html(text, spans, every)
+    assert len(parts) == render.count_parts(text, every, part, first)
+    assert all(parts[1:])  # no empty part after the first
