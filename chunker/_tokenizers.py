@@ -113,15 +113,18 @@ class Tokenizer:
     def _block_offsets(self, text: str, base: int, kind: str = "q") -> "array[int]":  # noqa: F821
         ids = self.encode(text)
         width, mid = self._width, self._mid
-        for t in set(ids).difference(width):
-            b = self._token_bytes(t)
-            width[t] = len(b) - sum(1 for c in b if 0x80 <= c < 0xC0)  # characters it completes
-            if b and 0x80 <= b[0] < 0xC0:
-                mid.add(t)  # it starts inside a character that an earlier token began
+        try:
+            widths = list(map(width.__getitem__, ids))
+        except KeyError:  # tokens not seen before: learn their shapes once
+            for t in set(ids).difference(width):
+                b = self._token_bytes(t)
+                width[t] = len(b) - sum(1 for c in b if 0x80 <= c < 0xC0)  # characters it ends
+                if b and 0x80 <= b[0] < 0xC0:
+                    mid.add(t)  # it starts inside a character that an earlier token began
+            widths = list(map(width.__getitem__, ids))
         # Offsets are running sums of character widths, all at C speed.
-        widths = list(map(width.__getitem__, ids))
         out = array(kind, accumulate(widths[:-1], initial=base)) if ids else array(kind)
-        if not mid.isdisjoint(ids):
+        if mid and not mid.isdisjoint(ids):
             # A token that starts mid-character steps back onto that character.
             for k, t in enumerate(ids):
                 if t in mid:
