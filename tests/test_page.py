@@ -122,3 +122,17 @@ def test_chunking_keeps_working_offline(app):
     finally:
         app.context.unroute("**/*")
         app.context.set_offline(False)
+
+
+def test_a_long_document_view_arrives_whole_in_parts(app):
+    """Past app/render.py's DOC_FIRST the view comes in parts; once idle it holds every one."""
+    from app import render
+
+    text = "\n\n".join(f"Section {i}. " + PROSE[:2500] for i in range(60))
+    assert render.count_parts(text) >= 3
+    app.set_text(text)
+    expected = assert_same_as_python(app, text)
+    assert app.page.locator("#doc-view > .slice").count() == len(render.slice_ends(text))
+    assert app.page.locator("#doc-view [id^=chunk-]").count() == len(expected.chunks)
+    app.fill("#size", "90")  # a new view replaces all of the old one
+    assert_same_as_python(app, text)
