@@ -168,13 +168,18 @@ def main(argv: list[str] | None = None) -> int:
     host, port = server.server_address[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"Chunker playground: http://{shown}:{port}/  (Ctrl+C to stop)", flush=True)
+    serve_until_interrupted(server)
+    return 0
+
+
+def serve_until_interrupted(server: http.server.HTTPServer) -> None:
+    """Serve until Ctrl+C, then release the port."""
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
-    return 0
 
 
 if __name__ == "__main__":

@@ -24,12 +24,7 @@ def main() -> None:
     serve.Handler.quiet = True
     server = http.server.ThreadingHTTPServer(("127.0.0.1", port), partial(serve.Handler, directory=directory))
     print(f"bare: http://127.0.0.1:{server.server_address[1]}/", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve.serve_until_interrupted(server)
 
 
 if __name__ == "__main__":
