@@ -44,24 +44,7 @@ class Measure:
 
     def advance(self, start: int, limit: int, n: int) -> int:
         """The furthest end <= limit with count(start, end) <= n; at least start + 1."""
-        # NOTE: counting costs the span's length, so never measure to `limit` at once (that
-        # made windows quadratic in the document): gallop out from `start`, then bisect.
-        lo, step = start + 1, max(16, 4 * n)
-        hi = min(limit, start + step)
-        while hi < limit and self.count(start, hi) <= n:
-            lo, step = hi, step * 2
-            hi = min(limit, start + step)
-        if self.count(start, hi) <= n:
-            return hi
-        hi -= 1  # count(start, hi + 1) > n; count is monotone in `end`
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.count(start, mid) <= n:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
-
+        raise NotImplementedError
 
     def retreat(self, end: int, floor: int, n: int) -> int:
         """The earliest start >= floor with count(start, end) <= n (end when none is earlier).
@@ -157,7 +140,10 @@ class ExactTokenMeasure(Measure):
     def __init__(self, text: str, tokenizer: Tokenizer) -> None:
         super().__init__(text)
         self.tokenizer = tokenizer
-        self.offsets = tokenizer.offsets(text)  # array('i'): 4 bytes a token
+        mid_chars: List[int] = []
+        self.offsets = tokenizer.offsets(text, mid_chars=mid_chars)  # array('i'): 4 bytes a token
+        # Tokens that start inside a character: no chunk may begin or end at one.
+        self.mid_chars = frozenset(mid_chars)
         self._exact: Dict[Tuple[int, int], int] = {}
 
     def count(self, start: int, end: int) -> int:

@@ -91,14 +91,16 @@ class Tokenizer:
             raise TypeError(f"tokenizer {self.name} is an estimate and has no token ids")
         return self._encode(text)
 
-    def offsets(self, text: str, block: int = 1 << 16) -> "array[int]":  # noqa: F821
+    def offsets(self, text: str, block: int = 1 << 16,
+                mid_chars: Optional[List[int]] = None) -> "array[int]":  # noqa: F821
         """Code-point offset of each token's start, for a text encoded once.
 
         A token that starts inside a multi-byte character gets that character's offset, so
         cutting at an offset never splits a character (the array is non-decreasing). The text
         is encoded in blocks of about `block` characters cut at forced boundaries (see
         `FORCED_BOUNDARY`), which gives exactly the whole text's tokens while only one block's
-        ids are ever held as Python objects.
+        ids are ever held as Python objects. `mid_chars`, when given, receives the indices of
+        the tokens that start inside a character (cutting there would split it).
         """
         pos, n = 0, len(text)
         kind = "i" if n < 2**31 else "q"  # 4 bytes a token for any usual document
@@ -106,11 +108,12 @@ class Tokenizer:
         while pos < n:
             m = FORCED_BOUNDARY.search(text, pos + block) if pos + block < n else None
             stop = m.end() if m is not None else n
-            out.extend(self._block_offsets(text[pos:stop], pos, kind))
+            out.extend(self._block_offsets(text[pos:stop], pos, kind, mid_chars, len(out)))
             pos = stop
         return out
 
-    def _block_offsets(self, text: str, base: int, kind: str = "q") -> "array[int]":  # noqa: F821
+    def _block_offsets(self, text: str, base: int, kind: str = "q",
+                       mid_chars: Optional[List[int]] = None, first: int = 0) -> "array[int]":  # noqa: F821
         ids = self.encode(text)
         width, mid = self._width, self._mid
         try:
@@ -129,6 +132,8 @@ class Tokenizer:
             for k, t in enumerate(ids):
                 if t in mid:
                     out[k] -= 1
+                    if mid_chars is not None:
+                        mid_chars.append(first + k)
         return out
 
 

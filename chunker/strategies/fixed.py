@@ -44,9 +44,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         starts, ends = measure.starts, measure.ends
         bounds = [(starts[i], ends[j - 1]) for i, j in _windows(len(starts), size, overlap)]
     elif isinstance(measure, ExactTokenMeasure):
-        off, count = measure.offsets, len(measure.offsets)
-        bounds = [(off[i], off[j] if j < count else n) for i, j in _windows(count, size, overlap)]
-        bounds = [(s, e) for s, e in bounds if e > s]
+        bounds = _token_windows(measure, n, size, overlap)
     else:
         # Estimated tokens have no boundaries of their own: grow each window as far as the
         # estimate allows, and start the next one where `overlap` tokens of it remain. (Stepping
@@ -61,6 +59,43 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
                 break
             pos = measure.retreat(end, pos + 1, overlap)
     return [Span(s, e, _cuts_sentence(text, s, e)) for s, e in bounds]
+
+
+def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int) -> List[Tuple[int, int]]:
+    """Token windows cut only where a token starts a character.
+
+    A character split over several tokens (bytes of a rare character, some CJK) cannot be cut,
+    so a window's start moves forward past it and its end back before it: windows keep at most
+    `size` tokens and overlaps at most `overlap`. A start never passes the previous end (no
+    text is lost) and starts ascend. Only a character of more than `size` tokens gets a window
+    that is over (and flagged).
+    """
+    off, count, mid = measure.offsets, len(measure.offsets), measure.mid_chars
+
+    def up(i: int) -> int:
+        while i in mid:
+            i += 1
+        return i
+
+    def down(j: int) -> int:
+        while j in mid:
+            j -= 1
+        return j
+
+    at = lambda i: off[i] if i < count else n  # noqa: E731
+    bounds: List[Tuple[int, int]] = []
+    prev_s = prev_e = -1
+    for i, j in _windows(count, size, overlap):
+        s, e = up(i), down(j)
+        if prev_e >= 0:
+            s = min(s, prev_e)
+            if s <= prev_s:
+                s = up(prev_s + 1)
+        if e <= s:
+            e = up(s + 1)
+        bounds.append((at(s), at(e)))
+        prev_s, prev_e = s, e
+    return bounds
 
 
 def _cuts_sentence(text: str, start: int, end: int) -> bool:
