@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     print(f"Stages of chunk(), seconds (share), median of 3, {bench._mb(mb)}:")
     print("\n".join(bench.text_table(hdr, rows)))
     print()
-    md += [f"### Stages of chunk() (median of 3, no profiler)", "", *bench.md_table(hdr, rows), ""]
+    md += ["### Stages of chunk() (median of 3, no profiler)", "", *bench.md_table(hdr, rows), ""]
 
     for name, tool in chosen:
         out = bench.OUT / f"profile-{name}.pstats"

@@ -14,9 +14,8 @@ unreachable here) and registered in tiktoken's registry, so that LangChain's rea
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Tuple
 
 ENCODINGS = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
 

@@ -563,7 +563,7 @@ def report_rows(f: dict) -> List[List[str]]:
         med = lambda xs: statistics.median([x for x in xs if x is not None]) if xs else None  # noqa: E731
         app_c, bare_c, app_w, bare_w = med(s["app_cold"]), med(s["bare_cold"]), med(s["app_warm"]), med(s["bare_warm"])
         rows.append([f"app ready, cold (median of {len(s['app_cold'])})", _ms(app_c), "", ""])
-        rows.append([f"bare Pyodide page ready (1+1), cold", _ms(bare_c), "", ""])
+        rows.append(["bare Pyodide page ready (1+1), cold", _ms(bare_c), "", ""])
         rows.append(["app ready / bare Pyodide, cold", f"{app_c / bare_c:.2f}x", "<= 1.25x", _verdict(app_c / bare_c <= 1.25)])
         rows.append(["app ready / bare Pyodide, warm (reload)", f"{app_w / bare_w:.2f}x ({_ms(app_w)} vs {_ms(bare_w)})",
                      "<= 1.25x", _verdict(app_w / bare_w <= 1.25)])

@@ -492,7 +492,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     head = [f"Machine: {info['cpu']}, {info['cores']} cores, {info['os']}; Python {info['python']}; "
             f"chunker at commit {info['commit']}.",
             f"Peers: {info['peers']}.",
-            f"Text: Python 3.11 docs (Debian python3.11-doc) as Markdown; "
+            "Text: Python 3.11 docs (Debian python3.11-doc) as Markdown; "
             + ", ".join(f"{_mb(mb)} sha256:{_sha(p)}" for mb, p in texts.items()) + ".",
             f"Median of up to {repeats} runs after a warm-up (fewer when a run is long: see runs), "
             f"one fresh process per measurement; {load_line}.",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Union
 
 from ._errors import ChunkerError
 from ._measure import ExactTokenMeasure, Measure, make_measure
@@ -23,7 +23,7 @@ _SPLITTERS: Dict[str, Callable[..., List[Span]]] = {
 }
 
 
-def _langchain(text: str, *, size: int, overlap: int, measure: Measure, tokenizer: Tokenizer,
+def _langchain(text: str, *, size: int, overlap: int, tokenizer: Tokenizer,
                unit: str) -> List[Span]:
     from .strategies.langchain import langchain_spans
 
@@ -65,7 +65,7 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
         return ChunkResult((), _stats(text, [], tok), settings, source)
     measure = make_measure(text, settings.unit, tok)
     if settings.strategy == "langchain":
-        spans = _langchain(text, size=size, overlap=overlap_count, measure=measure,
+        spans = _langchain(text, size=size, overlap=overlap_count,
                            tokenizer=tok, unit=settings.unit)
     else:
         spans = _SPLITTERS[settings.strategy](text, size=size, overlap=overlap_count,

@@ -16,7 +16,7 @@ import pytest
 
 import chunker
 from app import render
-from conftest import ROOT, Page
+from conftest import Page
 from test_page import ASTRAL, PROSE, SAMPLE, assert_same_as_python
 
 pytestmark = pytest.mark.browser

@@ -14,7 +14,6 @@ import tomllib
 import urllib.error
 import urllib.request
 import zipfile
-from pathlib import Path
 
 import pytest
 
