@@ -7,7 +7,7 @@ document once: exact tokenizers encode it a single time and answer from the toke
 from __future__ import annotations
 
 import bisect
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ._text import word_spans
 from ._tokenizers import FORCED_BOUNDARY, Tokenizer
@@ -145,6 +145,11 @@ class ExactTokenMeasure(Measure):
         # Tokens that start inside a character: no chunk may begin or end at one.
         self.mid_chars = frozenset(mid_chars)
         self._exact: Dict[Tuple[int, int], int] = {}
+        # Every token holds at least one UTF-8 byte, so a span has at most this many tokens per
+        # character: spans short enough need no counting at all.
+        self._max_tokens_per_char = 1 if text.isascii() else 4
+        self._heads: Dict[int, Tuple[int, int]] = {}  # start -> (first boundary, tokens before it)
+        self._tails: Dict[int, Tuple[int, int]] = {}  # end -> (last boundary, tokens after it)
 
     def count(self, start: int, end: int) -> int:
         off = self.offsets
@@ -166,6 +171,8 @@ class ExactTokenMeasure(Measure):
     _MARGIN = 8
 
     def over(self, start: int, end: int, size: int) -> bool:
+        if (end - start) * self._max_tokens_per_char <= size:
+            return False
         c = self.count(start, end)
         if abs(c - size) > self._MARGIN:
             return c > size
@@ -179,19 +186,48 @@ class ExactTokenMeasure(Measure):
         known = self._exact.get(key)
         if known is not None:  # packing checked this chunk already; its record asks again
             return known
-        text, count = self.text, self.tokenizer.count
+        # Packing tries several ends for one start and several starts for one end, so each
+        # edge word is encoded once, not once per try. A boundary found for one span serves
+        # any other span that holds it.
+        head = self._heads.get(start)
+        if head is None:
+            head = self._head(start, end)
+        elif head[0] >= end:  # the first boundary after start is past this span
+            head = None
+        tail = self._tails.get(end)
+        if tail is None:
+            tail = self._tail(start, end)
+        elif tail[0] <= start:  # the last boundary before end is before this span
+            tail = None
+        if head is None or tail is None:  # no forced boundary inside: one long word or so
+            result = self.tokenizer.count(self.text[start:end])
+        else:
+            (h, head_tokens), (t, tail_tokens) = head, tail
+            off = self.offsets
+            middle = bisect.bisect_left(off, t) - bisect.bisect_left(off, h)
+            result = head_tokens + middle + tail_tokens
+        self._exact[key] = result
+        return result
+
+    def _head(self, start: int, end: int) -> Optional[Tuple[int, int]]:
+        """The first forced boundary inside (start, end), and the tokens of the text before it."""
+        text = self.text
         m = FORCED_BOUNDARY.search(text, start, end)
-        while m is not None and m.end() <= start:  # a boundary at the start itself
+        if m is not None and m.end() <= start:  # a boundary at the start itself
             m = FORCED_BOUNDARY.search(text, start + 1, end)
         if m is None:
-            self._exact[key] = result = count(text[start:end])
-            return result
-        head = m.end()
-        tail = _last_boundary(text, head, end)
-        off = self.offsets
-        middle = bisect.bisect_left(off, tail) - bisect.bisect_left(off, head)
-        self._exact[key] = result = count(text[start:head]) + middle + count(text[tail:end])
-        return result
+            return None
+        h = m.end()
+        found = self._heads[start] = (h, self.tokenizer.count(text[start:h]))
+        return found
+
+    def _tail(self, start: int, end: int) -> Optional[Tuple[int, int]]:
+        """The last forced boundary inside (start, end), and the tokens of the text after it."""
+        t = _last_boundary(self.text, start, end)
+        if t <= start:
+            return None
+        found = self._tails[end] = (t, self.tokenizer.count(self.text[t:end]))
+        return found
 
     def advance(self, start: int, limit: int, n: int) -> int:
         off = self.offsets

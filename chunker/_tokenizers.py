@@ -79,9 +79,10 @@ class Tokenizer:
         self.backend = backend
         self._encode = encode
         self._token_bytes = token_bytes
-        # token id -> characters the token completes; ids of tokens that start mid-character
-        self._width: Dict[int, int] = {}
-        self._mid: Set[int] = set()
+        # token id -> characters the token starts (None: not seen yet). A list, not a dict: it
+        # is indexed once per token of every document, and list indexing is the cheaper lookup.
+        self._width: List[Optional[int]] = []
+        self._mid: Set[int] = set()  # ids of tokens that start inside a character
 
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name} exact={self.exact} {self.backend}>".replace(" >", ">")
@@ -115,19 +116,21 @@ class Tokenizer:
     def _block_offsets(self, text: str, base: int, kind: str = "q",
                        mid_chars: Optional[List[int]] = None, first: int = 0) -> "array[int]":  # noqa: F821
         ids = self.encode(text)
-        width, mid = self._width, self._mid
+        if not ids:
+            return array(kind)
         try:
-            widths = list(map(width.__getitem__, ids))
-        except KeyError:  # tokens not seen before: learn their shapes once
-            for t in set(ids).difference(width):
-                b = self._token_bytes(t)
-                width[t] = len(b) - sum(1 for c in b if 0x80 <= c < 0xC0)  # characters it ends
-                if b and 0x80 <= b[0] < 0xC0:
-                    mid.add(t)  # it starts inside a character that an earlier token began
-            widths = list(map(width.__getitem__, ids))
-        # Offsets are running sums of character widths, all at C speed.
-        out = array(kind, accumulate(widths[:-1], initial=base)) if ids else array(kind)
-        if mid and not mid.isdisjoint(ids):
+            # Offsets are running sums of character widths, all at C speed; an id not seen yet
+            # is past the table's end (IndexError) or None in it (TypeError in the sum).
+            offs = list(accumulate(map(self._width.__getitem__, ids), initial=base))
+        except (IndexError, TypeError):
+            self._learn(ids)
+            offs = list(accumulate(map(self._width.__getitem__, ids), initial=base))
+        offs.pop()  # the end of the last token
+        out = array(kind, offs)
+        mid = self._mid
+        # Only a block with a multi-byte character can hold a token that starts inside one
+        # (isascii() reads a flag the string already keeps).
+        if mid and not text.isascii() and not mid.isdisjoint(ids):
             # A token that starts mid-character steps back onto that character.
             for k, t in enumerate(ids):
                 if t in mid:
@@ -135,6 +138,19 @@ class Tokenizer:
                     if mid_chars is not None:
                         mid_chars.append(first + k)
         return out
+
+    def _learn(self, ids: List[int]) -> None:
+        """Record the shape of every token in `ids` not seen before, from its bytes."""
+        width = self._width
+        top = max(ids)
+        if top >= len(width):
+            width.extend([None] * (top + 1 - len(width)))
+        for t in set(ids):
+            if width[t] is None:
+                b = self._token_bytes(t)
+                width[t] = len(b) - sum(1 for c in b if 0x80 <= c < 0xC0)  # characters it starts
+                if b and 0x80 <= b[0] < 0xC0:
+                    self._mid.add(t)  # it starts inside a character that an earlier token began
 
 
 def _estimate_count(text: str) -> int:

@@ -134,6 +134,30 @@ def test_span_counts_from_one_encoding_are_exact(text, data):
         assert m.exact(start, end) == get_tokenizer(name).count(text[start:end])
 
 
+# Characters that take several tokens each: a span of them holds more tokens than characters.
+_dense = st.lists(st.sampled_from(["😀", "日本", "x\u0301", "𝔘𝔫", " ", "\n", "é", "ok"]), max_size=30).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_lines, _dense), st.data())
+def test_many_spans_of_one_document_are_exact_and_judged_right(text, data):
+    # One measure answers many spans: the edge words it remembers for one span (by start and by
+    # end) must serve the others exactly, in any order, and `over` must agree with the count
+    # right at the size limit, where a character can hold several tokens.
+    from chunker._measure import ExactTokenMeasure
+
+    points = data.draw(st.lists(st.integers(0, len(text)), min_size=2, max_size=5))
+    spans = [(a, b) for a in points for b in points if a <= b]
+    for name in ("o200k", "cl100k"):
+        m = ExactTokenMeasure(text, get_tokenizer(name))
+        count = get_tokenizer(name).count
+        for start, end in data.draw(st.permutations(spans)):
+            truth = count(text[start:end])
+            assert m.exact(start, end) == truth
+            size = max(0, truth + data.draw(st.integers(-2, 1)))
+            assert m.over(start, end, size) == (truth > size)
+
+
 def test_span_counts_are_exact_on_real_documents():
     from chunker._measure import ExactTokenMeasure
 
