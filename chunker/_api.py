@@ -8,7 +8,7 @@ from ._errors import ChunkerError
 from ._measure import ExactTokenMeasure, Measure, make_measure
 from ._records import Chunk, ChunkResult, Stats
 from ._settings import DEFAULTS, Settings
-from ._text import ends_sentence, is_heading_line
+from ._text import ends_sentence, is_heading_line, rstripped_tail
 from ._tokenizers import Tokenizer, get_tokenizer
 from .strategies import Span, fixed, markdown, paragraph, recursive, sentence
 
@@ -88,7 +88,7 @@ def _records(text: str, spans: Sequence[Span], settings: Settings, measure: Meas
     for span in spans:
         start, end = span.start, span.end
         piece = text[start:end]
-        if not keep_blank and not piece.strip():
+        if not keep_blank and (not piece or piece.isspace()):
             continue  # a window of pure whitespace has nothing to embed
         tokens = exact(start, end) if exact else tok.count(piece)
         measured = tokens if settings.unit == "tokens" else measure.count_text(piece)
@@ -112,9 +112,10 @@ def _records(text: str, spans: Sequence[Span], settings: Settings, measure: Meas
 
 
 def _last_line_is_heading(piece: str) -> bool:
-    tail = piece.rstrip()
-    line = tail[tail.rfind("\n") + 1:]
-    return is_heading_line(line)
+    tail = rstripped_tail(piece)
+    if "\n" not in tail and len(tail) < len(piece):  # a last line longer than the tail
+        tail = piece.rstrip()
+    return is_heading_line(tail[tail.rfind("\n") + 1:])
 
 
 def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optional[int] = None,

@@ -171,7 +171,10 @@ class ExactTokenMeasure(Measure):
     _MARGIN = 8
 
     def over(self, start: int, end: int, size: int) -> bool:
-        if (end - start) * self._max_tokens_per_char <= size:
+        n = end - start
+        if n * self._max_tokens_per_char <= size:
+            return False
+        if n <= size and self.text[start:end].isascii():  # one byte, so at most one token, each
             return False
         c = self.count(start, end)
         if abs(c - size) > self._MARGIN:

@@ -101,15 +101,24 @@ def word_spans(text: str, start: int = 0, end: Optional[int] = None) -> List[Spa
     return [m.span() for m in _WORD.finditer(text, start, end)]
 
 
+def rstripped_tail(text: str, n: int = 256) -> str:
+    """The last `n` characters of ``text.rstrip()``, without copying the rest of `text`
+    (flags look at the end of every chunk, and chunks can be long)."""
+    tail = text[-n:].rstrip()
+    if tail or len(text) <= n:
+        return tail
+    return text.rstrip()[-n:]  # more than n characters of trailing whitespace
+
+
 def ends_sentence(text: str) -> bool:
     """True when `text` ends with terminal punctuation (closing quotes/brackets allowed after it)
     or with a closing code fence: the opposite of seed 001's "ends mid-sentence" flag."""
-    tail = text.rstrip()
+    tail = rstripped_tail(text)
     if not tail:
         return True
     if TERMINAL_RE.search(tail[-8:]):
         return True
-    return _FENCE_CLOSE.search(tail[-200:]) is not None and _closes_fence(tail)
+    return _FENCE_CLOSE.search(tail[-200:]) is not None and _closes_fence(text.rstrip())
 
 
 def _closes_fence(text: str) -> bool:

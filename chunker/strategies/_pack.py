@@ -144,11 +144,14 @@ def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int, measure: 
     if not spans:
         return []
     finder = (_Walk if walk or not hasattr(measure, "reach") else _Bisect)(spans, measure, stops)
-    exact = getattr(measure, "exact", None)
+    # Measures whose document counts can differ from a chunk's own count at its edges (exact
+    # tokens) have the last word on whether a chunk fits; `over` asks the exact count only
+    # when the document count is within a few tokens of the size.
+    over = measure.over if hasattr(measure, "exact") else None
     out: List[Tuple[int, int]] = []
     i = first_new = 0
     while True:
-        j = _exact_fit(exact, spans, i, finder.furthest(i, first_new, size), first_new, size)
+        j = _exact_fit(over, spans, i, finder.furthest(i, first_new, size), first_new, size)
         out.append((i, j))
         nxt = j + 1
         if nxt >= len(spans):
@@ -157,7 +160,7 @@ def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int, measure: 
         if overlap > 0 and nxt not in walls:
             # Overlap never reaches back across a wall, nor to this chunk's own start.
             floor = max(i + 1, first_new) if first_new in walls else i + 1
-            k = _exact_overlap(exact, spans, finder.earliest(floor, j, overlap, size), nxt, size)
+            k = _exact_overlap(over, spans, finder.earliest(floor, j, overlap, size), nxt, size)
         i, first_new = k, nxt
 
 
@@ -212,26 +215,26 @@ class _Bisect:
         return bisect.bisect_left(self.starts, earliest, floor, j + 1)
 
 
-def _exact_fit(exact, spans, i, j, floor, size):
+def _exact_fit(over, spans, i, j, floor, size):
     """Step `j` back (not below `floor`) until the chunk i..j fits by the exact count.
 
     Span counts from the document's encoding can differ from the chunk's own encoding by a
     token or two at its edges; the chunk is what gets embedded, so it has the last word.
     """
-    if exact is None:
+    if over is None:
         return j
     start = spans[i][0]
-    while j > floor and exact(start, spans[j][1]) > size:
+    while j > floor and over(start, spans[j][1], size):
         j -= 1
     return j
 
 
-def _exact_overlap(exact, spans, k, nxt, size):
+def _exact_overlap(over, spans, k, nxt, size):
     """Drop leading overlap pieces until the overlap and the first new piece fit exactly."""
-    if exact is None:
+    if over is None:
         return k
     end = spans[nxt][1]
-    while k < nxt and exact(spans[k][0], end) > size:
+    while k < nxt and over(spans[k][0], end, size):
         k += 1
     return k
 
