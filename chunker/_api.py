@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Sequence, Union
 
 from ._errors import ChunkerError
-from ._measure import ExactTokenMeasure, Measure, make_measure
+from ._measure import ExactTokenMeasure, make_measure
 from ._records import Chunk, ChunkResult, Stats
 from ._settings import DEFAULTS, Settings
 from ._text import ends_sentence, is_heading_line, rstripped_tail
@@ -61,7 +61,7 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     size, overlap_count = settings.size, settings.overlap_count
     # NOTE: LangChain keeps whitespace-only pieces at tiny sizes; so does its strategy here.
     keep_blank = settings.strategy == "langchain"
-    if not text.strip() and not keep_blank:
+    if (not text or text.isspace()) and not keep_blank:  # isspace() stops at the first letter
         return ChunkResult((), _stats(text, [], tok), settings, source)
     measure = make_measure(text, settings.unit, tok)
     if settings.strategy == "langchain":
@@ -70,28 +70,38 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     else:
         spans = _SPLITTERS[settings.strategy](text, size=size, overlap=overlap_count,
                                               measure=measure, breaks=settings.breaks)
-    chunks = _records(text, spans, settings, measure, tok, keep_blank)
-    # The exact measure has encoded the whole document already: do not encode it again.
-    doc_tokens = count_span = None
+    if not keep_blank:
+        spans = [sp for sp in spans if not _blank(text, sp)]
+    counts = doc_tokens = duplicated = None
     if isinstance(measure, ExactTokenMeasure):
-        doc_tokens, count_span = len(measure.offsets), measure.exact
-    return ChunkResult(tuple(chunks), _stats(text, chunks, tok, doc_tokens, count_span),
+        # The exact measure has encoded the whole document already: count every chunk and
+        # every overlap from it now, then let its token offsets go before the chunk texts are
+        # made, so the peak memory is the larger of the two, not their sum.
+        counts = [measure.exact(sp.start, sp.end) for sp in spans]
+        duplicated = _duplicated(spans, measure.exact)
+        doc_tokens = len(measure.offsets)
+    del measure
+    chunks = _records(text, spans, settings, tok, counts)
+    return ChunkResult(tuple(chunks), _stats(text, chunks, tok, doc_tokens, duplicated),
                        settings, source)
 
 
-def _records(text: str, spans: Sequence[Span], settings: Settings, measure: Measure,
-             tok: Tokenizer, keep_blank: bool = False) -> List[Chunk]:
-    size = settings.size
+def _records(text: str, spans: Sequence[Span], settings: Settings, tok: Tokenizer,
+             counts: Optional[Sequence[int]] = None) -> List[Chunk]:
+    """One record per span; `counts` are the spans' exact token counts when already known."""
+    size, unit = settings.size, settings.unit
     out: List[Chunk] = []
     prev_end = None
-    exact = measure.exact if isinstance(measure, ExactTokenMeasure) else None
-    for span in spans:
+    for k, span in enumerate(spans):
         start, end = span.start, span.end
         piece = text[start:end]
-        if not keep_blank and (not piece or piece.isspace()):
-            continue  # a window of pure whitespace has nothing to embed
-        tokens = exact(start, end) if exact else tok.count(piece)
-        measured = tokens if settings.unit == "tokens" else measure.count_text(piece)
+        tokens = counts[k] if counts is not None else tok.count(piece)
+        if unit == "tokens":
+            measured = tokens
+        elif unit == "chars":
+            measured = len(piece)
+        else:
+            measured = len(piece.split())
         flags: List[str] = []
         if not ends_sentence(piece):
             flags.append("mid_sentence")
@@ -104,11 +114,32 @@ def _records(text: str, spans: Sequence[Span], settings: Settings, measure: Meas
         if span.cut:
             flags.append("split_sentence")
         shared = max(0, min(prev_end, end) - start) if prev_end is not None else 0
-        out.append(Chunk(index=len(out), start_char=start, end_char=end, text=piece, tokens=tokens,
-                         tokens_estimated=not tok.exact, flags=tuple(flags),
-                         headings=span.headings, overlap_chars=shared))
+        out.append(Chunk._made_from(piece, len(out), start, end, tokens, not tok.exact,
+                                    tuple(flags), span.headings, shared))
         prev_end = end
     return out
+
+
+def _blank(text: str, span: Span) -> bool:
+    """Nothing but whitespace (a window of it has nothing to embed). Only a span that starts
+    and ends on whitespace can be, so most are answered without copying their text."""
+    start, end = span.start, span.end
+    if end <= start:
+        return True
+    if not (text[start].isspace() and text[end - 1].isspace()):
+        return False
+    return text[start:end].isspace()
+
+
+def _duplicated(spans: Sequence[Span], count_span: Callable[[int, int], int]) -> int:
+    """Tokens embedded more than once: text that several chunks hold counts once per extra chunk."""
+    duplicated = 0
+    covered = None
+    for sp in spans:
+        if covered is not None and sp.start < covered:
+            duplicated += count_span(sp.start, min(covered, sp.end))
+        covered = sp.end if covered is None else max(covered, sp.end)
+    return duplicated
 
 
 def _last_line_is_heading(piece: str) -> bool:
@@ -119,9 +150,9 @@ def _last_line_is_heading(piece: str) -> bool:
 
 
 def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optional[int] = None,
-           count_span: Optional[Callable[[int, int], int]] = None) -> Stats:
+           duplicated: Optional[int] = None) -> Stats:
     if doc_tokens is None:
-        doc_tokens = tok.count(text) if text.strip() else 0
+        doc_tokens = 0 if not text or text.isspace() else tok.count(text)
     flag_counts: Dict[str, int] = {}
     for c in chunks:
         for f in c.flags:
@@ -129,15 +160,8 @@ def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optio
     if not chunks:
         return Stats(0, len(text), doc_tokens, 0, 0.0, 0, 0, 0.0, 0, 0, 0.0, 0, tok.exact,
                      flag_counts, document=text)
-    # Text that several chunks hold is embedded once per extra chunk: count each repeat.
-    duplicated = 0
-    covered = chunks[0].end_char
-    for c in chunks[1:]:
-        if c.start_char < covered:
-            stop = min(covered, c.end_char)
-            duplicated += (count_span(c.start_char, stop) if count_span
-                           else tok.count(text[c.start_char:stop]))
-        covered = max(covered, c.end_char)
+    if duplicated is None:
+        duplicated = _duplicated(chunks_as_spans(chunks), lambda a, b: tok.count(text[a:b]))
     tokens = [c.tokens for c in chunks]
     chars = [c.chars for c in chunks]
     n = len(chunks)
@@ -149,3 +173,7 @@ def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optio
         duplicated_tokens=duplicated,
         duplicated_pct=round(100.0 * duplicated / doc_tokens, 2) if doc_tokens else 0.0,
         embedding_tokens=sum(tokens), exact=tok.exact, flag_counts=flag_counts)
+
+
+def chunks_as_spans(chunks: Sequence[Chunk]) -> List[Span]:
+    return [Span(c.start_char, c.end_char) for c in chunks]

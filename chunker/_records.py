@@ -58,6 +58,24 @@ class Chunk:
         if unknown:
             raise ValueError(f"chunk {self.index} has unknown flags {unknown}")
 
+    @classmethod
+    def _made_from(cls, text: str, index: int, start_char: int, end_char: int, tokens: int,
+                   tokens_estimated: bool, flags: Tuple[str, ...], headings: Tuple[str, ...],
+                   overlap_chars: int) -> "Chunk":
+        """A record for `chunk()` only, whose `text` is ``document[start_char:end_char]`` as it
+        has just sliced it (the property tests hold every result to that).
+
+        `__post_init__`'s checks are skipped: a frozen dataclass sets each field through
+        object.__setattr__, which costs more than slicing the chunk, and a document can make
+        thousands of chunks.
+        """
+        record = object.__new__(cls)
+        record.__dict__.update(index=index, start_char=start_char, end_char=end_char, text=text,
+                               tokens=tokens, tokens_estimated=tokens_estimated, flags=flags,
+                               headings=headings, overlap_chars=overlap_chars, chars=len(text),
+                               _words=None)
+        return record
+
     def to_dict(self) -> Dict[str, Any]:
         return {
             "index": self.index,

@@ -7,7 +7,7 @@ import re
 from typing import List, Optional, Tuple
 
 __all__ = ["trim", "paragraph_spans", "line_spans", "word_spans", "is_heading_line",
-           "count_words", "TERMINAL_RE"]
+           "count_words", "stripped_length", "TERMINAL_RE"]
 
 Span = Tuple[int, int]
 
@@ -16,9 +16,12 @@ _LINE = re.compile(r"\S(?:[^\n]*\S)?")
 # A blank line: a line break, then a line of nothing but whitespace.
 _BLANK = re.compile(r"\n[^\S\n]*\n\s*")
 _WORD = re.compile(r"\S+")
+_LEADING_SPACE = re.compile(r"\s*")
 
 # Terminal punctuation, optionally followed by closing quotes or brackets, at the very end.
-TERMINAL_RE = re.compile(r"""[.!?。！？…‼⁇⁈⁉]['"’”»)\]}」』】〉》）]*\Z""")
+_TERMINAL, _CLOSERS = ".!?。！？…‼⁇⁈⁉", "'\"’”»)]}」』】〉》）"
+TERMINAL_RE = re.compile(f"[{re.escape(_TERMINAL)}][{re.escape(_CLOSERS)}]*\\Z")
+_TERMINAL_ENDS = frozenset(_TERMINAL + _CLOSERS)  # what a text must end with to match it
 _FENCE_CLOSE = re.compile(r"(?:^|\n)[ \t]{0,3}(?:```+|~~~+)[ \t]*\Z")
 _ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+\S.*|[ \t]*)\Z")
 
@@ -71,18 +74,23 @@ def paragraph_spans(text: str, start: int = 0, end: Optional[int] = None) -> Lis
     """
     end = len(text) if end is None else end
     out = []
+    append = out.append
     pos = start
     # Blank-line separators are rare next to the text, so scanning for them is cheap; each
-    # paragraph between them is then trimmed.
-    for m in _BLANK.finditer(text, start, end):
-        stop = m.start()
-        if pos < stop and not text[pos].isspace() and not text[stop - 1].isspace():
-            out.append((pos, stop))  # already trimmed: the common case, no slicing
+    # paragraph between them is then trimmed. A separator takes the whitespace after it, so
+    # only the first paragraph can start on whitespace.
+    if pos < end and text[pos].isspace():
+        m = _LEADING_SPACE.match(text, pos, end)
+        pos = m.end()
+    for m in _BLANK.finditer(text, pos, end):
+        stop, after = m.span()
+        if pos < stop and not text[stop - 1].isspace():
+            append((pos, stop))  # already trimmed: the common case, no slicing
         else:
             span = trim(text, pos, stop)
             if span is not None:
-                out.append(span)
-        pos = m.end()
+                append(span)
+        pos = after
     span = trim(text, pos, end)
     if span is not None:
         out.append(span)
@@ -101,6 +109,27 @@ def word_spans(text: str, start: int = 0, end: Optional[int] = None) -> List[Spa
     return [m.span() for m in _WORD.finditer(text, start, end)]
 
 
+def stripped_length(text: str) -> int:
+    """``len(text.strip())`` without copying a long `text` (the approx tokenizer counts whole
+    documents this way, and whitespace at their ends is usually a few characters).
+
+    >>> stripped_length("  two words \\n"), stripped_length(" \\t ")
+    (9, 0)
+    """
+    start, end = 0, len(text)
+    if end < 1 << 16:  # copying a short text costs less than looking at its ends in Python
+        return len(text.strip())
+    while start < end and text[start].isspace():
+        start += 1
+        if start == 64:  # a long run: let strip() take the rest at C speed
+            return len(text.strip())
+    while end > start and text[end - 1].isspace():
+        end -= 1
+        if len(text) - end == 64:
+            return len(text.strip())
+    return end - start
+
+
 def rstripped_tail(text: str, n: int = 256) -> str:
     """The last `n` characters of ``text.rstrip()``, without copying the rest of `text`
     (flags look at the end of every chunk, and chunks can be long)."""
@@ -113,12 +142,17 @@ def rstripped_tail(text: str, n: int = 256) -> str:
 def ends_sentence(text: str) -> bool:
     """True when `text` ends with terminal punctuation (closing quotes/brackets allowed after it)
     or with a closing code fence: the opposite of seed 001's "ends mid-sentence" flag."""
-    tail = rstripped_tail(text)
+    tail = rstripped_tail(text, 16)[-8:]
     if not tail:
         return True
-    if TERMINAL_RE.search(tail[-8:]):
-        return True
-    return _FENCE_CLOSE.search(tail[-200:]) is not None and _closes_fence(text.rstrip())
+    last = tail[-1]
+    if last in _TERMINAL_ENDS:  # TERMINAL_RE.search(tail), without a regex call per chunk
+        stem = tail.rstrip(_CLOSERS)
+        if stem and stem[-1] in _TERMINAL:
+            return True
+    if last not in "`~":  # a closing fence line ends with one of these
+        return False
+    return _FENCE_CLOSE.search(rstripped_tail(text, 200)) is not None and _closes_fence(text.rstrip())
 
 
 def _closes_fence(text: str) -> bool:
@@ -138,7 +172,7 @@ def is_heading_line(line: str) -> bool:
     s = line.strip()
     if not s:
         return False
-    if _ATX.match(line.rstrip("\r\n")) and s.startswith("#"):
+    if s.startswith("#") and _ATX.match(line.rstrip("\r\n")):
         return True
     return is_caps_heading(s)
 

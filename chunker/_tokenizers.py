@@ -19,6 +19,7 @@ from typing import Callable, Dict, List, Optional, Set
 
 from ._errors import ChunkerError
 from ._settings import TOKENIZERS
+from ._text import stripped_length
 
 __all__ = ["Tokenizer", "get_tokenizer", "count_tokens", "approx_tokens"]
 
@@ -56,7 +57,7 @@ def approx_tokens(text: str) -> int:
     >>> approx_tokens("   ")
     0
     """
-    n = len(text.strip())
+    n = stripped_length(text)
     if n == 0:
         return 0
     return max(1, (n + 2) // 4)

@@ -88,6 +88,16 @@ def check_invariants(text, opts):
     stats = res.stats
     assert stats.chunks == len(chunks)
     assert stats.embedding_tokens == sum(c.tokens for c in chunks)
+    # Every count is the chunk's own, as if it were tokenized alone (the exact measure answers
+    # from the document's single encoding; this is the reference).
+    count = get_tokenizer(opts["tokenizer"]).count
+    assert [c.tokens for c in chunks] == [count(c.text) for c in chunks]
+    duplicated, covered_to = 0, None
+    for c in chunks:
+        if covered_to is not None and c.start_char < covered_to:
+            duplicated += count(text[c.start_char:min(covered_to, c.end_char)])
+        covered_to = c.end_char if covered_to is None else max(covered_to, c.end_char)
+    assert stats.duplicated_tokens == duplicated
     return res
 
 
@@ -144,3 +154,16 @@ def test_exact_token_chunks_fit_on_real_documents(strategy, tokenizer):
             over = [(c.index, c.tokens) for c in res if "oversize" in c.flags]
             assert not over, (name, size, over[:3])
             assert all(c.tokens <= size for c in res)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(" \t\n\u2028\xa0x"), max_size=200))
+def test_stripped_length_is_the_length_of_strip(text):
+    # Runs of whitespace past the 64 characters looked at one by one included.
+    from chunker._text import stripped_length
+
+    assert stripped_length(text) == len(text.strip())
+    assert stripped_length(" " * 100 + text + "\n" * 70) == len(text.strip())
+    long = "x" * (1 << 16)
+    assert stripped_length(text + long + text) == len((text + long + text).strip())
+    assert stripped_length(" " * 100 + long + "\n" * 70) == len(long)
