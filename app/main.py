@@ -591,15 +591,29 @@ def on_compare_click(event):
 
 
 def insert_sample(event=None):
+    BRIDGE.release()
     with open(SAMPLE_FILE) as f:
         TEXT.value = f.read()
     text_changed()
 
 
 def clear(event=None):
+    BRIDGE.release()
     TEXT.value = ""
     TEXT.focus()
     text_changed()
+
+
+def on_paste(event):
+    # A large paste is held outside the text box (static/bridge.js): a <textarea> would freeze
+    # the page while laying out megabytes. This handler is synchronous, so the bridge can still
+    # cancel the browser's own paste.
+    if BRIDGE.pasteLarge(event):
+        text_changed()
+
+
+def on_edit_held(event):
+    BRIDGE.editHeld()  # the same document, now in the box: nothing to re-chunk
 
 
 async def open_file(file):
@@ -701,6 +715,8 @@ def on_copy_link(event):
 
 def wire():
     on(TEXT, "input", text_changed)
+    on(TEXT, "paste", on_paste)
+    on(el("edit-held"), "click", on_edit_held)
     on(TEXT, "dragover", on_dragover)
     on(TEXT, "dragleave", on_dragleave)
     on(TEXT, "drop", on_drop)

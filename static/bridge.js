@@ -22,10 +22,68 @@
     place.restored = doc.scrollTop >= place.top - 1;
   }
 
+  // A large document is held here instead of in the text box: a <textarea> lays out all of its
+  // text at once, which freezes the page for about half a second per megabyte. The box then
+  // shows the document's start, read-only, and a note offers to load the whole text into it.
+  var LARGE = 150000;   // characters; a paste or file this long is held
+  var PREVIEW = 10000;  // characters of a held document shown in the box
+  var held = null, preview = null;
+
+  function hold(text) {
+    var b = box(), note = document.getElementById("held-note");
+    held = text;
+    var cut = PREVIEW;
+    var last = text.charCodeAt(cut - 1);
+    if (last >= 0xD800 && last < 0xDC00) cut -= 1;  // never half of a surrogate pair
+    preview = b.value = text.slice(0, cut);
+    b.readOnly = true;
+    b.classList.add("held");
+    document.getElementById("held-text").textContent =
+      "The box shows the first " + PREVIEW.toLocaleString("en") + " of " + text.length.toLocaleString("en") +
+      " characters, read-only; all of them are chunked. A text box this long would freeze the page while it lays the text out.";
+    note.hidden = false;
+  }
+
+  function release() {
+    var b = box();
+    held = preview = null;
+    b.readOnly = false;
+    b.classList.remove("held");
+    document.getElementById("held-note").hidden = true;
+  }
+
+  // The document: the held one, unless the box was given other text since (a script, a test).
+  function current() {
+    if (held !== null && box().value !== preview) release();
+    return held !== null ? held : box().value;
+  }
+
   window.chunkerBridge = {
     // The document, wrapped so MicroPython hands the worker an object, not a copied string.
-    documentText: function () { return { text: box().value }; },
-    documentLength: function () { return box().value.length; },
+    documentText: function () { return { text: current() }; },
+    documentLength: function () { return current().length; },
+    documentHeld: function () { return held !== null; },
+
+    // A paste of LARGE characters or more replaces the selection without going through the
+    // box; returns true when it did (the caller then re-chunks), false to let the box take it.
+    pasteLarge: function (event) {
+      var data = event.clipboardData, text = data ? data.getData("text/plain") : "";
+      if (text.length < LARGE) return false;
+      event.preventDefault();
+      var doc = current(), b = box();
+      var start = held !== null ? 0 : b.selectionStart, end = held !== null ? doc.length : b.selectionEnd;
+      hold(doc.slice(0, start) + text + doc.slice(end));
+      return true;
+    },
+    // The user asked for the whole held text in the box, to edit it (and waits for it).
+    editHeld: function () {
+      if (held === null) return;
+      var text = held;
+      release();
+      box().value = text;
+      box().focus();
+    },
+    release: release,
 
     // Set an element's HTML from a field of a view the worker returned (escaped there);
     // replaceHTML swaps the element itself for that HTML.
@@ -95,7 +153,12 @@
         if (text.indexOf("\u0000") !== -1) {
           return name + " is not a text file (it contains NUL bytes). Open a UTF-8 .txt or .md file.";
         }
-        box().value = text;
+        if (text.length >= LARGE) {
+          hold(text);
+        } else {
+          release();
+          box().value = text;
+        }
         return "";
       }, function (error) {
         return "Cannot read " + name + ": " + error.message;

@@ -454,6 +454,69 @@ def test_megabytes_of_text_leave_the_page_responsive(fresh):
     assert fresh.page.get_attribute("body", "data-compare") == "manual"
 
 
+def paste(app: Page, text: str) -> None:
+    """Paste over the whole box as the user would: the paste event first; if no handler takes
+    it over, what the browser then does itself (a synthetic event does not)."""
+    app.page.evaluate("""text => {
+        const ta = document.getElementById('document');
+        ta.focus(); ta.select();
+        const data = new DataTransfer();
+        data.setData('text/plain', text);
+        const paste = new ClipboardEvent('paste', {clipboardData: data, bubbles: true, cancelable: true});
+        if (ta.dispatchEvent(paste)) {
+            ta.value = text;
+            ta.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'}));
+        } }""", text)
+
+
+def test_a_large_paste_is_held_outside_the_text_box(fresh):
+    # Laying out a megabyte in a <textarea> freezes the page, so a large paste is kept out of
+    # the box: it shows the start, read-only, and everything else works on the whole text.
+    page = fresh.page
+    big = ("Ünïcödé 🚀 " + PROSE + "\n\n") * (200_000 // (len(PROSE) + 14) + 1)
+    units = len(big.encode("utf-16-le")) // 2  # JavaScript's length
+    try:
+        fresh.act(lambda: paste(fresh, big))
+        preview = page.input_value("#document")
+        assert 0 < len(preview) < len(big) and big.startswith(preview)
+        assert page.eval_on_selector("#document", "e => e.readOnly")
+        assert page.is_visible("#held-note") and f"{units:,} characters" in text_of(fresh, "#held-text")
+        expected = chunker.chunk(big, **fresh.controls())
+        assert text_of(fresh, "#summary") == f"{len(expected.chunks)} chunks"
+        cards = fresh.cards()
+        assert [(c["start"], c["end"]) for c in cards] == \
+            [(c.start_char, c.end_char) for c in expected.chunks[:len(cards)]]
+        # The whole text goes into the box when the user asks; the document stays the same.
+        renders = fresh.renders()
+        page.click("#edit-held")
+        assert page.input_value("#document") == big
+        assert not page.eval_on_selector("#document", "e => e.readOnly") and not page.is_visible("#held-note")
+        assert fresh.renders() == renders
+        # A short paste is the browser's; Clear lets a held document go.
+        fresh.act(lambda: paste(fresh, "Short text."))
+        assert page.input_value("#document") == "Short text." and not page.is_visible("#held-note")
+        fresh.act(lambda: paste(fresh, big))
+        assert page.is_visible("#held-note")
+        fresh.click("#clear")
+        assert page.input_value("#document") == "" and not page.is_visible("#held-note")
+        assert not page.eval_on_selector("#document", "e => e.readOnly")
+    finally:
+        page.evaluate("chunkerBridge.release()")
+
+
+def test_a_large_file_is_held_outside_the_text_box(fresh, tmp_path):
+    page = fresh.page
+    big = (PROSE + "\n\n") * (200_000 // (len(PROSE) + 2) + 1)
+    doc = tmp_path / "large.md"
+    doc.write_text(big, encoding="utf-8")
+    try:
+        fresh.act(lambda: page.set_input_files("#file", str(doc)))
+        assert page.is_visible("#held-note") and big.startswith(page.input_value("#document"))
+        assert app_view_length(fresh) == len(big)
+    finally:
+        page.evaluate("chunkerBridge.release()")
+
+
 def app_view_length(app: Page) -> int:
     """Code points in the document view (JS counts UTF-16 units; this text has no astral ones)."""
     return app.page.eval_on_selector("#doc-view", "e => e.textContent.length")
