@@ -315,6 +315,17 @@ class EstimateTokenMeasure(Measure):
         return end
 
 
+class ApproxTokenMeasure(EstimateTokenMeasure):
+    """Seed 000's rule (see `approx_tokens`), from the span's length when it is already trimmed,
+    as the pieces strategies pack are: no copy of the span."""
+
+    def count(self, start: int, end: int) -> int:
+        text = self.text
+        if end > start and not text[start].isspace() and not text[end - 1].isspace():
+            return max(1, (end - start + 2) // 4)
+        return self._count(text[start:end])
+
+
 def make_measure(text: str, unit: str, tokenizer: Tokenizer) -> Measure:
     if unit == "chars":
         return CharMeasure(text)
@@ -322,4 +333,6 @@ def make_measure(text: str, unit: str, tokenizer: Tokenizer) -> Measure:
         return WordMeasure(text)
     if tokenizer.exact:
         return ExactTokenMeasure(text, tokenizer)
+    if tokenizer.name == "approx":
+        return ApproxTokenMeasure(text, tokenizer)
     return EstimateTokenMeasure(text, tokenizer)

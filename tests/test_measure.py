@@ -33,3 +33,14 @@ def test_retreat_is_the_earliest_start_that_fits(text, tokenizer, data):
     floor = data.draw(st.integers(0, end))
     n = data.draw(st.integers(0, 8))
     assert m.retreat(end, floor, n) == min(p for p in range(floor, end + 1) if m.count(p, end) <= n)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_text, st.sampled_from(["approx", "estimate"]), st.data())
+def test_estimated_counts_are_the_spans_own(text, tokenizer, data):
+    # The approx measure answers trimmed spans from their length alone; any span must still
+    # count as its own text does.
+    m = make_measure(text, "tokens", get_tokenizer(tokenizer))
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert m.count(start, end) == get_tokenizer(tokenizer).count(text[start:end])
