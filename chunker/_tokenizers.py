@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import os
 import re
 import threading
@@ -183,7 +181,11 @@ _cache: Dict[str, Tokenizer] = {}
 
 
 def _load_vocabulary(path: str, expected_sha256: str) -> Dict[bytes, int]:
+    # Imported here: only the compiled backend reads the file itself, and every import costs
+    # start-up time in the browser's worker.
     import base64
+    import gzip
+    import hashlib
 
     with gzip.open(path, "rb") as f:
         raw = f.read()
