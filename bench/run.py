@@ -388,19 +388,33 @@ def memory(runner: Runner, report: Report, mb: float, quick: bool) -> List[List[
 
 
 def encode_once(runner: Runner, report: Report, mb: float) -> List[List[str]]:
+    """Characters handed to the exact tokenizer while chunking, per document character.
+
+    Two figures: the document's own encoding (once: its blocks add up to the document), and
+    the chunk-edge words a chunk's exact count needs encoded alone (a chunk's first word lacks
+    the space it has in the document, so its tokens differ). The strict target, 1.00 in all,
+    counts both.
+    """
     rows = []
     for t in ENCODE_ONCE:
         r = runner.run(t, mb, "encoded")
         if "error" in r:
-            rows.append([t.label, "error", "", "", "", r["error"][:80]])
+            rows.append([t.label, "error", "", "", "", "", r["error"][:80]])
             continue
+        once = r["encode_chars"] == r["chars"]
         ok = r["per_doc_char"] <= 1.0 + 1e-9
-        rows.append([t.label, str(r["encode"]), f"{r['encode_chars']:,}", f"{r['count']} / {r['count_chars']:,}",
-                     f"{r['per_doc_char']:.2f}", "PASS" if ok else "FAIL"])
-        report.target(f"encode once, never re-encode pieces: {t.label} @ {_mb(mb)}",
-                      f"{r['per_doc_char']:.2f} chars tokenized per document char", "<= 1.00", ok,
-                      f"{r['encode']} encode call(s) over {r['encode_chars']:,} chars; {r['count']} count calls of "
-                      f"{r['count_chars'] / max(1, r['count']):.0f} chars on average" if r["count"] else "")
+        edge_pct = 100.0 * r["count_chars"] / max(1, r["chars"])
+        rows.append([t.label, str(r["encode"]), f"{r['encode_chars']:,} of {r['chars']:,}",
+                     f"{r['count']} / {r['count_chars']:,} ({edge_pct:.2f}%)",
+                     f"{r['per_doc_char']:.3f}", "PASS" if once else "FAIL", "PASS" if ok else "FAIL"])
+        report.target(f"document encoded once: {t.label} @ {_mb(mb)}",
+                      f"{r['encode']} block(s), {r['encode_chars']:,} of {r['chars']:,} chars",
+                      "each char once", once)
+        report.target(f"encode once, never re-encode pieces (strict): {t.label} @ {_mb(mb)}",
+                      f"{r['per_doc_char']:.3f} chars tokenized per document char", "<= 1.00", ok,
+                      f"{r['count']} chunk-edge words of {r['count_chars'] / max(1, r['count']):.0f} chars on average "
+                      f"({edge_pct:.2f}% of the document), encoded alone for exact chunk counts"
+                      if r["count"] else "")
     return rows
 
 
@@ -516,7 +530,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                        ["ours", "peer", "measure", "ours MB", "peer MB", "ratio", "result"], mem_rows))
     if once_rows:
         blocks.append((f"Encode once ({_mb(small)}): characters handed to the tokenizer",
-                       ["tool", "encode calls", "encoded chars", "count calls / chars", "per doc char", "result"],
+                       ["tool", "document encode calls", "document chars encoded", "chunk-edge words / chars",
+                        "per doc char", "document once", "strict <= 1.00"],
                        once_rows))
     tgt_rows = [[t["target"], t["measured"], t["limit"], t["result"], t["note"]] for t in report.targets]
     blocks.append(("Targets (issue 5)", ["target", "measured", "limit", "result", "note"], tgt_rows))
