@@ -117,6 +117,8 @@ def stripped_length(text: str) -> int:
     (9, 0)
     """
     start, end = 0, len(text)
+    if end == 0 or not (text[0].isspace() or text[-1].isspace()):
+        return end  # nothing to strip: the usual chunk
     if end < 1 << 16:  # copying a short text costs less than looking at its ends in Python
         return len(text.strip())
     while start < end and text[start].isspace():

@@ -32,6 +32,7 @@ Standard library only.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 
 __all__ = ["DEFAULT_SEPARATORS", "langchain_spans"]
@@ -180,11 +181,18 @@ class _Splitter:
         """Add ``text[a:b]`` stripped, as LangChain's `_join_docs` does; drop it if empty."""
         # NOTE: str.strip() strips what str.isspace() calls whitespace (NBSP, U+2028,
         # U+0085 included), like LangChain; the offsets then point at the stripped text.
-        seg = self.text[a:b]
+        text = self.text
+        if b > a and not text[a].isspace() and not text[b - 1].isspace():
+            self.out.append((a, b))  # already stripped: no copy
+            return
+        seg = text[a:b]
         head = seg.lstrip()
         if head:
             start = b - len(head)
             self.out.append((start, start + len(head.rstrip())))
+
+
+_SEPARATORS: dict[str, re.Pattern[str]] = {}
 
 
 def _pieces(text: str, a: int, b: int, sep: str) -> list[tuple[int, int]]:
@@ -195,14 +203,14 @@ def _pieces(text: str, a: int, b: int, sep: str) -> list[tuple[int, int]]:
     """
     if not sep:
         return [(i, i + 1) for i in range(a, b)]
-    # find() locates separators inside the span being split; chunk positions are never
-    # searched for, they are these cut points.
+    # The separators inside the span being split, found left to right without overlapping
+    # (one regex scan: a str.find() per separator costs a Python call each); chunk positions
+    # are never searched for, they are these cut points.
+    pattern = _SEPARATORS.get(sep)
+    if pattern is None:
+        pattern = _SEPARATORS[sep] = re.compile(re.escape(sep))
     cuts = [a]
-    step = len(sep)
-    at = text.find(sep, a, b)
-    while at != -1:
-        cuts.append(at)
-        at = text.find(sep, at + step, b)
+    cuts.extend([m.start() for m in pattern.finditer(text, a, b)])
     cuts.append(b)
     # Only the first piece can be empty (when text[a:b] starts with sep).
     return [(cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1) if cuts[i] < cuts[i + 1]]
