@@ -111,6 +111,26 @@ BARE_HTML = """<!doctype html>
 </head><body data-ready="false"></body></html>
 """
 
+BARE_WORKER_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>bare Pyodide in a worker</title>
+<!-- Written by bench/browser.py: the bare page, with Pyodide in a worker as the app has it. -->
+<script type="module" src="./bare-worker-main.js"></script>
+</head><body data-ready="false"></body></html>
+"""
+
+BARE_WORKER_MAIN_JS = """// Start a module worker that loads the vendored Pyodide and runs 1+1: nothing else.
+const worker = new Worker("./bare-worker.js", {type: "module"});
+worker.onmessage = (event) => {
+  document.body.dataset.result = String(event.data);
+  document.body.dataset.ready = "true";
+};
+"""
+
+BARE_WORKER_JS = """import { loadPyodide } from "../static/vendor/pyodide/pyodide.mjs";
+const py = await loadPyodide();
+postMessage(String(py.runPython("1+1")));
+"""
+
 BARE_JS = """// Load the vendored Pyodide on the main thread and run 1+1: nothing else.
 import { loadPyodide } from "../static/vendor/pyodide/pyodide.mjs";
 const py = await loadPyodide();
@@ -128,6 +148,9 @@ def write_bare_page() -> Path:
     (bare / "app").mkdir(parents=True, exist_ok=True)
     (bare / "index.html").write_text(BARE_HTML, encoding="utf-8")
     (bare / "app" / "bare.js").write_text(BARE_JS, encoding="utf-8")
+    (bare / "app" / "worker.html").write_text(BARE_WORKER_HTML, encoding="utf-8")
+    (bare / "app" / "bare-worker-main.js").write_text(BARE_WORKER_MAIN_JS, encoding="utf-8")
+    (bare / "app" / "bare-worker.js").write_text(BARE_WORKER_JS, encoding="utf-8")
     link = bare / "static"
     if not link.is_symlink():
         if link.exists():
@@ -288,10 +311,10 @@ def _ms(x: Optional[float]) -> str:
 
 def start_up(browser, app_url: str, bare_url: str, n: int) -> dict:
     """Cold (fresh context) and warm (reload) ready times of the app and the bare page, interleaved."""
-    out = {"app_cold": [], "app_warm": [], "bare_cold": [], "bare_warm": [], "ui_cold": [], "ui_warm": [],
-           "app_load_freeze": [], "transfer_kb": {}}
+    out = {"app_cold": [], "app_warm": [], "bare_cold": [], "bare_warm": [], "worker_cold": [], "worker_warm": [],
+           "ui_cold": [], "ui_warm": [], "app_load_freeze": [], "transfer_kb": {}}
     for _ in range(n):
-        for kind, url in (("bare", bare_url), ("app", app_url)):
+        for kind, url in (("bare", bare_url), ("worker", bare_url + "app/worker.html"), ("app", app_url)):
             ctx, page = new_page(browser)
             try:
                 B = load(page, url)
@@ -589,6 +612,10 @@ def report_rows(f: dict) -> List[List[str]]:
         rows.append(["app ready / bare Pyodide, cold", f"{app_c / bare_c:.2f}x", "<= 1.25x", _verdict(app_c / bare_c <= 1.25)])
         rows.append(["app ready / bare Pyodide, warm (reload)", f"{app_w / bare_w:.2f}x ({_ms(app_w)} vs {_ms(bare_w)})",
                      "<= 1.25x", _verdict(app_w / bare_w <= 1.25)])
+        if s.get("worker_cold"):
+            wk_c, wk_w = med(s["worker_cold"]), med(s["worker_warm"])
+            rows.append(["bare Pyodide in a worker, no app (1+1), cold / warm",
+                         f"{_ms(wk_c)} / {_ms(wk_w)} ({wk_c / bare_c:.2f}x / {wk_w / bare_w:.2f}x the bare page)", "", ""])
         rows.append(["interface (MicroPython) up, cold / warm", f"{_ms(med(s['ui_cold']))} / {_ms(med(s['ui_warm']))}", "", ""])
         kb = {k: med(v) for k, v in s["transfer_kb"].items()}
         rows.append(["main-thread KB fetched, app cold / warm, bare cold / warm",
