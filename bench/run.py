@@ -14,7 +14,10 @@ boundary (1 MB = 10^6 UTF-8 bytes), cached under .cache/bench/.
 
 Every measurement runs in a fresh process (bench/_worker.py): warm-up first (the whole text up to
 about 1 MB, else its first MB), then up to ``--repeats`` timed runs, fewer if they would pass
-``--budget`` seconds; median wall and CPU times are reported. MB/s, ratios and verdicts use the
+``--budget`` seconds; median wall and CPU times are reported. A comparison with the peers runs
+``--rounds`` such processes per tool, interleaved with the other tools' (ours, LangChain, ours,
+LangChain, ...), and pools their runs, so that a drift in the machine's speed while the bench runs
+falls on every tool alike. MB/s, ratios and verdicts use the
 CPU time (or the wall time where a tool's CPU time exceeds it): the machine is shared, and a busy
 neighbour stretches wall time, not CPU time. Ratios are our time divided by the peer's (below 1
 = we are faster).
@@ -195,11 +198,36 @@ class Runner:
 
     def __init__(self, texts: Dict[float, Path], repeats: int, budget: float, verbose: bool = True):
         self.texts, self.repeats, self.budget, self.verbose = texts, repeats, budget, verbose
+        self.rounds_per_comparison = 1
         self.cache: Dict[tuple, dict] = {}
         self.loads: List[float] = []
 
-    def run(self, tool: Tool, mb: float, mode: str = "time", mb2: Optional[float] = None) -> dict:
-        key = (tool.tool, tool.args, tool.env, mb, mode, mb2)
+    def rounds(self, tools: List[Tool], mb: float, rounds: int) -> Dict[Tool, dict]:
+        """Time every tool in `rounds` processes each, interleaved (A B C A B C ...), and pool
+        their runs: a tool timed minutes after another on a shared machine can meet another
+        machine speed (runs of one tool drifted 15-25 % between bench runs), and interleaving
+        puts any drift on every tool alike."""
+        parts: Dict[Tool, List[dict]] = {t: [] for t in tools}
+        for k in range(rounds):
+            for t in tools:
+                parts[t].append(self.run(t, mb, round_=k))
+        out = {}
+        for t, rs in parts.items():
+            ok = [r for r in rs if "times" in r]
+            if len(ok) < len(rs):
+                out[t] = next(r for r in rs if "times" not in r)
+                continue
+            merged = dict(ok[0], times=[x for r in ok for x in r["times"]], cpu=[x for r in ok for x in r["cpu"]],
+                          processes=len(ok))
+            merged["median"] = statistics.median(merged["times"])
+            merged["cpu_median"] = statistics.median(merged["cpu"])
+            merged["time"] = min(merged["median"], merged["cpu_median"])
+            out[t] = merged
+        return out
+
+    def run(self, tool: Tool, mb: float, mode: str = "time", mb2: Optional[float] = None,
+            round_: int = 0) -> dict:
+        key = (tool.tool, tool.args, tool.env, mb, mode, mb2, round_)
         if key in self.cache:
             return self.cache[key]
         spec = {"tool": tool.tool, "args": tool.spec_args(), "text": str(self.texts[mb]), "mode": mode,
@@ -284,7 +312,7 @@ def comparisons(runner: Runner, report: Report, sections, sizes: List[float]) ->
         if w.key not in sections:
             continue
         for mb in sizes:
-            results = {t: runner.run(t, mb) for t in w.tools}
+            results = runner.rounds(list(w.tools), mb, runner.rounds_per_comparison)
             for t in w.tools:
                 r = results[t]
                 if "error" in r:
@@ -453,7 +481,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--sizes", help="text sizes in MB, comma-separated (default 1,8,10; --quick 0.1,0.4). "
                    "Peers are compared at the smallest and largest, every strategy's scaling is "
                    "8 MB (or the largest) over the smallest, memory is measured at the largest")
-    p.add_argument("--repeats", type=int, help="timed runs per measurement after the warm-up (default 5)")
+    p.add_argument("--repeats", type=int, help="timed runs per process after the warm-up (default 3)")
+    p.add_argument("--rounds", type=int, help="processes per tool in a comparison, interleaved with the "
+                   "other tools' (default 3; --quick 1)")
     p.add_argument("--budget", type=float, help="seconds: no new repeat starts past this (default 30)")
     p.add_argument("--only", help=f"comma-separated sections: {','.join(SECTIONS)}")
     p.add_argument("--profile", action="store_true", help="cProfile our slow paths instead (bench/_profile.py)")
@@ -470,7 +500,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return subprocess.call([sys.executable, str(script), *extra, *rest])
 
     sizes = sorted(float(s) for s in (args.sizes or ("0.1,0.4" if args.quick else "1,8,10")).split(","))
-    repeats = args.repeats or (2 if args.quick else 5)
+    repeats = args.repeats or (2 if args.quick else 3)
+    rounds = args.rounds or (1 if args.quick else 3)
     budget = args.budget or (5.0 if args.quick else 30.0)
     sections = set(args.only.split(",")) if args.only else set(SECTIONS)
     if args.quick and not args.only:
@@ -485,6 +516,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     texts = build_texts(sizes)
     fingerprint = chunker_fingerprint()
     runner = Runner(texts, repeats, budget)
+    runner.rounds_per_comparison = rounds
     report = Report()
     t0 = time.time()
     small, large = sizes[0], sizes[-1]
@@ -508,8 +540,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             f"Peers: {info['peers']}.",
             "Text: Python 3.11 docs (Debian python3.11-doc) as Markdown; "
             + ", ".join(f"{_mb(mb)} sha256:{_sha(p)}" for mb, p in texts.items()) + ".",
-            f"Median of up to {repeats} runs after a warm-up (fewer when a run is long: see runs), "
-            f"one fresh process per measurement; {load_line}.",
+            f"Comparisons: the median of every run of {rounds} processes per tool, interleaved with the "
+            f"other tools' processes, each process up to {repeats} runs after a warm-up (fewer when a run "
+            f"is long: see runs); other figures: one fresh process per measurement; {load_line}.",
             "MB/s, ratios and verdicts use CPU time (wall time where a tool's CPU time exceeds it): "
             "the 2 cores are shared, and a busy neighbour stretches wall time, not CPU time.",
             f"Total bench time {time.time() - t0:.0f} s."]
