@@ -13,7 +13,7 @@ import re
 import threading
 from array import array
 from itertools import accumulate
-from typing import Callable, Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional
 
 from ._errors import ChunkerError
 from ._settings import TOKENIZERS
@@ -85,7 +85,7 @@ class Tokenizer:
         # token id -> characters the token starts (None: not seen yet). A list, not a dict: it
         # is indexed once per token of every document, and list indexing is the cheaper lookup.
         self._width: List[Optional[int]] = []
-        self._mid: Set[int] = set()  # ids of tokens that start inside a character
+        self._mid: Dict[int, int] = {}  # tokens that start inside a character -> characters started
         self._vocabulary = vocabulary  # bytes -> id, read once when offsets are first needed
 
     def __repr__(self) -> str:
@@ -122,26 +122,23 @@ class Tokenizer:
         ids = self.encode(text)
         if not ids:
             return array(kind)
+        width = self._width
         try:
-            # Offsets are running sums of character widths, all at C speed; an id not seen yet
-            # is past the table's end (IndexError) or None in it (TypeError in the sum).
-            offs = list(accumulate(map(self._width.__getitem__, ids), initial=base))
+            # Offsets are running sums of character widths, all at C speed. A token not seen
+            # yet is past the table's end (IndexError); one that starts inside a character has
+            # None there (TypeError in the sum), so only blocks holding one take the slow way.
+            offs = list(accumulate(map(width.__getitem__, ids), initial=base))
         except (IndexError, TypeError):
             self._learn(ids)
-            offs = list(accumulate(map(self._width.__getitem__, ids), initial=base))
-        offs.pop()  # the end of the last token
-        out = array(kind, offs)
-        mid = self._mid
-        # Only a block with a multi-byte character can hold a token that starts inside one
-        # (isascii() reads a flag the string already keeps).
-        if mid and not text.isascii() and not mid.isdisjoint(ids):
-            # A token that starts mid-character steps back onto that character.
+            mid = self._mid
+            offs = list(accumulate((mid[t] if t in mid else width[t] for t in ids), initial=base))
             for k, t in enumerate(ids):
-                if t in mid:
-                    out[k] -= 1
+                if t in mid:  # a token that starts mid-character steps back onto that character
+                    offs[k] -= 1
                     if mid_chars is not None:
                         mid_chars.append(first + k)
-        return out
+        offs.pop()  # the end of the last token
+        return array(kind, offs)
 
     def _learn(self, ids: List[int]) -> None:
         """Record the shape of every token in `ids` not seen before, from its bytes.
@@ -160,14 +157,19 @@ class Tokenizer:
         top = max(ids)
         if top >= len(width):
             width.extend([None] * (top + 1 - len(width)))
+        mid = self._mid
         for t in set(ids):
-            if width[t] is None:
+            if width[t] is None and t not in mid:
                 self._record(t, self._token_bytes(t))
 
     def _record(self, t: int, b: bytes) -> None:
-        self._width[t] = len(b.translate(None, _CONTINUATION_BYTES))  # characters it starts
+        starts = len(b.translate(None, _CONTINUATION_BYTES))  # characters the token starts
         if b and 0x80 <= b[0] < 0xC0:
-            self._mid.add(t)  # it starts inside a character that an earlier token began
+            # It starts inside a character an earlier token began: None in the fast table
+            # sends its blocks the slow way, which knows its width from here.
+            self._mid[t] = starts
+        else:
+            self._width[t] = starts
 
 
 def _estimate_count(text: str) -> int:
