@@ -161,7 +161,7 @@ def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optio
         return Stats(0, len(text), doc_tokens, 0, 0.0, 0, 0, 0.0, 0, 0, 0.0, 0, tok.exact,
                      flag_counts, document=text)
     if duplicated is None:
-        duplicated = _duplicated(chunks_as_spans(chunks), lambda a, b: tok.count(text[a:b]))
+        duplicated = _duplicated(_spans_of(chunks), lambda a, b: tok.count(text[a:b]))
     tokens = [c.tokens for c in chunks]
     chars = [c.chars for c in chunks]
     n = len(chunks)
@@ -175,5 +175,5 @@ def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optio
         embedding_tokens=sum(tokens), exact=tok.exact, flag_counts=flag_counts)
 
 
-def chunks_as_spans(chunks: Sequence[Chunk]) -> List[Span]:
+def _spans_of(chunks: Sequence[Chunk]) -> List[Span]:
     return [Span(c.start_char, c.end_char) for c in chunks]
