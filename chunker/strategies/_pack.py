@@ -137,13 +137,14 @@ def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int, measure: 
     The next chunk starts with the longest run of the previous chunk's trailing pieces that
     fits within `overlap` and still leaves room for the first new piece, so overlap is always
     whole pieces and never more than asked. `spans` ascend and do not overlap. Measures with an
-    inverse are packed by bisection; `walk=True` forces the piece-by-piece reference.
+    inverse are packed by bisection, the others by galloping; `walk=True` forces the
+    piece-by-piece reference.
     """
     walls = walls or set()
     stops = (hard or set()) | walls
     if not spans:
         return []
-    finder = (_Walk if walk or not hasattr(measure, "reach") else _Bisect)(spans, measure, stops)
+    finder = (_Walk if walk else _Bisect if hasattr(measure, "reach") else _Gallop)(spans, measure, stops)
     # Measures whose document counts can differ from a chunk's own count at its edges (exact
     # tokens) have the last word on whether a chunk fits; `over` asks the exact count only
     # when the document count is within a few tokens of the size.
@@ -189,6 +190,66 @@ class _Walk:
             if count(s, end_prev) > overlap or count(s, end_next) > size:
                 break
             k -= 1
+        return k
+
+
+class _Gallop(_Walk):
+    """The walk's answers from a few counts, for measures without an inverse (the estimates,
+    which re-read a span to count it). A count never falls as a span grows, so the pieces that
+    fit are a prefix: aim at the piece where the size should end, at the characters per unit
+    seen so far, then step out from there, doubling the step, and halve the gap."""
+
+    def __init__(self, spans, measure, stops):
+        super().__init__(spans, measure, stops)
+        self.ends = [e for _, e in spans]
+        self.sorted_stops = sorted(stops)
+        self.chars_per_unit = 4.0  # learnt from every chunk found
+
+    def furthest(self, i, first_new, size):
+        spans, ends, count, stops = self.spans, self.ends, self.count, self.sorted_stops
+        n = len(spans)
+        si = bisect.bisect_right(stops, first_new)
+        limit = stops[si] if si < len(stops) and stops[si] < n else n  # no chunk reaches past it
+        start = spans[i][0]
+        aim = bisect.bisect_right(ends, start + size * self.chars_per_unit, first_new, limit) - 1
+        lo, hi = first_new, limit  # lo fits (or is the least answer); every piece from hi is over
+        if aim > lo:
+            if count(start, ends[aim]) <= size:
+                lo = aim
+            else:
+                hi = aim
+                step = 1
+                while hi - step > lo:  # step back until a piece fits
+                    if count(start, ends[hi - step]) <= size:
+                        lo = hi - step
+                        break
+                    hi, step = hi - step, step * 2
+        step = 1
+        while lo + step < hi:  # step on while pieces fit
+            if count(start, ends[lo + step]) > size:
+                hi = lo + step
+                break
+            lo, step = lo + step, step * 2
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if count(start, ends[mid]) <= size:
+                lo = mid
+            else:
+                hi = mid
+        if size > 0 and ends[lo] > start:
+            self.chars_per_unit = max(1.0, (ends[lo] - start) / size)
+        return lo
+
+    def earliest(self, floor, j, overlap, size):
+        # The walk's two tests apart: the short spans against the overlap first, then the
+        # whole next chunk against the size, which usually fits at once.
+        spans, count = self.spans, self.count
+        end_prev, end_next = spans[j][1], spans[j + 1][1]
+        k = j + 1
+        while k - 1 >= floor and count(spans[k - 1][0], end_prev) <= overlap:
+            k -= 1
+        while k <= j and count(spans[k][0], end_next) > size:
+            k += 1
         return k
 
 
