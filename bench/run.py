@@ -230,8 +230,11 @@ class Runner:
         key = (tool.tool, tool.args, tool.env, mb, mode, mb2, round_)
         if key in self.cache:
             return self.cache[key]
+        # Scaling pairs are the median of per-pair ratios of short runs (1 MB takes ~10 ms for
+        # the fast strategies): more pairs than a timing's repeats, within the same budget.
+        repeats = max(7, self.repeats) if mode == "pair" else self.repeats
         spec = {"tool": tool.tool, "args": tool.spec_args(), "text": str(self.texts[mb]), "mode": mode,
-                "repeats": self.repeats, "budget": self.budget}
+                "repeats": repeats, "budget": self.budget}
         if mb2 is not None:
             spec["text2"] = str(self.texts[mb2])
         env = dict(os.environ)
