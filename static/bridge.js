@@ -31,11 +31,15 @@
 
   function hold(text) {
     var b = box(), note = document.getElementById("held-note");
+    // Line breaks as the text box would have them (it turns CR LF and CR into LF), so a held
+    // document is chunked as the same text in the box would be.
+    text = text.replace(/\r\n?/g, "\n");
     held = text;
     var cut = PREVIEW;
     var last = text.charCodeAt(cut - 1);
     if (last >= 0xD800 && last < 0xDC00) cut -= 1;  // never half of a surrogate pair
-    preview = b.value = text.slice(0, cut);
+    b.value = text.slice(0, cut);
+    preview = b.value;  // as the box keeps it, to notice when something else replaces it
     b.readOnly = true;
     b.classList.add("held");
     document.getElementById("held-text").textContent =

@@ -495,8 +495,11 @@ def test_a_large_paste_is_held_outside_the_text_box(fresh):
         # A short paste is the browser's; Clear lets a held document go.
         fresh.act(lambda: paste(fresh, "Short text."))
         assert page.input_value("#document") == "Short text." and not page.is_visible("#held-note")
-        fresh.act(lambda: paste(fresh, big))
+        # Line breaks as the box would keep them: CR LF and CR become LF.
+        fresh.act(lambda: paste(fresh, big.replace("\n", "\r\n")))
         assert page.is_visible("#held-note")
+        assert text_of(fresh, "#summary") == f"{len(expected.chunks)} chunks"
+        assert app_view_length(fresh) == units
         fresh.click("#clear")
         assert page.input_value("#document") == "" and not page.is_visible("#held-note")
         assert not page.eval_on_selector("#document", "e => e.readOnly")
