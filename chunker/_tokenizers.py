@@ -82,8 +82,9 @@ class Tokenizer:
         self.backend = backend
         self._encode = encode
         self._token_bytes = token_bytes
-        # token id -> characters the token starts (None: not seen yet). A list, not a dict: it
-        # is indexed once per token of every document, and list indexing is the cheaper lookup.
+        # token id -> characters the token starts; None for a token not seen yet, and for one
+        # that starts inside a character (its width is in _mid). A list, not a dict: it is
+        # indexed once per token of every document, and list indexing is the cheaper lookup.
         self._width: List[Optional[int]] = []
         self._mid: Dict[int, int] = {}  # tokens that start inside a character -> characters started
         self._vocabulary = vocabulary  # bytes -> id, read once when offsets are first needed
