@@ -148,6 +148,17 @@ def test_configs_load_local_interpreters_and_files(runtime):
     assert 'type="mpy" src="./app/main.py" config="./micropython.toml"' in page
 
 
+def test_every_preloaded_file_is_one_the_page_serves(runtime, serve_url):
+    # The PyScript chunks carry hashes in their names: a new pinned version renames them, and a
+    # preload of a file that is gone would cost a request and log an error on every load.
+    page = (ROOT / "index.html").read_text(encoding="utf-8")
+    hrefs = re.findall(r'<link rel="(?:module)?preload" href="\./([^"]+)"', page)
+    assert len(hrefs) >= 4
+    for href in hrefs:
+        assert (ROOT / href).is_file(), href
+        assert fetch(serve_url + href)[0] == 200, href
+
+
 def test_select_options_are_chunkers_names():
     page = (ROOT / "index.html").read_text(encoding="utf-8")
     import chunker
