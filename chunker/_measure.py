@@ -233,9 +233,8 @@ class ExactTokenMeasure(Measure):
         if _boundary_at(text, start):
             found = self._heads[start] = (start, 0)
             return found
+        # No boundary falls at start itself (just checked), so the first match is past it.
         m = FORCED_BOUNDARY.search(text, start, end)
-        if m is not None and m.end() <= start:  # a boundary at the start itself
-            m = FORCED_BOUNDARY.search(text, start + 1, end)
         if m is None:
             return None
         h = m.end()

@@ -165,6 +165,13 @@ def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int, measure: 
         i, first_new = k, nxt
 
 
+def _next_stop(stops: Sequence[int], first_new: int, n: int) -> int:
+    """The first piece after `first_new` that must start a chunk (`stops` sorted), or `n`:
+    no chunk that holds `first_new` reaches it."""
+    k = bisect.bisect_right(stops, first_new)
+    return stops[k] if k < len(stops) and stops[k] < n else n
+
+
 class _Walk:
     """The reference: walks piece by piece, for measures without an inverse."""
 
@@ -206,10 +213,8 @@ class _Gallop(_Walk):
         self.chars_per_unit = 4.0  # learnt from every chunk found
 
     def furthest(self, i, first_new, size):
-        spans, ends, count, stops = self.spans, self.ends, self.count, self.sorted_stops
-        n = len(spans)
-        si = bisect.bisect_right(stops, first_new)
-        limit = stops[si] if si < len(stops) and stops[si] < n else n  # no chunk reaches past it
+        spans, ends, count = self.spans, self.ends, self.count
+        limit = _next_stop(self.sorted_stops, first_new, len(spans))
         start = spans[i][0]
         aim = bisect.bisect_right(ends, start + size * self.chars_per_unit, first_new, limit) - 1
         lo, hi = first_new, limit  # lo fits (or is the least answer); every piece from hi is over
@@ -265,8 +270,7 @@ class _Bisect:
 
     def furthest(self, i, first_new, size):
         n, stops = len(self.ends), self.stops
-        si = bisect.bisect_right(stops, first_new)
-        limit = stops[si] if si < len(stops) and stops[si] < n else n
+        limit = _next_stop(stops, first_new, n)
         return max(first_new, bisect.bisect_right(self.ends, self.reach(self.starts[i], size), first_new, limit) - 1)
 
     def earliest(self, floor, j, overlap, size):
