@@ -80,6 +80,12 @@ def test_loads_the_sample_and_shows_its_chunks(app):
     assert app.console_errors == []
 
 
+def test_the_worker_runs_the_webassembly_the_page_compiled(app):
+    # static/compile.js compiles Pyodide on the page, where Chromium caches the optimized code,
+    # and static/pyodide.mjs hands it to the worker's Pyodide; "worker" would mean it fell back.
+    assert app.page.get_attribute("body", "data-wasm") == "page"
+
+
 def test_pasted_text_gives_the_same_records_as_python(app):
     app.set_text(PROSE)
     assert_same_as_python(app, PROSE)

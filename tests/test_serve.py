@@ -136,9 +136,9 @@ def test_index_carries_the_same_csp_in_a_meta_tag():
 
 
 def test_configs_load_local_interpreters_and_files(runtime):
-    for name, interpreter in (("pyscript.toml", "pyodide/pyodide.mjs"), ("micropython.toml", "micropython/micropython.mjs")):
+    for name, interpreter in (("pyscript.toml", "pyodide.mjs"), ("micropython.toml", "vendor/micropython/micropython.mjs")):
         config = tomllib.loads((ROOT / name).read_text(encoding="utf-8"))
-        assert config["interpreter"] == f"./static/vendor/{interpreter}"
+        assert config["interpreter"] == f"./static/{interpreter}"
         assert (ROOT / config["interpreter"]).is_file()
         for source in config.get("files", {}):
             assert (ROOT / source).is_file(), source

@@ -1,0 +1,21 @@
+// Compiles Pyodide's WebAssembly on the page, as soon as the page starts, and hands the module to
+// the chunker worker when it asks (static/pyodide.mjs explains why). Nothing here is needed for
+// the page to work: if compiling fails, the worker is told so and compiles the module itself.
+import { hooks } from "./vendor/pyscript/core.js";
+
+const WASM = new URL("./vendor/pyodide/pyodide.asm.wasm", import.meta.url).href;
+
+const compiled = WebAssembly.compileStreaming(fetch(WASM)).catch((error) => {
+  console.warn("Compiling Pyodide on the page failed; the worker will compile it.", error);
+  return null;
+});
+
+hooks.main.onWorker.add((_wrap, xworker) => {
+  xworker.addEventListener("message", async (event) => {
+    if (!event.data || event.data.type !== "chunker:wasm?" || !event.ports.length) return;
+    event.stopImmediatePropagation();
+    const module = await compiled;
+    event.ports[0].postMessage(module);
+    document.body.dataset.wasm = module ? "page" : "worker";
+  });
+});
