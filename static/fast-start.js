@@ -1,6 +1,8 @@
 // Compiles Pyodide's WebAssembly on the page, as soon as the page starts, and hands the module to
 // the chunker worker when it asks (static/pyodide.mjs explains why). Nothing here is needed for
 // the page to work: if compiling fails, the worker is told so and compiles the module itself.
+// The worker then reports on the same channel how it started; the page shows that as
+// <body data-wasm="page|worker" data-snapshot="restored|stored|not stored|unavailable">.
 import { hooks } from "./vendor/pyscript/core.js";
 
 const WASM = new URL("./vendor/pyodide/pyodide.asm.wasm", import.meta.url).href;
@@ -14,8 +16,10 @@ hooks.main.onWorker.add((_wrap, xworker) => {
   xworker.addEventListener("message", async (event) => {
     if (!event.data || event.data.type !== "chunker:wasm?" || !event.ports.length) return;
     event.stopImmediatePropagation();
+    const [port] = event.ports;
+    port.onmessage = ({ data }) => { document.body.dataset.snapshot = String(data); };
     const module = await compiled;
-    event.ports[0].postMessage(module);
+    port.postMessage(module);
     document.body.dataset.wasm = module ? "page" : "worker";
   });
 });

