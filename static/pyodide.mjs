@@ -52,26 +52,18 @@ async function openCache() {
   }
 }
 
-async function storedSnapshot(cache) {
-  try {
-    const hit = cache && (await cache.match(SNAPSHOT_KEY));
-    return hit ? new Uint8Array(await hit.arrayBuffer()) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Pyodide from the vendored runtime, instantiated from `module` when one is given. */
+/** Pyodide from the vendored runtime, instantiated from `module` (a promise of a compiled module
+ *  or null) when it comes: Pyodide fetches its other files meanwhile. */
 export async function loadCompiled(module, options = {}) {
   const streaming = WebAssembly.instantiateStreaming;
-  if (module) {
-    // Pyodide instantiates its one module with instantiateStreaming(fetch(url), imports): hand it
-    // the given module instead, for that call only.
-    WebAssembly.instantiateStreaming = async (_response, imports) => {
-      WebAssembly.instantiateStreaming = streaming;
-      return { module, instance: await WebAssembly.instantiate(module, imports) };
-    };
-  }
+  // Pyodide instantiates its one module with instantiateStreaming(fetch(url), imports): hand it
+  // the given module instead, for that call only.
+  WebAssembly.instantiateStreaming = async (response, imports) => {
+    WebAssembly.instantiateStreaming = streaming;
+    const compiled = await module;
+    if (!compiled) return streaming(response, imports);
+    return { module: compiled, instance: await WebAssembly.instantiate(compiled, imports) };
+  };
   try {
     // PyScript points indexURL at this file's folder; the runtime's files are in vendor/pyodide.
     return await loadVendored({ ...options, indexURL: INDEX_URL });
@@ -98,12 +90,15 @@ function makeSnapshotLater(module, report) {
 }
 
 export async function loadPyodide(options = {}) {
-  const [{ module, report }, cache] = await Promise.all([compiledByPage(), openCache()]);
-  const snapshot = await storedSnapshot(cache);
-  if (snapshot) {
+  const asked = compiledByPage();
+  const module = asked.then(({ module }) => module);
+  const cache = await openCache();
+  const stored = cache && (await cache.match(SNAPSHOT_KEY).catch(() => null));
+  if (stored) {
     try {
+      const snapshot = stored.arrayBuffer().then((bytes) => new Uint8Array(bytes));
       const pyodide = await loadCompiled(module, { ...options, _loadSnapshot: snapshot });
-      report("restored");
+      (await asked).report("restored");
       return pyodide;
     } catch (error) {
       console.warn("Dropping a Pyodide memory snapshot that did not restore:", error);
@@ -111,8 +106,9 @@ export async function loadPyodide(options = {}) {
     }
   }
   const pyodide = await loadCompiled(module, options);
+  const { report } = await asked;
   if (cache) {
-    makeSnapshotLater(module, report);
+    makeSnapshotLater(await module, report);
   } else {
     report("unavailable");
   }
