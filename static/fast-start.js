@@ -18,8 +18,15 @@ hooks.main.onWorker.add((_wrap, xworker) => {
     event.stopImmediatePropagation();
     const [port] = event.ports;
     port.onmessage = ({ data }) => { document.body.dataset.snapshot = String(data); };
-    const module = await compiled;
-    port.postMessage(module);
+    let module = await compiled;
+    try {
+      port.postMessage(module);
+    } catch (error) {
+      // A browser that cannot pass compiled modules to workers: the worker compiles its own.
+      console.warn("Could not hand the compiled Pyodide to the worker.", error);
+      module = null;
+      port.postMessage(null);
+    }
     document.body.dataset.wasm = module ? "page" : "worker";
   });
 });
