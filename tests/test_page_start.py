@@ -95,3 +95,15 @@ def test_the_snapshot_holds_no_document(app):
         return [text.includes(marker), text.includes("confidential paragraph")];
     }""", marker)
     assert found == [False, False]
+
+
+def test_a_page_that_cannot_compile_leaves_it_to_the_worker(chromium, serve_url):
+    app = Page(chromium, serve_url)
+    try:
+        app.context.add_init_script("WebAssembly.compileStreaming = () => Promise.reject(new Error('refused'));")
+        app.open()
+        assert app.page.get_attribute("body", "data-wasm") == "worker"
+        assert_same_as_python(app, SAMPLE)
+        assert app.console_errors == []
+    finally:
+        app.close()
