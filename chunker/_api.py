@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Sequence, Union
 
 from ._errors import ChunkerError
-from ._measure import ExactTokenMeasure, make_measure
+from ._measure import EstimateTokenMeasure, ExactTokenMeasure, make_measure
 from ._records import Chunk, ChunkResult, Stats
 from ._settings import DEFAULTS, Settings
 from ._text import ends_sentence, is_heading_line, rstripped_tail
@@ -80,6 +80,12 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
         counts = [measure.exact(sp.start, sp.end) for sp in spans]
         duplicated = _duplicated(spans, measure.exact)
         doc_tokens = len(measure.offsets)
+    elif isinstance(measure, EstimateTokenMeasure):
+        # approx and estimate count a span's own text, and their measures do that from the
+        # document already read (estimate's running sums; approx's length rule).
+        counts = [measure.count(sp.start, sp.end) for sp in spans]
+        duplicated = _duplicated(spans, measure.count)
+        doc_tokens = measure.count(0, len(text))
     del measure
     chunks = _records(text, spans, settings, tok, counts)
     return ChunkResult(tuple(chunks), _stats(text, chunks, tok, doc_tokens, duplicated),

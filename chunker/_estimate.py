@@ -26,10 +26,15 @@ when text is added before or after: no count can shrink when its text is extende
 
 from __future__ import annotations
 
+import bisect
 import re
+from array import array
 from collections import Counter
+from typing import List, Tuple
+from itertools import accumulate
+from operator import mul
 
-__all__ = ["estimate_tokens", "FEATURES", "TARGETS"]
+__all__ = ["estimate_tokens", "EstimateIndex", "FEATURES", "TARGETS"]
 
 # -- character classes ---------------------------------------------------------------------
 # Latin letters split like the tokenizers' pre-tokenizer: an upper-case run followed by
@@ -188,8 +193,26 @@ _WEIGHTS = {
 }
 
 
-def _counts(text: str) -> list[float]:
+def _counts(text: str) -> list[int]:
     """Counts of every class in ``FEATURES`` order (C-speed passes, no loop over characters)."""
+    counts = _raw_counts(text)
+    _gate(counts)
+    return counts
+
+
+_WORDS_AT = FEATURES.index("words")
+_RARE_PAIRS_AT = FEATURES.index("rare_pairs")
+
+
+def _gate(counts: list[int]) -> None:
+    # Rare pairs are letter pairs of text.lower(): a text with no Latin word has none that
+    # count, even where lower-casing makes ASCII letters of something else (the Kelvin sign).
+    if not counts[_WORDS_AT]:
+        counts[_RARE_PAIRS_AT] = 0
+
+
+def _raw_counts(text: str) -> list[int]:
+    """`_counts` before `_gate`: every entry is a sum over the text's pieces (see `EstimateIndex`)."""
     words = _WORD.findall(text)
     over7 = over10 = 0
     if words:
@@ -206,7 +229,7 @@ def _counts(text: str) -> list[float]:
         0,
         # Non-overlapping matches of two-letter patterns, leftmost first: the most pairs
         # that fit, so the count never falls when text is added on either side.
-        len(_RARE_PAIR.findall(text.lower())) if words else 0,
+        len(_RARE_PAIR.findall(text.lower())),
         digit_groups,
         len(_SPACE_DIGIT.findall(text)) if digit_groups else 0,
         len(punct), sum(map(len, punct)),
@@ -260,9 +283,172 @@ def estimate_tokens(text: str, *, target: str = "o200k") -> int:
         raise ValueError(f"unknown estimate target {target!r}: use 'o200k' or 'cl100k'")
     if not text or text.isspace():
         return 0
-    total = 0.0
-    for w, c in zip(weights, _counts(text)):
-        if c:
-            total += w * c
-    # floor(x + 0.5): round half up, and monotone in x.
-    return max(1, int(total + 0.5))
+    return _weigh(_INT_WEIGHTS[target], _counts(text))
+
+
+# The weights in ten-thousandths, as integers: every weight above has four decimals, so the
+# weighted sum is exact, and the same however it is summed (running sums over a document
+# included; see EstimateIndex).
+_SCALE = 10_000
+_INT_WEIGHTS = {target: tuple(round(w * _SCALE) for w in ws) for target, ws in _WEIGHTS.items()}
+assert all(abs(w * _SCALE - iw) < 1e-6 for t in _WEIGHTS for w, iw in zip(_WEIGHTS[t], _INT_WEIGHTS[t]))
+
+
+def _weigh(weights: tuple, counts: list[int]) -> int:
+    """The estimate from gated counts and integer weights: the weighted sum, rounded half up."""
+    return _tokens(sum(map(mul, weights, counts)))
+
+
+def _tokens(scaled: int) -> int:
+    return max(1, (scaled + _SCALE // 2) // _SCALE)
+
+
+# Where a text can be cut without changing any count ("a seam"): between a space and a
+# non-space, either way round, except between a space or tab and a digit (the space before
+# a number is a class of its own). No class's match runs across a seam: words, capitals,
+# digits, punctuation, underscores, letter pairs and other scripts never hold a space, and a
+# run of whitespace ends where the non-space begins. So each count of a text is the sum of its
+# counts on the two sides of a seam, and on a document the sums run from its start.
+_SEAM = re.compile(r"(?<=\S)(?=\s)|(?<=[^\S \t])(?=\S)|(?<=[ \t])(?=[^\s\d])")
+_NON_SPACE = re.compile(r"\S")
+_UNDERSCORE = re.compile("_")
+
+
+class EstimateIndex:
+    """``estimate_tokens`` of any span of one document, without re-reading the span.
+
+    Every class's matches are found once over the whole document, and each match's weighted
+    count is summed from the document's start. Since no match runs across a seam, the
+    weighted counts of the text before a seam are those running sums at the matches that
+    start before it, found by bisection. A span whose ends are seams, as the trimmed pieces
+    strategies pack nearly always are, is counted from those sums alone; any other end adds
+    the few characters to its nearest seam, counted as text. The result is the very same
+    number as ``estimate_tokens(text[start:end])`` (a test holds that), in time that does not
+    grow with the span.
+
+    >>> doc = "Chunk size is a balance between context and precision. " * 40
+    >>> index = EstimateIndex(doc, target="cl100k")
+    >>> index.count(3, 1500) == estimate_tokens(doc[3:1500], target="cl100k")
+    True
+    """
+
+    def __init__(self, text: str, *, target: str = "o200k") -> None:
+        weights = _INT_WEIGHTS.get(target)
+        if weights is None:
+            raise ValueError(f"unknown estimate target {target!r}: use 'o200k' or 'cl100k'")
+        self.text = text
+        self._weights = weights
+        w = dict(zip(FEATURES, weights))
+        # Letter pairs are found in text.lower(), which has the text's positions only when
+        # lower-casing keeps every character one character ("İ" becomes two).
+        lower = text.lower()
+        self._indexed = len(lower) == len(text)
+        if not self._indexed:
+            return
+
+        def starts(pattern: "re.Pattern[str]", where: str = text) -> "array[int]":  # noqa: F821
+            return array("q", [m.start() for m in pattern.finditer(where)])
+
+        def spans(pattern: "re.Pattern[str]") -> Tuple["array[int]", List[int]]:  # noqa: F821
+            """Starts and lengths of the matches, from one scan."""
+            found = [m.span() for m in pattern.finditer(text)]
+            return array("q", [a for a, _ in found]), [b - a for a, b in found]
+
+        def running(values) -> "array[int]":  # noqa: F821
+            return array("q", accumulate(values, initial=0))
+
+        # Words and runs of punctuation are most of the matches: a table each. Words are also
+        # counted on their own (the letter pairs count only in a text that has a word), and
+        # so are the pairs, which that rule may drop.
+        self._words, sizes = spans(_WORD)
+        ww, w7, w10 = w["words"], w["letters_over_7"], w["letters_over_10"]
+        self._word_sums = running(ww + (w7 * (n - 7) if n > 7 else 0) + (w10 * (n - 10) if n > 10 else 0)
+                                  for n in sizes)
+        self._pairs = starts(_RARE_PAIR, lower)
+        self._pair_weight = w["rare_pairs"]
+        wr, wc = w["punct_runs"], w["punct_chars"]
+        at, sizes = spans(_PUNCT)
+        tables = [(at, running(wr + wc * n for n in sizes))]
+        # Every other class, few matches each, in one table sorted by position.
+        events: List[Tuple[int, int]] = []
+
+        def add(pattern: "re.Pattern[str]", feature: str, by_length=None) -> None:
+            weight = w[feature]
+            if by_length is None:
+                events.extend((m.start(), weight) for m in pattern.finditer(text))
+            else:
+                events.extend((a, weight * by_length(b - a)) for a, b in (m.span() for m in pattern.finditer(text)))
+
+        add(_CAPS, "caps", _length)
+        add(_DIGITS, "digit_groups", lambda n: (n + 2) // 3)
+        add(_SPACE_DIGIT, "space_digits")
+        add(_UNDERSCORE, "underscores")
+        add(_DUNDER, "dunders")
+        add(_NEWLINES, "newline_runs")
+        add(_SPACES, "space_runs")
+        if not text.isascii():
+            # The non-ASCII classes hold no ASCII character, so their matches in the whole
+            # text are those `_raw_counts` finds in its non-ASCII runs.
+            add(_ACCENTED, "accented")
+            add(_HAN_RUN, "han", _length)
+            add(_KANA_RUN, "kana", _length)
+            add(_HANGUL_RUN, "hangul", _length)
+            add(_CJK_RUN, "cjk_runs")
+            add(_OTHER_RUN, "other_runs")
+            add(_OTHER_RUN, "other_letters", _length)
+            add(_EMOJI, "emoji")
+        events.sort()
+        tables.append((array("q", [a for a, _ in events]), running(x for _, x in events)))
+        self._tables = tables
+
+    def _before(self, p: int) -> Tuple[int, int, int]:
+        """(weighted counts but the pairs, words, pairs) of text[:p], for a seam p."""
+        bl = bisect.bisect_left  # no match runs across a seam
+        k = bl(self._words, p)
+        total = self._word_sums[k]
+        for at, sums in self._tables:
+            total += sums[bl(at, p)]
+        return total, k, bl(self._pairs, p)
+
+    def _is_seam(self, p: int) -> bool:
+        text = self.text
+        if p <= 0 or p >= len(text):
+            return True
+        a, b = text[p - 1], text[p]
+        if a.isspace() == b.isspace():
+            return False
+        return not (a in " \t" and b.isdecimal())
+
+    def count(self, start: int, end: int) -> int:
+        """``estimate_tokens(text[start:end])`` for this index's target."""
+        text = self.text
+        if end <= start or _NON_SPACE.search(text, start, end) is None:
+            return 0
+        if not self._indexed:
+            return _weigh(self._weights, _counts(text[start:end]))
+        head = start
+        if not self._is_seam(start):
+            m = _SEAM.search(text, start, end)
+            head = m.start() if m is not None else end
+        tail = end
+        if not self._is_seam(end):
+            # The seam before `end` is at the last space or line break before it, or just after.
+            w = max(text.rfind(" ", head, end), text.rfind("\n", head, end))
+            tail = w + 1 if w >= head and self._is_seam(w + 1) else (w if w > head and self._is_seam(w) else head)
+        if tail <= head:
+            return _weigh(self._weights, _counts(text[start:end]))
+        (t0, w0, p0), (t1, w1, p1) = self._before(head), self._before(tail)
+        total, words, pairs = t1 - t0, w1 - w0, p1 - p0
+        for a, b in ((start, head), (tail, end)):
+            if a < b:
+                counts = _raw_counts(text[a:b])
+                total += sum(map(mul, self._weights, counts)) - self._pair_weight * counts[_RARE_PAIRS_AT]
+                words += counts[_WORDS_AT]
+                pairs += counts[_RARE_PAIRS_AT]
+        if words:  # see _gate
+            total += self._pair_weight * pairs
+        return _tokens(total)
+
+
+def _length(n: int) -> int:
+    return n

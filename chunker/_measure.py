@@ -325,6 +325,17 @@ class ApproxTokenMeasure(EstimateTokenMeasure):
         return self._count(text[start:end])
 
 
+class IndexedEstimateMeasure(EstimateTokenMeasure):
+    """The estimate tokenizer's count of the span's own text, from running sums over the
+    document (see `EstimateIndex`): the same numbers, in time that does not grow with the span."""
+
+    def __init__(self, text: str, tokenizer: Tokenizer) -> None:
+        super().__init__(text, tokenizer)
+        from ._estimate import EstimateIndex  # noqa: PLC0415 - only this tokenizer needs it
+
+        self.count = EstimateIndex(text).count  # type: ignore[method-assign]
+
+
 def make_measure(text: str, unit: str, tokenizer: Tokenizer) -> Measure:
     if unit == "chars":
         return CharMeasure(text)
@@ -334,4 +345,6 @@ def make_measure(text: str, unit: str, tokenizer: Tokenizer) -> Measure:
         return ExactTokenMeasure(text, tokenizer)
     if tokenizer.name == "approx":
         return ApproxTokenMeasure(text, tokenizer)
+    if tokenizer.name == "estimate":
+        return IndexedEstimateMeasure(text, tokenizer)
     return EstimateTokenMeasure(text, tokenizer)

@@ -394,3 +394,65 @@ def test_docstring_examples():
     for module in (_estimate, corpus, estimate_error):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__
+
+
+# -- EstimateIndex: the same numbers from running sums -----------------------------------------
+
+# Every class, and every character that makes cutting delicate: spaces, tabs and line breaks
+# before digits, runs of whitespace, underscores, letters that lower-case to two characters
+# ("İ") or to ASCII letters (the Kelvin sign), other scripts, emoji.
+SEAMY = st.lists(st.sampled_from(
+    list("aeijktzqAKZ _.1\n\t\r\u00e4") + ["  ", "\n\n", " 12", "__", "日本", "かな", "한", "ж", "🎉",
+                                             "\u3000", "\u00a0", "\u212a", "\u0130", "\u0301"]), max_size=60).map("".join)
+
+
+@pytest.mark.parametrize("target", _estimate.TARGETS)
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(SEAMY, st.text(alphabet=ANY_CHAR, max_size=80)), data=st.data())
+def test_index_counts_any_span_as_the_span_alone(target, text, data):
+    index = _estimate.EstimateIndex(text, target=target)
+    for _ in range(10):
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, len(text)))
+        assert index.count(start, end) == estimate_tokens(text[start:end], target=target), (start, end)
+
+
+@pytest.mark.parametrize("target", _estimate.TARGETS)
+def test_index_counts_real_spans_as_the_spans_alone(corpora, target):
+    import random
+
+    rnd = random.Random(5)
+    for kind in ("markdown", "code", "german", "cjk"):
+        text = "".join(corpora.samples(kind)[:40])
+        index = _estimate.EstimateIndex(text, target=target)
+        words = [m.span() for m in re.finditer(r"\S+", text)]
+        for _ in range(400):
+            # Trimmed spans, as strategies pack, and spans cut anywhere.
+            i = rnd.randrange(len(words))
+            j = min(len(words) - 1, i + rnd.randrange(400))
+            start, end = words[i][0], words[j][1]
+            assert index.count(start, end) == estimate_tokens(text[start:end], target=target), (kind, start, end)
+            start = rnd.randrange(len(text))
+            end = min(len(text), start + rnd.randrange(5000))
+            assert index.count(start, end) == estimate_tokens(text[start:end], target=target), (kind, start, end)
+
+
+def test_the_weighted_sum_is_exact():
+    """Integer weights in ten-thousandths: the estimate is the exact decimal sum rounded half up,
+    however the sum is grouped."""
+    from fractions import Fraction
+
+    for target, weights in _estimate._WEIGHTS.items():
+        for text in ("Hello WORLD 123 日本 ж 🎉 _x\n\n  y naar", "The end. " * 7, "ijzer aa tz " * 13):
+            exact = sum(Fraction(str(w)) * c for w, c in zip(weights, _estimate._counts(text)))
+            assert estimate_tokens(text, target=target) == max(1, int(exact + Fraction(1, 2)))
+
+
+@pytest.mark.parametrize("target", _estimate.TARGETS)
+def test_index_keeps_the_rule_that_letter_pairs_need_a_word(target):
+    # Two Kelvin signs lower-case to "kk", a rare pair, but are no Latin word: the pair counts
+    # only in a span that also holds a word.
+    text = "\u212a\u212a\u212a\u212a ok \u212a\u212a\u212a\u212a \u212a\u212a"
+    index = _estimate.EstimateIndex(text, target=target)
+    spans = [(a, b) for a in range(len(text) + 1) for b in range(a, len(text) + 1)]
+    assert [index.count(a, b) for a, b in spans] == [estimate_tokens(text[a:b], target=target) for a, b in spans]
