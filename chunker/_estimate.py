@@ -312,6 +312,7 @@ def _tokens(scaled: int) -> int:
 _SEAM = re.compile(r"(?<=\S)(?=\s)|(?<=[^\S \t])(?=\S)|(?<=[ \t])(?=[^\s\d])")
 _NON_SPACE = re.compile(r"\S")
 _UNDERSCORE = re.compile("_")
+_DOTTED_I = re.compile("\u0130")
 
 
 class EstimateIndex:
@@ -339,15 +340,18 @@ class EstimateIndex:
         self.text = text
         self._weights = weights
         w = dict(zip(FEATURES, weights))
-        # Letter pairs are found in text.lower(), which has the text's positions only when
-        # lower-casing keeps every character one character ("İ" becomes two).
+        # Letter pairs are found in text.lower(), where "İ" becomes two characters: "i" and a
+        # combining dot (no other character grows). The pairs' positions are mapped back.
         lower = text.lower()
-        self._indexed = len(lower) == len(text)
-        if not self._indexed:
-            return
-
-        def starts(pattern: "re.Pattern[str]", where: str = text) -> "array[int]":  # noqa: F821
-            return array("q", [m.start() for m in pattern.finditer(where)])
+        pairs = [m.start() for m in _RARE_PAIR.finditer(lower)]
+        if len(lower) != len(text):
+            dots = [m.start() + k + 1 for k, m in enumerate(_DOTTED_I.finditer(text))]
+            # A Unicode version where more characters grow: count every span as text.
+            self._indexed = len(lower) - len(text) == len(dots)
+            if not self._indexed:
+                return
+            pairs = [p - bisect.bisect_left(dots, p) for p in pairs]
+        self._indexed = True
 
         def spans(pattern: "re.Pattern[str]") -> Tuple["array[int]", List[int]]:  # noqa: F821
             """Starts and lengths of the matches, from one scan."""
@@ -364,7 +368,7 @@ class EstimateIndex:
         ww, w7, w10 = w["words"], w["letters_over_7"], w["letters_over_10"]
         self._word_sums = running(ww + (w7 * (n - 7) if n > 7 else 0) + (w10 * (n - 10) if n > 10 else 0)
                                   for n in sizes)
-        self._pairs = starts(_RARE_PAIR, lower)
+        self._pairs = array("q", pairs)
         self._pair_weight = w["rare_pairs"]
         wr, wc = w["punct_runs"], w["punct_chars"]
         at, sizes = spans(_PUNCT)

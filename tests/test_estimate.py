@@ -456,3 +456,14 @@ def test_index_keeps_the_rule_that_letter_pairs_need_a_word(target):
     index = _estimate.EstimateIndex(text, target=target)
     spans = [(a, b) for a in range(len(text) + 1) for b in range(a, len(text) + 1)]
     assert [index.count(a, b) for a, b in spans] == [estimate_tokens(text[a:b], target=target) for a, b in spans]
+
+
+@pytest.mark.parametrize("target", _estimate.TARGETS)
+def test_index_maps_letter_pairs_past_a_dotted_capital_i(target):
+    # "İ" lower-cases to two characters; the pairs after it are found in the lower-cased text
+    # and must land on the right characters of the original.
+    text = "İstanbul aa İİ kk zz İjk ijzer tz\u212a\u212a naar " * 3
+    index = _estimate.EstimateIndex(text, target=target)
+    assert index._indexed
+    spans = [(a, b) for a in range(0, len(text) + 1, 3) for b in range(a, len(text) + 1, 2)]
+    assert [index.count(a, b) for a, b in spans] == [estimate_tokens(text[a:b], target=target) for a, b in spans]
