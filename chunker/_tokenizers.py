@@ -12,7 +12,8 @@ import os
 import re
 import threading
 from array import array
-from itertools import accumulate
+from itertools import accumulate, compress
+from itertools import count as _naturals
 from typing import Callable, Dict, List, Optional
 
 from ._errors import ChunkerError
@@ -87,6 +88,7 @@ class Tokenizer:
         # indexed once per token of every document, and list indexing is the cheaper lookup.
         self._width: List[Optional[int]] = []
         self._mid: Dict[int, int] = {}  # tokens that start inside a character -> characters started
+        self._full: Optional[List[Optional[int]]] = None  # _width with _mid filled in; made when needed
         self._vocabulary = vocabulary  # bytes -> id, read once when offsets are first needed
 
     def __repr__(self) -> str:
@@ -132,12 +134,17 @@ class Tokenizer:
         except (IndexError, TypeError):
             self._learn(ids)
             mid = self._mid
-            offs = list(accumulate((mid[t] if t in mid else width[t] for t in ids), initial=base))
-            for k, t in enumerate(ids):
-                if t in mid:  # a token that starts mid-character steps back onto that character
-                    offs[k] -= 1
-                    if mid_chars is not None:
-                        mid_chars.append(first + k)
+            if self._full is None:  # the widths with those of mid-character tokens filled in
+                self._full = width.copy()
+                for t, starts in mid.items():
+                    self._full[t] = starts
+            offs = list(accumulate(map(self._full.__getitem__, ids), initial=base))
+            # A token that starts mid-character steps back onto that character. Found with
+            # compress(): the few such tokens are picked out at C speed, not in a Python loop.
+            for k in compress(_naturals(), map(mid.__contains__, ids)):
+                offs[k] -= 1
+                if mid_chars is not None:
+                    mid_chars.append(first + k)
         offs.pop()  # the end of the last token
         return array(kind, offs)
 
@@ -155,6 +162,7 @@ class Tokenizer:
                 width.extend([None] * (top + 1 - len(width)))
             for b, t in ranks.items():
                 self._record(t, b)
+            self._full = None
         top = max(ids)
         if top >= len(width):
             width.extend([None] * (top + 1 - len(width)))
@@ -162,6 +170,7 @@ class Tokenizer:
         for t in set(ids):
             if width[t] is None and t not in mid:
                 self._record(t, self._token_bytes(t))
+                self._full = None
 
     def _record(self, t: int, b: bytes) -> None:
         starts = len(b.translate(None, _CONTINUATION_BYTES))  # characters the token starts
