@@ -82,7 +82,8 @@ function makeSnapshotLater(module, report) {
     };
     worker.onerror = (event) => {
       report("not stored");
-      console.warn("Pyodide memory snapshot worker failed:", event.message);
+      // A script that did not load (the network went away since the page did) has no message.
+      console.warn("Pyodide memory snapshot not made:", event.message || "its worker did not start");
       worker.terminate();
     };
     worker.postMessage({ module, key: SNAPSHOT_KEY, cacheName: CACHE_NAME });
