@@ -92,6 +92,8 @@ def check_invariants(text, opts):
     # from the document's single encoding; this is the reference).
     count = get_tokenizer(opts["tokenizer"]).count
     assert [c.tokens for c in chunks] == [count(c.text) for c in chunks]
+    if chunks:
+        assert stats.document_tokens == count(text)
     duplicated, covered_to = 0, None
     for c in chunks:
         if covered_to is not None and c.start_char < covered_to:
