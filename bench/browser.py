@@ -208,6 +208,10 @@ def load(page, url: str) -> dict:
     return probe(page)
 
 
+# The app's report on its memory snapshot (static/fast-start.js sets it; static/pyodide.mjs).
+SNAPSHOT_DONE = "() => ['stored', 'not stored', 'restored', 'unavailable'].includes(document.body.dataset.snapshot)"
+
+
 def load_settled(page, url: str) -> dict:
     """The app loaded, and done with its first visit's memory snapshot (see static/pyodide.mjs):
     that worker shares the two cores for a second or two, which is not what a slider move costs."""
@@ -319,9 +323,6 @@ def _ms(x: Optional[float]) -> str:
 
 # ---------------------------------------------------------------------------
 # Measurements
-
-
-SNAPSHOT_DONE = "() => ['stored', 'not stored', 'restored', 'unavailable'].includes(document.body.dataset.snapshot)"
 
 
 def start_up(browser, app_url: str, bare_url: str, n: int) -> dict:

@@ -30,9 +30,9 @@ import bisect
 import re
 from array import array
 from collections import Counter
-from typing import List, Tuple
 from itertools import accumulate
 from operator import mul
+from typing import List, Tuple
 
 __all__ = ["estimate_tokens", "EstimateIndex", "FEATURES", "TARGETS"]
 
