@@ -27,12 +27,13 @@ when text is added before or after: no count can shrink when its text is extende
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
 from array import array
 from collections import Counter
-from itertools import accumulate
+from itertools import accumulate, islice
 from operator import mul
-from typing import List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 __all__ = ["estimate_tokens", "EstimateIndex", "FEATURES", "TARGETS"]
 
@@ -340,48 +341,30 @@ class EstimateIndex:
         self.text = text
         self._weights = weights
         w = dict(zip(FEATURES, weights))
-        # Letter pairs are found in text.lower(), where "İ" becomes two characters: "i" and a
-        # combining dot (no other character grows). The pairs' positions are mapped back.
-        lower = text.lower()
-        pairs = [m.start() for m in _RARE_PAIR.finditer(lower)]
-        if len(lower) != len(text):
-            dots = [m.start() + k + 1 for k, m in enumerate(_DOTTED_I.finditer(text))]
-            # A Unicode version where more characters grow: count every span as text.
-            self._indexed = len(lower) - len(text) == len(dots)
-            if not self._indexed:
-                return
-            pairs = [p - bisect.bisect_left(dots, p) for p in pairs]
-        self._indexed = True
-
-        def spans(pattern: "re.Pattern[str]") -> Tuple["array[int]", List[int]]:  # noqa: F821
-            """Starts and lengths of the matches, from one scan."""
-            found = [m.span() for m in pattern.finditer(text)]
-            return array("q", [a for a, _ in found]), [b - a for a, b in found]
-
-        def running(values) -> "array[int]":  # noqa: F821
-            return array("q", accumulate(values, initial=0))
+        pairs = _pair_starts(text)
+        self._indexed = pairs is not None
+        if pairs is None:
+            return
+        self._pairs = pairs
+        self._pair_weight = w["rare_pairs"]
 
         # Words and runs of punctuation are most of the matches: a table each. Words are also
         # counted on their own (the letter pairs count only in a text that has a word), and
         # so are the pairs, which that rule may drop.
-        self._words, sizes = spans(_WORD)
         ww, w7, w10 = w["words"], w["letters_over_7"], w["letters_over_10"]
-        self._word_sums = running(ww + (w7 * (n - 7) if n > 7 else 0) + (w10 * (n - 10) if n > 10 else 0)
-                                  for n in sizes)
-        self._pairs = array("q", pairs)
-        self._pair_weight = w["rare_pairs"]
+        self._words, weighed = _matches(
+            _WORD, text, lambda n: ww + (w7 * (n - 7) if n > 7 else 0) + (w10 * (n - 10) if n > 10 else 0))
+        self._word_sums = _running(weighed)
         wr, wc = w["punct_runs"], w["punct_chars"]
-        at, sizes = spans(_PUNCT)
-        tables = [(at, running(wr + wc * n for n in sizes))]
+        starts, weighed = _matches(_PUNCT, text, lambda n: wr + wc * n)
+        tables = [(starts, _running(weighed))]
         # Every other class, few matches each, in one table sorted by position.
-        events: List[Tuple[int, int]] = []
+        found = []
 
         def add(pattern: "re.Pattern[str]", feature: str, by_length=None) -> None:
             weight = w[feature]
-            if by_length is None:
-                events.extend((m.start(), weight) for m in pattern.finditer(text))
-            else:
-                events.extend((a, weight * by_length(b - a)) for a, b in (m.span() for m in pattern.finditer(text)))
+            found.append(_matches(pattern, text, (lambda n: weight) if by_length is None
+                                  else (lambda n: weight * by_length(n))))
 
         add(_CAPS, "caps", _length)
         add(_DIGITS, "digit_groups", lambda n: (n + 2) // 3)
@@ -401,8 +384,15 @@ class EstimateIndex:
             add(_OTHER_RUN, "other_runs")
             add(_OTHER_RUN, "other_letters", _length)
             add(_EMOJI, "emoji")
-        events.sort()
-        tables.append((array("q", [a for a, _ in events]), running(x for _, x in events)))
+        starts, weighed = array(_position_kind(text)), array("q")
+        events = heapq.merge(*(zip(a, b) for a, b in found))
+        while True:
+            batch = list(islice(events, _BATCH))
+            if not batch:
+                break
+            starts.extend([a for a, _ in batch])
+            weighed.extend([x for _, x in batch])
+        tables.append((starts, _running(weighed)))
         self._tables = tables
 
     def _before(self, p: int) -> Tuple[int, int, int]:
@@ -456,3 +446,63 @@ class EstimateIndex:
 
 def _length(n: int) -> int:
     return n
+
+
+_BATCH = 1 << 16  # matches held as Python objects at a time while an index is built
+
+
+def _matches(pattern: "re.Pattern[str]", text: str,
+             weigh: Optional[Callable[[int], int]] = None) -> Tuple["array[int]", "array[int]"]:  # noqa: F821
+    """Starts of the pattern's matches in `text`, and `weigh` of each match's length.
+
+    Read a batch at a time: a 10 MB document has about 1.6 million words, and a list of
+    their spans alone would hold 180 MB.
+    """
+    starts, weighed = array(_position_kind(text)), array("q")
+    found = pattern.finditer(text)
+    while True:
+        batch = [m.span() for m in islice(found, _BATCH)]
+        if not batch:
+            return starts, weighed
+        starts.extend([a for a, _ in batch])
+        if weigh is not None:
+            weighed.extend([weigh(b - a) for a, b in batch])
+
+
+_WHITESPACE = re.compile(r"\s")
+
+
+def _position_kind(text: str) -> str:
+    return "i" if len(text) < 2**31 else "q"  # 4 bytes a position for any usual document
+
+
+def _pair_starts(text: str, block: int = 1 << 16) -> Optional["array[int]"]:  # noqa: F821
+    """Where the rare letter pairs of ``text.lower()`` start, as positions in `text`.
+
+    Lower-cased a block at a time, cut at whitespace (no pair spans it): CPython lower-cases
+    text beyond Latin-1 through a buffer three times its size, 120 MB for 10 MB of it. In a
+    block holding "İ", which lower-cases to "i" and a combining dot (no other character
+    grows), positions after it are mapped back. None if lower-casing grows anything else.
+    """
+    starts = array(_position_kind(text))
+    pos, n = 0, len(text)
+    while pos < n:
+        stop = n
+        if pos + block < n:
+            m = _WHITESPACE.search(text, pos + block)
+            if m is not None:
+                stop = m.start()
+        lower = text[pos:stop].lower()
+        found = [m.start() for m in _RARE_PAIR.finditer(lower)]
+        if len(lower) != stop - pos:
+            dots = [m.start() - pos + k + 1 for k, m in enumerate(_DOTTED_I.finditer(text, pos, stop))]
+            if len(lower) - (stop - pos) != len(dots):
+                return None
+            found = [p - bisect.bisect_left(dots, p) for p in found]
+        starts.extend([p + pos for p in found])
+        pos = stop
+    return starts
+
+
+def _running(values: "array[int]") -> "array[int]":  # noqa: F821
+    return array("q", accumulate(values, initial=0))

@@ -467,3 +467,14 @@ def test_index_maps_letter_pairs_past_a_dotted_capital_i(target):
     assert index._indexed
     spans = [(a, b) for a in range(0, len(text) + 1, 3) for b in range(a, len(text) + 1, 2)]
     assert [index.count(a, b) for a, b in spans] == [estimate_tokens(text[a:b], target=target) for a, b in spans]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=SEAMY, block=st.integers(1, 40))
+def test_letter_pairs_found_a_block_at_a_time_are_the_whole_texts(text, block):
+    # The index lower-cases the document a block at a time (a whole one costs three times its
+    # size); the blocks end at whitespace, which no pair spans.
+    whole = _estimate._pair_starts(text, block=len(text) + 1)
+    assert _estimate._pair_starts(text, block=block) == whole
+    if whole is not None and "\u0130" not in text:
+        assert list(whole) == [m.start() for m in _estimate._RARE_PAIR.finditer(text.lower())]
