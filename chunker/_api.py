@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Optional, Sequence, Union
 
 from ._errors import ChunkerError
-from ._measure import EstimateTokenMeasure, ExactTokenMeasure, make_measure
+from ._measure import EstimateTokenMeasure, ExactTokenMeasure, IndexedEstimateMeasure, Measure, make_measure
 from ._records import Chunk, ChunkResult, Stats
 from ._settings import DEFAULTS, Settings
 from ._text import ends_sentence, is_heading_line, rstripped_tail
@@ -24,8 +24,8 @@ _SPLITTERS: Dict[str, Callable[..., List[Span]]] = {
 
 
 def _langchain(text: str, *, size: int, overlap: int, tokenizer: Tokenizer,
-               unit: str) -> List[Span]:
-    from .strategies.langchain import langchain_spans
+               unit: str, measure: Measure) -> List[Span]:
+    from .strategies.langchain import langchain_spans, spans_measured
 
     if unit == "chars":
         length: Callable[[str], int] = len
@@ -33,6 +33,10 @@ def _langchain(text: str, *, size: int, overlap: int, tokenizer: Tokenizer,
         length = lambda s: len(s.split())  # noqa: E731
     else:
         length = tokenizer.count
+        if isinstance(measure, IndexedEstimateMeasure):
+            # The same numbers as counting each piece's text, from the document's running sums.
+            return [Span(s, e) for s, e in spans_measured(text, size=size, overlap=overlap,
+                                                          length=length, span_length=measure.count)]
     return [Span(s, e) for s, e in langchain_spans(text, size=size, overlap=overlap, length=length)]
 
 
@@ -66,7 +70,7 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     measure = make_measure(text, settings.unit, tok)
     if settings.strategy == "langchain":
         spans = _langchain(text, size=size, overlap=overlap_count,
-                           tokenizer=tok, unit=settings.unit)
+                           tokenizer=tok, unit=settings.unit, measure=measure)
     else:
         spans = _SPLITTERS[settings.strategy](text, size=size, overlap=overlap_count,
                                               measure=measure, breaks=settings.breaks)

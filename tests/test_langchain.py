@@ -449,3 +449,18 @@ def test_bad_text_and_separators():
         langchain_spans(b"bytes", size=10, overlap=0)
     with pytest.raises(TypeError, match="separators must be strings"):
         langchain_spans("text", size=10, overlap=0, separators=("\n", None))
+
+
+@_settings(300)
+@given(text=documents, so=size_and_overlap(40))
+def test_estimate_pieces_measured_by_place_split_as_by_text(text, so):
+    # chunk() measures LangChain's pieces with the estimate's running sums over the document;
+    # the splits must be those of measuring each piece's text.
+    import chunker
+    from chunker._estimate import estimate_tokens
+
+    size, overlap = so
+    assume(overlap < size)  # chunk() asks for an overlap below the size; LangChain allows equal
+    by_text = langchain_spans(text, size=size, overlap=overlap, length=estimate_tokens)
+    res = chunker.chunk(text, strategy="langchain", unit="tokens", tokenizer="estimate", size=size, overlap=overlap)
+    assert [(c.start_char, c.end_char) for c in res.chunks] == by_text

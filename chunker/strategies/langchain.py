@@ -86,12 +86,21 @@ def langchain_spans(
     return _Splitter(text, size, overlap, length).split(0, len(text), seps or DEFAULT_SEPARATORS)
 
 
+def spans_measured(text: str, *, size: int, overlap: int, length: Callable[[str], int],
+                   span_length: Callable[[int, int], int]) -> list[tuple[int, int]]:
+    """`langchain_spans` with default separators, for settings already checked, where
+    ``span_length(p, q) == length(text[p:q])`` measures a piece by its place in the text
+    (chunk() hands over the estimate's running sums; see chunker._estimate.EstimateIndex)."""
+    return _Splitter(text, size, overlap, length, span_length).split(0, len(text), DEFAULT_SEPARATORS)
+
+
 class _Splitter:
     """One split of one text: the settings, a length cache and the output."""
 
     __slots__ = ("text", "size", "overlap", "measure", "sep_len", "out")
 
-    def __init__(self, text: str, size: int, overlap: int, length: Callable[[str], int]) -> None:
+    def __init__(self, text: str, size: int, overlap: int, length: Callable[[str], int],
+                 span_length: Callable[[int, int], int] | None = None) -> None:
         self.text = text
         self.size = size
         self.overlap = overlap
@@ -99,6 +108,8 @@ class _Splitter:
         if length is len:
             # Characters: a piece's length is its span width; no slicing needed.
             self.measure: Callable[[int, int], int] | None = None
+        elif span_length is not None:
+            self.measure = span_length
         else:
             self.measure = _cached_measure(text, length, size)
         # NOTE: LangChain merges with separator "" (the separators already sit inside
