@@ -33,10 +33,13 @@ def _langchain(text: str, *, size: int, overlap: int, tokenizer: Tokenizer,
         length = lambda s: len(s.split())  # noqa: E731
     else:
         length = tokenizer.count
-        if isinstance(measure, IndexedEstimateMeasure):
-            # The same numbers as counting each piece's text, from the document's running sums.
+        # The same numbers as counting each piece's text, from the document's running sums
+        # (the estimate) or its single encoding (exact tokens: no piece is encoded again).
+        span_length = (measure.count if isinstance(measure, IndexedEstimateMeasure) else
+                       measure.exact if isinstance(measure, ExactTokenMeasure) else None)
+        if span_length is not None:
             return [Span(s, e) for s, e in spans_measured(text, size=size, overlap=overlap,
-                                                          length=length, span_length=measure.count)]
+                                                          length=length, span_length=span_length)]
     return [Span(s, e) for s, e in langchain_spans(text, size=size, overlap=overlap, length=length)]
 
 

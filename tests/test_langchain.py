@@ -452,15 +452,16 @@ def test_bad_text_and_separators():
 
 
 @_settings(300)
-@given(text=documents, so=size_and_overlap(40))
-def test_estimate_pieces_measured_by_place_split_as_by_text(text, so):
-    # chunk() measures LangChain's pieces with the estimate's running sums over the document;
-    # the splits must be those of measuring each piece's text.
+@given(text=documents, so=size_and_overlap(40), tokenizer=st.sampled_from(["estimate", "cl100k", "o200k"]))
+def test_pieces_measured_by_place_split_as_by_text(text, so, tokenizer):
+    # chunk() measures LangChain's pieces by their place in the document: the estimate's
+    # running sums, or the exact tokenizers' single encoding of the document. The splits must
+    # be those of measuring each piece's text, as LangChain does.
     import chunker
-    from chunker._estimate import estimate_tokens
+    from chunker._tokenizers import get_tokenizer
 
     size, overlap = so
     assume(overlap < size)  # chunk() asks for an overlap below the size; LangChain allows equal
-    by_text = langchain_spans(text, size=size, overlap=overlap, length=estimate_tokens)
-    res = chunker.chunk(text, strategy="langchain", unit="tokens", tokenizer="estimate", size=size, overlap=overlap)
+    by_text = langchain_spans(text, size=size, overlap=overlap, length=get_tokenizer(tokenizer).count)
+    res = chunker.chunk(text, strategy="langchain", unit="tokens", tokenizer=tokenizer, size=size, overlap=overlap)
     assert [(c.start_char, c.end_char) for c in res.chunks] == by_text

