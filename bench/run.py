@@ -190,7 +190,7 @@ SCALING = [_ours(f"ours {s}, chars", strategy=s, **CHARS) for s in STRATEGIES] +
 MEMORY = [(OURS_REC_CHARS, LC_CHARS), (OURS_LC_CHARS, LC_CHARS),
           (OURS_REC_TIK, LC_TOKENS), (OURS_REC_PURE, LC_TOKENS)]
 
-ENCODE_ONCE = [OURS_REC_TIK, OURS_SENT_TIK, _ours("ours markdown, tiktoken", strategy="markdown", **TOKENS)]
+ENCODE_ONCE = [OURS_REC_TIK, OURS_SENT_TIK, _ours("ours markdown, tiktoken", strategy="markdown", **TOKENS), OURS_LC_TIK]
 
 SECTIONS = ("recursive-chars", "recursive-tokens", "sentence-tokens", "estimated-tokens", "encode", "encode-o200k",
             "scaling", "memory", "encode-once")
