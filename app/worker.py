@@ -13,6 +13,7 @@ import traceback
 
 import chunker
 from app import render
+from chunker._api import keep_last_measure
 
 _doc = {"text": "", "version": 0}
 _last = {"result": None, "options": None, "limit": None, "doc_rest": iter(()), "doc_made": []}
@@ -46,6 +47,9 @@ def _failure(exc):
 
 def hello():
     """Answers once the worker has imported everything (the page's "ready" handshake)."""
+    # A slider move, a new setting or the comparison chunks the same document again: keep its
+    # encoding (or the estimate's running sums) between calls rather than read it all again.
+    keep_last_measure(True)
     # The one-line explanations the page shows under each select come from chunker itself.
     return {"version": chunker.__version__, "strategies": dict(chunker.STRATEGIES),
             "units": dict(chunker.UNITS), "tokenizers": dict(chunker.TOKENIZERS),

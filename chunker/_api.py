@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ._errors import ChunkerError
 from ._measure import EstimateTokenMeasure, ExactTokenMeasure, IndexedEstimateMeasure, Measure, make_measure
@@ -21,6 +21,34 @@ _SPLITTERS: Dict[str, Callable[..., List[Span]]] = {
     "recursive": recursive.split,
     "markdown": markdown.split,
 }
+
+
+# The token measure of the last document (its single encoding, or the estimate's running
+# sums), kept between calls only when keep_last_measure(True) asked for it.
+_keep = False
+_kept: Optional[Tuple[str, str, Measure]] = None  # (the document itself, tokenizer name, measure)
+
+
+def keep_last_measure(on: bool) -> None:
+    """Keep the last document's token measure between calls on the very same ``str`` object.
+
+    The playground's worker turns this on: a slider move, or the comparison of all
+    strategies, then chunks its document again without encoding it again. Off by default,
+    where ``chunk()`` lets the measure go before it builds the records, so its peak memory is
+    the larger of the two rather than their sum.
+    """
+    global _keep, _kept
+    _keep, _kept = bool(on), None
+
+
+def _token_measure(text: str, tok: Tokenizer) -> Measure:
+    global _kept
+    if _kept is not None and _kept[0] is text and _kept[1] == tok.name:
+        return _kept[2]
+    measure = make_measure(text, "tokens", tok)
+    if _keep:
+        _kept = (text, tok.name, measure)
+    return measure
 
 
 def _langchain(text: str, *, size: int, overlap: int, tokenizer: Tokenizer,
@@ -65,12 +93,21 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     settings = Settings(strategy=strategy, unit=unit, size=size, overlap=overlap,
                         tokenizer=tokenizer, breaks=tuple(breaks) if not isinstance(breaks, str) else breaks)
     tok = get_tokenizer(settings.tokenizer)
+    global _kept
+    if _kept is not None and _kept[0] is not text:
+        _kept = None  # never hold on to a document the caller has moved on from
     size, overlap_count = settings.size, settings.overlap_count
     # NOTE: LangChain keeps whitespace-only pieces at tiny sizes; so does its strategy here.
     keep_blank = settings.strategy == "langchain"
     if (not text or text.isspace()) and not keep_blank:  # isspace() stops at the first letter
         return ChunkResult((), _stats(text, [], tok), settings, source)
-    measure = make_measure(text, settings.unit, tok)
+    if settings.unit == "tokens":
+        measure = counter = _token_measure(text, tok)
+    else:
+        measure = make_measure(text, settings.unit, tok)
+        # Chunks are sized in characters or words, but counted in tokens all the same: from
+        # one encoding of the document (or the estimate's sums), not chunk by chunk.
+        counter = None if tok.name == "approx" else _token_measure(text, tok)
     if settings.strategy == "langchain":
         spans = _langchain(text, size=size, overlap=overlap_count,
                            tokenizer=tok, unit=settings.unit, measure=measure)
@@ -80,20 +117,20 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     if not keep_blank:
         spans = [sp for sp in spans if not _blank(text, sp)]
     counts = doc_tokens = duplicated = None
-    if isinstance(measure, ExactTokenMeasure):
+    if isinstance(counter, ExactTokenMeasure):
         # The exact measure has encoded the whole document already: count every chunk and
         # every overlap from it now, then let its token offsets go before the chunk texts are
         # made, so the peak memory is the larger of the two, not their sum.
-        counts = [measure.exact(sp.start, sp.end) for sp in spans]
-        duplicated = _duplicated(spans, measure.exact)
-        doc_tokens = len(measure.offsets)
-    elif isinstance(measure, EstimateTokenMeasure):
+        counts = [counter.exact(sp.start, sp.end) for sp in spans]
+        duplicated = _duplicated(spans, counter.exact)
+        doc_tokens = len(counter.offsets)
+    elif isinstance(counter, EstimateTokenMeasure):
         # approx and estimate count a span's own text, and their measures do that from the
         # document already read (estimate's running sums; approx's length rule).
-        counts = [measure.count(sp.start, sp.end) for sp in spans]
-        duplicated = _duplicated(spans, measure.count)
-        doc_tokens = measure.count(0, len(text))
-    del measure
+        counts = [counter.count(sp.start, sp.end) for sp in spans]
+        duplicated = _duplicated(spans, counter.count)
+        doc_tokens = counter.count(0, len(text))
+    del measure, counter
     chunks = _records(text, spans, settings, tok, counts)
     return ChunkResult(tuple(chunks), _stats(text, chunks, tok, doc_tokens, duplicated),
                        settings, source)

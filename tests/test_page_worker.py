@@ -37,6 +37,10 @@ def run(doc, **changes):
 
 @pytest.fixture(autouse=True)
 def fresh_worker(monkeypatch):
+    from chunker import _api
+
+    monkeypatch.setattr(_api, "_keep", False)  # hello() turns it on; other tests expect it off
+    monkeypatch.setattr(_api, "_kept", None)
     monkeypatch.setitem(worker._doc, "text", "")
     monkeypatch.setitem(worker._doc, "version", 0)
     monkeypatch.setattr(worker, "_last", {"result": None, "options": None, "limit": None})
@@ -44,7 +48,10 @@ def fresh_worker(monkeypatch):
 
 
 def test_hello_hands_over_chunkers_explanations():
+    from chunker import _api
+
     info = worker.hello()
+    assert _api._keep, "the worker keeps its document's measure between calls"
     assert info["strategies"] == chunker.STRATEGIES and info["tokenizers"] == chunker.TOKENIZERS
     assert info["flags"] == chunker.FLAGS
 
@@ -116,3 +123,19 @@ def test_a_long_document_view_arrives_in_parts_that_join_to_the_whole():
     assert "".join(parts) == render.document_html(text, [(c.start_char, c.end_char) for c in res.chunks])
     assert all(p.startswith('<div class="slice">') and p.endswith("</div>") for p in parts)
     assert worker.more_doc(view["doc_parts"]) == {"doc": ""}
+
+
+def test_after_hello_runs_keep_the_documents_measure_and_give_chunks_records():
+    from chunker import _api
+
+    worker.hello()
+    first = True
+    for changes in ({"tokenizer": "o200k"}, {"tokenizer": "o200k", "size": "90"},
+                    {"tokenizer": "o200k", "strategy": "sentence"}, {"tokenizer": "o200k", "strategy": "langchain"},
+                    {"tokenizer": "estimate", "unit": "chars", "size": "700"}):
+        view = run(SAMPLE if first else None, **changes)
+        first = False
+        assert view["ok"] and _api._kept[0] is worker._doc["text"]
+        options, _ = worker._options(json.dumps(dict(SETTINGS, **changes)))
+        # An equal but distinct string: measured afresh, as any library call would be.
+        assert worker._last["result"] == chunker.chunk((SAMPLE + " ")[:-1], **options)
