@@ -41,6 +41,12 @@ def keep_last_measure(on: bool) -> None:
     _keep, _kept = bool(on), None
 
 
+def _let_go_unless(text: str) -> None:
+    global _kept
+    if _kept is not None and _kept[0] is not text:
+        _kept = None  # never hold on to a document the caller has moved on from
+
+
 def _token_measure(text: str, tok: Tokenizer) -> Measure:
     global _kept
     if _kept is not None and _kept[0] is text and _kept[1] == tok.name:
@@ -93,9 +99,7 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     settings = Settings(strategy=strategy, unit=unit, size=size, overlap=overlap,
                         tokenizer=tokenizer, breaks=tuple(breaks) if not isinstance(breaks, str) else breaks)
     tok = get_tokenizer(settings.tokenizer)
-    global _kept
-    if _kept is not None and _kept[0] is not text:
-        _kept = None  # never hold on to a document the caller has moved on from
+    _let_go_unless(text)
     size, overlap_count = settings.size, settings.overlap_count
     # NOTE: LangChain keeps whitespace-only pieces at tiny sizes; so does its strategy here.
     keep_blank = settings.strategy == "langchain"
