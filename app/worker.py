@@ -14,6 +14,7 @@ import traceback
 import chunker
 from app import render
 from chunker._api import keep_last_measure
+from chunker._tokenizers import get_tokenizer
 
 _doc = {"text": "", "version": 0}
 _last = {"result": None, "options": None, "limit": None, "doc_rest": iter(()), "doc_made": []}
@@ -98,9 +99,15 @@ def _counts(settings_json):
     """The live counts even when the settings are wrong (the text box is still worth counting)."""
     text = _doc["text"]
     tokenizer = json.loads(settings_json).get("tokenizer")
+    last = _last["result"]
     try:
-        tokens = chunker.count_tokens(text, tokenizer)
-        exact = chunker.chunk("", tokenizer=tokenizer).stats.exact
+        if last is not None and last.stats.document is text and last.settings.tokenizer == tokenizer:
+            # A half-typed setting: the document was counted by the last run; encoding a
+            # megabyte again at each keystroke would stall the page.
+            tokens, exact = last.stats.document_tokens, last.stats.exact
+        else:
+            tokens = chunker.count_tokens(text, tokenizer)
+            exact = get_tokenizer(tokenizer).exact
     except Exception:  # noqa: BLE001 - an unknown tokenizer: count what can be counted
         return render.counts_html(len(text), len(text.split()), None, tokenizer, False)
     return render.counts_html(len(text), len(text.split()), tokens, tokenizer, exact)

@@ -139,3 +139,20 @@ def test_after_hello_runs_keep_the_documents_measure_and_give_chunks_records():
         options, _ = worker._options(json.dumps(dict(SETTINGS, **changes)))
         # An equal but distinct string: measured afresh, as any library call would be.
         assert worker._last["result"] == chunker.chunk((SAMPLE + " ")[:-1], **options)
+
+
+def test_a_half_typed_setting_neither_recounts_nor_drops_the_kept_document(monkeypatch):
+    from chunker import _api
+
+    worker.hello()
+    good = run(SAMPLE, tokenizer="o200k")
+    kept = _api._kept
+    with monkeypatch.context() as m:
+        m.setattr(chunker, "count_tokens", lambda *a, **k: pytest.fail("the document was encoded again"))
+        bad = run(None, tokenizer="o200k", size="")
+    assert bad["ok"] is False and bad["counts"] == good["counts"]
+    assert _api._kept is kept
+    # Another tokenizer has not counted this document yet: that one is counted.
+    other = run(None, tokenizer="cl100k", size="")
+    expected = chunker.count_tokens(SAMPLE, "cl100k")
+    assert other["ok"] is False and f"{expected:,} tokens" in other["counts"]
