@@ -134,13 +134,8 @@ def _last_boundary(text: str, floor: int, end: int) -> int:
     Walks back from the end: the last word of a chunk is usually a few characters long.
     """
     p = end - 1
-    while p > floor:
-        c, before = text[p], text[p - 1]
-        if (c == " " or c == "\t") and not before.isspace():
-            return p
-        if before == "\n" and c != "/" and not c.isspace():
-            return p
-        if (c == "\n" or c == "\r") and before.isascii() and before.isalnum():
+    while p > floor:  # inside the text here, so _boundary_at asks only FORCED_BOUNDARY's rules
+        if _boundary_at(text, p):
             return p
         p -= 1
     return floor

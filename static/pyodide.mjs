@@ -17,7 +17,7 @@ import { loadPyodide as loadVendored, version } from "./vendor/pyodide/pyodide.m
 export { version };
 
 const INDEX_URL = new URL("./vendor/pyodide/", import.meta.url).href;
-const CACHE_NAME = "chunker-runtime";
+export const CACHE_NAME = "chunker-runtime";
 // A Cache Storage key is a URL; this one is never fetched.
 export const SNAPSHOT_KEY = new URL(`./vendor/pyodide/memory-snapshot-${version}`, import.meta.url).href;
 // Long enough for a slow cold compile on the page; a page that never answers (another host page,
@@ -86,7 +86,7 @@ function makeSnapshotLater(module, report) {
       console.warn("Pyodide memory snapshot not made:", event.message || "its worker did not start");
       worker.terminate();
     };
-    worker.postMessage({ module, key: SNAPSHOT_KEY, cacheName: CACHE_NAME });
+    worker.postMessage(module);
   }, SNAPSHOT_AFTER_MS);
 }
 

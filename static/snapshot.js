@@ -2,19 +2,19 @@
 // memory and stores it in Cache Storage, then ends. It runs in its own worker so that no
 // document, setting or app state can ever be in the snapshot, and so that the app's worker
 // keeps answering while it runs. Replies "stored" or the reason it did not.
-import { loadCompiled } from "./pyodide.mjs";
+import { CACHE_NAME, SNAPSHOT_KEY, loadCompiled } from "./pyodide.mjs";
 
-onmessage = async ({ data: { module, key, cacheName } }) => {
+onmessage = async ({ data: module }) => {
   try {
     const quiet = () => {};
     const pyodide = await loadCompiled(module, { _makeSnapshot: true, stdout: quiet, stderr: quiet });
     const snapshot = pyodide.makeMemorySnapshot();
-    const cache = await caches.open(cacheName);
+    const cache = await caches.open(CACHE_NAME);
     // One snapshot is kept: the one of the Pyodide build this page runs.
     for (const request of await cache.keys()) {
-      if (request.url !== key) await cache.delete(request);
+      if (request.url !== SNAPSHOT_KEY) await cache.delete(request);
     }
-    await cache.put(key, new Response(snapshot, { headers: { "Content-Type": "application/octet-stream" } }));
+    await cache.put(SNAPSHOT_KEY, new Response(snapshot, { headers: { "Content-Type": "application/octet-stream" } }));
     postMessage("stored");
   } catch (error) {
     postMessage(`not stored: ${error}`);

@@ -90,7 +90,8 @@ def spans_measured(text: str, *, size: int, overlap: int, length: Callable[[str]
                    span_length: Callable[[int, int], int]) -> list[tuple[int, int]]:
     """`langchain_spans` with default separators, for settings already checked, where
     ``span_length(p, q) == length(text[p:q])`` measures a piece by its place in the text
-    (chunk() hands over the estimate's running sums; see chunker._estimate.EstimateIndex)."""
+    (chunk() hands over its token measure: the estimate's running sums, or the exact
+    tokenizers' single encoding of the document)."""
     return _Splitter(text, size, overlap, length, span_length).split(0, len(text), DEFAULT_SEPARATORS)
 
 
