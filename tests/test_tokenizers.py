@@ -204,3 +204,51 @@ def test_token_shapes_from_the_vocabulary_or_learnt_one_by_one_agree(text):
         assert list(learner.offsets(text, block=7, mid_chars=learnt_mids)) == \
             list(tok.offsets(text, block=7, mid_chars=mids))
         assert learnt_mids == mids
+
+
+@settings(max_examples=200, deadline=None)
+@given(_lines, st.integers(0, 5), st.booleans())
+def test_numpy_sums_give_the_same_offsets(text, base, wide):
+    # With numpy, tiktoken's ids come as an array and their offsets are summed by numpy: every
+    # offset, and every token that starts inside a character, must be what the list way gives.
+    for name in ("o200k", "cl100k"):
+        tok = get_tokenizer(name)
+        if tok._encode_array is None or tok._array_tables() is None:
+            pytest.skip("needs tiktoken and numpy")
+        kind = "q" if wide else "i"
+        mids, array_mids = [], []
+        plain = tok._block_offsets(text, base, kind, mids, 3)
+        assert tok._block_offsets(text, base, kind, array_mids, 3, arrays=True) == plain
+        assert array_mids == mids
+
+
+def test_numpy_offsets_of_a_long_real_document(monkeypatch):
+    import chunker._tokenizers as tokenizers
+
+    doc = "\n\n".join(text for _, text in real_documents()) + " 😀 naïve 日本語 \u0301x"
+    tok = get_tokenizer("cl100k")
+    if tok._encode_array is None or tok._array_tables() is None:
+        pytest.skip("needs tiktoken and numpy")
+    mids, array_mids = [], []
+    monkeypatch.setattr(tokenizers, "ARRAY_MIN_CHARS", 10**12)
+    plain = tok.offsets(doc, block=4096, mid_chars=mids)
+    monkeypatch.setattr(tokenizers, "ARRAY_MIN_CHARS", 0)
+    assert tok.offsets(doc, block=4096, mid_chars=array_mids) == plain
+    assert array_mids == mids and mids
+
+
+def test_numpy_way_learns_a_token_it_has_not_seen():
+    # A tokenizer without its vocabulary meets tokens it has no shape for: the block is then
+    # summed the list way (learning them), and later blocks go back to numpy.
+    tok = get_tokenizer("o200k")
+    if tok._encode_array is None or tok._array_tables() is None:
+        pytest.skip("needs tiktoken and numpy")
+    learner = Tokenizer("o200k", True, tok.count, tok.encode, tok._token_bytes, backend="test",
+                        encode_array=tok._encode_array)
+    text = "naïve 日本語 😀 words and more words. " * 50
+    mids, learnt_mids = [], []
+    first = learner._block_offsets(text, 0, "i", learnt_mids, 0, arrays=learner._array_tables() is not None)
+    assert first == tok._block_offsets(text, 0, "i", mids, 0)
+    assert learner._arrays is None  # learning made the numpy tables stale
+    again = learner._block_offsets(text, 0, "i", None, 0, arrays=learner._array_tables() is not None)
+    assert again == first and learnt_mids == mids
