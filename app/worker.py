@@ -16,6 +16,17 @@ from app import render
 from chunker._api import keep_last_measure
 from chunker._tokenizers import get_tokenizer
 
+# Settings whose chunks would hold more than this many times the document (an overlap of nearly
+# the whole size) are refused with a message: a megabyte at a stride of one character would be
+# gigabytes of chunk text, more than the worker's memory holds.
+MAX_REPEAT = 20
+MIN_CHUNK_CHARS_LIMIT = 2_000_000
+
+
+def _volume_limit(text):
+    return max(MAX_REPEAT * len(text), MIN_CHUNK_CHARS_LIMIT)
+
+
 _doc = {"text": "", "version": 0}
 _last = {"result": None, "options": None, "limit": None, "doc_rest": iter(()), "doc_made": []}
 _compare = {"key": None, "rows": {}}
@@ -85,7 +96,7 @@ def run(doc, settings_json):
             raise chunker.ChunkerError("size is empty: type a whole number such as 500")
         if options["overlap"] == "":
             options["overlap"] = "0"
-        result = chunker.chunk(_doc["text"], **options)
+        result = chunker.chunk(_doc["text"], **options, max_chunk_chars=_volume_limit(_doc["text"]))
         view = render.view(_doc["text"], result, chunker.FLAGS, chunker.DEFAULTS, limit, keep=_last)
         _last.update(result=result, options=options, limit=limit, doc_made=[])
         return view
@@ -147,7 +158,8 @@ def compare(strategy):
     rows = _compare["rows"]
     if strategy not in rows:
         try:
-            rows[strategy] = chunker.chunk(_doc["text"], **dict(options, strategy=strategy)).stats
+            rows[strategy] = chunker.chunk(_doc["text"], **dict(options, strategy=strategy),
+                                           max_chunk_chars=_volume_limit(_doc["text"])).stats
         except chunker.ChunkerError as exc:
             rows[strategy] = str(exc)
         except Exception as exc:  # noqa: BLE001

@@ -81,11 +81,14 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
           size: int = DEFAULTS["size"], overlap: Union[int, str] = DEFAULTS["overlap"],
           tokenizer: str = DEFAULTS["tokenizer"],
           breaks: Union[str, Sequence[str]] = DEFAULTS["breaks"],
-          source: Optional[str] = None) -> ChunkResult:
+          source: Optional[str] = None, max_chunk_chars: Optional[int] = None) -> ChunkResult:
     """Split `text` and describe every chunk.
 
     `overlap` is a count in `unit` or a percentage of `size` such as ``"15%"``. `breaks` only
     matters to the sentence strategy. Raises `ChunkerError` with a one-line message on bad input.
+    With `max_chunk_chars`, settings whose chunks would hold more characters than that in all
+    (an overlap of nearly the whole size repeats the document thousands of times) raise
+    `ChunkerError` before any chunk text is made.
 
     >>> res = chunk("Chunk size is a balance. Overlap repeats text.", strategy="sentence",
     ...             unit="chars", size=30, overlap=0)
@@ -112,6 +115,12 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
         # Chunks are sized in characters or words, but counted in tokens all the same: from
         # one encoding of the document (or the estimate's sums), not chunk by chunk.
         counter = None if tok.name == "approx" else _token_measure(text, tok)
+    if max_chunk_chars is not None and settings.strategy == "fixed" and overlap_count:
+        # Fixed windows repeat the document size / stride times over, near enough: past the
+        # limit, say so before making millions of windows (a stride of one at 10 MB).
+        times = size / (size - overlap_count)
+        if len(text) * times > max_chunk_chars * 1.1:
+            raise ChunkerError(_volume_message(f"about {len(text) * times:,.0f}", times, settings, max_chunk_chars))
     if settings.strategy == "langchain":
         spans = _langchain(text, size=size, overlap=overlap_count,
                            tokenizer=tok, unit=settings.unit, measure=measure)
@@ -120,6 +129,8 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
                                               measure=measure, breaks=settings.breaks)
     if not keep_blank:
         spans = [sp for sp in spans if not _blank(text, sp)]
+    if max_chunk_chars is not None:
+        _check_volume(text, spans, settings, max_chunk_chars)
     counts = doc_tokens = duplicated = None
     if isinstance(counter, ExactTokenMeasure):
         # The exact measure has encoded the whole document already: count every chunk and
@@ -172,6 +183,19 @@ def _records(text: str, spans: Sequence[Span], settings: Settings, tok: Tokenize
                                     tuple(flags), span.headings, shared))
         prev_end = end
     return out
+
+
+def _check_volume(text: str, spans: Sequence[Span], settings: Settings, limit: int) -> None:
+    total = sum(sp.end - sp.start for sp in spans)
+    if total <= limit:
+        return
+    raise ChunkerError(_volume_message(f"{total:,}", total / max(1, len(text)), settings, limit))
+
+
+def _volume_message(total: str, times: float, settings: Settings, limit: int) -> str:
+    return (f"these settings make chunks holding {total} characters in all, {times:,.0f} times the "
+            f"document, past the limit of {limit:,}: lower the overlap ({settings.overlap_count} of "
+            f"{settings.size} {settings.unit} now) or raise the size")
 
 
 def _blank(text: str, span: Span) -> bool:

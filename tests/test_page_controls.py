@@ -181,6 +181,23 @@ def test_bad_settings_are_a_message_not_a_traceback(fresh):
     assert_same_as_python(fresh, "Still counted while the settings are wrong.")
 
 
+def test_an_overlap_that_repeats_the_document_thousands_of_times_is_refused(fresh):
+    # A stride of one character would make the worker hold gigabytes of chunk text for a
+    # megabyte: the page says what the settings would make and what to change instead.
+    fresh.select("strategy", "fixed")
+    fresh.select("unit", "chars")
+    fresh.fill("#size", "2000")
+    fresh.fill("#overlap", "1999")
+    error = text_of(fresh, "#error")
+    assert error.startswith("these settings make chunks holding about ")
+    assert "times the document, past the limit of 2,000,000" in error
+    assert error.endswith("lower the overlap (1999 of 2000 chars now) or raise the size")
+    assert "stale" in fresh.page.get_attribute("#results", "class")
+    fresh.fill("#overlap", "200")
+    assert fresh.page.is_hidden("#error")
+    assert_same_as_python(fresh, SAMPLE)
+
+
 # ---------------------------------------------------------------- input
 
 

@@ -221,3 +221,34 @@ def test_estimated_counts_are_marked():
     res = chunker.chunk(SEED000, size=100, overlap=10)
     assert not res.stats.exact and all(c.tokens_estimated for c in res)
     assert all(r["tokens_estimated"] for r in chunker.records(res))
+
+
+@pytest.mark.parametrize("strategy", list(chunker.STRATEGIES))
+def test_a_chunk_volume_limit_refuses_settings_that_repeat_the_document(strategy):
+    # An overlap of nearly the whole size repeats the text thousands of times over; with a
+    # limit, that is a one-line error naming the numbers and what to change, made before any
+    # chunk text is (fixed: before its windows are made at all).
+    doc = SEED000 * 4
+    limit = 5 * len(doc)
+    heavy = dict(strategy=strategy, unit="chars", size=200, overlap=199)
+    unlimited = chunker.chunk(doc, **heavy)
+    total = sum(c.chars for c in unlimited)
+    if total <= limit:
+        assert chunker.chunk(doc, **heavy, max_chunk_chars=limit) == unlimited
+    else:
+        with pytest.raises(chunker.ChunkerError) as refused:
+            chunker.chunk(doc, **heavy, max_chunk_chars=limit)
+        message = str(refused.value)
+        assert "\n" not in message and f"past the limit of {limit:,}" in message
+        assert message.endswith("lower the overlap (199 of 200 chars now) or raise the size")
+        if strategy != "fixed":  # fixed estimates the volume before making its windows
+            assert f"holding {total:,} characters" in message
+    # Ordinary settings pass the same limit untouched.
+    usual = dict(strategy=strategy, unit="chars", size=200, overlap=20)
+    assert chunker.chunk(doc, **usual, max_chunk_chars=limit) == chunker.chunk(doc, **usual)
+
+
+def test_fixed_volume_estimate_refuses_a_stride_of_one_at_once():
+    doc = "word " * 200_000  # a megabyte: a stride of one would make a million windows
+    with pytest.raises(chunker.ChunkerError, match=r"about 2,000,000,000 characters in all, 2,000 times"):
+        chunker.chunk(doc, strategy="fixed", unit="chars", size=2000, overlap=1999, max_chunk_chars=20 * len(doc))
