@@ -255,6 +255,15 @@ def _encoded_chars(args: dict, text: str) -> dict:
 
     # NOTE: instance attributes, patched for this one process only (it exits right after).
     tok._encode, tok.count = encode, count
+    real_array = tok._encode_array
+    if real_array is not None:  # tiktoken with numpy: long documents are encoded this way
+
+        def encode_array(s):
+            calls["encode"] += 1
+            calls["encode_chars"] += len(s)
+            return real_array(s)
+
+        tok._encode_array = encode_array
     prepare, describe = _tools.TOOLS["ours"](args)
     out = prepare()(text)
     calls["per_doc_char"] = (calls["encode_chars"] + calls["count_chars"]) / max(1, len(text))
