@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import List, Optional, Sequence, TextIO
+from typing import Callable, List, Optional, Sequence, TextIO
 
 from ._api import chunk
 from ._errors import ChunkerError
@@ -26,6 +26,12 @@ class _Parser(argparse.ArgumentParser):
         raise ChunkerError(message)
 
 
+# An overlap of nearly the whole size repeats a file thousands of times over, which would fill
+# the memory before anything is written: by default such settings are an error, not a crash.
+_REPEAT_LIMIT = 100
+_VOLUME_FLOOR = 10_000_000
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m chunker", description="Split documents into chunks for RAG.")
     p.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files; '-' or none reads standard input")
@@ -37,7 +43,23 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--breaks", default=",".join(DEFAULTS["breaks"]), help=f"break points for the sentence strategy, from {','.join(BREAKS)}")
     p.add_argument("--format", default="jsonl", help="jsonl | json | txt (default jsonl)")
     p.add_argument("--stats", action="store_true", help="print the stats as one JSON object instead of the chunks")
+    p.add_argument("--max-chunk-chars", default=None, metavar="N",
+                   help=f"refuse settings whose chunks would hold more than N characters in all (default "
+                        f"{_REPEAT_LIMIT} times each file, at least {_VOLUME_FLOOR:,}; 0: no limit)")
     return p
+
+
+def _volume_limit(value: Optional[str]) -> Callable[[str], Optional[int]]:
+    """The chunk volume limit for a file's text, from --max-chunk-chars."""
+    if value is None:
+        return lambda text: max(_REPEAT_LIMIT * len(text), _VOLUME_FLOOR)
+    try:
+        n = int(value)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise ChunkerError(f"--max-chunk-chars must be a whole number (0 for no limit), got {value!r}")
+    return lambda text: n or None
 
 
 def _size(value: str) -> int:
@@ -98,13 +120,19 @@ def run(argv: Sequence[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> i
         options = dict(strategy=args.strategy, unit=args.unit, size=_size(args.size),
                        overlap=_overlap(args.overlap), tokenizer=args.tokenizer, breaks=args.breaks)
         chunk("", **options)  # validate the settings before touching any file
+        limit = _volume_limit(args.max_chunk_chars)
         files: List[str] = args.files or ["-"]
         texts = [(name, _read(name, stdin)) for name in files]
         show_progress = len(files) > 1 and stderr.isatty()
         results: List[ChunkResult] = []
         for n, (name, text) in enumerate(texts, 1):
             source = name if len(files) > 1 else None
-            results.append(chunk(text, source=source, **options))
+            try:
+                results.append(chunk(text, source=source, max_chunk_chars=limit(text), **options))
+            except ChunkerError as e:
+                if len(files) > 1:
+                    raise ChunkerError(f"{name}: {e}") from None
+                raise
             if show_progress:
                 _progress(n, len(files), stderr)
     except ChunkerError as e:

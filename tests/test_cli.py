@@ -98,6 +98,8 @@ def test_empty_input_gives_valid_empty_output():
     (["--breaks", "comma"], "unknown break point 'comma'"),
     (["--format", "xml"], "unknown format 'xml'"),
     (["--bogus"], "unrecognized arguments: --bogus"),
+    (["--max-chunk-chars", "lots"], "--max-chunk-chars must be a whole number (0 for no limit), got 'lots'"),
+    (["--max-chunk-chars", "-5"], "--max-chunk-chars must be a whole number (0 for no limit), got '-5'"),
 ])
 def test_bad_options_are_one_line_and_exit_2(args, needle):
     code, out, err = cli(*args, stdin="text")
@@ -136,3 +138,28 @@ def test_progress_bar_on_a_terminal(tmp_path):
     err = Tty()
     assert run(files, io.StringIO(), io.StringIO(), err) == 0
     assert "3/3 files" in err.getvalue()
+
+
+def test_an_overlap_that_repeats_a_file_thousands_of_times_is_refused(tmp_path):
+    # A stride of one character over a few megabytes would fill the memory before a line is
+    # written: by default it is a one-line error; --max-chunk-chars moves or lifts the limit.
+    doc = SEED000 * 40  # about 100 KB: 2,000 times over is past the 10,000,000 floor
+    stride_one = ["--strategy", "fixed", "--unit", "chars", "--size", "2000", "--overlap", "1999"]
+    code, out, err = cli(*stride_one, stdin=doc)
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert "times the document, past the limit of 10,000,000: lower the overlap (1999 of 2000 chars now)" in err
+    code, out, _ = cli(*stride_one, "--max-chunk-chars", "0", stdin=SEED000)
+    assert code == 0 and len(out.splitlines()) == len(chunker.chunk(SEED000, strategy="fixed", unit="chars",
+                                                                      size=2000, overlap=1999).chunks)
+    code, _, err = cli("--strategy", "fixed", "--unit", "chars", "--size", "100", "--overlap", "50",
+                       "--max-chunk-chars", "1000", stdin=doc)
+    assert code == 2 and "past the limit of 1,000" in err
+    many = tmp_path / "many.txt"
+    many.write_text(doc, encoding="utf-8")
+    small = tmp_path / "small.txt"
+    small.write_text("fine.", encoding="utf-8")
+    code, out, err = cli(*stride_one, str(small), str(many))
+    assert (code, out) == (2, "") and err.startswith(f"chunker: error: {many}: these settings make chunks")
+    # The usual settings never meet the default limit.
+    code, out, _ = cli("--overlap", "50%", stdin=doc)
+    assert code == 0 and out
