@@ -31,6 +31,7 @@ DEFAULTS = {"strategy": "recursive", "unit": "tokens", "size": "150", "overlap":
 
 S = {
     "worker": None,
+    "start_failed": False,  # the worker never started: the start-up counter stops
     "busy": False,       # a refresh loop is running
     "dirty": False,      # settings or text changed since the loop last read them
     "text_sent": False,  # the worker holds the current text
@@ -778,7 +779,7 @@ async def watchdog():
     while S["worker"] is None:
         await asyncio.sleep(1)
         waited += 1
-        if S["worker"] is not None or S.get("start_failed"):
+        if S["worker"] is not None or S["start_failed"]:
             return
         status("Loading Python in a worker… " + str(waited) + " s (about 15 MB the first time, then cached)")
         if waited >= limit and el("error").hidden:

@@ -13,7 +13,7 @@ import traceback
 
 import chunker
 from app import render
-from chunker._api import keep_last_measure
+from chunker._api import keep_last_measure, volume_limit
 from chunker._tokenizers import get_tokenizer
 
 # Settings whose chunks would hold more than this many times the document (an overlap of nearly
@@ -24,7 +24,7 @@ MIN_CHUNK_CHARS_LIMIT = 2_000_000
 
 
 def _volume_limit(text):
-    return max(MAX_REPEAT * len(text), MIN_CHUNK_CHARS_LIMIT)
+    return volume_limit(text, times=MAX_REPEAT, floor=MIN_CHUNK_CHARS_LIMIT)
 
 
 _doc = {"text": "", "version": 0}

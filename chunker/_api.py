@@ -108,6 +108,13 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     keep_blank = settings.strategy == "langchain"
     if (not text or text.isspace()) and not keep_blank:  # isspace() stops at the first letter
         return ChunkResult((), _stats(text, [], tok), settings, source)
+    if max_chunk_chars is not None and settings.strategy == "fixed" and overlap_count:
+        # Fixed windows repeat the document size / stride times over, near enough: past the
+        # limit, say so before encoding the document or making millions of windows (a stride
+        # of one at 10 MB). The 10 % margin leaves a case near the limit to the exact check.
+        times = size / (size - overlap_count)
+        if len(text) * times > max_chunk_chars * 1.1:
+            raise ChunkerError(_volume_message(f"about {len(text) * times:,.0f}", times, settings, max_chunk_chars))
     if settings.unit == "tokens":
         measure = counter = _token_measure(text, tok)
     else:
@@ -115,12 +122,6 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
         # Chunks are sized in characters or words, but counted in tokens all the same: from
         # one encoding of the document (or the estimate's sums), not chunk by chunk.
         counter = None if tok.name == "approx" else _token_measure(text, tok)
-    if max_chunk_chars is not None and settings.strategy == "fixed" and overlap_count:
-        # Fixed windows repeat the document size / stride times over, near enough: past the
-        # limit, say so before making millions of windows (a stride of one at 10 MB).
-        times = size / (size - overlap_count)
-        if len(text) * times > max_chunk_chars * 1.1:
-            raise ChunkerError(_volume_message(f"about {len(text) * times:,.0f}", times, settings, max_chunk_chars))
     if settings.strategy == "langchain":
         spans = _langchain(text, size=size, overlap=overlap_count,
                            tokenizer=tok, unit=settings.unit, measure=measure)
@@ -183,6 +184,12 @@ def _records(text: str, spans: Sequence[Span], settings: Settings, tok: Tokenize
                                     tuple(flags), span.headings, shared))
         prev_end = end
     return out
+
+
+def volume_limit(text: str, *, times: int, floor: int) -> int:
+    """A `max_chunk_chars` for `text`: `times` its length, and never under `floor` (a short
+    document may repeat more before it costs anything)."""
+    return max(times * len(text), floor)
 
 
 def _check_volume(text: str, spans: Sequence[Span], settings: Settings, limit: int) -> None:

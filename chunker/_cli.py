@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Callable, List, Optional, Sequence, TextIO
 
-from ._api import chunk
+from ._api import chunk, volume_limit
 from ._errors import ChunkerError
 from ._export import to_json, to_jsonl, to_text
 from ._records import ChunkResult
@@ -52,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
 def _volume_limit(value: Optional[str]) -> Callable[[str], Optional[int]]:
     """The chunk volume limit for a file's text, from --max-chunk-chars."""
     if value is None:
-        return lambda text: max(_REPEAT_LIMIT * len(text), _VOLUME_FLOOR)
+        return lambda text: volume_limit(text, times=_REPEAT_LIMIT, floor=_VOLUME_FLOOR)
     try:
         n = int(value)
     except ValueError:
