@@ -795,7 +795,9 @@ async def start():
     restore(window.URLSearchParams.new(window.location.search))
     S["unit"] = el("unit").value
     write_url()
-    if not BRIDGE.documentLength():
+    # The sample fills an empty box, but not one the reader is already in: typed or pasted
+    # text is theirs, and a box they clicked into is about to get some.
+    if not BRIDGE.documentLength() and not BRIDGE.documentFocused():
         with open(SAMPLE_FILE) as f:
             TEXT.value = f.read()
     wire()

@@ -66,6 +66,8 @@
     // The document, wrapped so MicroPython hands the worker an object, not a copied string.
     documentText: function () { return { text: current() }; },
     documentLength: function () { return current().length; },
+    // Whether the reader is in the text box (clicked into it, or tabbed there).
+    documentFocused: function () { return document.activeElement === box(); },
     documentHeld: function () { return held !== null; },
 
     // A paste of LARGE characters or more replaces the selection without going through the

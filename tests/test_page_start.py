@@ -126,3 +126,65 @@ def test_an_app_file_that_does_not_arrive_is_a_message(chromium, serve_url, miss
         assert app.page.is_hidden("#status")
     finally:
         app.close()
+
+
+class HeldInterface:
+    """Holds back app/main.py (the MicroPython interface) until released: the page's HTML, and
+    its text box, are there meanwhile, as they are while a slow connection brings the rest."""
+
+    def __init__(self, app: Page) -> None:
+        self.routes = []
+        self.released = False
+        app.page.route("**/app/main.py", self._route)
+
+    def _route(self, route) -> None:
+        if self.released:
+            route.continue_()
+        else:
+            self.routes.append(route)
+
+    def release(self) -> None:
+        self.released = True
+        for route in self.routes:
+            route.continue_()
+
+
+def open_with_interface_held(chromium, serve_url):
+    app = Page(chromium, serve_url)
+    held = HeldInterface(app)
+    app.page.goto(serve_url, wait_until="domcontentloaded")
+    while not held.routes:  # Playwright handles the route while it waits
+        app.page.wait_for_timeout(20)
+    assert app.page.get_attribute("body", "data-ui") is None  # the interface is not up
+    return app, held
+
+
+def test_text_typed_before_the_interface_is_up_is_kept_and_chunked(chromium, serve_url):
+    app, held = open_with_interface_held(chromium, serve_url)
+    try:
+        typed = "My own notes, typed before the page was ready. Nothing may replace them."
+        app.page.click("#document")
+        app.page.keyboard.type(typed)
+        held.release()
+        app.wait_ready()
+        assert app.page.input_value("#document") == typed  # not the sample
+        assert_same_as_python(app, typed)
+        assert app.console_errors == []
+    finally:
+        app.close()
+
+
+def test_an_empty_box_the_reader_is_in_gets_no_sample(chromium, serve_url):
+    # Clicked into, about to paste: the sample would land under the reader's cursor.
+    app, held = open_with_interface_held(chromium, serve_url)
+    try:
+        app.page.focus("#document")
+        held.release()
+        app.wait_ready()
+        assert app.page.input_value("#document") == ""
+        assert app.page.is_hidden("#error")
+        app.page.keyboard.type("Pasted at last.")
+        app.page.wait_for_function("document.querySelectorAll('#cards .card').length === 1")
+        assert_same_as_python(app, "Pasted at last.")
+    finally:
+        app.close()
