@@ -56,9 +56,8 @@ PROBE = r"""
   const B = window.__bench = {marks: {}, events: [], renders: [], inputs: [], gaps: [], longtasks: [], errors: []};
   const now = () => performance.now();
   // Gaps between animation frames: while the main thread is busy no frame is produced, so a
-  // gap is a freeze the user would see (a 60 Hz page has ~17 ms gaps). Asking for every frame
-  // makes an idle page render 60 times a second, so start-up times are taken without it
-  // (new_page(frames=False)): the bare page's busy main thread renders none either way.
+  // gap is a freeze the user would see (a 60 Hz page has ~17 ms gaps). Off for start-up
+  // times: see new_page(frames=False).
   let last = null;
   const frame = (t) => {
     const n = now();
