@@ -35,6 +35,8 @@ from itertools import accumulate, islice
 from operator import mul
 from typing import Callable, List, Optional, Tuple
 
+from ._text import position_kind
+
 __all__ = ["estimate_tokens", "EstimateIndex", "FEATURES", "TARGETS"]
 
 # -- character classes ---------------------------------------------------------------------
@@ -384,7 +386,7 @@ class EstimateIndex:
             add(_OTHER_RUN, "other_runs")
             add(_OTHER_RUN, "other_letters", _length)
             add(_EMOJI, "emoji")
-        starts, weighed = array(_position_kind(text)), array("q")
+        starts, weighed = array(position_kind(len(text))), array("q")
         events = heapq.merge(*(zip(a, b) for a, b in found))
         while True:
             batch = list(islice(events, _BATCH))
@@ -452,28 +454,23 @@ _BATCH = 1 << 16  # matches held as Python objects at a time while an index is b
 
 
 def _matches(pattern: "re.Pattern[str]", text: str,
-             weigh: Optional[Callable[[int], int]] = None) -> Tuple["array[int]", "array[int]"]:  # noqa: F821
+             weigh: Callable[[int], int]) -> Tuple["array[int]", "array[int]"]:  # noqa: F821
     """Starts of the pattern's matches in `text`, and `weigh` of each match's length.
 
     Read a batch at a time: a 10 MB document has about 1.6 million words, and a list of
     their spans alone would hold 180 MB.
     """
-    starts, weighed = array(_position_kind(text)), array("q")
+    starts, weighed = array(position_kind(len(text))), array("q")
     found = pattern.finditer(text)
     while True:
         batch = [m.span() for m in islice(found, _BATCH)]
         if not batch:
             return starts, weighed
         starts.extend([a for a, _ in batch])
-        if weigh is not None:
-            weighed.extend([weigh(b - a) for a, b in batch])
+        weighed.extend([weigh(b - a) for a, b in batch])
 
 
 _WHITESPACE = re.compile(r"\s")
-
-
-def _position_kind(text: str) -> str:
-    return "i" if len(text) < 2**31 else "q"  # 4 bytes a position for any usual document
 
 
 def _pair_starts(text: str, block: int = 1 << 16) -> Optional["array[int]"]:  # noqa: F821
@@ -484,7 +481,7 @@ def _pair_starts(text: str, block: int = 1 << 16) -> Optional["array[int]"]:  # 
     block holding "İ", which lower-cases to "i" and a combining dot (no other character
     grows), positions after it are mapped back. None if lower-casing grows anything else.
     """
-    starts = array(_position_kind(text))
+    starts = array(position_kind(len(text)))
     pos, n = 0, len(text)
     while pos < n:
         stop = n

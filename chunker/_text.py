@@ -34,6 +34,12 @@ _WORD_TABLE = bytes(0 if b in _WS_BYTES else 1 for b in range(256))
 _WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
+def position_kind(n: int) -> str:
+    """The `array` type code for positions in a text of `n` characters: 4 bytes a position for
+    any usual document, 8 past two billion characters."""
+    return "i" if n < 2**31 else "q"
+
+
 def has_wide_space(text: str) -> bool:
     """Whether `text` holds whitespace outside ASCII (then `count_words` must split)."""
     return not text.isascii() and _WIDE_SPACE.search(text) is not None

@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ._errors import ChunkerError
 from ._settings import TOKENIZERS
-from ._text import stripped_length
+from ._text import position_kind, stripped_length
 
 __all__ = ["Tokenizer", "get_tokenizer", "count_tokens", "approx_tokens"]
 
@@ -121,7 +121,7 @@ class Tokenizer:
         the tokens that start inside a character (cutting there would split it).
         """
         pos, n = 0, len(text)
-        kind = "i" if n < 2**31 else "q"  # 4 bytes a token for any usual document
+        kind = position_kind(n)
         out = array(kind)
         # Importing numpy costs more than a short text's offsets: only a long one takes it.
         arrays = n >= ARRAY_MIN_CHARS and self._array_tables() is not None
