@@ -3,6 +3,8 @@
 // the page to work: if compiling fails, the worker is told so and compiles the module itself.
 // The worker then reports on the same channel how it started; the page shows that as
 // <body data-wasm="page|worker" data-snapshot="restored|stored|not stored|unavailable">.
+// index.html runs this module before PyScript's: the hook below must be in place before PyScript
+// makes the worker, or the worker's request goes unanswered and it waits 20 s to compile alone.
 import { hooks } from "./vendor/pyscript/core.js";
 
 const WASM = new URL("./vendor/pyodide/pyodide.asm.wasm", import.meta.url).href;

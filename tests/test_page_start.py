@@ -188,3 +188,24 @@ def test_an_empty_box_the_reader_is_in_gets_no_sample(chromium, serve_url):
         assert_same_as_python(app, "Pasted at last.")
     finally:
         app.close()
+
+
+def test_a_slow_fast_start_file_still_hands_its_module_over(chromium, serve_url):
+    # static/fast-start.js answers the worker's request for the compiled module from a PyScript
+    # hook. Were it to run after PyScript had made the worker (it came late over the network),
+    # the request would go unanswered, and the worker wait 20 s before compiling on its own.
+    app = Page(chromium, serve_url)
+    held = []
+    try:
+        app.page.route("**/static/fast-start.js", lambda route: held.append(route))
+        app.page.goto(serve_url, wait_until="commit")  # the page is not parsed until it arrives
+        while not held:
+            app.page.wait_for_timeout(20)
+        app.page.wait_for_timeout(1000)  # time enough for PyScript to make its worker
+        held[0].continue_()
+        app.wait_ready()
+        assert app.page.get_attribute("body", "data-wasm") == "page"
+        assert_same_as_python(app, SAMPLE)
+        assert app.console_errors == []
+    finally:
+        app.close()
