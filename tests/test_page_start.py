@@ -183,9 +183,14 @@ def test_an_empty_box_the_reader_is_in_gets_no_sample(chromium, serve_url):
         app.wait_ready()
         assert app.page.input_value("#document") == ""
         assert app.page.is_hidden("#error")
-        app.page.keyboard.type("Pasted at last.")
-        app.page.wait_for_function("document.querySelectorAll('#cards .card').length === 1")
-        assert_same_as_python(app, "Pasted at last.")
+        typed = "Pasted at last."
+        app.page.keyboard.type(typed)
+        # Each keystroke may be shown on its way: wait for the view of the whole text.
+        app.page.wait_for_function(
+            "(n) => document.body.dataset.busy === 'false'"
+            " && [...document.querySelectorAll('#cards .card')].some(c => +c.dataset.end === n)",
+            arg=len(typed), timeout=LOAD_TIMEOUT_MS)
+        assert_same_as_python(app, typed)
     finally:
         app.close()
 
