@@ -614,7 +614,10 @@ def on_paste(event):
 
 
 def on_edit_held(event):
-    BRIDGE.editHeld()  # the same document, now in the box: nothing to re-chunk
+    # The same document, now in the box: nothing to re-chunk, unless the box changed its line
+    # breaks (a file's CR LF).
+    if BRIDGE.editHeld():
+        text_changed()
 
 
 async def open_file(file):

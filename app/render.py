@@ -61,12 +61,17 @@ EMBEDDING_LIMITS: Dict[str, Tuple[str, int]] = {
 
 
 def esc(text: Any) -> str:
-    """Escape text for HTML element content and quoted attribute values.
+    r"""Escape text for HTML element content and quoted attribute values.
+
+    A carriage return becomes a character reference: the HTML parser turns a literal CR LF
+    into LF, and the view must hold a file's text character for character.
 
     >>> esc('<img src=x onerror="alert(1)">')
     '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
+    >>> esc("line\r\n")
+    'line&#13;\n'
     """
-    return html.escape(str(text), quote=True)
+    return html.escape(str(text), quote=True).replace("\r", "&#13;")
 
 
 def _num(n: float) -> str:

@@ -29,11 +29,12 @@
   var PREVIEW = 10000;  // characters of a held document shown in the box
   var held = null, preview = null;
 
-  function hold(text) {
+  // `asIs`: a file's text, kept exactly as it is (CR LF included), as python -m chunker reads
+  // the file. Otherwise (a paste) line breaks become what the text box would make of them
+  // (it turns CR LF and CR into LF), so the text is chunked as the same text in the box would be.
+  function hold(text, asIs) {
     var b = box(), note = document.getElementById("held-note");
-    // Line breaks as the text box would have them (it turns CR LF and CR into LF), so a held
-    // document is chunked as the same text in the box would be.
-    text = text.replace(/\r\n?/g, "\n");
+    if (!asIs) text = text.replace(/\r\n?/g, "\n");
     held = text;
     var cut = PREVIEW;
     var last = text.charCodeAt(cut - 1);
@@ -42,9 +43,16 @@
     preview = b.value;  // as the box keeps it, to notice when something else replaces it
     b.readOnly = true;
     b.classList.add("held");
-    document.getElementById("held-text").textContent =
-      "The box shows the first " + PREVIEW.toLocaleString("en") + " of " + text.length.toLocaleString("en") +
-      " characters, read-only; all of them are chunked. A text box this long would freeze the page while it lays the text out.";
+    var why = [];
+    if (text.length > cut) {
+      why.push("The box shows the first " + PREVIEW.toLocaleString("en") + " of " + text.length.toLocaleString("en") +
+               " characters, read-only; all of them are chunked. A text box this long would freeze the page while it lays the text out.");
+    }
+    if (text.indexOf("\r") !== -1) {
+      why.push("The file's line breaks (CR LF) are kept and counted as they are in the file, as python -m chunker " +
+               "reads it, so the box shows the text read-only: a text box turns them into LF, and so does editing.");
+    }
+    document.getElementById("held-text").textContent = why.join(" ");
     note.hidden = false;
   }
 
@@ -54,6 +62,25 @@
     b.readOnly = false;
     b.classList.remove("held");
     document.getElementById("held-note").hidden = true;
+  }
+
+  // Where the first byte that is not UTF-8 starts, counted as Python's decoder counts it (the
+  // start of the invalid sequence); -1 if there is none.
+  function firstBadByte(bytes) {
+    for (var i = 0, n = bytes.length; i < n;) {
+      var b = bytes[i], need, lo = 0x80, hi = 0xBF;
+      if (b < 0x80) { i += 1; continue; }
+      if (b >= 0xC2 && b <= 0xDF) need = 1;
+      else if (b >= 0xE0 && b <= 0xEF) { need = 2; if (b === 0xE0) lo = 0xA0; if (b === 0xED) hi = 0x9F; }
+      else if (b >= 0xF0 && b <= 0xF4) { need = 3; if (b === 0xF0) lo = 0x90; if (b === 0xF4) hi = 0x8F; }
+      else return i;
+      for (var k = 1; k <= need; k++) {
+        var c = i + k < n ? bytes[i + k] : -1;
+        if (k === 1 ? (c < lo || c > hi) : (c < 0x80 || c > 0xBF)) return i;
+      }
+      i += need + 1;
+    }
+    return -1;
   }
 
   // The document: the held one, unless the box was given other text since (a script, a test).
@@ -82,12 +109,14 @@
       return true;
     },
     // The user asked for the whole held text in the box, to edit it (and waits for it).
+    // Returns true when the box made it another document (a file's CR LF became LF).
     editHeld: function () {
-      if (held === null) return;
+      if (held === null) return false;
       var text = held;
       release();
       box().value = text;
       box().focus();
+      return box().value !== text;
     },
     release: release,
 
@@ -155,12 +184,20 @@
         return Promise.resolve(name + " is " + Math.round(file.size / 1e6) + " MB: open a file under " +
                                Math.round(maxBytes / 1e6) + " MB.");
       }
-      return file.text().then(function (text) {
+      return file.arrayBuffer().then(function (buffer) {
+        var bytes = new Uint8Array(buffer), text;
+        try {
+          // As python -m chunker reads a file: strict UTF-8, a byte order mark kept as U+FEFF.
+          text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+        } catch (error) {
+          return name + ": not UTF-8 text (bad byte at offset " + firstBadByte(bytes) + "); convert it to UTF-8 first.";
+        }
         if (text.indexOf("\u0000") !== -1) {
           return name + " is not a text file (it contains NUL bytes). Open a UTF-8 .txt or .md file.";
         }
-        if (text.length >= LARGE) {
-          hold(text);
+        // The text box would turn CR LF into LF: such a file is held, to be chunked as it is.
+        if (text.length >= LARGE || text.indexOf("\r") !== -1) {
+          hold(text, true);
         } else {
           release();
           box().value = text;

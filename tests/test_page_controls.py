@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 import chunker
+from chunker import _cli
 from app import render
 from conftest import Page
 from test_page import ASTRAL, PROSE, SAMPLE, assert_same_as_python
@@ -225,6 +226,46 @@ def test_open_file_reads_text_and_refuses_others(fresh, tmp_path):
     fresh.page.wait_for_selector("#error:not([hidden])")
     assert "report.pdf" in text_of(fresh, "#error") and ".txt" in text_of(fresh, "#error")
     assert fresh.page.input_value("#document") == doc.read_text(encoding="utf-8")
+
+
+def test_a_file_is_chunked_as_the_command_line_reads_it(fresh, tmp_path):
+    # A byte order mark and Windows line breaks, as files saved on Windows often have. The
+    # command line keeps both (U+FEFF is character 0; CR LF is two characters); a text box
+    # would drop the one and turn the other into LF, and every offset after would differ.
+    raw = "\ufeff# Notes\r\n\r\nSaved on Windows. Line two.\r\n\r\nSecond paragraph, with ünïcödé.\r\n" * 5
+    doc = tmp_path / "windows.txt"
+    doc.write_bytes(raw.encode("utf-8"))
+    cli = chunker.chunk(_cli._read(str(doc), None), **fresh.controls())
+    assert cli.stats.document_chars == len(raw)
+    try:
+        fresh.act(lambda: fresh.page.set_input_files("#file", str(doc)))
+        assert fresh.page.is_visible("#held-note") and "CR LF" in text_of(fresh, "#held-note")
+        assert_same_as_python(fresh, raw)
+        assert fresh.page.is_hidden("#error")
+        # Editing it in the box is editing text with LF line breaks: chunked as such.
+        fresh.click("#edit-held")
+        assert fresh.page.input_value("#document") == raw.replace("\r\n", "\n")
+        assert not fresh.page.is_visible("#held-note")
+        assert_same_as_python(fresh, raw.replace("\r\n", "\n"))
+    finally:
+        fresh.page.evaluate("chunkerBridge.release()")
+
+
+def test_a_file_that_is_not_utf8_is_refused_as_the_command_line_refuses_it(fresh, tmp_path):
+    before = fresh.page.input_value("#document")
+    for name, data in (("latin1.txt", "Café au lait.".encode("cp1252")),
+                       ("cut.md", "Ends mid-character: é".encode("utf-8")[:-1]),
+                       ("surrogate.txt", b"ok \xed\xa0\x80 then more")):
+        doc = tmp_path / name
+        doc.write_bytes(data)
+        with pytest.raises(chunker.ChunkerError) as cli:
+            _cli._read(str(doc), None)
+        fresh.page.evaluate("document.getElementById('error').hidden = true")
+        fresh.page.set_input_files("#file", str(doc))
+        fresh.page.wait_for_selector("#error:not([hidden])")
+        # The command line's message, with the page's own file name.
+        assert text_of(fresh, "#error") == str(cli.value).replace(str(doc), name) + ".", name
+        assert fresh.page.input_value("#document") == before
 
 
 def test_dropping_a_file_opens_it(fresh):
