@@ -337,8 +337,11 @@ def start_up(browser, app_url: str, bare_url: str, n: int) -> dict:
     out = {"app_cold": [], "app_warm": [], "bare_cold": [], "bare_warm": [], "worker_cold": [], "worker_warm": [],
            "ui_cold": [], "ui_warm": [], "app_load_freeze": [], "transfer_kb": {},
            "app_warm_unsnapped": [], "snapshot": [], "snapshot_warm": []}
-    for _ in range(n):
-        for kind, url in (("bare", bare_url), ("worker", bare_url + "app/worker.html"), ("app", app_url)):
+    pages = (("bare", bare_url), ("worker", bare_url + "app/worker.html"), ("app", app_url))
+    for round_ in range(n):
+        # Every other round in reverse order, so that neither page always comes first after
+        # the other's work (a stored snapshot, a closed context) or always meets a warmer machine.
+        for kind, url in (pages if round_ % 2 == 0 else pages[::-1]):
             ctx, page = new_page(browser, frames=False)
             try:
                 B = load(page, url)
