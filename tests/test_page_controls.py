@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -266,6 +267,31 @@ def test_a_file_that_is_not_utf8_is_refused_as_the_command_line_refuses_it(fresh
         # The command line's message, with the page's own file name.
         assert text_of(fresh, "#error") == str(cli.value).replace(str(doc), name) + ".", name
         assert fresh.page.input_value("#document") == before
+
+
+def test_the_bad_byte_offset_is_the_one_python_reports(fresh):
+    # static/bridge.js finds the first byte that is not UTF-8 itself (TextDecoder only says
+    # that there is one): compared here with Python's decoder on bytes made to break it.
+    rng = random.Random(20261129)
+    pieces = [b"a", b" ", b"\n", "é".encode(), "€".encode(), "😀".encode(), b"\xc3", b"\xe2\x82", b"\xf0\x9f\x98",
+              b"\x80", b"\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xe0\x80\x80", b"\xed\xa0\x80", b"\xed\x9f\xbf",
+              b"\xf4\x90\x80\x80", b"\xf5", b"\xff", b"\xef\xbb\xbf"]
+    cases = [b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(400)]
+    messages = fresh.page.evaluate("""async (cases) => {
+        const out = [];
+        for (const bytes of cases) {
+            out.push(await chunkerBridge.openFile(new File([new Uint8Array(bytes)], "x.txt"), 1e9));
+        }
+        chunkerBridge.release();
+        return out;
+    }""", [list(c) for c in cases])
+    for data, message in zip(cases, messages):
+        try:
+            data.decode("utf-8")
+            assert message == "", data
+        except UnicodeDecodeError as e:
+            assert f"(bad byte at offset {e.start})" in message, data
+    assert sum(1 for m in messages if m) > 300  # most cases are broken somewhere
 
 
 def test_dropping_a_file_opens_it(fresh):
