@@ -176,10 +176,9 @@
     // Read a dropped or chosen file into the text box. Resolves to "" or a message saying
     // why the file was not opened.
     openFile: function (file, maxBytes) {
+      // Any file that is UTF-8 text opens, whatever its name (.rst, .html, .csv, .py...), as the
+      // command line reads it; a PDF or a Word file is not text and is refused below.
       var name = file.name;
-      if (!/\.(txt|md|markdown|text)$/i.test(name)) {
-        return Promise.resolve("Cannot open " + name + ": only .txt and .md files can be opened. Paste other text instead.");
-      }
       if (file.size > maxBytes) {
         return Promise.resolve(name + " is " + Math.round(file.size / 1e6) + " MB: open a file under " +
                                Math.round(maxBytes / 1e6) + " MB.");
@@ -193,7 +192,7 @@
           return name + ": not UTF-8 text (bad byte at offset " + firstBadByte(bytes) + "); convert it to UTF-8 first.";
         }
         if (text.indexOf("\u0000") !== -1) {
-          return name + " is not a text file (it contains NUL bytes). Open a UTF-8 .txt or .md file.";
+          return name + " is not a text file (it contains NUL bytes): extract its text first, or open a UTF-8 text file.";
         }
         // The text box would turn CR LF into LF: such a file is held, to be chunked as it is.
         if (text.length >= LARGE || text.indexOf("\r") !== -1) {

@@ -221,12 +221,20 @@ def test_open_file_reads_text_and_refuses_others(fresh, tmp_path):
     fresh.act(lambda: fresh.page.set_input_files("#file", str(doc)))
     assert fresh.page.input_value("#document") == doc.read_text(encoding="utf-8")
     assert_same_as_python(fresh, doc.read_text(encoding="utf-8"))
-    pdf = tmp_path / "report.pdf"
-    pdf.write_bytes(b"%PDF-1.4 binary")
-    fresh.page.set_input_files("#file", str(pdf))
-    fresh.page.wait_for_selector("#error:not([hidden])")
-    assert "report.pdf" in text_of(fresh, "#error") and ".txt" in text_of(fresh, "#error")
-    assert fresh.page.input_value("#document") == doc.read_text(encoding="utf-8")
+    # What is text opens whatever its name; what is not is refused, whatever its name.
+    rst = tmp_path / "guide.rst"
+    rst.write_text("Guide\n=====\n\nA reStructuredText file. It is text.\n", encoding="utf-8")
+    fresh.act(lambda: fresh.page.set_input_files("#file", str(rst)))
+    assert_same_as_python(fresh, rst.read_text(encoding="utf-8"))
+    for name, data in (("report.pdf", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj"),
+                       ("notes.txt", b"PK\x03\x04\x14\x00\x06\x00")):  # a Word file, renamed
+        binary = tmp_path / name
+        binary.write_bytes(data)
+        fresh.page.evaluate("document.getElementById('error').hidden = true")
+        fresh.page.set_input_files("#file", str(binary))
+        fresh.page.wait_for_selector("#error:not([hidden])")
+        assert text_of(fresh, "#error").startswith(name) and "text" in text_of(fresh, "#error")
+        assert fresh.page.input_value("#document") == rst.read_text(encoding="utf-8")
 
 
 def test_a_file_is_chunked_as_the_command_line_reads_it(fresh, tmp_path):
