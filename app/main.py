@@ -465,7 +465,7 @@ def go_to_card(card):
     target = el("chunk-" + i)
     highlight([i])
     if target is not None:
-        target.scrollIntoView(to_js({"block": "center", "behavior": "smooth"}))
+        BRIDGE.reveal(target)
         target.classList.add("flash")
         window.setTimeout(create_proxy(lambda: target.classList.remove("flash")), 1200)
     # The same span in the text box: the DOM counts UTF-16 units, hence data-*16.

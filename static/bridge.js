@@ -137,6 +137,33 @@
       keepPlace(element, from);
     },
 
+    // Scroll the document view to a chunk's first segment. The view's blocks the browser has
+    // not laid out yet (content-visibility) stand in at an estimated height and take their real
+    // one as they come into view, which moves the target away from where a smooth scroll was
+    // headed. So when that scroll ends, a miss is corrected at once, over the next two frames
+    // at most; the reader's own scrolling after that is left alone.
+    reveal: function (target) {
+      var view = document.getElementById("doc-view"), timer = 0, left = 2;
+      function shown() {
+        var v = view.getBoundingClientRect(), t = target.getBoundingClientRect();
+        if (t.height >= v.height) return t.top <= v.top + v.height / 2 && t.bottom >= v.top + v.height / 2;
+        return t.top >= v.top - 1 && t.bottom <= v.bottom + 1;
+      }
+      function correct() {
+        if (!target.isConnected || shown() || left-- <= 0) return;
+        target.scrollIntoView({ block: "center" });
+        requestAnimationFrame(correct);
+      }
+      function ended() {
+        view.removeEventListener("scrollend", ended);
+        clearTimeout(timer);
+        correct();
+      }
+      view.addEventListener("scrollend", ended);
+      timer = setTimeout(ended, 1500);  // a scroll that did not move the view ends no scroll
+      target.scrollIntoView({ block: "center", behavior: "smooth" });
+    },
+
     // Resolves once the next frame has been drawn.
     afterFrame: function () {
       return new Promise(function (resolve) {
