@@ -43,6 +43,8 @@ S = {
     "compare_now": False,  # the user asked to compare a large document
     "doc_chars": 0,      # length of the document in the last view
     "compare_auto_chars": COMPARE_AUTO_CHARS,
+    "help": None,        # the (strategy, unit, tokenizer) the help texts were written for
+    "url_dirty": False,  # the address is behind the settings (written once the view is shown)
 }
 
 
@@ -177,6 +179,12 @@ def sync_help():
     info = S["info"]
     if info is None:
         return
+    # A slider move changes none of these: setting the same text again would still make the
+    # browser lay the settings out anew, on the main thread the worker's answer waits for.
+    shown = (el("strategy").value, el("unit").value, el("tokenizer").value)
+    if S["help"] == shown:
+        return
+    S["help"] = shown
     for key, name in (("strategies", "strategy"), ("units", "unit"), ("tokenizers", "tokenizer")):
         value = el(name).value
         try:
@@ -374,6 +382,7 @@ async def pump(call=None):
                 if S["dirty"]:
                     continue
                 S["doc_chars"] = view.doc_chars
+                flush_url()
                 document.body.setAttribute("data-busy", "false")
                 status(None)
             if S["doc_chars"] > S["compare_auto_chars"] and not S["compare_now"]:
@@ -400,6 +409,7 @@ async def pump(call=None):
         show_error("The chunking worker failed: " + error_text(exc) + ". Reload the page to retry.")
     finally:
         S["busy"] = False
+        flush_url()
         if not S["dirty"]:
             document.body.setAttribute("data-busy", "false")
             status(None)
@@ -407,13 +417,23 @@ async def pump(call=None):
 
 def changed(event=None, then=None):
     """Settings changed: start the worker first, then update what only the page shows
-    (``then``, the URL, the help texts) while it runs."""
+    (``then``, the help texts) while it runs. The address follows once the view is on screen:
+    while the worker runs, the main thread should be free to take its answer (replaceState
+    alone costs a few milliseconds, at every step of a slider drag)."""
     S["notice"] = ""
     kick()
     if then is not None:
         then()
-    write_url()
+    S["url_dirty"] = True
+    if not S["busy"]:
+        flush_url()
     sync_help()
+
+
+def flush_url():
+    if S["url_dirty"]:
+        S["url_dirty"] = False
+        write_url()
 
 
 def text_changed(event=None):
@@ -711,6 +731,7 @@ def on_export(event):
 
 
 def on_copy_link(event):
+    flush_url()
     spawn(copy_text(str(window.location.href), "a link to these settings"))
 
 

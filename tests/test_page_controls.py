@@ -484,6 +484,21 @@ def test_settings_round_trip_through_the_url(fresh, chromium):
         other.close()
 
 
+def test_a_link_copied_while_the_worker_runs_has_the_new_settings(fresh):
+    # The address follows the settings once the view is on screen (the main thread stays free
+    # for the worker's answer meanwhile); a link copied before that must not be the old one.
+    fresh.page.evaluate("""() => {
+        const size = document.getElementById('size');
+        size.value = '77';
+        size.dispatchEvent(new Event('input', {bubbles: true}));
+        document.getElementById('copy-link').click();
+    }""")
+    fresh.page.wait_for_function("document.getElementById('toast').textContent.startsWith('Copied a link')")
+    assert parse_qs(urlsplit(clipboard(fresh)).query)["size"] == ["77"]
+    fresh.wait_idle()
+    assert params(fresh)["size"] == "77"
+
+
 def test_unusable_link_values_are_reported(fresh):
     fresh.page.goto(fresh.url + "?strategy=bogus&size=big&overlap=15%25&breaks=nope"
                     "&unit=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E")
