@@ -82,7 +82,7 @@ def show_error(message):
 toast_handle = [None]
 
 
-def toast(message):
+def toast(message, seconds=2.5):
     box = el("toast")
     box.textContent = message
     box.hidden = False
@@ -92,7 +92,7 @@ def toast(message):
     def hide():
         box.hidden = True
 
-    toast_handle[0] = window.setTimeout(create_proxy(hide), 2500)
+    toast_handle[0] = window.setTimeout(create_proxy(hide), int(seconds * 1000))
 
 
 def checked_breaks():
@@ -631,6 +631,10 @@ def on_paste(event):
     # cancel the browser's own paste.
     if BRIDGE.pasteLarge(event):
         text_changed()
+    if BRIDGE.pastedCR():
+        # Said, not silently done: a pipeline that reads the original file counts the CRs.
+        toast("Pasted CR LF line breaks became LF, as a text box keeps them. Open the file "
+              "instead to chunk it as python -m chunker reads it.", 8)
 
 
 def on_edit_held(event):

@@ -27,7 +27,7 @@
   // shows the document's start, read-only, and a note offers to load the whole text into it.
   var LARGE = 150000;   // characters; a paste or file this long is held
   var PREVIEW = 10000;  // characters of a held document shown in the box
-  var held = null, preview = null;
+  var held = null, preview = null, pastedCR = false;
 
   // `asIs`: a file's text, kept exactly as it is (CR LF included), as python -m chunker reads
   // the file. Otherwise (a paste) line breaks become what the text box would make of them
@@ -101,6 +101,7 @@
     // box; returns true when it did (the caller then re-chunks), false to let the box take it.
     pasteLarge: function (event) {
       var data = event.clipboardData, text = data ? data.getData("text/plain") : "";
+      pastedCR = text.indexOf("\r") !== -1;
       if (text.length < LARGE) return false;
       event.preventDefault();
       var doc = current(), b = box();
@@ -108,6 +109,8 @@
       hold(doc.slice(0, start) + text + doc.slice(end));
       return true;
     },
+    // Whether the last paste had CR line breaks (the box, or hold(), turned them into LF).
+    pastedCR: function () { return pastedCR; },
     // The user asked for the whole held text in the box, to edit it (and waits for it).
     // Returns true when the box made it another document (a file's CR LF became LF).
     editHeld: function () {

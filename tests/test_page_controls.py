@@ -614,6 +614,16 @@ def test_a_large_paste_is_held_outside_the_text_box(fresh):
         page.evaluate("chunkerBridge.release()")
 
 
+def test_a_paste_with_cr_lf_says_the_box_made_them_lf(fresh):
+    fresh.page.evaluate("() => { const t = document.getElementById('toast'); t.textContent = ''; t.hidden = true; }")
+    fresh.act(lambda: paste(fresh, "Plain paste.\n\nNo CR here."))
+    assert "CR LF" not in text_of(fresh, "#toast")
+    fresh.act(lambda: paste(fresh, "Copied on Windows.\r\n\r\nSecond line.\r\n"))
+    assert "CR LF line breaks became LF" in text_of(fresh, "#toast") and fresh.page.is_visible("#toast")
+    assert fresh.page.input_value("#document") == "Copied on Windows.\n\nSecond line.\n"
+    assert_same_as_python(fresh, "Copied on Windows.\n\nSecond line.\n")
+
+
 def test_a_large_file_is_held_outside_the_text_box(fresh, tmp_path):
     page = fresh.page
     big = (PROSE + "\n\n") * (200_000 // (len(PROSE) + 2) + 1)
