@@ -23,8 +23,9 @@
   }
 
   // A large document is held here instead of in the text box: a <textarea> lays out all of its
-  // text at once, which freezes the page for about half a second per megabyte. The box then
-  // shows the document's start, read-only, and a note offers to load the whole text into it.
+  // text at once, which freezes the page for about half a second per megabyte. So is a file
+  // with CR line breaks, which the box would turn into LF. The box then shows the document's
+  // start, read-only, and a note says why and offers to load the whole text into it.
   var LARGE = 150000;   // characters; a paste or file this long is held
   var PREVIEW = 10000;  // characters of a held document shown in the box
   var held = null, preview = null, pastedCR = false;
@@ -203,8 +204,8 @@
       keepPlace(doc, 0);
     },
 
-    // Read a dropped or chosen file into the text box. Resolves to "" or a message saying
-    // why the file was not opened.
+    // Read a dropped or chosen file into the text box, or hold it (see hold). Resolves to ""
+    // or a message saying why the file was not opened.
     openFile: function (file, maxBytes) {
       // Any file that is UTF-8 text opens, whatever its name (.rst, .html, .csv, .py...), as the
       // command line reads it; a PDF or a Word file is not text and is refused below.
