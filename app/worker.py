@@ -63,7 +63,10 @@ def hello():
     # encoding (or the estimate's running sums) between calls rather than read it all again.
     keep_last_measure(True)
     # The one-line explanations the page shows under each select come from chunker itself.
-    return {"version": chunker.__version__, "strategies": dict(chunker.STRATEGIES),
+    # Whether Python's standard library came as bytecode (set-up compiles it: tools/pyc_zip.py) or
+    # as source; the page shows it as <body data-stdlib>, and a test holds set-up to it.
+    stdlib = "compiled" if json.__spec__.origin.endswith(".pyc") else "source"
+    return {"version": chunker.__version__, "stdlib": stdlib, "strategies": dict(chunker.STRATEGIES),
             "units": dict(chunker.UNITS), "tokenizers": dict(chunker.TOKENIZERS),
             "breaks": dict(chunker.BREAKS), "flags": dict(chunker.FLAGS)}
 

