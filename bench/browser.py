@@ -17,7 +17,8 @@ is timed without the frame-gap loop (it makes an idle page render every frame, w
 page, whose main thread is busy, never does); its freezes are taken on cold loads of their own.
 
 Figures: app ready vs bare Pyodide ready (cold: fresh browser context; warm: a reload once the app has
-stored its memory snapshot, and a reload right away for comparison), when the
+stored its memory snapshot, and a reload right away for comparison; the bare page loads Pyodide as
+npm ships it, and a second one the standard library compiled as the app has it), when the
 text box takes a keystroke, slider move to updated view at 100 KB (median of ~10 moves, page
 idle, and after a drag-like burst), 1 MB document: time to result and longest freeze, exact
 o200k counting of 1 MB, and whether a 10 MB paste crashes the page. Printed as a table and
@@ -135,6 +136,22 @@ const py = await loadPyodide();
 postMessage(String(py.runPython("1+1")));
 """
 
+BARE_COMPILED_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>bare Pyodide, compiled standard library</title>
+<!-- Written by bench/browser.py: the bare page, with the standard library set-up compiled. -->
+<script type="module" src="./bare-compiled.js"></script>
+</head><body data-ready="false"></body></html>
+"""
+
+BARE_COMPILED_JS = """// The bare page on the runtime the app loads: the standard library compiled at set-up
+// (static/vendor/stdlib.mjs). The app's time over this one is what the app itself adds.
+import { loadPyodide } from "../static/vendor/pyodide/pyodide.mjs";
+import { STDLIB_URL } from "../static/vendor/stdlib.mjs";
+const py = await loadPyodide({ stdLibURL: STDLIB_URL });
+document.body.dataset.result = String(py.runPython("1+1"));
+document.body.dataset.ready = "true";
+"""
+
 BARE_JS = """// Load the vendored Pyodide on the main thread and run 1+1: nothing else.
 import { loadPyodide } from "../static/vendor/pyodide/pyodide.mjs";
 const py = await loadPyodide();
@@ -155,6 +172,8 @@ def write_bare_page() -> Path:
     (bare / "app" / "worker.html").write_text(BARE_WORKER_HTML, encoding="utf-8")
     (bare / "app" / "bare-worker-main.js").write_text(BARE_WORKER_MAIN_JS, encoding="utf-8")
     (bare / "app" / "bare-worker.js").write_text(BARE_WORKER_JS, encoding="utf-8")
+    (bare / "app" / "compiled.html").write_text(BARE_COMPILED_HTML, encoding="utf-8")
+    (bare / "app" / "bare-compiled.js").write_text(BARE_COMPILED_JS, encoding="utf-8")
     link = bare / "static"
     if not link.is_symlink():
         if link.exists():
@@ -335,9 +354,11 @@ def _ms(x: Optional[float]) -> str:
 def start_up(browser, app_url: str, bare_url: str, n: int) -> dict:
     """Cold (fresh context) and warm (reload) ready times of the app and the bare page, interleaved."""
     out = {"app_cold": [], "app_warm": [], "bare_cold": [], "bare_warm": [], "worker_cold": [], "worker_warm": [],
+           "compiled_cold": [], "compiled_warm": [],
            "ui_cold": [], "ui_warm": [], "app_load_freeze": [], "transfer_kb": {},
            "app_warm_unsnapped": [], "snapshot": [], "snapshot_warm": []}
-    pages = (("bare", bare_url), ("worker", bare_url + "app/worker.html"), ("app", app_url))
+    pages = (("bare", bare_url), ("worker", bare_url + "app/worker.html"),
+             ("compiled", bare_url + "app/compiled.html"), ("app", app_url))
     for round_ in range(n):
         # Every other round in reverse order, so that neither page always comes first after
         # the other's work (a stored snapshot, a closed context) or always meets a warmer machine.
@@ -674,6 +695,10 @@ def report_rows(f: dict) -> List[List[str]]:
             wk_c, wk_w = med(s["worker_cold"]), med(s["worker_warm"])
             rows.append(["bare Pyodide in a worker, no app (1+1), cold / warm",
                          f"{_ms(wk_c)} / {_ms(wk_w)} ({wk_c / bare_c:.2f}x / {wk_w / bare_w:.2f}x the bare page)", "", ""])
+        if s.get("compiled_cold"):
+            cp_c = med(s["compiled_cold"])
+            rows.append(["bare Pyodide page, standard library compiled as the app has it, cold",
+                         f"{_ms(cp_c)} ({cp_c / bare_c:.2f}x the bare page; the app takes {app_c / cp_c:.2f}x this)", "", ""])
         rows.append(["interface (MicroPython) up, cold / warm", f"{_ms(med(s['ui_cold']))} / {_ms(med(s['ui_warm']))}", "", ""])
         kb = {k: med(v) for k, v in s["transfer_kb"].items()}
         rows.append(["main-thread KB fetched, app cold / warm, bare cold / warm",
