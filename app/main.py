@@ -809,7 +809,7 @@ async def watchdog():
         waited += 1
         if S["worker"] is not None or S["start_failed"]:
             return
-        status("Loading Python in a worker… " + str(waited) + " s (about 15 MB the first time, then cached)")
+        status("Loading Python in a worker… " + str(waited) + " s (about 19 MB the first time, then cached)")
         if waited >= limit and el("error").hidden:
             show_error("Python has not started after " + str(waited) + " seconds. On a slow connection it may "
                        "still arrive; otherwise reload the page. If you serve it yourself, use python serve.py: "
@@ -818,7 +818,7 @@ async def watchdog():
 
 async def start():
     document.body.setAttribute("data-ui", "true")
-    status("Loading Python in a worker (about 15 MB the first time, then cached)…", 1)
+    status("Loading Python in a worker (about 19 MB the first time, then cached)…", 1)
     apply_defaults()
     restore(window.URLSearchParams.new(window.location.search))
     S["unit"] = el("unit").value
