@@ -842,6 +842,7 @@ async def start():
     S["compare_auto_chars"] = page_setting("chunkerCompareAutoChars", COMPARE_AUTO_CHARS)
     document.body.setAttribute("data-worker", "true")
     document.body.setAttribute("data-stdlib", str(S["info"]["stdlib"]))
+    document.body.setAttribute("data-app", str(S["info"]["app"]))
     show_error(S["notice"])  # drop a start-up timeout message, keep a note about the link
     sync_help()
     status("Chunking…", 2)

@@ -62,11 +62,16 @@ def hello():
     # A slider move, a new setting or the comparison chunks the same document again: keep its
     # encoding (or the estimate's running sums) between calls rather than read it all again.
     keep_last_measure(True)
+
+    # Whether Python's standard library and chunker came as bytecode (set-up compiles them:
+    # tools/pyc_zip.py) or as source; the page shows it as <body data-stdlib data-app>, and a test
+    # holds set-up to it.
+    def kind(module):
+        return "compiled" if module.__spec__.origin.endswith(".pyc") else "source"
+
     # The one-line explanations the page shows under each select come from chunker itself.
-    # Whether Python's standard library came as bytecode (set-up compiles it: tools/pyc_zip.py) or
-    # as source; the page shows it as <body data-stdlib>, and a test holds set-up to it.
-    stdlib = "compiled" if json.__spec__.origin.endswith(".pyc") else "source"
-    return {"version": chunker.__version__, "stdlib": stdlib, "strategies": dict(chunker.STRATEGIES),
+    return {"version": chunker.__version__, "stdlib": kind(json), "app": kind(chunker),
+            "strategies": dict(chunker.STRATEGIES),
             "units": dict(chunker.UNITS), "tokenizers": dict(chunker.TOKENIZERS),
             "breaks": dict(chunker.BREAKS), "flags": dict(chunker.FLAGS)}
 

@@ -50,6 +50,7 @@ def app(chromium, serve_url):
 def test_a_return_visit_restores_the_snapshot_and_chunks_the_same(app):
     assert app.page.get_attribute("body", "data-wasm") == "page"
     assert app.page.get_attribute("body", "data-stdlib") == "compiled"
+    assert app.page.get_attribute("body", "data-app") == "compiled"
     assert snapshot_status(app) == "stored"
     [(url, size)] = stored_snapshots(app)
     assert "memory-snapshot-" in url and "python_stdlib-" in url and size > 1_000_000

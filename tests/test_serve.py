@@ -121,12 +121,17 @@ def test_serves_nothing_but_the_page(serve_url, path):
 
 def test_app_zip_ships_every_chunker_module(serve_url):
     status, _, body = fetch(serve_url + "static/vendor/app.zip")
-    names = set(zipfile.ZipFile(io.BytesIO(body)).namelist())
-    expected = {p.relative_to(ROOT).as_posix() for p in (ROOT / "chunker").rglob("*.py")
+    shipped = zipfile.ZipFile(io.BytesIO(body))
+    names = set(shipped.namelist())
+    # As bytecode (set-up compiles it: tools/pyc_zip.py), each module in place of its source.
+    expected = {p.relative_to(ROOT).as_posix() + "c" for p in (ROOT / "chunker").rglob("*.py")
                 if "__pycache__" not in p.parts}
     assert expected and expected <= names
-    assert {"app/__init__.py", "app/render.py", "app/worker.py"} <= names
-    assert "app/main.py" not in names  # MicroPython, main thread only
+    assert {"app/__init__.pyc", "app/render.pyc", "app/worker.pyc", "app/sample.md"} <= names
+    assert not [n for n in names if n.endswith(".py")]
+    assert "app/main.pyc" not in names  # MicroPython, main thread only
+    key = hashlib.sha256(rt.app_zip_bytes(ROOT)).hexdigest()[:16]
+    assert shipped.comment.decode() == f"{key} compiled"  # of these very sources
     assert rt.app_zip_bytes(ROOT) == rt.app_zip_bytes(ROOT)  # deterministic
 
 
@@ -220,7 +225,7 @@ def test_build_is_a_self_contained_site(built_site):
     # A static host (GitHub Pages) serves only what everyone may read.
     assert all(p.stat().st_mode & 0o004 for p in built_site.rglob("*"))
     assert all(p.stat().st_mode & 0o001 for p in built_site.rglob("*") if p.is_dir())
-    assert (built_site / "static/vendor/app.zip").read_bytes() == rt.app_zip_bytes(ROOT)
+    assert (built_site / "static/vendor/app.zip").read_bytes() == (ROOT / rt.VENDOR / rt.APP_ZIP).read_bytes()
     # The compiled standard library, and the module naming it, travel with the site.
     stdlib = json.loads((ROOT / rt.VENDOR / ".runtime.json").read_text())["stdlib"]["file"]
     assert {"static/vendor/stdlib.mjs", f"static/vendor/{stdlib}"} <= files
@@ -468,3 +473,54 @@ def zip_of(files: dict) -> bytes:
         for name, data in files.items():
             zf.writestr(name, data)
     return buffer.getvalue()
+
+
+def app_tree(root, value):
+    (root / "chunker").mkdir(parents=True, exist_ok=True)
+    (root / "app").mkdir(exist_ok=True)
+    (root / "chunker" / "__init__.py").write_text(f"VALUE = {value!r}\n")
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "main.py").write_text("# MicroPython, not shipped\n")
+    (root / "app" / "sample.md").write_text("# Sample\n")
+    vendor = root / rt.VENDOR
+    vendor.mkdir(parents=True, exist_ok=True)
+    if not (vendor / "pyodide").exists():
+        (vendor / "pyodide").symlink_to(ROOT / rt.VENDOR / "pyodide", target_is_directory=True)
+    return vendor / rt.APP_ZIP
+
+
+def shipped(path):
+    with zipfile.ZipFile(path) as zf:
+        return sorted(zf.namelist()), zf.comment.decode()
+
+
+def test_app_zip_is_compiled_once_per_change_of_the_sources(tmp_path, monkeypatch, runtime):
+    target = app_tree(tmp_path, "first")
+    rt.build_app_zip(tmp_path)
+    names, comment = shipped(target)
+    assert names == ["app/__init__.pyc", "app/sample.md", "chunker/__init__.pyc"] and comment.endswith(" compiled")
+    # Unchanged sources: nothing is compiled again (no Node.js is even looked for).
+    monkeypatch.setattr(rt, "find_node", lambda *a, **k: pytest.fail("compiled again without a change"))
+    before = target.stat().st_mtime_ns
+    rt.build_app_zip(tmp_path)
+    assert target.stat().st_mtime_ns == before
+    monkeypatch.undo()
+    # An edit is compiled on the next build (serve.py: the next request of app.zip).
+    app_tree(tmp_path, "second")
+    rt.build_app_zip(tmp_path)
+    names, second = shipped(target)
+    assert second != comment and second.endswith(" compiled")
+    with zipfile.ZipFile(target) as zf:
+        assert b"second" in zf.read("chunker/__init__.pyc")
+
+
+def test_without_node_app_zip_holds_the_sources(tmp_path, monkeypatch, runtime):
+    target = app_tree(tmp_path, "x")
+    monkeypatch.setattr(rt, "find_node", lambda *a, **k: None)
+    rt.build_app_zip(tmp_path)
+    names, comment = shipped(target)
+    assert names == ["app/__init__.py", "app/sample.md", "chunker/__init__.py"] and comment.endswith(" source")
+    # Once a Node.js is there, the same sources are compiled.
+    monkeypatch.undo()
+    rt.build_app_zip(tmp_path)
+    assert shipped(target)[1] == comment.replace(" source", " compiled")

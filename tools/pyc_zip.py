@@ -1,17 +1,19 @@
-"""Compile a zip of Python sources into a zip of bytecode, for ``zipimport``.
+"""Compile a zip of Python sources into a zip of bytecode.
 
 Pyodide's ``python_stdlib.zip`` holds only ``.py`` files, so every module Python imports while it
-starts is compiled from source, in WebAssembly, at every cold visit: about 1.5 of the 2.3 s
-Pyodide took to start here. tools/runtime.py runs :func:`compile_zip` *inside* the vendored
-Pyodide (under Node.js, see tools/compile_stdlib.mjs), because only the same CPython build writes
-bytecode that CPython will load; it must therefore use nothing but the standard library.
+starts is compiled from source, in WebAssembly, at every cold visit: a bare Pyodide page took
+2.8 s to start here, and 1.2 s with the library compiled. The app's own ``chunker`` and ``app``
+packages (app.zip) cost another 0.13 s the same way. tools/runtime.py runs :func:`compile_zip`
+*inside* the vendored Pyodide (under Node.js, see tools/compile_pyc.mjs), because only the same
+CPython build writes bytecode that CPython will load; it must therefore use nothing but the
+standard library.
 
-Each ``x.py`` that compiles becomes ``x.pyc`` and the source is left out, which keeps the zip at
-4.5 MB rather than 7 MB (a traceback through the standard library then shows no source line).
-The ``.pyc`` files are hash-based and unchecked (PEP 552): ``zipimport`` loads them without
-looking for a source, and they do not depend on file times, so the same input gives the same
-bytes. A file that does not compile (none in CPython's own library) keeps its source, so that
-importing it fails exactly as it did before.
+Each ``x.py`` that compiles becomes ``x.pyc`` and the source is left out, which keeps the
+library's zip at 4.5 MB rather than 7 MB (a traceback then shows no source line). Python loads
+such a sourceless ``.pyc`` from a zip (``zipimport``) and from a directory alike. The files are
+hash-based and unchecked (PEP 552): nothing compares them with a source or a file time, and the
+same input gives the same bytes. A file that does not compile keeps its source, so that importing
+it fails exactly as it did before.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ def pyc_bytes(source: bytes, filename: str) -> bytes:
 def compile_zip(data: bytes, archive_path: str) -> tuple[bytes, int]:
     """``data`` (a zip of sources) with each compilable ``.py`` replaced by its ``.pyc``.
 
-    ``archive_path`` is where the zip sits on ``sys.path`` (``/lib/python314.zip`` in Pyodide).
+    ``archive_path`` is where the files are imported from: where the zip sits on ``sys.path``
+    (``/lib/python314.zip`` in Pyodide), or the directory it is unpacked into.
     Returns the new zip and the number of modules compiled. Member order, times and every other
     file are kept.
     """
