@@ -130,7 +130,7 @@ def test_app_zip_ships_every_chunker_module(serve_url):
     assert {"app/__init__.pyc", "app/render.pyc", "app/worker.pyc", "app/sample.md"} <= names
     assert not [n for n in names if n.endswith(".py")]
     assert "app/main.pyc" not in names  # MicroPython, main thread only
-    key = hashlib.sha256(rt.app_zip_bytes(ROOT)).hexdigest()[:16]
+    key = rt.app_zip_key(ROOT, rt.app_zip_bytes(ROOT))
     assert shipped.comment.decode() == f"{key} compiled"  # of these very sources
     assert rt.app_zip_bytes(ROOT) == rt.app_zip_bytes(ROOT)  # deterministic
 
@@ -512,6 +512,11 @@ def test_app_zip_is_compiled_once_per_change_of_the_sources(tmp_path, monkeypatc
     assert second != comment and second.endswith(" compiled")
     with zipfile.ZipFile(target) as zf:
         assert b"second" in zf.read("chunker/__init__.pyc")
+    # Another Pyodide pinned: its interpreter would refuse this bytecode, so it is compiled again.
+    stamp = tmp_path / rt.VENDOR / rt.STAMP
+    stamp.write_text(json.dumps({"pyodide": {"integrity": "sha512-another-build"}}))
+    rt.build_app_zip(tmp_path)
+    assert shipped(target)[1] not in (comment, second)
 
 
 def test_without_node_app_zip_holds_the_sources(tmp_path, monkeypatch, runtime):

@@ -496,7 +496,7 @@ def build_app_zip(root: Path) -> Path:
     root = Path(root)
     target = root / VENDOR / APP_ZIP
     source = app_zip_bytes(root)
-    key = hashlib.sha256(source).hexdigest()[:16]
+    key = app_zip_key(root, source)
     with _app_zip_lock:  # the server's threads: one build at a time
         built = _zip_comment(target)
         if built == f"{key} compiled":
@@ -514,6 +514,13 @@ def build_app_zip(root: Path) -> Path:
                       file=sys.stderr, flush=True)
         _write_atomically(target, _with_comment(data, f"{key} {kind}"))
     return target
+
+
+def app_zip_key(root: Path, source: bytes) -> str:
+    """What app.zip is built from: its sources, and the Pyodide whose bytecode it holds (another
+    Pyodide's interpreter would refuse that bytecode, so a new pin compiles the app again)."""
+    pyodide = _stamp(Path(root) / VENDOR).get("pyodide", {}).get("integrity", "")
+    return hashlib.sha256(source + pyodide.encode()).hexdigest()[:16]
 
 
 def _zip_comment(path: Path) -> str:
