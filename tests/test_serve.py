@@ -529,3 +529,25 @@ def test_without_node_app_zip_holds_the_sources(tmp_path, monkeypatch, runtime):
     monkeypatch.undo()
     rt.build_app_zip(tmp_path)
     assert shipped(target)[1] == comment.replace(" source", " compiled")
+
+
+def test_node_is_found_on_path_or_in_the_cache_or_fetched(tmp_path, monkeypatch):
+    monkeypatch.setattr(rt.shutil, "which", lambda name: None)
+    monkeypatch.setattr(rt, "node_wheel_tag", lambda: "manylinux_2_28_x86_64")
+    # Not cached: serving never downloads; set-up fetches the pinned wheel and checks its hash.
+    assert rt.find_node(tmp_path, download=False) is None
+    monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: io.BytesIO(b"not the wheel"))
+    with pytest.raises(rt.RuntimeVendorError, match="does not match its pinned hash"):
+        rt.find_node(tmp_path, quiet=True)
+    # Cached (extracted once before): used as is, with no network.
+    cached = tmp_path / rt.CACHE / f"node-{rt.NODE_VERSION}" / "node"
+    cached.parent.mkdir(parents=True)
+    cached.write_text("")
+    monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("fetched despite the cache"))
+    assert rt.find_node(tmp_path, download=False) == rt.find_node(tmp_path) == str(cached)
+    # An old node on PATH is passed over.
+    monkeypatch.setattr(rt.shutil, "which", lambda name: "/usr/bin/node")
+    monkeypatch.setattr(rt, "_node_major", lambda node: 16)
+    assert rt.find_node(tmp_path) == str(cached)
+    monkeypatch.setattr(rt, "_node_major", lambda node: 20)
+    assert rt.find_node(tmp_path) == "/usr/bin/node"
