@@ -224,8 +224,7 @@ def test_the_standard_library_as_shipped_works_too(chromium, serve_url):
     # page then loads Pyodide's own zip of sources, slower and with the same results. Its memory
     # snapshot is kept apart: one holds zipimport's index of the zip it was made with.
     app = Page(chromium, serve_url)
-    shipped = ('export const STDLIB_URL = new URL("./pyodide/python_stdlib.zip", import.meta.url).href;\n'
-               "export const STDLIB_COMPILED = false;\n")
+    shipped = 'export const STDLIB_URL = new URL("./pyodide/python_stdlib.zip", import.meta.url).href;\n'
     try:
         app.context.route("**/static/vendor/stdlib.mjs", lambda route: route.fulfill(
             status=200, body=shipped, headers={"Content-Type": "text/javascript"}))

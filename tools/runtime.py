@@ -410,11 +410,10 @@ def compile_with_pyodide(node: str, vendor: Path, source: bytes, *, import_dir: 
         return out.read_bytes()
 
 
-def _stdlib_module(name: str, compiled: bool) -> bytes:
+def _stdlib_module(name: str) -> bytes:
     return (
         "// Written by tools/runtime.py: the standard library static/pyodide.mjs has Pyodide load.\n"
         f"export const STDLIB_URL = new URL({json.dumps('./' + name)}, import.meta.url).href;\n"
-        f"export const STDLIB_COMPILED = {'true' if compiled else 'false'};\n"
     ).encode()
 
 
@@ -424,8 +423,9 @@ def _ensure_stdlib(root: Path, stamp: dict, *, quiet: bool = False) -> None:
     vendor = root / VENDOR
     source = hashlib.sha256((vendor / "pyodide" / "python_stdlib.zip").read_bytes()).hexdigest()[:16]
     entry = stamp.get("stdlib") or {}
-    if (entry.get("source") == source and entry.get("compiled")
-            and (vendor / entry.get("file", "-")).is_file() and (vendor / STDLIB_MODULE).is_file()):
+    module = vendor / STDLIB_MODULE
+    if (entry.get("source") == source and entry.get("compiled") and (vendor / entry["file"]).is_file()
+            and module.is_file() and module.read_bytes() == _stdlib_module(entry["file"])):
         return
     try:
         node = find_node(root, quiet=quiet)
@@ -444,7 +444,7 @@ def _ensure_stdlib(root: Path, stamp: dict, *, quiet: bool = False) -> None:
     for old in vendor.glob("python_stdlib-*.zip"):
         if old.name != name:
             old.unlink()
-    _write_atomically(vendor / STDLIB_MODULE, _stdlib_module(name, compiled))
+    _write_atomically(module, _stdlib_module(name))
     stamp["stdlib"] = {"source": source, "file": name, "compiled": compiled}
     _write_atomically(vendor / STAMP, json.dumps(stamp, indent=1, sort_keys=True).encode())
 
