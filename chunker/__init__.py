@@ -6,19 +6,31 @@ This is the public API; everything else in the package is private.
 >>> res = chunker.chunk("Dr. Smith arrived. He sat down.", strategy="sentence", size=0)
 >>> [c.text for c in res.chunks]
 ['Dr. Smith arrived.', 'He sat down.']
+
+The registries (`STRATEGIES`, `TOKENIZERS`, `UNITS`, `BREAKS`, `FLAGS`, `FORMATS`, `DEFAULTS`, `PRESETS`,
+`MODEL_LIMITS`)
+are the one place each list of names lives: the command line and the playground draw their
+choices, help texts and tables from them.
 """
 
-from ._api import chunk
+from ._advice import Advice, Tip, advise
+from ._api import Document, chunk
 from ._errors import ChunkerError
-from ._export import records, to_json, to_jsonl, to_text
+from ._export import FORMATS, Format, records, to_json, to_jsonl, to_text
+from ._presets import MODEL_LIMITS, PRESETS, ModelLimit, Preset
 from ._records import FLAGS, Chunk, ChunkResult, Stats
-from ._settings import BREAKS, DEFAULTS, STRATEGIES, TOKENIZERS, UNITS, Settings
-from ._tokenizers import count_tokens
+from ._settings import BREAKS, DEFAULTS, PLAYGROUND_DEFAULTS, UNITS, Settings
+from ._tokenizers import TOKENIZERS, count_tokens
+from .strategies import STRATEGIES, Strategy, register_strategy
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "chunk",
+    "Document",
+    "advise",
+    "Advice",
+    "Tip",
     "Chunk",
     "ChunkResult",
     "Stats",
@@ -29,10 +41,19 @@ __all__ = [
     "to_json",
     "to_jsonl",
     "to_text",
+    "Format",
+    "FORMATS",
+    "Strategy",
+    "register_strategy",
     "STRATEGIES",
     "UNITS",
     "TOKENIZERS",
     "BREAKS",
     "FLAGS",
     "DEFAULTS",
+    "PLAYGROUND_DEFAULTS",
+    "PRESETS",
+    "Preset",
+    "MODEL_LIMITS",
+    "ModelLimit",
 ]

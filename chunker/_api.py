@@ -1,94 +1,220 @@
-"""`chunk()`: settings in, validated records and stats out."""
+"""`Document` and `chunk()`: a text and settings in, validated records and stats out."""
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from ._advice import Advice, advise
 from ._errors import ChunkerError
-from ._measure import EstimateTokenMeasure, ExactTokenMeasure, IndexedEstimateMeasure, Measure, make_measure
-from ._records import Chunk, ChunkResult, Stats
-from ._settings import DEFAULTS, Settings
-from ._text import ends_sentence, is_heading_line, rstripped_tail
+from ._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
+from ._records import ChunkResult, Chunks, Stats
+from ._settings import DEFAULTS, Settings, volume_limit, whole_number
+from ._text import count_words, ends_sentence, is_heading_line, rstripped_tail
 from ._tokenizers import Tokenizer, get_tokenizer
-from .strategies import Span, fixed, markdown, paragraph, recursive, sentence
+from .strategies import STRATEGIES, Span
 
-__all__ = ["chunk"]
+__all__ = ["Document", "chunk"]
 
-_SPLITTERS: Dict[str, Callable[..., List[Span]]] = {
-    "fixed": fixed.split,
-    "sentence": sentence.split,
-    "paragraph": paragraph.split,
-    "recursive": recursive.split,
-    "markdown": markdown.split,
-}
+Overlap = int | str
+_SURROGATE = re.compile("[\ud800-\udfff]")
+Breaks = str | Sequence[str]
 
 
-# The token measure of the last document (its single encoding, or the estimate's running
-# sums), kept between calls only when keep_last_measure(True) asked for it.
-_keep = False
-_kept: Optional[Tuple[str, str, Measure]] = None  # (the document itself, tokenizer name, measure)
+class Document:
+    """A document held for chunking under changing settings: the page, the CLI and pipelines
+    use this one object.
 
+    It keeps what measuring the text cost between calls (the last tokenizer's encoding of the
+    whole document, or the estimate's running sums), so a new size, overlap or strategy does
+    not read the document again. Every call applies the same volume-limit policy (see
+    `chunker._settings.volume_limit`) unless `max_chunk_chars` says otherwise.
 
-def keep_last_measure(on: bool) -> None:
-    """Keep the last document's token measure between calls on the very same ``str`` object.
-
-    The playground's worker turns this on: a slider move, or the comparison of all
-    strategies, then chunks its document again without encoding it again. Off by default,
-    where ``chunk()`` lets the measure go before it builds the records, so its peak memory is
-    the larger of the two rather than their sum.
+    >>> doc = Document("Chunk size is a balance. Overlap repeats text.")
+    >>> [c.text for c in doc.chunk(strategy="sentence", size=0)]
+    ['Chunk size is a balance.', 'Overlap repeats text.']
+    >>> doc.chunk(unit="chars", size=30, overlap=0).stats.chunks, doc.words
+    (2, 8)
     """
-    global _keep, _kept
-    _keep, _kept = bool(on), None
 
+    def __init__(self, text: str, *, source: str | None = None) -> None:
+        if not isinstance(text, str):
+            raise ChunkerError(f"text must be a str, got {type(text).__name__}: decode bytes as UTF-8 first")
+        if not text.isascii():
+            bad = _SURROGATE.search(text)
+            if bad is not None:
+                # No UTF-8 file can hold one, no tokenizer can encode one, no output can write one.
+                raise ChunkerError(f"the text holds a lone surrogate (U+{ord(bad.group()):04X}) at offset "
+                                   f"{bad.start()}, which is not Unicode text: decode the source with "
+                                   "errors='replace', or fix it")
+        self.text = text
+        self.source = source
+        self._keep = True
+        self._measure: tuple[str, Measure] | None = None  # (tokenizer name, its token measure)
+        self._tokens: dict[str, int] = {}
+        self._words: int | None = None
 
-def _let_go_unless(text: str) -> None:
-    global _kept
-    if _kept is not None and _kept[0] is not text:
-        _kept = None  # never hold on to a document the caller has moved on from
+    def __repr__(self) -> str:
+        return f"<Document {len(self.text):,} chars{' from ' + self.source if self.source else ''}>"
 
+    @property
+    def words(self) -> int:
+        """Whitespace-separated words, as ``len(text.split())``, counted once."""
+        if self._words is None:
+            self._words = count_words(self.text)
+        return self._words
 
-def _token_measure(text: str, tok: Tokenizer) -> Measure:
-    global _kept
-    if _kept is not None and _kept[0] is text and _kept[1] == tok.name:
-        return _kept[2]
-    measure = make_measure(text, "tokens", tok)
-    if _keep:
-        _kept = (text, tok.name, measure)
-    return measure
+    def count_tokens(self, tokenizer: str = DEFAULTS["tokenizer"]) -> int:
+        """The whole document's tokens, counted once per tokenizer."""
+        known = self._tokens.get(tokenizer)
+        if known is None:
+            tok = get_tokenizer(tokenizer)
+            text = self.text
+            known = 0 if not text or text.isspace() else tok.count(text)
+            self._tokens[tokenizer] = known
+        return known
 
+    def chunk(self, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAULTS["unit"],
+              size: int | str = DEFAULTS["size"], overlap: Overlap = DEFAULTS["overlap"],
+              tokenizer: str = DEFAULTS["tokenizer"], breaks: Breaks = DEFAULTS["breaks"],
+              max_chunk_chars: int | None = None) -> ChunkResult:
+        """Split the document; see `chunk()` for the settings."""
+        settings = Settings(strategy=strategy, unit=unit, size=size,  # type: ignore[arg-type]
+                            overlap=overlap, tokenizer=tokenizer, breaks=breaks)  # type: ignore[arg-type]
+        return self.run(settings, max_chunk_chars=max_chunk_chars)
 
-def _langchain(text: str, *, size: int, overlap: int, tokenizer: Tokenizer,
-               unit: str, measure: Measure) -> List[Span]:
-    from .strategies.langchain import langchain_spans, spans_measured
+    def compare(self, settings: Settings, *, strategies: Sequence[str] | None = None,
+                max_chunk_chars: int | None = None) -> dict[str, Stats | ChunkerError]:
+        """The stats of every strategy (or of `strategies`) under the other settings as given;
+        settings a strategy cannot take give its error instead."""
+        out: dict[str, Stats | ChunkerError] = {}
+        for name in strategies if strategies is not None else list(STRATEGIES):
+            try:
+                same = Settings(**{**settings.to_dict(), "strategy": name})
+                out[name] = self.run(same, max_chunk_chars=max_chunk_chars).stats
+            except ChunkerError as e:
+                out[name] = e
+        return out
 
-    if unit == "chars":
-        length: Callable[[str], int] = len
-    elif unit == "words":
-        length = lambda s: len(s.split())  # noqa: E731
-    else:
-        length = tokenizer.count
-        # The same numbers as counting each piece's text, from the document's running sums
-        # (the estimate) or its single encoding (exact tokens: no piece is encoded again).
-        span_length = (measure.count if isinstance(measure, IndexedEstimateMeasure) else
-                       measure.exact if isinstance(measure, ExactTokenMeasure) else None)
-        if span_length is not None:
-            return [Span(s, e) for s, e in spans_measured(text, size=size, overlap=overlap,
-                                                          length=length, span_length=span_length)]
-    return [Span(s, e) for s, e in langchain_spans(text, size=size, overlap=overlap, length=length)]
+    def advise(self, result: ChunkResult, *, limit: int | str | None = None) -> Advice:
+        """Advice on `result`, a chunking of this document (see `chunker.advise`)."""
+        return advise(self, result, limit=limit)
+
+    def run(self, settings: Settings, *, max_chunk_chars: int | None = None) -> ChunkResult:
+        """Split the document under settings already validated."""
+        text = self.text
+        limit = _limit(text, max_chunk_chars)
+        tok = get_tokenizer(settings.tokenizer)
+        strategy = STRATEGIES[settings.strategy]
+        size, overlap_count = settings.size, settings.overlap_count
+        if (not text or text.isspace()) and not strategy.keeps_blank:
+            return ChunkResult((), self._stats((), tok, settings, 0), settings, self.source)
+        if limit is not None and settings.strategy == "fixed" and overlap_count:
+            # Fixed windows repeat the document size / stride times over, near enough: past the
+            # limit, say so before encoding the document or making millions of windows (a stride
+            # of one at 10 MB). The 10 % margin leaves a case near the limit to the exact check.
+            times = size / (size - overlap_count)
+            if len(text) * times > limit * 1.1:
+                raise ChunkerError(_volume_message(f"about {len(text) * times:,.0f}", times, settings, limit))
+        if settings.unit == "tokens":
+            measure = counter = self._token_measure(tok)
+        else:
+            measure = make_measure(text, settings.unit, tok)
+            # Chunks are sized in characters or words, but counted in tokens all the same: from
+            # one encoding of the document (or the estimate's sums), not chunk by chunk.
+            counter = None if tok.name == "approx" else self._token_measure(tok)
+        spans = strategy.split(text, size=size, overlap=overlap_count, measure=measure,
+                               breaks=settings.breaks)
+        if not strategy.keeps_blank:
+            spans = [sp for sp in spans if not _blank(text, sp)]
+        if limit is not None:
+            _check_volume(text, spans, settings, limit)
+        counts: list[int] | None = None
+        doc_tokens = None
+        repeats: list[int] | None = None
+        if isinstance(counter, ExactTokenMeasure):
+            # The exact measure has encoded the whole document already: count every chunk and
+            # every overlap from it now, then let its token offsets go (unless this document
+            # keeps them) before the chunk texts are made, so the peak memory is the larger of
+            # the two, not their sum.
+            counts = [counter.exact(sp.start, sp.end) for sp in spans]
+            repeats = _repeats(spans, counter.exact)
+            doc_tokens = len(counter.offsets)
+        elif isinstance(counter, EstimateTokenMeasure):
+            # approx and estimate count a span's own text, and their measures do that from the
+            # document already read (estimate's running sums; approx's length rule).
+            counts = [counter.count(sp.start, sp.end) for sp in spans]
+            repeats = _repeats(spans, counter.count)
+            doc_tokens = counter.count(0, len(text))
+        del measure, counter
+        if doc_tokens is not None:
+            self._tokens.setdefault(tok.name, doc_tokens)
+        chunks = _records(text, spans, settings, tok, counts)
+        return ChunkResult(chunks, self._stats(chunks, tok, settings, doc_tokens, repeats),
+                           settings, self.source)
+
+    def _token_measure(self, tok: Tokenizer) -> Measure:
+        if self._measure is not None and self._measure[0] == tok.name:
+            return self._measure[1]
+        self._measure = None  # let the last tokenizer's encoding go before making another
+        measure = make_measure(self.text, "tokens", tok)
+        if self._keep:
+            self._measure = (tok.name, measure)
+        return measure
+
+    def _stats(self, chunks: Chunks | Sequence[Any], tok: Tokenizer, settings: Settings,
+               doc_tokens: int | None = None, repeats: list[int] | None = None) -> Stats:
+        """`repeats` are the tokens of each chunk after the first that earlier chunks hold."""
+        text = self.text
+        if doc_tokens is None:
+            doc_tokens = self.count_tokens(tok.name)
+        if not len(chunks):
+            return Stats(0, len(text), self.words, doc_tokens, 0, 0.0, 0, 0, 0.0, 0, 0, 0.0, 0, 0.0, 0,
+                         tok.exact, {})
+        assert isinstance(chunks, Chunks)
+        flag_counts: dict[str, int] = {}
+        for fs in chunks._flags:
+            for f in fs:
+                flag_counts[f] = flag_counts.get(f, 0) + 1
+        spans = [Span(a, b) for a, b in chunks.spans()]
+        if repeats is None:
+            repeats = _repeats(spans, lambda a, b: tok.count(text[a:b]))
+        # What the overlap really came to, in the unit it was asked in: whole sentences or
+        # sections may share less than asked, or nothing.
+        if settings.unit == "tokens":
+            shared = repeats
+        elif settings.unit == "chars":
+            shared = _repeats(spans, lambda a, b: b - a)
+        else:
+            shared = _repeats(spans, lambda a, b: count_words(text[a:b]))
+        tokens = chunks._tokens
+        chars = [sp.end - sp.start for sp in spans]
+        n = len(chunks)
+        duplicated = sum(repeats)
+        return Stats(
+            chunks=n, document_chars=len(text), document_words=self.words, document_tokens=doc_tokens,
+            min_tokens=min(tokens), avg_tokens=round(sum(tokens) / n, 2), max_tokens=max(tokens),
+            min_chars=min(chars), avg_chars=round(sum(chars) / n, 2), max_chars=max(chars),
+            duplicated_tokens=duplicated,
+            duplicated_pct=round(100.0 * duplicated / doc_tokens, 2) if doc_tokens else 0.0,
+            avg_overlap=round(sum(shared) / len(shared), 2) if shared else 0.0,
+            max_overlap=max(shared, default=0),
+            embedding_tokens=sum(tokens), exact=tok.exact, flag_counts=flag_counts)
 
 
 def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAULTS["unit"],
-          size: int = DEFAULTS["size"], overlap: Union[int, str] = DEFAULTS["overlap"],
-          tokenizer: str = DEFAULTS["tokenizer"],
-          breaks: Union[str, Sequence[str]] = DEFAULTS["breaks"],
-          source: Optional[str] = None, max_chunk_chars: Optional[int] = None) -> ChunkResult:
+          size: int | str = DEFAULTS["size"], overlap: Overlap = DEFAULTS["overlap"],
+          tokenizer: str = DEFAULTS["tokenizer"], breaks: Breaks = DEFAULTS["breaks"],
+          source: str | None = None, max_chunk_chars: int | None = None) -> ChunkResult:
     """Split `text` and describe every chunk.
 
     `overlap` is a count in `unit` or a percentage of `size` such as ``"15%"``. `breaks` only
     matters to the sentence strategy. Raises `ChunkerError` with a one-line message on bad input.
-    With `max_chunk_chars`, settings whose chunks would hold more characters than that in all
-    (an overlap of nearly the whole size repeats the document thousands of times) raise
-    `ChunkerError` before any chunk text is made.
+    Settings whose chunks would hold more characters in all than `max_chunk_chars` (an overlap
+    of nearly the whole size repeats the document thousands of times) raise `ChunkerError`
+    before any chunk text is made; by default the limit is 20 times the document, at least
+    2,000,000 characters, and 0 lifts it.
 
     >>> res = chunk("Chunk size is a balance. Overlap repeats text.", strategy="sentence",
     ...             unit="chars", size=30, overlap=0)
@@ -97,99 +223,55 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     >>> res.stats.chunks, res.stats.exact
     (2, False)
     """
-    if not isinstance(text, str):
-        raise ChunkerError(f"text must be a str, got {type(text).__name__}: decode bytes as UTF-8 first")
-    settings = Settings(strategy=strategy, unit=unit, size=size, overlap=overlap,
-                        tokenizer=tokenizer, breaks=tuple(breaks) if not isinstance(breaks, str) else breaks)
-    tok = get_tokenizer(settings.tokenizer)
-    _let_go_unless(text)
-    size, overlap_count = settings.size, settings.overlap_count
-    # NOTE: LangChain keeps whitespace-only pieces at tiny sizes; so does its strategy here.
-    keep_blank = settings.strategy == "langchain"
-    if (not text or text.isspace()) and not keep_blank:  # isspace() stops at the first letter
-        return ChunkResult((), _stats(text, [], tok), settings, source)
-    if max_chunk_chars is not None and settings.strategy == "fixed" and overlap_count:
-        # Fixed windows repeat the document size / stride times over, near enough: past the
-        # limit, say so before encoding the document or making millions of windows (a stride
-        # of one at 10 MB). The 10 % margin leaves a case near the limit to the exact check.
-        times = size / (size - overlap_count)
-        if len(text) * times > max_chunk_chars * 1.1:
-            raise ChunkerError(_volume_message(f"about {len(text) * times:,.0f}", times, settings, max_chunk_chars))
-    if settings.unit == "tokens":
-        measure = counter = _token_measure(text, tok)
-    else:
-        measure = make_measure(text, settings.unit, tok)
-        # Chunks are sized in characters or words, but counted in tokens all the same: from
-        # one encoding of the document (or the estimate's sums), not chunk by chunk.
-        counter = None if tok.name == "approx" else _token_measure(text, tok)
-    if settings.strategy == "langchain":
-        spans = _langchain(text, size=size, overlap=overlap_count,
-                           tokenizer=tok, unit=settings.unit, measure=measure)
-    else:
-        spans = _SPLITTERS[settings.strategy](text, size=size, overlap=overlap_count,
-                                              measure=measure, breaks=settings.breaks)
-    if not keep_blank:
-        spans = [sp for sp in spans if not _blank(text, sp)]
-    if max_chunk_chars is not None:
-        _check_volume(text, spans, settings, max_chunk_chars)
-    counts = doc_tokens = duplicated = None
-    if isinstance(counter, ExactTokenMeasure):
-        # The exact measure has encoded the whole document already: count every chunk and
-        # every overlap from it now, then let its token offsets go before the chunk texts are
-        # made, so the peak memory is the larger of the two, not their sum.
-        counts = [counter.exact(sp.start, sp.end) for sp in spans]
-        duplicated = _duplicated(spans, counter.exact)
-        doc_tokens = len(counter.offsets)
-    elif isinstance(counter, EstimateTokenMeasure):
-        # approx and estimate count a span's own text, and their measures do that from the
-        # document already read (estimate's running sums; approx's length rule).
-        counts = [counter.count(sp.start, sp.end) for sp in spans]
-        duplicated = _duplicated(spans, counter.count)
-        doc_tokens = counter.count(0, len(text))
-    del measure, counter
-    chunks = _records(text, spans, settings, tok, counts)
-    return ChunkResult(tuple(chunks), _stats(text, chunks, tok, doc_tokens, duplicated),
-                       settings, source)
+    doc = Document(text, source=source)
+    doc._keep = False  # one call: let the measure go before the records are made
+    return doc.chunk(strategy=strategy, unit=unit, size=size, overlap=overlap, tokenizer=tokenizer,
+                     breaks=breaks, max_chunk_chars=max_chunk_chars)
+
+
+def _limit(text: str, max_chunk_chars: Any) -> int | None:
+    if max_chunk_chars is None:
+        return volume_limit(text)
+    n = whole_number("max_chunk_chars", max_chunk_chars)
+    if n < 0:
+        raise ChunkerError(f"max_chunk_chars must be 0 (no limit) or more, got {n}")
+    return n or None
 
 
 def _records(text: str, spans: Sequence[Span], settings: Settings, tok: Tokenizer,
-             counts: Optional[Sequence[int]] = None) -> List[Chunk]:
-    """One record per span; `counts` are the spans' exact token counts when already known."""
+             counts: Sequence[int] | None = None) -> Chunks:
+    """The chunks of `spans`, flagged; `counts` are the spans' token counts when already known.
+
+    Each chunk's text is sliced here only to judge its flags, then let go: the result keeps
+    spans and numbers (see `Chunks`).
+    """
     size, unit = settings.size, settings.unit
-    out: List[Chunk] = []
-    prev_end = None
+    tokens: list[int] = []
+    flags: list[tuple[str, ...]] = []
     for k, span in enumerate(spans):
-        start, end = span.start, span.end
-        piece = text[start:end]
-        tokens = counts[k] if counts is not None else tok.count(piece)
+        piece = text[span.start:span.end]
+        n = counts[k] if counts is not None else tok.count(piece)
+        tokens.append(n)
         if unit == "tokens":
-            measured = tokens
+            measured = n
         elif unit == "chars":
             measured = len(piece)
         else:
-            measured = len(piece.split())
-        flags: List[str] = []
+            measured = count_words(piece)
+        found: list[str] = []
         if not ends_sentence(piece):
-            flags.append("mid_sentence")
+            found.append("mid_sentence")
         if size > 0 and measured * 5 < size:
-            flags.append("fragment")
+            found.append("fragment")
         if _last_line_is_heading(piece):
-            flags.append("orphan_heading")
+            found.append("orphan_heading")
         if size > 0 and measured > size:
-            flags.append("oversize")
+            found.append("oversize")
         if span.cut:
-            flags.append("split_sentence")
-        shared = max(0, min(prev_end, end) - start) if prev_end is not None else 0
-        out.append(Chunk._made_from(piece, len(out), start, end, tokens, not tok.exact,
-                                    tuple(flags), span.headings, shared))
-        prev_end = end
-    return out
-
-
-def volume_limit(text: str, *, times: int, floor: int) -> int:
-    """A `max_chunk_chars` for `text`: `times` its length, and never under `floor` (a short
-    document may repeat more before it costs anything)."""
-    return max(times * len(text), floor)
+            found.append("split_sentence")
+        flags.append(tuple(found))
+    return Chunks(text, [sp.start for sp in spans], [sp.end for sp in spans], tokens, flags,
+                  [sp.headings for sp in spans], not tok.exact)
 
 
 def _check_volume(text: str, spans: Sequence[Span], settings: Settings, limit: int) -> None:
@@ -216,15 +298,16 @@ def _blank(text: str, span: Span) -> bool:
     return text[start:end].isspace()
 
 
-def _duplicated(spans: Sequence[Span], count_span: Callable[[int, int], int]) -> int:
-    """Tokens embedded more than once: text that several chunks hold counts once per extra chunk."""
-    duplicated = 0
+def _repeats(spans: Sequence[Span], count_span: Callable[[int, int], int]) -> list[int]:
+    """For each chunk after the first, how much of it earlier chunks already hold (its overlap),
+    by `count_span`; summed in tokens, that is what gets embedded more than once."""
+    out: list[int] = []
     covered = None
     for sp in spans:
-        if covered is not None and sp.start < covered:
-            duplicated += count_span(sp.start, min(covered, sp.end))
+        if covered is not None:
+            out.append(count_span(sp.start, min(covered, sp.end)) if sp.start < covered else 0)
         covered = sp.end if covered is None else max(covered, sp.end)
-    return duplicated
+    return out
 
 
 def _last_line_is_heading(piece: str) -> bool:
@@ -232,33 +315,3 @@ def _last_line_is_heading(piece: str) -> bool:
     if "\n" not in tail and len(tail) < len(piece):  # a last line longer than the tail
         tail = piece.rstrip()
     return is_heading_line(tail[tail.rfind("\n") + 1:])
-
-
-def _stats(text: str, chunks: Sequence[Chunk], tok: Tokenizer, doc_tokens: Optional[int] = None,
-           duplicated: Optional[int] = None) -> Stats:
-    if doc_tokens is None:
-        doc_tokens = 0 if not text or text.isspace() else tok.count(text)
-    flag_counts: Dict[str, int] = {}
-    for c in chunks:
-        for f in c.flags:
-            flag_counts[f] = flag_counts.get(f, 0) + 1
-    if not chunks:
-        return Stats(0, len(text), doc_tokens, 0, 0.0, 0, 0, 0.0, 0, 0, 0.0, 0, tok.exact,
-                     flag_counts, document=text)
-    if duplicated is None:
-        duplicated = _duplicated(_spans_of(chunks), lambda a, b: tok.count(text[a:b]))
-    tokens = [c.tokens for c in chunks]
-    chars = [c.chars for c in chunks]
-    n = len(chunks)
-    return Stats(
-        chunks=n, document_chars=len(text), document=text,
-        document_tokens=doc_tokens,
-        min_tokens=min(tokens), avg_tokens=round(sum(tokens) / n, 2), max_tokens=max(tokens),
-        min_chars=min(chars), avg_chars=round(sum(chars) / n, 2), max_chars=max(chars),
-        duplicated_tokens=duplicated,
-        duplicated_pct=round(100.0 * duplicated / doc_tokens, 2) if doc_tokens else 0.0,
-        embedding_tokens=sum(tokens), exact=tok.exact, flag_counts=flag_counts)
-
-
-def _spans_of(chunks: Sequence[Chunk]) -> List[Span]:
-    return [Span(c.start_char, c.end_char) for c in chunks]

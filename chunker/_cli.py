@@ -1,23 +1,35 @@
-"""`python -m chunker`: chunk files or standard input and print records or stats.
+"""`python -m chunker`: chunk files or standard input and print records, stats or advice.
 
-Every error is one line on stderr and exit status 2; nothing is written until every input
-has been read and chunked, so a bad file never leaves half an output behind.
+Every input is read and chunked before anything is written, so a bad file never leaves half an
+output behind; the output is then written as a stream, one record at a time, and every write
+is checked. Exit status: 0 done, 2 bad input or settings (one line on stderr), 1 the output
+could not be written (one line on stderr; with ``--output`` the file is left untouched).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from typing import Callable, List, Optional, Sequence, TextIO
+import tempfile
+from collections.abc import Iterable, Sequence
+from typing import IO, Any, TextIO
 
-from ._api import chunk, volume_limit
+from ._advice import MODEL_LIMITS, model_limit
+from ._api import Document
 from ._errors import ChunkerError
-from ._export import to_json, to_jsonl, to_text
+from ._export import FORMATS
 from ._records import ChunkResult
-from ._settings import BREAKS, DEFAULTS, STRATEGIES, TOKENIZERS, UNITS
+from ._settings import BREAKS, DEFAULTS, UNITS, VOLUME_FLOOR, VOLUME_TIMES, Settings, whole_number
+from ._tokenizers import TOKENIZERS
+from .strategies import STRATEGIES
 
-_FORMATS = {"jsonl": to_jsonl, "json": to_json, "txt": to_text}
+PROG = "python -m chunker"
+
+
+class OutputError(Exception):
+    """The output could not be written; str(e) is one line."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,74 +38,89 @@ class _Parser(argparse.ArgumentParser):
         raise ChunkerError(message)
 
 
-# An overlap of nearly the whole size repeats a file thousands of times over, which would fill
-# the memory before anything is written: by default such settings are an error, not a crash.
-_REPEAT_LIMIT = 100
-_VOLUME_FLOOR = 10_000_000
+def _names(registry: dict[str, Any]) -> str:
+    return " | ".join(registry)
+
+
+def add_chunk_options(p: argparse.ArgumentParser) -> None:
+    """The chunking settings, drawn from the registries (shared with `python -m chunker eval`)."""
+    d = DEFAULTS
+    p.add_argument("--strategy", default=d["strategy"], help=f"{_names(STRATEGIES)} (default {d['strategy']})")
+    p.add_argument("--unit", default=d["unit"], help=f"{_names(UNITS)} (default {d['unit']})")
+    p.add_argument("--size", default=str(d["size"]), help=f"chunk size in the unit (default {d['size']})")
+    p.add_argument("--overlap", default=str(d["overlap"]),
+                   help=f"overlap in the unit, or N%% of the size (default {d['overlap']})")
+    p.add_argument("--tokenizer", default=d["tokenizer"], help=f"{_names(TOKENIZERS)} (default {d['tokenizer']})")
+    p.add_argument("--breaks", default=",".join(d["breaks"]),
+                   help=f"break points for the sentence strategy, from {','.join(BREAKS)} "
+                        f"(default {','.join(d['breaks'])})")
+    p.add_argument("--max-chunk-chars", default=None, metavar="N",
+                   help=f"refuse settings whose chunks would hold more than N characters in all (default "
+                        f"{VOLUME_TIMES} times each file, at least {VOLUME_FLOOR:,}; 0: no limit)")
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    overlap: int | str = args.overlap.strip()
+    if not str(overlap).endswith("%"):
+        overlap = whole_number("--overlap", overlap)
+    return Settings(strategy=args.strategy, unit=args.unit, size=whole_number("--size", args.size),
+                    overlap=overlap, tokenizer=args.tokenizer, breaks=args.breaks)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m chunker", description="Split documents into chunks for RAG.")
+    p = _Parser(prog=PROG, description="Split documents into chunks for RAG. "
+                "Also: `python -m chunker eval --help` (retrieval check).")
     p.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files; '-' or none reads standard input")
-    p.add_argument("--strategy", default=DEFAULTS["strategy"], help=f"{' | '.join(STRATEGIES)} (default recursive)")
-    p.add_argument("--unit", default=DEFAULTS["unit"], help=f"{' | '.join(UNITS)} (default tokens)")
-    p.add_argument("--size", default=str(DEFAULTS["size"]), help="chunk size in the unit (default 500)")
-    p.add_argument("--overlap", default=str(DEFAULTS["overlap"]), help="overlap in the unit, or N%% of the size (default 50)")
-    p.add_argument("--tokenizer", default=DEFAULTS["tokenizer"], help=f"{' | '.join(TOKENIZERS)} (default approx)")
-    p.add_argument("--breaks", default=",".join(DEFAULTS["breaks"]), help=f"break points for the sentence strategy, from {','.join(BREAKS)}")
-    p.add_argument("--format", default="jsonl", help="jsonl | json | txt (default jsonl)")
-    p.add_argument("--stats", action="store_true", help="print the stats as one JSON object instead of the chunks")
-    p.add_argument("--max-chunk-chars", default=None, metavar="N",
-                   help=f"refuse settings whose chunks would hold more than N characters in all (default "
-                        f"{_REPEAT_LIMIT} times each file, at least {_VOLUME_FLOOR:,}; 0: no limit)")
+    add_chunk_options(p)
+    p.add_argument("--format", default=next(iter(FORMATS)),
+                   help=f"{_names(FORMATS)} (default {next(iter(FORMATS))})")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write to FILE (through a temporary file, renamed only once complete)")
+    show = p.add_mutually_exclusive_group()
+    show.add_argument("--stats", action="store_true", help="print the stats as one JSON object instead of the chunks")
+    show.add_argument("--advice", action="store_true",
+                      help="print advice on the chunking as one JSON object instead of the chunks")
+    p.add_argument("--limit", default=None, metavar="MODEL",
+                   help=f"an embedding model's input limit for --advice: {_names(MODEL_LIMITS)}, or tokens")
     return p
 
 
-def _volume_limit(value: Optional[str]) -> Callable[[str], Optional[int]]:
-    """The chunk volume limit for a file's text, from --max-chunk-chars."""
+def _max_chunk_chars(value: str | None) -> int | None:
     if value is None:
-        return lambda text: volume_limit(text, times=_REPEAT_LIMIT, floor=_VOLUME_FLOOR)
-    try:
-        n = int(value)
-    except ValueError:
-        n = -1
+        return None  # the library's policy
+    n = whole_number("--max-chunk-chars", value)
     if n < 0:
         raise ChunkerError(f"--max-chunk-chars must be a whole number (0 for no limit), got {value!r}")
-    return lambda text: n or None
+    return n
 
 
-def _size(value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise ChunkerError(f"--size must be a whole number, got {value!r}") from None
+def shown_name(name: str) -> str:
+    """A file name as it can be printed: bytes that are not UTF-8 become U+FFFD."""
+    return os.fsencode(name).decode("utf-8", "replace")
 
 
-def _overlap(value: str):
-    v = value.strip()
-    if v.endswith("%"):
-        return v
-    try:
-        return int(v)
-    except ValueError:
-        raise ChunkerError(f"--overlap must be a whole number or a percentage like 15%, got {value!r}") from None
-
-
-def _read(name: str, stdin: TextIO) -> str:
+def read_input(name: str, stdin: TextIO | None) -> str:
+    """A file (or standard input for '-') as the offsets will index it: strict UTF-8, with a
+    byte order mark and CR LF line breaks kept."""
     if name == "-":
-        data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+        if stdin is None:
+            raise ChunkerError("standard input is closed: give a file name instead")
         label = "standard input"
+        try:
+            data: bytes | str = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+        except OSError as e:
+            raise ChunkerError(f"cannot read standard input ({e.strerror or e})") from None
     else:
-        label = name
+        label = shown_name(name)
         try:
             with open(name, "rb") as f:
                 data = f.read()
         except FileNotFoundError:
-            raise ChunkerError(f"{name}: no such file") from None
+            raise ChunkerError(f"{label}: no such file") from None
         except IsADirectoryError:
-            raise ChunkerError(f"{name}: is a directory, give the files inside it") from None
+            raise ChunkerError(f"{label}: is a directory, give the files inside it") from None
         except OSError as e:
-            raise ChunkerError(f"{name}: cannot read it ({e.strerror or e})") from None
+            raise ChunkerError(f"{label}: cannot read it ({e.strerror or e})") from None
     if isinstance(data, str):
         return data
     try:
@@ -112,52 +139,180 @@ def _progress(done: int, total: int, err: TextIO) -> None:
     err.flush()
 
 
-def run(argv: Sequence[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+class _Writer:
+    """Writes text to a stream, checking every write: a short or failed write is an error,
+    never a silent half output. A stream with a file descriptor is written with os.write."""
+
+    def __init__(self, stream: IO[str] | None) -> None:
+        if stream is None:
+            raise OutputError("standard output is closed: give --output FILE")
+        self.stream = stream
+        self.fd: int | None = None
+        try:
+            stream.flush()
+            self.fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            self.fd = None  # a StringIO, or a stream with no descriptor
+        self.pending: list[bytes] = []
+        self.size = 0
+
+    def write(self, text: str) -> None:
+        if self.fd is None:
+            written = self.stream.write(text)
+            if written is not None and written != len(text):
+                raise OutputError(f"short write ({written} of {len(text)} characters)")
+            return
+        data = text.encode("utf-8")
+        self.pending.append(data)
+        self.size += len(data)
+        if self.size >= 1 << 16:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.fd is None:
+            self.stream.flush()
+            return
+        data = b"".join(self.pending)
+        self.pending, self.size = [], 0
+        view = memoryview(data)
+        while view:
+            n = os.write(self.fd, view)
+            if n <= 0:
+                raise OutputError("the output stream accepted nothing")
+            view = view[n:]
+
+
+def _write(pieces: Iterable[str], stream: IO[str] | None) -> None:
     try:
-        args = _parser().parse_args(list(argv))
-        if args.format not in _FORMATS:
-            raise ChunkerError(f"unknown format {args.format!r}: choose one of {', '.join(_FORMATS)}")
-        options = dict(strategy=args.strategy, unit=args.unit, size=_size(args.size),
-                       overlap=_overlap(args.overlap), tokenizer=args.tokenizer, breaks=args.breaks)
-        chunk("", **options)  # validate the settings before touching any file
-        limit = _volume_limit(args.max_chunk_chars)
-        files: List[str] = args.files or ["-"]
-        texts = [(name, _read(name, stdin)) for name in files]
-        show_progress = len(files) > 1 and stderr.isatty()
-        results: List[ChunkResult] = []
-        for n, (name, text) in enumerate(texts, 1):
-            source = name if len(files) > 1 else None
+        w = _Writer(stream)
+        for piece in pieces:
+            w.write(piece)
+        w.flush()
+    except BrokenPipeError:
+        raise  # the reader left: main() ends quietly
+    except OSError as e:
+        raise OutputError(f"cannot write the output ({e.strerror or e})") from None
+
+
+def _write_file(pieces: Iterable[str], path: str) -> None:
+    """Write to a temporary file beside `path`, then rename it: `path` is either the whole
+    output or what it was before."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".chunker-", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise OutputError(f"{shown_name(path)}: cannot write there ({e.strerror or e})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            _write(pieces, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise OutputError(f"{shown_name(path)}: cannot write it ({e.strerror or e})") from None
+        raise
+
+
+def _normalise(argv: Sequence[str]) -> list[str]:
+    """``--overlap -5%`` as ``--overlap=-5%``: argparse would take "-5%" for an option and report
+    a missing value instead of the value's own problem."""
+    out: list[str] = []
+    it = iter(argv)
+    for arg in it:
+        if arg in ("--size", "--overlap", "--max-chunk-chars"):
+            value = next(it, None)
+            out.append(arg if value is None else f"{arg}={value}")
+        else:
+            out.append(arg)
+    return out
+
+
+def _say(stderr: TextIO | None, message: str) -> None:
+    if stderr is None:
+        return
+    try:
+        stderr.write(f"chunker: error: {message}\n")
+        stderr.flush()
+    except (OSError, ValueError):
+        pass  # stderr itself is gone: the exit status still tells
+
+
+def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None) -> int:
+    argv = list(argv)
+    if argv[:1] == ["eval"]:
+        from ._cli_eval import run as run_eval  # noqa: PLC0415 - a subcommand of its own
+
+        return run_eval(argv[1:], stdin, stdout, stderr)
+    try:
+        args = _parser().parse_args(_normalise(argv))
+        if args.format not in FORMATS:
+            raise ChunkerError(f"unknown format {args.format!r}: choose one of {', '.join(FORMATS)}")
+        settings = settings_from(args)
+        limit = _max_chunk_chars(args.max_chunk_chars)
+        model = model_limit(args.limit)
+        if args.limit is not None and not args.advice:
+            raise ChunkerError("--limit is for --advice: add --advice, or leave --limit out")
+        files: list[str] = args.files or ["-"]
+        if files.count("-") > 1:
+            raise ChunkerError("'-' is given more than once: standard input can be read only once")
+        several = len(files) > 1
+        docs = [Document(read_input(name, stdin), source=shown_name(name) if several else None)
+                for name in files]
+        show_progress = several and stderr is not None and stderr.isatty()
+        results: list[ChunkResult] = []
+        for n, doc in enumerate(docs, 1):
             try:
-                results.append(chunk(text, source=source, max_chunk_chars=limit(text), **options))
+                results.append(doc.run(settings, max_chunk_chars=limit))
             except ChunkerError as e:
-                if len(files) > 1:
-                    raise ChunkerError(f"{name}: {e}") from None
+                if several:
+                    raise ChunkerError(f"{doc.source}: {e}") from None
                 raise
             if show_progress:
-                _progress(n, len(files), stderr)
-    except ChunkerError as e:
-        stderr.write(f"chunker: error: {e}\n")
-        return 2
-    if args.stats:
-        if len(results) == 1:
-            out = json.dumps(results[0].stats.to_dict(), ensure_ascii=False) + "\n"
+                _progress(n, len(files), stderr)  # type: ignore[arg-type]
+        pieces: Iterable[str]
+        if args.stats or args.advice:
+            objects = [r.stats.to_dict() if args.stats else d.advise(r, limit=model).to_dict()
+                       for d, r in zip(docs, results)]
+            if several:
+                objects = [{"source": r.source, **o} for r, o in zip(results, objects)]
+            pieces = [json.dumps(o, ensure_ascii=False) + "\n" for o in objects]
         else:
-            out = "".join(json.dumps({"source": r.source, **r.stats.to_dict()}, ensure_ascii=False) + "\n"
-                          for r in results)
-    else:
-        out = _FORMATS[args.format](results)
-    stdout.write(out)
-    stdout.flush()
+            pieces = FORMATS[args.format].pieces(results)
+        if args.output:
+            _write_file(pieces, args.output)
+        else:
+            _write(pieces, stdout)
+    except ChunkerError as e:
+        _say(stderr, str(e))
+        return 2
+    except OutputError as e:
+        _say(stderr, str(e))
+        return 1
+    except MemoryError:
+        _say(stderr, "out of memory: chunk fewer or smaller files at a time, or lower the overlap")
+        return 1
     return 0
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     try:
         return run(argv, sys.stdin, sys.stdout, sys.stderr)
     except KeyboardInterrupt:
-        sys.stderr.write("chunker: interrupted\n")
+        _say(sys.stderr, "interrupted")
         return 130
     except BrokenPipeError:
+        # The reader left (`| head`): nothing more to say. Point stdout at nothing so that the
+        # interpreter's own flush at exit does not complain a second time.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, AttributeError, ValueError):
+            pass
         return 0

@@ -11,4 +11,13 @@ __all__ = ["ChunkerError"]
 
 
 class ChunkerError(ValueError):
-    """Bad settings or input. The message is one line, fit to show a user as is."""
+    """Bad settings or input. The message is one line, fit to show a user as is; `field` names
+    the setting it is about (``"size"``, ``"overlap"``...), when it is about one.
+
+    >>> ChunkerError("size must be a positive number, got -1", field="size").field
+    'size'
+    """
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field

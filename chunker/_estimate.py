@@ -31,9 +31,9 @@ import heapq
 import re
 from array import array
 from collections import Counter
+from collections.abc import Callable
 from itertools import accumulate, islice
 from operator import mul
-from typing import Callable, List, Optional, Tuple
 
 from ._text import position_kind
 
@@ -89,7 +89,7 @@ RARE_PAIRS = (
 )
 
 
-def rare_pair_pattern(pairs: str) -> "re.Pattern[str]":
+def rare_pair_pattern(pairs: str) -> re.Pattern[str]:
     """The regular expression matching any pair of ``pairs`` ("first:seconds ...").
 
     One branch per first letter, each a literal then a class: ``re`` skips every
@@ -363,7 +363,7 @@ class EstimateIndex:
         # Every other class, few matches each, in one table sorted by position.
         found = []
 
-        def add(pattern: "re.Pattern[str]", feature: str, by_length=None) -> None:
+        def add(pattern: re.Pattern[str], feature: str, by_length=None) -> None:
             weight = w[feature]
             found.append(_matches(pattern, text, (lambda n: weight) if by_length is None
                                   else (lambda n: weight * by_length(n))))
@@ -397,7 +397,7 @@ class EstimateIndex:
         tables.append((starts, _running(weighed)))
         self._tables = tables
 
-    def _before(self, p: int) -> Tuple[int, int, int]:
+    def _before(self, p: int) -> tuple[int, int, int]:
         """(weighted counts but the pairs, words, pairs) of text[:p], for a seam p."""
         bl = bisect.bisect_left  # no match runs across a seam
         k = bl(self._words, p)
@@ -453,8 +453,8 @@ def _length(n: int) -> int:
 _BATCH = 1 << 16  # matches held as Python objects at a time while an index is built
 
 
-def _matches(pattern: "re.Pattern[str]", text: str,
-             weigh: Callable[[int], int]) -> Tuple["array[int]", "array[int]"]:  # noqa: F821
+def _matches(pattern: re.Pattern[str], text: str,
+             weigh: Callable[[int], int]) -> tuple[array[int], array[int]]:  # noqa: F821
     """Starts of the pattern's matches in `text`, and `weigh` of each match's length.
 
     Read a batch at a time: a 10 MB document has about 1.6 million words, and a list of
@@ -473,7 +473,7 @@ def _matches(pattern: "re.Pattern[str]", text: str,
 _WHITESPACE = re.compile(r"\s")
 
 
-def _pair_starts(text: str, block: int = 1 << 16) -> Optional["array[int]"]:  # noqa: F821
+def _pair_starts(text: str, block: int = 1 << 16) -> array[int] | None:  # noqa: F821
     """Where the rare letter pairs of ``text.lower()`` start, as positions in `text`.
 
     Lower-cased a block at a time, cut at whitespace (no pair spans it): CPython lower-cases
@@ -501,5 +501,5 @@ def _pair_starts(text: str, block: int = 1 << 16) -> Optional["array[int]"]:  # 
     return starts
 
 
-def _running(values: "array[int]") -> "array[int]":  # noqa: F821
+def _running(values: array[int]) -> array[int]:  # noqa: F821
     return array("q", accumulate(values, initial=0))

@@ -7,7 +7,6 @@ document once: exact tokenizers encode it a single time and answer from the toke
 from __future__ import annotations
 
 import bisect
-from typing import Dict, List, Optional, Tuple
 
 from ._text import word_spans
 from ._tokenizers import FORCED_BOUNDARY, Tokenizer
@@ -32,10 +31,6 @@ class Measure:
         self.text = text
 
     def count(self, start: int, end: int) -> int:
-        raise NotImplementedError
-
-    def count_text(self, text: str) -> int:
-        """The size of a final chunk's text on its own (flags are judged on this)."""
         raise NotImplementedError
 
     def over(self, start: int, end: int, size: int) -> bool:
@@ -80,9 +75,6 @@ class CharMeasure(Measure):
     def back(self, end: int, n: int) -> float:
         return end - n
 
-    def count_text(self, text: str) -> int:
-        return len(text)
-
     def advance(self, start: int, limit: int, n: int) -> int:
         return min(limit, start + max(1, n))
 
@@ -95,8 +87,8 @@ class WordMeasure(Measure):
     def __init__(self, text: str) -> None:
         super().__init__(text)
         spans = word_spans(text)
-        self.starts: List[int] = [s for s, _ in spans]
-        self.ends: List[int] = [e for _, e in spans]
+        self.starts: list[int] = [s for s, _ in spans]
+        self.ends: list[int] = [e for _, e in spans]
 
     def count(self, start: int, end: int) -> int:
         return bisect.bisect_left(self.starts, end) - bisect.bisect_right(self.ends, start)
@@ -108,9 +100,6 @@ class WordMeasure(Measure):
     def back(self, end: int, n: int) -> float:
         k = bisect.bisect_left(self.starts, end) - n - 1
         return self.ends[k] if k >= 0 else -_INF
-
-    def count_text(self, text: str) -> int:
-        return len(text.split())
 
     def advance(self, start: int, limit: int, n: int) -> int:
         return max(start + 1, min(limit, self.reach(start, max(1, n))))  # type: ignore[arg-type]
@@ -149,16 +138,16 @@ class ExactTokenMeasure(Measure):
     def __init__(self, text: str, tokenizer: Tokenizer) -> None:
         super().__init__(text)
         self.tokenizer = tokenizer
-        mid_chars: List[int] = []
+        mid_chars: list[int] = []
         self.offsets = tokenizer.offsets(text, mid_chars=mid_chars)  # array('i'): 4 bytes a token
         # Tokens that start inside a character: no chunk may begin or end at one.
         self.mid_chars = frozenset(mid_chars)
-        self._exact: Dict[Tuple[int, int], int] = {}
+        self._exact: dict[tuple[int, int], int] = {}
         # Every token holds at least one UTF-8 byte, so a span has at most this many tokens per
         # character: spans short enough need no counting at all.
         self._max_tokens_per_char = 1 if text.isascii() else 4
-        self._heads: Dict[int, Tuple[int, int]] = {}  # start -> (first boundary, tokens before it)
-        self._tails: Dict[int, Tuple[int, int]] = {}  # end -> (last boundary, tokens after it)
+        self._heads: dict[int, tuple[int, int]] = {}  # start -> (first boundary, tokens before it)
+        self._tails: dict[int, tuple[int, int]] = {}  # end -> (last boundary, tokens after it)
 
     def count(self, start: int, end: int) -> int:
         off = self.offsets
@@ -171,9 +160,6 @@ class ExactTokenMeasure(Measure):
     def back(self, end: int, n: int) -> float:
         k = bisect.bisect_left(self.offsets, end) - n - 1
         return self.offsets[k] + 1 if k >= 0 else -_INF
-
-    def count_text(self, text: str) -> int:
-        return self.tokenizer.count(text)
 
     # Edge effects move a span's own count only a few tokens away from the document's count;
     # beyond this margin the cheap count decides.
@@ -222,7 +208,7 @@ class ExactTokenMeasure(Measure):
         self._exact[key] = result
         return result
 
-    def _head(self, start: int, end: int) -> Optional[Tuple[int, int]]:
+    def _head(self, start: int, end: int) -> tuple[int, int] | None:
         """The first forced boundary in [start, end), and the tokens of the text before it."""
         text = self.text
         if _boundary_at(text, start):
@@ -236,7 +222,7 @@ class ExactTokenMeasure(Measure):
         found = self._heads[start] = (h, self.tokenizer.count(text[start:h]))
         return found
 
-    def _tail(self, start: int, end: int) -> Optional[Tuple[int, int]]:
+    def _tail(self, start: int, end: int) -> tuple[int, int] | None:
         """The last forced boundary in (start, end], and the tokens of the text after it."""
         if _boundary_at(self.text, end):
             found = self._tails[end] = (end, 0)
@@ -267,8 +253,6 @@ class EstimateTokenMeasure(Measure):
     def count(self, start: int, end: int) -> int:
         return self._count(self.text[start:end])
 
-    def count_text(self, text: str) -> int:
-        return self._count(text)
 
     _chars_per_token = 4.0  # updated from each window found, so guesses track the text
 

@@ -1,16 +1,23 @@
-"""The records `chunk()` returns: one `Chunk` per span, `Stats` for the whole document."""
+"""The records `chunk()` returns: a `Chunk` per span, `Stats` for the whole document.
+
+A result holds its chunks as spans and numbers (`Chunks`): about 40 bytes a chunk beside the
+document, whose text each `Chunk` record slices when it is asked for. A megabyte cut into
+single characters is a million chunks; as records held at once it would be a gigabyte.
+"""
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, overload
 
 from ._settings import Settings
-from ._text import count_words
+from ._text import count_words, position_kind
 
-__all__ = ["Chunk", "Stats", "ChunkResult", "FLAGS"]
+__all__ = ["Chunk", "Chunks", "Stats", "ChunkResult", "FLAGS"]
 
-FLAGS: Dict[str, str] = {
+FLAGS: dict[str, str] = {
     "mid_sentence": "Ends mid-sentence: the chunk does not end with terminal punctuation or a closing code fence.",
     "fragment": "Fragment: under a fifth of the chunk size; a fragment embeds as noise.",
     "orphan_heading": "Orphaned heading: the last line is a heading whose body went to the next chunk.",
@@ -34,12 +41,12 @@ class Chunk:
     text: str
     tokens: int
     tokens_estimated: bool
-    flags: Tuple[str, ...] = ()
-    headings: Tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    headings: tuple[str, ...] = ()
     overlap_chars: int = 0
     chars: int = field(init=False)
     # Counted on first use: chunking a large document for a pipeline need not pay for it.
-    _words: Optional[int] = field(init=False, default=None, repr=False, compare=False)
+    _words: int | None = field(init=False, default=None, repr=False, compare=False)
 
     @property
     def words(self) -> int:
@@ -60,10 +67,10 @@ class Chunk:
 
     @classmethod
     def _made_from(cls, text: str, index: int, start_char: int, end_char: int, tokens: int,
-                   tokens_estimated: bool, flags: Tuple[str, ...], headings: Tuple[str, ...],
-                   overlap_chars: int) -> "Chunk":
-        """A record for `chunk()` only, whose `text` is ``document[start_char:end_char]`` as it
-        has just sliced it (the property tests hold every result to that).
+                   tokens_estimated: bool, flags: tuple[str, ...], headings: tuple[str, ...],
+                   overlap_chars: int) -> Chunk:
+        """A record whose `text` is ``document[start_char:end_char]`` as `Chunks` has just sliced
+        it (the property tests hold every result to that).
 
         `__post_init__`'s checks are skipped: a frozen dataclass sets each field through
         object.__setattr__, which costs more than slicing the chunk, and a document can make
@@ -76,7 +83,7 @@ class Chunk:
                                _words=None)
         return record
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "start_char": self.start_char,
@@ -92,12 +99,84 @@ class Chunk:
         }
 
 
+class Chunks(Sequence[Chunk]):
+    """The chunks of one result as compact columns; `Chunk` records are made on access.
+
+    Indexing, slicing and iterating give records equal to those a tuple would hold; equality
+    with any sequence of records compares them one by one.
+    """
+
+    __slots__ = ("_text", "_starts", "_ends", "_tokens", "_flags", "_headings", "_estimated")
+
+    def __init__(self, text: str, starts: Sequence[int], ends: Sequence[int], tokens: Sequence[int],
+                 flags: Sequence[tuple[str, ...]], headings: Sequence[tuple[str, ...]] | None,
+                 estimated: bool) -> None:
+        kind = position_kind(len(text))
+        self._text = text
+        self._starts = array(kind, starts)
+        self._ends = array(kind, ends)
+        self._tokens = array("q", tokens)
+        # Flag and heading tuples repeat from chunk to chunk: one shared tuple each, so a
+        # chunk costs a reference, not a tuple of its own.
+        shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._flags = [shared.setdefault(f, f) for f in flags]
+        self._headings = None if headings is None or not any(headings) else list(headings)
+        self._estimated = estimated
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, i: int) -> Chunk: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Chunk]: ...
+
+    def __getitem__(self, i: int | slice) -> Chunk | list[Chunk]:
+        if isinstance(i, slice):
+            return [self._make(k) for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"chunk index {i} out of range for {n} chunks")
+        return self._make(i)
+
+    def __iter__(self) -> Iterator[Chunk]:
+        make = self._make
+        return (make(k) for k in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(c) for c in self[:3])
+        return f"Chunks([{shown}{', ...' if len(self) > 3 else ''}], {len(self):,} chunks)"
+
+    def spans(self) -> list[tuple[int, int]]:
+        """Every chunk's (start_char, end_char), without making records."""
+        return list(zip(self._starts, self._ends))
+
+    def _make(self, k: int) -> Chunk:
+        start, end = self._starts[k], self._ends[k]
+        shared = max(0, min(self._ends[k - 1], end) - start) if k else 0
+        return Chunk._made_from(self._text[start:end], k, start, end, self._tokens[k], self._estimated,
+                                self._flags[k], self._headings[k] if self._headings else (), shared)
+
+
 @dataclass(frozen=True)
 class Stats:
-    """Figures for the whole result (seed 001's stats strip and seed 002's largest/average)."""
+    """Figures for the whole result: the stats strip's numbers (chunks, sizes, tokens embedded
+    more than once, tokens embedded in all) and the flags counted."""
 
     chunks: int
     document_chars: int
+    document_words: int
     document_tokens: int
     min_tokens: int
     avg_tokens: float
@@ -107,20 +186,14 @@ class Stats:
     max_chars: int
     duplicated_tokens: int
     duplicated_pct: float
+    avg_overlap: float
+    """Overlap between neighbouring chunks, averaged, in the unit of the settings."""
+    max_overlap: int
     embedding_tokens: int
     exact: bool
-    flag_counts: Dict[str, int] = field(default_factory=dict)
-    document: str = field(default="", repr=False, compare=False)
-    _words: Optional[int] = field(init=False, default=None, repr=False, compare=False)
+    flag_counts: dict[str, int] = field(default_factory=dict)
 
-    @property
-    def document_words(self) -> int:
-        """Whitespace-separated words of the whole document, counted on first use."""
-        if self._words is None:
-            object.__setattr__(self, "_words", count_words(self.document))
-        return self._words  # type: ignore[return-value]
-
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "chunks": self.chunks,
             "document_chars": self.document_chars,
@@ -134,6 +207,8 @@ class Stats:
             "max_chars": self.max_chars,
             "duplicated_tokens": self.duplicated_tokens,
             "duplicated_pct": self.duplicated_pct,
+            "avg_overlap": self.avg_overlap,
+            "max_overlap": self.max_overlap,
             "embedding_tokens": self.embedding_tokens,
             "exact": self.exact,
             "flag_counts": dict(self.flag_counts),
@@ -144,18 +219,18 @@ class Stats:
 class ChunkResult:
     """What `chunk()` returns: the chunks, their stats and the settings that made them."""
 
-    chunks: Tuple[Chunk, ...]
+    chunks: Sequence[Chunk]
     stats: Stats
     settings: Settings
-    source: Optional[str] = None
+    source: str | None = None
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Chunk]:
         return iter(self.chunks)
 
     def __len__(self) -> int:
         return len(self.chunks)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "settings": self.settings.to_dict(),
             "stats": self.stats.to_dict(),

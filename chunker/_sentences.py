@@ -20,22 +20,19 @@ Measured against the 48 English "golden rules" of the Pragmatic Segmenter
 
 import re
 
+from ._punct import CJK_STOPS as _CJK_STOPS
+from ._punct import CLOSERS as _CLOSERS
+from ._punct import LATIN_TERMINALS as _TERMINALS
+from ._punct import OPENERS as _OPENERS
+from ._punct import QUESTION_MARKS as _MARKS
+
 __all__ = ["sentence_spans", "clause_spans"]
 
-#: Characters that may close a sentence after its full stop: quotes, brackets.
-_CLOSERS = (
-    "\"'\u201d\u2019\u00bb\u203a)]}"
-    "\u300d\u300f\u3011\u3015\u3009\u300b\uff09\uff3d\uff5d"
-)
-#: Characters that may open a sentence before its first letter.
-_OPENERS = (
-    "\"'\u201c\u2018\u00ab\u2039([{\u00bf\u00a1"
-    "\u300c\u300e\u3010\u3014\u3008\u300a\uff08\uff3b\uff5b"
-)
 #: Bullet symbols that start a list item wherever they follow whitespace.
 _BULLETS = "\u2022\u2043\u2023\u25e6\u25aa"
 
 _CL = "[" + re.escape(_CLOSERS) + "]*"
+_T = re.escape(_TERMINALS)  # inside a character class
 
 # NOTE: every alternative is written so that a failed attempt costs at most
 # the length of one run of punctuation or whitespace, and the look-behinds sit
@@ -46,7 +43,7 @@ _CL = "[" + re.escape(_CLOSERS) + "]*"
 # The alternatives carry no named groups (they slow the scan too); the first
 # character of a match tells them apart.
 _SCAN = re.compile(
-    r"(?=[\n.!?)\u203d\u2026\u3002\uff01\uff1f\uff61" + _BULLETS + r"])(?:"
+    r"(?=[\n)" + _T + _CJK_STOPS + _BULLETS + r"])(?:"
     # A blank line: always a boundary.
     r"\n(?:[^\S\n]*\n)+"
     # A line that starts a list item or a Markdown heading.
@@ -61,11 +58,9 @@ _SCAN = re.compile(
     # Latin terminal punctuation, spaced ellipses included, then closers,
     # then whitespace or the end: "3.14", "e.g.," and "example.com" are no
     # candidates at all.
-    r"|(?:\.(?<![.!?\u203d\u2026]\.)(?<!\.[ ]\.)(?:[ ]\.){2,}"
-    r"|[.!?\u203d\u2026](?<![.!?\u203d\u2026].)[.!?\u203d\u2026]*)" + _CL + r"(?=\s|\Z))"
+    r"|(?:\.(?<![" + _T + r"]\.)(?<!\.[ ]\.)(?:[ ]\.){2,}"
+    r"|[" + _T + r"](?<![" + _T + r"].)[" + _T + r"]*)" + _CL + r"(?=\s|\Z))"
 )
-_CJK_STOPS = "\u3002\uff01\uff1f\uff61"
-_TERMINALS = ".!?\u203d\u2026"
 
 _NONWS = re.compile(r"\S")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -272,7 +267,7 @@ def _decide(t, m, s, list_style, list_val):
     """
     i = m.start()
     j = m.end()
-    if i <= s or (i - s <= 16 and not t[s:i].strip(" .!?\u203d\u2026")):
+    if i <= s or (i - s <= 16 and not t[s:i].strip(" " + _TERMINALS)):
         return None  # punctuation alone is no sentence: "... The", "! ! !"
     g = m.group()
     core = g.rstrip(_CLOSERS)
@@ -307,7 +302,7 @@ def _decide(t, m, s, list_style, list_val):
         if t[i - 1] in "[(":
             return None  # "[...]" is an editorial omission
         return j
-    if "?" in core or "!" in core or "\u203d" in core:
+    if any(mark in core for mark in _MARKS):
         if lower:
             return None
         if core == "!" and not (opened or _starts_sentence(t, k)):

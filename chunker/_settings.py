@@ -1,86 +1,146 @@
-"""Validated chunking settings, shared by the library, the command line and the page."""
+"""Validated chunking settings, and the registry of every default and choice they draw on.
+
+The library, the command line and the page all read their choices (units, break points), their
+defaults and the volume-limit policy from here; strategies and tokenizers have registries of
+their own (chunker/strategies/__init__.py, chunker/_tokenizers.py).
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Tuple, Union
+from typing import Any
 
 from ._errors import ChunkerError
+from ._tokenizers import TOKENIZERS
+from .strategies import STRATEGIES
 
-__all__ = ["Settings", "STRATEGIES", "UNITS", "TOKENIZERS", "BREAKS", "DEFAULTS"]
+__all__ = ["Settings", "Choice", "UNITS", "BREAKS", "DEFAULTS", "PLAYGROUND_DEFAULTS",
+           "VOLUME_TIMES", "VOLUME_FLOOR", "MAX_SIZE", "volume_limit", "whole_number"]
 
-STRATEGIES: Dict[str, str] = {
-    "recursive": "Paragraph, then line, sentence, word and character breaks; pieces are packed up to the size.",
-    "fixed": "Windows of exactly `size` units with a stride of size minus overlap; ignores structure.",
-    "sentence": "Packs whole sentences up to the size; a sentence longer than the size is cut and flagged.",
-    "paragraph": "Packs whole blank-line-separated paragraphs; a long paragraph is never split, only flagged.",
-    "markdown": "Heading-aware sections with their heading path; code blocks and tables stay whole.",
-    "langchain": "Exactly what LangChain's RecursiveCharacterTextSplitter returns, with correct offsets.",
-}
-"""Strategy names (the CLI's) and a one-line explanation of each."""
 
-UNITS: Dict[str, str] = {
-    "tokens": "Size and overlap count tokens of the chosen tokenizer.",
-    "chars": "Size and overlap count Unicode code points.",
-    "words": "Size and overlap count whitespace-separated words.",
-}
+@dataclass(frozen=True)
+class Choice:
+    """One value of a setting with a fixed set of values: its name, label and meaning."""
+
+    name: str
+    label: str
+    description: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "label": self.label, "description": self.description}
+
+
+def _choices(*items: Choice) -> dict[str, Choice]:
+    return {c.name: c for c in items}
+
+
+UNITS = _choices(
+    Choice("tokens", "tokens", "Size and overlap count tokens of the chosen tokenizer."),
+    Choice("chars", "characters", "Size and overlap count Unicode code points."),
+    Choice("words", "words", "Size and overlap count whitespace-separated words."),
+)
 """Units that `size` and `overlap` are counted in."""
 
-TOKENIZERS: Dict[str, str] = {
-    "approx": "Estimate: trimmed characters / 4, rounded half up (at least 1).",
-    "estimate": "Estimate from character classes: CJK about one token per character, Latin words, digits, symbols.",
-    "o200k": "Exact: OpenAI o200k_base (GPT-4o, GPT-4.1, o-series).",
-    "cl100k": "Exact: OpenAI cl100k_base (GPT-4, GPT-3.5, text-embedding-3).",
-}
-"""Tokenizer names and what each counts; only o200k and cl100k are exact."""
+BREAKS = _choices(
+    Choice("paragraph", "paragraph", "A blank line."),
+    Choice("line", "line", "A line break."),
+    Choice("sentence", "sentence", "The end of a sentence."),
+    Choice("clause", "clause (, ; :)", "A comma, semicolon or colon inside a sentence."),
+)
+"""Break points the sentence strategy may close a chunk at, coarsest first."""
 
-BREAKS: Dict[str, str] = {
-    "paragraph": "A blank line.",
-    "line": "A line break.",
-    "sentence": "The end of a sentence.",
-    "clause": "A comma, semicolon or colon inside a sentence.",
-}
-"""Break points the sentence strategy may close a chunk at."""
-
-DEFAULTS: Dict[str, Any] = {
+DEFAULTS: dict[str, Any] = {
     "strategy": "recursive",
     "unit": "tokens",
     "size": 500,
     "overlap": 50,
-    "tokenizer": "approx",
+    "tokenizer": "estimate",
     "breaks": ("paragraph", "line", "sentence"),
 }
-"""The defaults of `chunk()` and the CLI. (The page opens at 150 tokens and 10% so that its
-sample document shows several chunks; every setting it uses travels in its URL.)"""
+"""The defaults of `chunk()`, `Document.chunk()` and the CLI."""
 
-# Strategies for which size 0 means "one chunk per natural unit" (seed 000's by-sentence and
-# by-paragraph modes).
-_SIZE_ZERO_OK = ("sentence", "paragraph")
+PLAYGROUND_DEFAULTS: dict[str, Any] = {**DEFAULTS, "size": 150, "overlap": "10%"}
+"""What the page opens with: smaller chunks, so that its sample document shows several."""
+
+VOLUME_TIMES = 20
+VOLUME_FLOOR = 2_000_000
+"""The volume-limit policy (see `volume_limit`): settings whose chunks would hold more than
+VOLUME_TIMES times the document's characters, and more than VOLUME_FLOOR, are refused."""
+
+MAX_SIZE = 1_000_000_000
+"""The largest size (and overlap) accepted: far past any document, and small enough that the
+arithmetic on it stays exact."""
 
 
-def _choice(kind: str, value: Any, options: Dict[str, str]) -> str:
-    if value not in options:
-        raise ChunkerError(
-            f"unknown {kind} {value!r}: choose one of {', '.join(options)}"
-        )
+def volume_limit(text: str) -> int:
+    """The default `max_chunk_chars` for `text`.
+
+    An overlap of nearly the whole size repeats the document thousands of times over (at a
+    stride of one character, a megabyte makes gigabytes of chunk text), which would fill the
+    memory before anything is shown or written. A short document may repeat more before it
+    costs anything, hence the floor.
+
+    >>> volume_limit("x" * 1000), volume_limit("x" * 1_000_000)
+    (2000000, 20000000)
+    """
+    return max(VOLUME_TIMES * len(text), VOLUME_FLOOR)
+
+
+def _choice(kind: str, value: Any, options: dict[str, Any]) -> str:
+    try:
+        known = value in options
+    except TypeError:  # unhashable: a list or a dict where a name belongs
+        known = False
+    if not known:
+        shown = value if isinstance(value, str) else f"{type(value).__name__} {value!r}"
+        raise ChunkerError(f"unknown {kind} {shown!r}: choose one of {', '.join(options)}"
+                           if isinstance(value, str) else
+                           f"{kind} must be a name, got {shown[:80]}: choose one of {', '.join(options)}")
+    return value  # type: ignore[no-any-return]
+
+
+def whole_number(kind: str, value: Any) -> int:
+    """`value` as a whole number from 0 to MAX_SIZE: an int, an integral float, or ASCII digits
+    with spaces around them. Signs other than a leading minus, digit group separators (``1_000``,
+    ``1,000``) and digits of other scripts are refused: a setting that travels in a link or a
+    script should read the same everywhere.
+
+    >>> whole_number("size", " 500 "), whole_number("size", 500.0)
+    (500, 500)
+    >>> whole_number("size", "1_000")
+    Traceback (most recent call last):
+    ...
+    chunker._errors.ChunkerError: size must be a whole number in digits 0-9, got '1_000'
+    """
+    field = kind.lstrip("-").replace("-", "_")
+    if isinstance(value, bool):
+        raise ChunkerError(f"{kind} must be a whole number, got {value!r}", field=field)
+    if isinstance(value, float):
+        if not (math.isfinite(value) and value.is_integer()):
+            raise ChunkerError(f"{kind} must be a whole number, got {value!r}", field=field)
+        value = int(value)
+    elif isinstance(value, str):
+        digits = value.strip()
+        body = digits[1:] if digits.startswith("-") else digits
+        if not (body.isascii() and body.isdigit()):
+            raise ChunkerError(f"{kind} must be a whole number in digits 0-9, got {value[:40]!r}", field=field)
+        if len(body) > 12:
+            raise ChunkerError(f"{kind} {digits[:20]}… is too large: at most {MAX_SIZE:,}", field=field)
+        value = int(digits)
+    elif not isinstance(value, int):
+        raise ChunkerError(f"{kind} must be a whole number, got {type(value).__name__} {str(value)[:40]!r}",
+                           field=field)
+    if value > MAX_SIZE:
+        raise ChunkerError(f"{kind} {value if value < 10**15 else '10^' + str(len(str(value)) - 1)} "
+                           f"is too large: at most {MAX_SIZE:,}", field=field)
     return value
 
 
-def _whole_number(kind: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            return int(value.strip())
-        raise ChunkerError(f"{kind} must be a whole number, got {value!r}")
-    return value
+def parse_overlap(value: int | str, size: int) -> tuple[int, int | str]:
+    """Turn ``50`` or ``"15%"`` into a count in the size's unit, and the value to show.
 
-
-def parse_overlap(value: Union[int, str], size: int) -> Tuple[int, Union[int, str]]:
-    """Turn ``50`` or ``"15%"`` into a count in the size's unit.
-
-    A percentage is of `size`, rounded down (seed 000's ``⌊size × overlap%⌋``).
+    A percentage is of `size`, rounded down: ``⌊size × percentage / 100⌋``.
 
     >>> parse_overlap("15%", 300)
     (45, '15%')
@@ -90,19 +150,36 @@ def parse_overlap(value: Union[int, str], size: int) -> Tuple[int, Union[int, st
     if isinstance(value, str) and value.strip().endswith("%"):
         text = value.strip()[:-1].strip()
         try:
+            if not text.replace(".", "", 1).isascii():
+                raise ValueError
             pct = float(text)
         except ValueError:
-            raise ChunkerError(
-                f"overlap {value!r} is not a percentage: write it like 15%"
-            ) from None
+            raise ChunkerError(f"overlap {value[:40]!r} is not a percentage: write it like 15%",
+                              field="overlap") from None
         if not math.isfinite(pct) or pct < 0:
-            raise ChunkerError(f"overlap {value!r} must be a percentage from 0% to under 100%")
+            raise ChunkerError(f"overlap {value[:40]!r} must be a percentage from 0% to under 100%", field="overlap")
         if pct >= 100:
-            raise ChunkerError(f"overlap {value!r} must be under 100% of the size")
-        label = f"{text}%"
-        return int(size * pct // 100), label
-    count = _whole_number("overlap", value)
+            raise ChunkerError(f"overlap {value[:40]!r} must be under 100% of the size", field="overlap")
+        return int(size * pct // 100), f"{text}%"
+    count = whole_number("overlap", value)
     return count, count
+
+
+def _breaks(value: Any) -> tuple[str, ...]:
+    if value is None:
+        raise ChunkerError("breaks is None: name at least one of " + ", ".join(BREAKS))
+    if isinstance(value, str):
+        value = [b.strip() for b in value.split(",") if b.strip()]
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise ChunkerError(f"breaks must be names such as 'sentence', got {value!r}") from None
+    for b in items:
+        _choice("break point", b, BREAKS)
+    if not items:
+        raise ChunkerError("breaks is empty: name at least one of " + ", ".join(BREAKS))
+    # The registry's order, so that equal settings compare and serialise equal.
+    return tuple(b for b in BREAKS if b in items)
 
 
 @dataclass(frozen=True)
@@ -116,39 +193,33 @@ class Settings:
     strategy: str = DEFAULTS["strategy"]
     unit: str = DEFAULTS["unit"]
     size: int = DEFAULTS["size"]
-    overlap: Union[int, str] = DEFAULTS["overlap"]
+    overlap: int | str = DEFAULTS["overlap"]
     tokenizer: str = DEFAULTS["tokenizer"]
-    breaks: Tuple[str, ...] = DEFAULTS["breaks"]
+    breaks: tuple[str, ...] = DEFAULTS["breaks"]
 
     def __post_init__(self) -> None:
         _choice("strategy", self.strategy, STRATEGIES)
         _choice("unit", self.unit, UNITS)
         _choice("tokenizer", self.tokenizer, TOKENIZERS)
-        size = _whole_number("size", self.size)
+        size = whole_number("size", self.size)
         object.__setattr__(self, "size", size)
-        if size < 0 or (size == 0 and self.strategy not in _SIZE_ZERO_OK):
-            zero = " (0 is allowed for sentence and paragraph: one chunk each)" if size == 0 else ""
-            raise ChunkerError(f"size must be a positive number, got {size}{zero}")
-        breaks = self.breaks
-        if isinstance(breaks, str):
-            breaks = tuple(b.strip() for b in breaks.split(",") if b.strip())
-        breaks = tuple(breaks)
-        for b in breaks:
-            _choice("break point", b, BREAKS)
-        if not breaks:
-            raise ChunkerError("breaks is empty: name at least one of " + ", ".join(BREAKS))
-        # Keep the canonical order so equal settings compare and serialise equal.
-        object.__setattr__(self, "breaks", tuple(b for b in BREAKS if b in breaks))
+        if size < 0 or (size == 0 and not STRATEGIES[self.strategy].size_zero):
+            zero = ""
+            if size == 0:
+                allowed = [s.name for s in STRATEGIES.values() if s.size_zero]
+                zero = f" (0 is allowed for {' and '.join(allowed)}: one chunk each)"
+            raise ChunkerError(f"size must be a positive number, got {size}{zero}", field="size")
+        object.__setattr__(self, "breaks", _breaks(self.breaks))
         count, label = parse_overlap(self.overlap, size)
         object.__setattr__(self, "overlap", label)
         if size == 0:
-            return  # one chunk per sentence/paragraph: overlap has nothing to repeat
+            return  # one chunk per sentence or paragraph: overlap has nothing to repeat
         if count < 0:
-            raise ChunkerError(f"overlap must be 0 or more, got {count}")
+            raise ChunkerError(f"overlap must be 0 or more, got {count}", field="overlap")
         if count >= size:
             raise ChunkerError(
-                f"overlap {self.overlap} must be smaller than the size {size}: try {size // 10} (10%)"
-            )
+                f"overlap {self.overlap} must be smaller than the size {size}: try {size // 10} (10%)",
+                field="overlap")
 
     @property
     def overlap_count(self) -> int:
@@ -157,7 +228,7 @@ class Settings:
             return 0
         return parse_overlap(self.overlap, self.size)[0]
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "strategy": self.strategy,
             "unit": self.unit,

@@ -4,12 +4,13 @@ offsets into the text it was given, never starting or ending on whitespace."""
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
+
+from ._punct import CLOSERS, TERMINALS
 
 __all__ = ["trim", "paragraph_spans", "line_spans", "word_spans", "is_heading_line",
-           "count_words", "stripped_length", "TERMINAL_RE"]
+           "count_words", "stripped_length"]
 
-Span = Tuple[int, int]
+Span = tuple[int, int]
 
 # One non-blank line: from its first to its last non-whitespace character.
 _LINE = re.compile(r"\S(?:[^\n]*\S)?")
@@ -18,10 +19,7 @@ _BLANK = re.compile(r"\n[^\S\n]*\n\s*")
 _WORD = re.compile(r"\S+")
 _LEADING_SPACE = re.compile(r"\s*")
 
-# Terminal punctuation, optionally followed by closing quotes or brackets, at the very end.
-_TERMINAL, _CLOSERS = ".!?。！？…‼⁇⁈⁉", "'\"’”»)]}」』】〉》）"
-TERMINAL_RE = re.compile(f"[{re.escape(_TERMINAL)}][{re.escape(_CLOSERS)}]*\\Z")
-_TERMINAL_ENDS = frozenset(_TERMINAL + _CLOSERS)  # what a text must end with to match it
+_TERMINAL_ENDS = frozenset(TERMINALS + CLOSERS)  # what a sentence's last character may be
 _FENCE_CLOSE = re.compile(r"(?:^|\n)[ \t]{0,3}(?:```+|~~~+)[ \t]*\Z")
 _ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+\S.*|[ \t]*)\Z")
 
@@ -45,7 +43,7 @@ def has_wide_space(text: str) -> bool:
     return not text.isascii() and _WIDE_SPACE.search(text) is not None
 
 
-def count_words(text: str, wide_space: Optional[bool] = None) -> int:
+def count_words(text: str, wide_space: bool | None = None) -> int:
     """``len(text.split())``, without building the list (the records need it for every chunk).
 
     `wide_space` may pass on what `has_wide_space` said of a larger text this one is part of.
@@ -61,7 +59,7 @@ def count_words(text: str, wide_space: Optional[bool] = None) -> int:
     return b.count(b"\x00\x01") + (b[:1] == b"\x01")
 
 
-def trim(text: str, start: int, end: int) -> Optional[Span]:
+def trim(text: str, start: int, end: int) -> Span | None:
     """The span without its leading and trailing whitespace, or None if nothing is left."""
     piece = text[start:end]
     left = len(piece) - len(piece.lstrip())
@@ -71,7 +69,7 @@ def trim(text: str, start: int, end: int) -> Optional[Span]:
     return start + left, start + right
 
 
-def paragraph_spans(text: str, start: int = 0, end: Optional[int] = None) -> List[Span]:
+def paragraph_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     """Blocks separated by blank lines (a line holding only whitespace counts as blank).
 
     >>> t = "One.\\nStill one.\\n\\n  Two.  "
@@ -103,13 +101,13 @@ def paragraph_spans(text: str, start: int = 0, end: Optional[int] = None) -> Lis
     return out
 
 
-def line_spans(text: str, start: int = 0, end: Optional[int] = None) -> List[Span]:
+def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     """Non-blank lines, trimmed."""
     end = len(text) if end is None else end
     return [m.span() for m in _LINE.finditer(text, start, end)]
 
 
-def word_spans(text: str, start: int = 0, end: Optional[int] = None) -> List[Span]:
+def word_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     """Maximal runs of non-whitespace."""
     end = len(text) if end is None else end
     return [m.span() for m in _WORD.finditer(text, start, end)]
@@ -154,9 +152,9 @@ def ends_sentence(text: str) -> bool:
     if not tail:
         return True
     last = tail[-1]
-    if last in _TERMINAL_ENDS:  # TERMINAL_RE.search(tail), without a regex call per chunk
-        stem = tail.rstrip(_CLOSERS)
-        if stem and stem[-1] in _TERMINAL:
+    if last in _TERMINAL_ENDS:  # terminal punctuation, then any closing quotes or brackets
+        stem = tail.rstrip(CLOSERS)
+        if stem and stem[-1] in TERMINALS:
             return True
     if last not in "`~":  # a closing fence line ends with one of these
         return False

@@ -12,17 +12,46 @@ import os
 import re
 import threading
 from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import accumulate, compress
 from itertools import count as _naturals
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any
 
 from ._errors import ChunkerError
-from ._settings import TOKENIZERS
 from ._text import position_kind, stripped_length
 
-__all__ = ["Tokenizer", "get_tokenizer", "count_tokens", "approx_tokens"]
+__all__ = ["Tokenizer", "TokenizerInfo", "TOKENIZERS", "get_tokenizer", "count_tokens", "approx_tokens"]
 
-_ENCODING_NAMES = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
+
+@dataclass(frozen=True)
+class TokenizerInfo:
+    """A named tokenizer: what it counts, and for an exact one, its tiktoken encoding."""
+
+    name: str
+    label: str
+    description: str
+    exact: bool
+    encoding: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "label": self.label, "description": self.description,
+                "exact": self.exact, "encoding": self.encoding}
+
+
+TOKENIZERS: dict[str, TokenizerInfo] = {t.name: t for t in (
+    TokenizerInfo("estimate", "estimate (character classes)",
+                  "An estimate from character classes, calibrated on real text: CJK about one token a "
+                  "character, Latin words, digits and symbols each their own rate.", exact=False),
+    TokenizerInfo("approx", "approx (chars / 4)",
+                  "A rough estimate: trimmed characters / 4, rounded half up (at least 1).", exact=False),
+    TokenizerInfo("o200k", "o200k (exact, GPT-4o)",
+                  "Exact: OpenAI o200k_base (GPT-4o, GPT-4.1, o-series).", exact=True, encoding="o200k_base"),
+    TokenizerInfo("cl100k", "cl100k (exact, GPT-4)",
+                  "Exact: OpenAI cl100k_base (GPT-4, GPT-3.5, text-embedding-3).", exact=True,
+                  encoding="cl100k_base"),
+)}
+"""Every named tokenizer, in the order the CLI's help and the page list them."""
 
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
 
@@ -79,10 +108,10 @@ class Tokenizer:
     """
 
     def __init__(self, name: str, exact: bool, count: Callable[[str], int],
-                 encode: Optional[Callable[[str], List[int]]] = None,
-                 token_bytes: Optional[Callable[[int], bytes]] = None,
-                 backend: str = "", vocabulary: Optional[Dict[bytes, int]] = None,
-                 encode_array: Optional[Callable[[str], Any]] = None) -> None:
+                 encode: Callable[[str], list[int]] | None = None,
+                 token_bytes: Callable[[int], bytes] | None = None,
+                 backend: str = "", vocabulary: dict[bytes, int] | None = None,
+                 encode_array: Callable[[str], Any] | None = None) -> None:
         self.name = name
         self.exact = exact
         self.count = count
@@ -92,25 +121,25 @@ class Tokenizer:
         # token id -> characters the token starts; None for a token not seen yet, and for one
         # that starts inside a character (its width is in _mid). A list, not a dict: it is
         # indexed once per token of every document, and list indexing is the cheaper lookup.
-        self._width: List[Optional[int]] = []
-        self._mid: Dict[int, int] = {}  # tokens that start inside a character -> characters started
-        self._full: Optional[List[Optional[int]]] = None  # _width with _mid filled in; made when needed
+        self._width: list[int | None] = []
+        self._mid: dict[int, int] = {}  # tokens that start inside a character -> characters started
+        self._full: list[int | None] | None = None  # _width with _mid filled in; made when needed
         self._vocabulary = vocabulary  # bytes -> id, read once when offsets are first needed
         # Ids as a numpy array (tiktoken's encode_to_numpy), when numpy is installed: a large
         # document's offsets are then summed by numpy, not one Python int per token.
         self._encode_array = encode_array
-        self._arrays: Optional[tuple] = None  # (numpy, widths, starts-mid-character), see _array_offsets
+        self._arrays: tuple | None = None  # (numpy, widths, starts-mid-character), see _array_offsets
 
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name} exact={self.exact} {self.backend}>".replace(" >", ">")
 
-    def encode(self, text: str) -> List[int]:
+    def encode(self, text: str) -> list[int]:
         if self._encode is None:
             raise TypeError(f"tokenizer {self.name} is an estimate and has no token ids")
         return self._encode(text)
 
     def offsets(self, text: str, block: int = 1 << 16,
-                mid_chars: Optional[List[int]] = None) -> "array[int]":  # noqa: F821
+                mid_chars: list[int] | None = None) -> array[int]:  # noqa: F821
         """Code-point offset of each token's start, for a text encoded once.
 
         A token that starts inside a multi-byte character gets that character's offset, so
@@ -133,8 +162,8 @@ class Tokenizer:
         return out
 
     def _block_offsets(self, text: str, base: int, kind: str = "q",
-                       mid_chars: Optional[List[int]] = None, first: int = 0,
-                       arrays: bool = False) -> "array[int]":  # noqa: F821
+                       mid_chars: list[int] | None = None, first: int = 0,
+                       arrays: bool = False) -> array[int]:  # noqa: F821
         if arrays:
             ids = self._encode_array(text)  # type: ignore[misc]
             if not len(ids):
@@ -170,7 +199,7 @@ class Tokenizer:
         offs.pop()  # the end of the last token
         return array(kind, offs)
 
-    def _array_tables(self) -> Optional[tuple]:
+    def _array_tables(self) -> tuple | None:
         """(numpy, widths, starts-mid-character) indexed by token id, or None without numpy.
 
         A width is -1 for a token whose shape is not known yet; the vocabulary, read here if
@@ -193,8 +222,8 @@ class Tokenizer:
             self._arrays = (numpy, width, mid)
         return self._arrays
 
-    def _array_offsets(self, ids: Any, base: int, kind: str, mid_chars: Optional[List[int]],
-                       first: int) -> Optional["array[int]"]:  # noqa: F821
+    def _array_offsets(self, ids: Any, base: int, kind: str, mid_chars: list[int] | None,
+                       first: int) -> array[int] | None:  # noqa: F821
         """`_block_offsets` for ids in a numpy array; None if a token's shape is not known."""
         np, width, mid = self._array_tables()  # type: ignore[misc]  # remade after a _learn
         if int(ids.max()) >= len(width):
@@ -216,7 +245,7 @@ class Tokenizer:
         out.frombytes(offs.astype(np.intc if kind == "i" else np.longlong).tobytes())
         return out
 
-    def _learn(self, ids: List[int]) -> None:
+    def _learn(self, ids: list[int]) -> None:
         """Record the shape of every token in `ids` not seen before, from its bytes.
 
         With the vocabulary at hand, every token's shape is recorded at the first call: a
@@ -259,10 +288,10 @@ def _estimate_count(text: str) -> int:
 
 
 _lock = threading.Lock()
-_cache: Dict[str, Tokenizer] = {}
+_cache: dict[str, Tokenizer] = {}
 
 
-def _load_vocabulary(path: str, expected_sha256: str) -> Dict[bytes, int]:
+def _load_vocabulary(path: str, expected_sha256: str) -> dict[bytes, int]:
     # Imported here: only the compiled backend reads the file itself, and every import costs
     # start-up time in the browser's worker.
     import base64
@@ -304,7 +333,7 @@ def tiktoken_encoding(encoding_name: str):
 
 
 def _exact(name: str) -> Tokenizer:
-    encoding_name = _ENCODING_NAMES[name]
+    encoding_name = TOKENIZERS[name].encoding
     if _USE_TIKTOKEN:
         try:
             enc = tiktoken_encoding(encoding_name)

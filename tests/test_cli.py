@@ -12,7 +12,7 @@ import pytest
 
 import chunker
 from chunker._cli import run
-from tests.texts import SEED000
+from tests.texts import PRIMER
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,34 +25,34 @@ def cli(*args, stdin=""):
 
 def test_module_entry_point_runs_in_a_subprocess(tmp_path):
     doc = tmp_path / "doc.txt"
-    doc.write_text(SEED000, encoding="utf-8")
+    doc.write_text(PRIMER, encoding="utf-8")
     proc = subprocess.run([sys.executable, "-m", "chunker", str(doc), "--unit", "chars", "--size", "300",
                            "--overlap", "0"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert [r["text"] for r in records] == SEED000.split("\n\n")
+    assert [r["text"] for r in records] == PRIMER.split("\n\n")
 
 
 def test_defaults_match_the_library():
-    code, out, _ = cli(stdin=SEED000)
+    code, out, _ = cli(stdin=PRIMER)
     assert code == 0
-    assert out == chunker.to_jsonl(chunker.chunk(SEED000))
+    assert out == chunker.to_jsonl(chunker.chunk(PRIMER))
 
 
 @pytest.mark.parametrize("fmt,fn", [("jsonl", chunker.to_jsonl), ("json", chunker.to_json), ("txt", chunker.to_text)])
 def test_formats_equal_the_library_exports(fmt, fn):
-    opts = dict(strategy="sentence", unit="chars", size=200, overlap="10%", tokenizer="approx")
+    opts = dict(strategy="sentence", unit="chars", size=200, overlap="10%")
     code, out, _ = cli("--format", fmt, "--strategy", "sentence", "--unit", "chars", "--size", "200",
-                       "--overlap", "10%", stdin=SEED000)
-    assert code == 0 and out == fn(chunker.chunk(SEED000, **opts))
+                       "--overlap", "10%", stdin=PRIMER)
+    assert code == 0 and out == fn(chunker.chunk(PRIMER, **opts))
 
 
 def test_stats_is_one_json_object():
-    code, out, _ = cli("--stats", "--tokenizer", "o200k", stdin=SEED000)
+    code, out, _ = cli("--stats", "--tokenizer", "o200k", stdin=PRIMER)
     stats = json.loads(out)
     assert code == 0 and out.count("\n") == 1
     assert stats["exact"] is True and stats["chunks"] == 1
-    assert stats["document_tokens"] == chunker.count_tokens(SEED000, "o200k")
+    assert stats["document_tokens"] == chunker.count_tokens(PRIMER, "o200k")
 
 
 def test_several_files_carry_their_source(tmp_path):
@@ -98,7 +98,7 @@ def test_empty_input_gives_valid_empty_output():
     (["--breaks", "comma"], "unknown break point 'comma'"),
     (["--format", "xml"], "unknown format 'xml'"),
     (["--bogus"], "unrecognized arguments: --bogus"),
-    (["--max-chunk-chars", "lots"], "--max-chunk-chars must be a whole number (0 for no limit), got 'lots'"),
+    (["--max-chunk-chars", "lots"], "--max-chunk-chars must be a whole number in digits 0-9, got 'lots'"),
     (["--max-chunk-chars", "-5"], "--max-chunk-chars must be a whole number (0 for no limit), got '-5'"),
 ])
 def test_bad_options_are_one_line_and_exit_2(args, needle):
@@ -121,7 +121,7 @@ def test_bad_files_are_named_and_nothing_is_written(tmp_path):
 
 
 def test_size_zero_is_fine_for_sentence_and_paragraph():
-    code, out, _ = cli("--strategy", "paragraph", "--size", "0", stdin=SEED000)
+    code, out, _ = cli("--strategy", "paragraph", "--size", "0", stdin=PRIMER)
     assert code == 0 and len(out.splitlines()) == 4
 
 
@@ -143,13 +143,13 @@ def test_progress_bar_on_a_terminal(tmp_path):
 def test_an_overlap_that_repeats_a_file_thousands_of_times_is_refused(tmp_path):
     # A stride of one character over a few megabytes would fill the memory before a line is
     # written: by default it is a one-line error; --max-chunk-chars moves or lifts the limit.
-    doc = SEED000 * 40  # about 100 KB: 2,000 times over is past the 10,000,000 floor
+    doc = PRIMER * 40  # about 35 KB: 2,000 times over is past the 2,000,000 floor
     stride_one = ["--strategy", "fixed", "--unit", "chars", "--size", "2000", "--overlap", "1999"]
     code, out, err = cli(*stride_one, stdin=doc)
     assert (code, out) == (2, "") and err.count("\n") == 1
-    assert "times the document, past the limit of 10,000,000: lower the overlap (1999 of 2000 chars now)" in err
-    code, out, _ = cli(*stride_one, "--max-chunk-chars", "0", stdin=SEED000)
-    assert code == 0 and len(out.splitlines()) == len(chunker.chunk(SEED000, strategy="fixed", unit="chars",
+    assert "times the document, past the limit of 2,000,000: lower the overlap (1999 of 2000 chars now)" in err
+    code, out, _ = cli(*stride_one, "--max-chunk-chars", "0", stdin=PRIMER)
+    assert code == 0 and len(out.splitlines()) == len(chunker.chunk(PRIMER, strategy="fixed", unit="chars",
                                                                       size=2000, overlap=1999).chunks)
     code, _, err = cli("--strategy", "fixed", "--unit", "chars", "--size", "100", "--overlap", "50",
                        "--max-chunk-chars", "1000", stdin=doc)

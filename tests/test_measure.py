@@ -4,13 +4,13 @@ kept between calls gives the same chunks."""
 from __future__ import annotations
 
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
 from chunker._measure import make_measure
 from chunker._tokenizers import get_tokenizer
-from conftest import ROOT
 
 _text = st.lists(st.sampled_from(list("ab c\n日😀.,") + ["word ", "  ", "\n\n", "x" * 30]),
                  min_size=1, max_size=100).map("".join)
@@ -52,15 +52,6 @@ def test_estimated_counts_are_the_spans_own(text, tokenizer, data):
 
 # -- the kept measure (the playground's worker keeps the last document's encoding) ------------
 
-@pytest.fixture
-def keeping():
-    from chunker import _api
-
-    _api.keep_last_measure(True)
-    yield _api
-    _api.keep_last_measure(False)
-
-
 def _encoded_chars(monkeypatch, name):
     tok = get_tokenizer(name)
     seen = []
@@ -70,42 +61,35 @@ def _encoded_chars(monkeypatch, name):
 
 
 @pytest.mark.parametrize("tokenizer", ["o200k", "estimate"])
-def test_a_kept_measure_gives_the_same_chunks_without_reading_the_document_again(keeping, monkeypatch, tokenizer):
+def test_a_document_keeps_its_measure_and_gives_the_same_chunks(monkeypatch, tokenizer):
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     settings = [dict(strategy=s, unit=u, size=n, overlap=o)
                 for s, u, n, o in (("recursive", "tokens", 200, 20), ("sentence", "tokens", 120, 0),
                                    ("markdown", "chars", 900, 90), ("langchain", "tokens", 300, 30),
                                    ("fixed", "words", 150, 15))]
-    keeping.keep_last_measure(False)
     fresh = [chunker.chunk(text, tokenizer=tokenizer, **kw) for kw in settings]
-    keeping.keep_last_measure(True)
+    doc = chunker.Document(text)
+    doc.chunk(tokenizer=tokenizer)  # measured once here
     seen = _encoded_chars(monkeypatch, tokenizer) if tokenizer == "o200k" else []
-    kept = [chunker.chunk(text, tokenizer=tokenizer, **kw) for kw in settings]
+    kept = [doc.chunk(tokenizer=tokenizer, **kw) for kw in settings]
     assert kept == fresh
     if tokenizer == "o200k":
-        # The document once, then only the odd chunk-edge word.
-        assert sum(seen) - len(text) < 0.05 * len(text)
-    measure = keeping._kept[2]
+        # Never the document again: only the odd chunk-edge word.
+        assert sum(seen) < 0.05 * len(text)
+    measure = doc._measure[1]
     # The same document with another tokenizer is measured afresh, and stays right.
     switched = "cl100k" if tokenizer == "o200k" else "approx"
-    keeping.keep_last_measure(False)
-    expected = chunker.chunk(text, tokenizer=switched, size=200)
-    keeping.keep_last_measure(True)
-    chunker.chunk(text, tokenizer=tokenizer, size=200)
-    assert chunker.chunk(text, tokenizer=switched, size=200) == expected
-    measure = keeping._kept[2]
-    # Another document (another string, even an equal one) gets its own measure, and the
-    # old document is let go of.
-    other = text.replace("chunk", "piece")
-    assert chunker.chunk(other, tokenizer=tokenizer) == chunker.chunk(other, tokenizer=tokenizer)
-    assert keeping._kept[0] is other and keeping._kept[2] is not measure
+    assert doc.chunk(tokenizer=switched, size=200) == chunker.chunk(text, tokenizer=switched, size=200)
+    assert doc._measure is None or doc._measure[1] is not measure
 
 
-def test_no_measure_is_kept_by_default():
+def test_chunk_keeps_no_measure():
     import subprocess
     import sys
 
-    code = ("import chunker, chunker._api as api; chunker.chunk('Some text to chunk. ' * 50, tokenizer='o200k'); "
-            "print(api._keep, api._kept)")
+    code = ("import chunker, chunker._api as api; seen = []; real = api.Document.run\n"
+            "def spy(self, *a, **k):\n    seen.append(self); return real(self, *a, **k)\n"
+            "api.Document.run = spy; chunker.chunk('Some text to chunk. ' * 50, tokenizer='o200k')\n"
+            "print(seen[0]._measure)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "None"]
+    assert out.stdout.split() == ["None"]

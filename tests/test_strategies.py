@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import chunker
-from tests.texts import SEED000
+from tests.texts import PRIMER
 
 LONG_SENTENCE = ("This sentence keeps going with many plain words so that it cannot possibly fit "
                  "inside a small chunk of forty characters without being cut somewhere.")
@@ -18,9 +18,9 @@ def texts(res):
 # --- fixed -------------------------------------------------------------------------------
 
 def test_fixed_tokens_are_windows_of_exactly_size_tokens():
-    res = chunker.chunk(SEED000 * 3, strategy="fixed", unit="tokens", size=64, overlap=16, tokenizer="cl100k")
+    res = chunker.chunk(PRIMER * 3, strategy="fixed", unit="tokens", size=64, overlap=16, tokenizer="cl100k")
     assert [c.tokens for c in res.chunks[:-1]] == [64] * (len(res) - 1)
-    assert res.chunks[-1].end_char == len(SEED000 * 3)
+    assert res.chunks[-1].end_char == len(PRIMER * 3)
     assert res.stats.duplicated_tokens == pytest.approx(16 * (len(res) - 1), abs=len(res))
 
 
@@ -40,8 +40,8 @@ def test_fixed_words_counts_words():
 
 
 def test_fixed_with_estimated_tokens_stays_within_size():
-    res = chunker.chunk(SEED000, strategy="fixed", unit="tokens", size=50, overlap=5, tokenizer="approx")
-    assert all(c.tokens <= 50 for c in res) and res.chunks[-1].end_char == len(SEED000)
+    res = chunker.chunk(PRIMER, strategy="fixed", unit="tokens", size=50, overlap=5, tokenizer="approx")
+    assert all(c.tokens <= 50 for c in res) and res.chunks[-1].end_char == len(PRIMER)
 
 
 # --- sentence ----------------------------------------------------------------------------
@@ -56,12 +56,12 @@ def test_sentence_handles_abbreviations_decimals_quotes_and_cjk():
 
 
 def test_sentence_packs_whole_sentences_and_overlaps_whole_sentences():
-    res = chunker.chunk(SEED000, strategy="sentence", unit="chars", size=200, overlap=100)
+    res = chunker.chunk(PRIMER, strategy="sentence", unit="chars", size=200, overlap=100)
     for c in res:
         assert c.text[-1] == "." and "mid_sentence" not in c.flags
     for a, b in zip(res.chunks, res.chunks[1:]):
         if b.overlap_chars:
-            shared = SEED000[b.start_char:a.end_char]
+            shared = PRIMER[b.start_char:a.end_char]
             assert shared.endswith(".") and len(shared) <= 100
 
 
@@ -206,19 +206,21 @@ def test_each_flag():
 
 
 def test_stats_count_duplicated_and_embedding_tokens():
-    res = chunker.chunk(SEED000, strategy="fixed", unit="chars", size=300, overlap=45, tokenizer="o200k")
+    res = chunker.chunk(PRIMER, strategy="fixed", unit="chars", size=300, overlap=45, tokenizer="o200k")
     s = res.stats
-    assert s.exact and s.chunks == 3 and s.embedding_tokens == sum(c.tokens for c in res)
-    dup = sum(chunker.count_tokens(SEED000[b.start_char:a.end_char], "o200k")
+    assert s.exact and s.chunks == 4 and s.embedding_tokens == sum(c.tokens for c in res)
+    dup = sum(chunker.count_tokens(PRIMER[b.start_char:a.end_char], "o200k")
               for a, b in zip(res.chunks, res.chunks[1:]))
     assert s.duplicated_tokens == dup
     assert s.duplicated_pct == round(100 * dup / s.document_tokens, 2)
-    assert (s.min_chars, s.max_chars) == (291, 300)
-    assert s.flag_counts["mid_sentence"] == 2
+    last = len(PRIMER) - res.chunks[-1].start_char
+    assert (s.min_chars, s.max_chars) == (min(300, last), 300)
+    assert s.flag_counts["mid_sentence"] == sum(not c.text.rstrip().endswith(".") for c in res)
+    assert (s.avg_overlap, s.max_overlap) == (45.0, 45)  # in the unit: characters
 
 
 def test_estimated_counts_are_marked():
-    res = chunker.chunk(SEED000, size=100, overlap=10)
+    res = chunker.chunk(PRIMER, size=100, overlap=10)
     assert not res.stats.exact and all(c.tokens_estimated for c in res)
     assert all(r["tokens_estimated"] for r in chunker.records(res))
 
@@ -228,7 +230,7 @@ def test_a_chunk_volume_limit_refuses_settings_that_repeat_the_document(strategy
     # An overlap of nearly the whole size repeats the text thousands of times over; with a
     # limit, that is a one-line error naming the numbers and what to change, made before any
     # chunk text is (fixed: before its windows are made at all).
-    doc = SEED000 * 4
+    doc = PRIMER * 4
     limit = 5 * len(doc)
     heavy = dict(strategy=strategy, unit="chars", size=200, overlap=199)
     unlimited = chunker.chunk(doc, **heavy)

@@ -1,9 +1,11 @@
-"""Real documents for the tests, written by no one on this team.
+"""Texts for the tests, all inside the repository or built from what set-up installs.
 
-- the five competitor pages in ../shared/seeds (English and Dutch), when that folder is there;
-- the Python documentation, German/Dutch/CJK manual pages and stdlib code, through
-  bench/corpus.py, when tests/run.py has installed their Debian packages;
-- module sources of this interpreter's standard library, which are always there.
+- `PRIMER`, four paragraphs of eleven sentences written for these tests;
+- the playground's sample (app/sample.md) and this project's README;
+- module sources of this interpreter's standard library, which are always there;
+- the Python documentation and German, Dutch, Japanese and Chinese manual pages, through
+  bench/corpus.py, from the Debian packages tests/run.py installs. Without them (a machine
+  that never ran set-up) the tests still run on the rest, and say so.
 """
 
 from __future__ import annotations
@@ -12,60 +14,67 @@ import functools
 import inspect
 import sys
 from pathlib import Path
-from typing import List, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
-SEEDS = ROOT.parent / "shared" / "seeds"
+
+PRIMER_SENTENCES = [
+    "Vector search finds passages by meaning rather than by the words they share.",
+    "Each passage is embedded as one vector, so whatever sits in a passage is averaged together.",
+    "Passage length is a trade-off.",
+    "Long passages keep an argument together but blur what the vector says about any one point.",
+    "Short passages are sharp, yet a pronoun or a table header may lose what it refers to.",
+    "Overlap copies a little text from the end of one passage to the start of the next.",
+    "That way a fact which falls across a boundary is still whole on one side of it.",
+    "The copies cost storage and embedding calls, which grow with every point of overlap.",
+    "No single setting suits every collection.",
+    "Manuals reward sections that follow their headings; chat logs are best cut at each turn.",
+    "Measure retrieval on your own questions before trusting any of these rules.",
+]
+"""Eleven sentences for the rule tests: plain prose, no abbreviation, each ending with a full
+stop and then a space or a paragraph break."""
+
+_P = PRIMER_SENTENCES
+PRIMER = "\n\n".join(" ".join(p) for p in (_P[0:2], _P[2:5], _P[5:8], _P[8:11]))
+"""The eleven sentences in four paragraphs (2, 3, 3 and 3 sentences)."""
 
 
-def seed_document(name_prefix: str) -> str:
-    path = next(SEEDS.glob(name_prefix + "*.txt"))
-    return path.read_text(encoding="utf-8")
+def sample_document() -> str:
+    """The playground's sample document."""
+    return (ROOT / "app" / "sample.md").read_text(encoding="utf-8")
 
 
-@functools.lru_cache(maxsize=None)
-def real_documents() -> Tuple[Tuple[str, str], ...]:
-    docs: List[Tuple[str, str]] = []
-    if SEEDS.is_dir():
-        for p in sorted(SEEDS.glob("*.txt")):
-            docs.append((p.name, p.read_text(encoding="utf-8")))
-    import argparse
-    import textwrap
+@functools.cache
+def debian_documents() -> tuple[tuple[str, str], ...]:
+    """Real text from the Debian packages set-up installs, or () where they are missing."""
+    sys.path.insert(0, str(ROOT))
+    from bench import corpus
 
-    for mod in (argparse, textwrap, inspect):
-        docs.append((mod.__name__ + ".py", inspect.getsource(mod)[:40000]))
+    docs: list[tuple[str, str]] = []
     try:
-        sys.path.insert(0, str(ROOT))
-        from bench import corpus
-
         md = corpus.python_docs_markdown()
-        for i in range(3):
-            start = md.find("\n# ", i * len(md) // 3)
-            docs.append((f"python-docs-{i}.md", md[start:start + 30000]))
-        for kind in ("german", "dutch", "cjk"):
+    except FileNotFoundError:
+        md = ""
+    for i in range(3 if md else 0):
+        start = md.find("\n# ", i * len(md) // 3)
+        docs.append((f"python-docs-{i}.md", md[start:start + 30000]))
+    for kind in ("german", "dutch", "cjk"):
+        try:
             samples = corpus.samples(kind)
-            if samples:
-                docs.append((kind, "\n\n".join(samples[:6])[:20000]))
-    except Exception:  # noqa: BLE001 - the Debian corpora are optional outside tests/run.py
-        pass
+        except FileNotFoundError:
+            samples = []
+        if samples:
+            docs.append((kind, "\n\n".join(samples[:6])[:20000]))
     return tuple(docs)
 
 
-# Seed 000's sample document, rebuilt from its text: four paragraphs, eleven sentences, 801
-# characters. Its figures fix the paragraphing: by paragraph the seed reports 43 to 59 tokens,
-# which only s1-2 / s3-5 / s6-8 / s9-11 gives.
-SEED000_SENTENCES = [
-    "Retrieval-augmented generation (RAG) grounds a language model in your own data.",
-    "Before a model can retrieve a document, the document must be split into chunks and embedded.",
-    "Chunk size is a balance.",
-    "Large chunks preserve context but dilute relevance and burn context tokens at query time.",
-    "Small chunks are precise but can lose the surrounding meaning a passage depends on.",
-    "Overlap repeats a little text across chunk boundaries.",
-    "Without it, a sentence split across two chunks may become unretrievable for either one.",
-    "A typical starting point is a few hundred tokens per chunk with ten to twenty percent overlap.",
-    "The right strategy depends on your content.",
-    "Prose benefits from sentence or paragraph splitting; code or logs often suit fixed-size windows.",
-    "Try a few here and watch how the chunks change.",
-]
-_S = SEED000_SENTENCES
-SEED000 = "\n\n".join(" ".join(p) for p in (_S[0:2], _S[2:5], _S[5:8], _S[8:11]))
+@functools.cache
+def real_documents() -> tuple[tuple[str, str], ...]:
+    """Documents written by people for people: sample, README, stdlib sources, Debian texts."""
+    import argparse
+    import textwrap
+
+    docs = [("sample.md", sample_document()), ("README.md", (ROOT / "README.md").read_text(encoding="utf-8"))]
+    for mod in (argparse, textwrap, inspect):
+        docs.append((mod.__name__ + ".py", inspect.getsource(mod)[:40000]))
+    docs.extend(debian_documents())
+    return tuple(docs)

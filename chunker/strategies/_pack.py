@@ -4,7 +4,8 @@ span into pieces that fit, and the packer that merges pieces into chunks with ov
 from __future__ import annotations
 
 import bisect
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from .._measure import CharMeasure, Measure
 from .._text import line_spans, paragraph_spans, word_spans
@@ -18,25 +19,25 @@ class Span(NamedTuple):
     start: int
     end: int
     cut: bool = False  # a sentence was cut to make this chunk fit
-    headings: Tuple[str, ...] = ()
+    headings: tuple[str, ...] = ()
 
 
 LEVELS = ("paragraph", "line", "sentence", "clause", "word", "char")
 
 
-def _sentences(text: str, start: int, end: int) -> List[Tuple[int, int]]:
+def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     from .._sentences import sentence_spans
 
     return sentence_spans(text, start, end)
 
 
-def _clauses(text: str, start: int, end: int) -> List[Tuple[int, int]]:
+def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
     from .._sentences import clause_spans
 
     return clause_spans(text, start, end)
 
 
-SEGMENTERS: Dict[str, Callable[[str, int, int], List[Tuple[int, int]]]] = {
+SEGMENTERS: dict[str, Callable[[str, int, int], list[tuple[int, int]]]] = {
     "paragraph": paragraph_spans,
     "line": line_spans,
     "sentence": _sentences,
@@ -53,16 +54,16 @@ class Leaves:
     """
 
     def __init__(self) -> None:
-        self.spans: List[Tuple[int, int]] = []
-        self.cut: List[bool] = []
-        self.hard: Set[int] = set()
-        self.walls: Set[int] = set()
+        self.spans: list[tuple[int, int]] = []
+        self.cut: list[bool] = []
+        self.hard: set[int] = set()
+        self.walls: set[int] = set()
 
     def add(self, start: int, end: int, cut: bool = False) -> None:
         self.spans.append((start, end))
         self.cut.append(cut)
 
-    def extend(self, spans: Sequence[Tuple[int, int]], cut: bool = False) -> None:
+    def extend(self, spans: Sequence[tuple[int, int]], cut: bool = False) -> None:
         self.spans.extend(spans)
         self.cut.extend([cut] * len(spans))
 
@@ -70,7 +71,7 @@ class Leaves:
         return len(self.spans)
 
 
-def _wrapped_prose(text: str, lines: Sequence[Tuple[int, int]]) -> bool:
+def _wrapped_prose(text: str, lines: Sequence[tuple[int, int]]) -> bool:
     """True when most line breaks fall inside sentences (hard-wrapped prose): splitting such a
     paragraph at its line breaks would cut sentences that the sentence level keeps whole."""
     if len(lines) < 2:
@@ -111,7 +112,7 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
                     levels=levels, split_all_until=split_all_until)
         return
     if size == 0:
-        oversized: List[int] = []
+        oversized: list[int] = []
     elif isinstance(measure, CharMeasure):
         oversized = [k for k, (a, b) in enumerate(segments) if b - a > size]
     else:
@@ -129,9 +130,9 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
     leaves.extend(segments[done:], cut)
 
 
-def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int, measure: Measure,
-         hard: Optional[Set[int]] = None, walls: Optional[Set[int]] = None,
-         walk: bool = False) -> List[Tuple[int, int]]:
+def pack(spans: Sequence[tuple[int, int]], *, size: int, overlap: int, measure: Measure,
+         hard: set[int] | None = None, walls: set[int] | None = None,
+         walk: bool = False) -> list[tuple[int, int]]:
     """Greedy packing of pieces into chunks of at most `size`, as (first, last) piece indices.
 
     The next chunk starts with the longest run of the previous chunk's trailing pieces that
@@ -149,7 +150,7 @@ def pack(spans: Sequence[Tuple[int, int]], *, size: int, overlap: int, measure: 
     # tokens) have the last word on whether a chunk fits; `over` asks the exact count only
     # when the document count is within a few tokens of the size.
     over = measure.over if hasattr(measure, "exact") else None
-    out: List[Tuple[int, int]] = []
+    out: list[tuple[int, int]] = []
     i = first_new = 0
     while True:
         j = _exact_fit(over, spans, i, finder.furthest(i, first_new, size), first_new, size)
@@ -304,7 +305,7 @@ def _exact_overlap(over, spans, k, nxt, size):
     return k
 
 
-def spans_from_pack(leaves: Leaves, groups: Sequence[Tuple[int, int]]) -> List[Span]:
+def spans_from_pack(leaves: Leaves, groups: Sequence[tuple[int, int]]) -> list[Span]:
     out = []
     spans, cut = leaves.spans, leaves.cut
     for i, j in groups:

@@ -9,14 +9,12 @@ start to its last word's end.
 
 from __future__ import annotations
 
-from typing import List, Tuple
-
 from .._measure import CharMeasure, ExactTokenMeasure, Measure, WordMeasure
 from .._text import ends_sentence
 from ._pack import Span
 
 
-def _windows(n_units: int, size: int, overlap: int) -> List[Tuple[int, int]]:
+def _windows(n_units: int, size: int, overlap: int) -> list[tuple[int, int]]:
     """Unit-index windows [i, j) covering 0..n_units, the last one ending at n_units."""
     stride = size - overlap
     out = []
@@ -31,7 +29,7 @@ def _windows(n_units: int, size: int, overlap: int) -> List[Tuple[int, int]]:
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: Tuple[str, ...] = ()) -> List[Span]:
+          breaks: tuple[str, ...] = ()) -> list[Span]:
     """
     >>> from chunker import chunk
     >>> [(c.start_char, c.end_char) for c in chunk("x" * 1188, strategy="fixed", unit="chars", size=500, overlap=50)]
@@ -61,7 +59,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     return [Span(s, e, _cuts_sentence(text, s, e)) for s, e in bounds]
 
 
-def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int) -> List[Tuple[int, int]]:
+def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int) -> list[tuple[int, int]]:
     """Token windows cut only where a token starts a character.
 
     A character split over several tokens (bytes of a rare character, some CJK) cannot be cut,
@@ -83,7 +81,7 @@ def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int) 
         return j
 
     at = lambda i: off[i] if i < count else n  # noqa: E731
-    bounds: List[Tuple[int, int]] = []
+    bounds: list[tuple[int, int]] = []
     prev_s = prev_e = -1
     for i, j in _windows(count, size, overlap):
         s, e = up(i), down(j)

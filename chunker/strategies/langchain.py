@@ -35,7 +35,10 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 
-__all__ = ["DEFAULT_SEPARATORS", "langchain_spans"]
+from .._measure import ExactTokenMeasure, IndexedEstimateMeasure, Measure
+from ._pack import Span
+
+__all__ = ["DEFAULT_SEPARATORS", "langchain_spans", "split"]
 
 DEFAULT_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", " ", "")
 """LangChain's default cascade: paragraph break, line break, space, character."""
@@ -93,6 +96,36 @@ def spans_measured(text: str, *, size: int, overlap: int, length: Callable[[str]
     (chunk() hands over its token measure: the estimate's running sums, or the exact
     tokenizers' single encoding of the document)."""
     return _Splitter(text, size, overlap, length, span_length).split(0, len(text), DEFAULT_SEPARATORS)
+
+
+def split(text: str, *, size: int, overlap: int, measure: Measure,
+          breaks: tuple[str, ...] = ()) -> list[Span]:
+    """The strategy: LangChain's splitter measuring pieces in the measure's unit, as
+    ``from_tiktoken_encoder`` does for tokens (and ``len(s.split())`` for words).
+
+    >>> from chunker import chunk
+    >>> [c.text for c in chunk("Hello world.\\n\\nSecond paragraph here.", strategy="langchain",
+    ...                        unit="chars", size=20, overlap=0)]
+    ['Hello world.', 'Second paragraph', 'here.']
+    """
+    if measure.unit == "chars":
+        length: Callable[[str], int] = len
+    elif measure.unit == "words":
+        length = _count_words
+    else:
+        length = measure.tokenizer.count  # type: ignore[attr-defined]
+        # The same numbers as counting each piece's text, from the document's running sums (the
+        # estimate) or its single encoding (exact tokens): no piece is encoded again.
+        span_length = (measure.count if isinstance(measure, IndexedEstimateMeasure) else
+                       measure.exact if isinstance(measure, ExactTokenMeasure) else None)
+        if span_length is not None:
+            return [Span(s, e) for s, e in spans_measured(text, size=size, overlap=overlap,
+                                                          length=length, span_length=span_length)]
+    return [Span(s, e) for s, e in langchain_spans(text, size=size, overlap=overlap, length=length)]
+
+
+def _count_words(s: str) -> int:
+    return len(s.split())
 
 
 class _Splitter:

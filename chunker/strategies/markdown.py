@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import List, NamedTuple, Tuple
+from typing import NamedTuple
 
 from .._measure import Measure
 from .._text import is_caps_heading
@@ -42,14 +42,14 @@ def _trimmed_end(text: str, start: int, end: int) -> int:
     return start + len(text[start:end].rstrip())
 
 
-def blocks(text: str) -> List[Block]:
+def blocks(text: str) -> list[Block]:
     """Markdown blocks in document order, each a trimmed span.
 
     >>> [b.kind for b in blocks("# T\\n\\nSome text.\\n\\n```\\ncode\\n\\nmore\\n```\\n|a|b|\\n|-|-|")]
     ['heading', 'text', 'code', 'table']
     """
     lines = [m.span() for m in _LINES.finditer(text)]
-    out: List[Block] = []
+    out: list[Block] = []
     cur = None  # [kind, start, end, nlines]
     fence = ""
     last_atx = 0
@@ -123,7 +123,7 @@ def blocks(text: str) -> List[Block]:
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: Tuple[str, ...] = ()) -> List[Span]:
+          breaks: tuple[str, ...] = ()) -> list[Span]:
     """
     >>> from chunker import chunk
     >>> res = chunk("# Guide\\n\\n## Install\\n\\nRun it.\\n\\n## Use\\n\\nCall it.", strategy="markdown", size=100)
@@ -132,7 +132,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     """
     found = blocks(text)
     raw = Leaves()
-    is_heading: List[bool] = []
+    is_heading: list[bool] = []
     for b in found:
         n0 = len(raw)
         if b.kind == "heading":
@@ -153,7 +153,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     # too long to fit with its body (a table of contents) keeps only the trailing headings
     # that fit; the others are empty sections and stand alone.
     leaves = Leaves()
-    pending: List[int] = []  # raw indices of a run of headings waiting for its body
+    pending: list[int] = []  # raw indices of a run of headings waiting for its body
 
     def add(k: int, start: int, wall: bool) -> None:
         n = len(leaves)
@@ -207,8 +207,8 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
 
     # Heading path in force at each chunk's end: every heading before it, by level.
     heads = [b for b in found if b.kind == "heading"]
-    paths: List[Tuple[str, ...]] = []
-    stack: List[Tuple[int, str]] = []
+    paths: list[tuple[str, ...]] = []
+    stack: list[tuple[int, str]] = []
     for h in heads:
         while stack and stack[-1][0] >= h.level:
             stack.pop()

@@ -6,15 +6,13 @@ A paragraph is never split: one larger than `size` becomes its own chunk, flagge
 
 from __future__ import annotations
 
-from typing import List, Tuple
-
 from .._measure import Measure
 from .._text import paragraph_spans
 from ._pack import Span, pack
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: Tuple[str, ...] = ()) -> List[Span]:
+          breaks: tuple[str, ...] = ()) -> list[Span]:
     """
     >>> from chunker import chunk
     >>> [c.text for c in chunk("A.\\n\\nB.\\n\\nC.", strategy="paragraph", unit="chars", size=6, overlap=0)]

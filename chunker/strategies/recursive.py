@@ -6,8 +6,6 @@ up to `size`, and the overlap is whole trailing pieces. Hard-wrapped prose skips
 
 from __future__ import annotations
 
-from typing import List, Tuple
-
 from .._measure import Measure
 from ._pack import Leaves, Span, cascade, pack, spans_from_pack
 
@@ -15,7 +13,7 @@ _LEVELS = ("paragraph", "line", "sentence", "word", "char")
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: Tuple[str, ...] = ()) -> List[Span]:
+          breaks: tuple[str, ...] = ()) -> list[Span]:
     """
     >>> from chunker import chunk
     >>> [c.text for c in chunk("One. Two.\\n\\nThree.", strategy="recursive", unit="chars", size=10, overlap=0)]

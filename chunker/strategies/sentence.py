@@ -8,8 +8,6 @@ Size 0 gives one chunk per sentence (seed 000's "by sentence").
 
 from __future__ import annotations
 
-from typing import List, Tuple
-
 from .._measure import Measure
 from ._pack import Leaves, Span, cascade, pack, spans_from_pack
 
@@ -17,7 +15,7 @@ _ORDER = ("paragraph", "line", "sentence", "clause")
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: Tuple[str, ...] = ("paragraph", "line", "sentence")) -> List[Span]:
+          breaks: tuple[str, ...] = ("paragraph", "line", "sentence")) -> list[Span]:
     """
     >>> from chunker import chunk
     >>> [c.text for c in chunk("Dr. Smith left. He came back.", strategy="sentence", size=0)]
