@@ -2,81 +2,95 @@
 
 The main thread (app/main.py, MicroPython) calls the exported functions one at a time. This
 module never touches `document` or `window`: it receives strings, returns strings and plain
-dicts, so no cross-origin isolation is needed and the page works as is on GitHub Pages.
+dicts, so no cross-origin isolation is needed and the page works as is on GitHub Pages. It uses
+`chunker`'s public API only.
 
-The last document and result are kept here, so moving a slider does not resend a megabyte of
-text, and an export is exactly the result on screen.
+The document is held here as a `chunker.Document`, which keeps its measurements between
+calls: a slider move does not resend a megabyte of text nor encode it again, and an export is
+exactly the result on screen.
 """
+
+from __future__ import annotations
 
 import json
 import traceback
+from collections.abc import Iterator
+from typing import Any
 
 import chunker
-from app import render
-from chunker._api import keep_last_measure, volume_limit
-from chunker._tokenizers import get_tokenizer
-
-# Settings whose chunks would hold more than this many times the document (an overlap of nearly
-# the whole size) are refused with a message: a megabyte at a stride of one character would be
-# gigabytes of chunk text, more than the worker's memory holds.
-MAX_REPEAT = 20
-MIN_CHUNK_CHARS_LIMIT = 2_000_000
+from app import panels
+from app import view as views
+from app.cards import cards_html
+from app.html import utf16
 
 
-def _volume_limit(text):
-    return volume_limit(text, times=MAX_REPEAT, floor=MIN_CHUNK_CHARS_LIMIT)
+class Session:
+    """What the worker holds between calls: the document, the result on screen and the rows
+    of the comparison computed so far."""
+
+    def __init__(self) -> None:
+        self.document = chunker.Document("")
+        self.version = 0
+        self.filename = "document.md"
+        self.result: chunker.ChunkResult | None = None
+        self.doc_rest: Iterator[str] = iter(())
+        self.doc_made: list[str] = []
+        self.compare_key: Any = None
+        self.compare_rows: dict[str, Any] = {}
+
+    def take(self, text: str, filename: str | None) -> None:
+        self.document = chunker.Document(text)
+        self.version += 1
+        self.filename = filename or "document.md"
 
 
-_doc = {"text": "", "version": 0}
-_last = {"result": None, "options": None, "limit": None, "doc_rest": iter(()), "doc_made": []}
-_compare = {"key": None, "rows": {}}
+S = Session()
 
 
-def _options(settings_json):
-    """Settings from the page (strings as typed) to `chunker.chunk` keyword arguments.
+def _settings(settings_json: str) -> tuple[chunker.Settings, str | None]:
+    """Settings from the page (strings as typed) to validated settings, and the model limit.
 
-    The values are handed over as typed: `chunker` validates them and its ChunkerError is the
-    one-line message the page shows.
+    The values are handed over as typed: `chunker.Settings` validates them and its ChunkerError
+    is the one-line message the page shows.
     """
     raw = json.loads(settings_json)
-    return {
-        "strategy": raw.get("strategy", chunker.DEFAULTS["strategy"]),
-        "unit": raw.get("unit", chunker.DEFAULTS["unit"]),
-        "size": str(raw.get("size", "")).strip(),
-        "overlap": str(raw.get("overlap", "")).strip(),
-        "tokenizer": raw.get("tokenizer", chunker.DEFAULTS["tokenizer"]),
-        "breaks": tuple(raw.get("breaks", ())),
-    }, raw.get("limit") or None
+    d = chunker.PLAYGROUND_DEFAULTS
+    size = str(raw.get("size", "")).strip()
+    if size == "":
+        raise chunker.ChunkerError("size is empty: type a whole number such as 500", field="size")
+    overlap = str(raw.get("overlap", "")).strip() or "0"
+    settings = chunker.Settings(strategy=raw.get("strategy", d["strategy"]), unit=raw.get("unit", d["unit"]),
+                                size=size, overlap=overlap, tokenizer=raw.get("tokenizer", d["tokenizer"]),
+                                breaks=tuple(raw.get("breaks", ())))  # type: ignore[arg-type]
+    return settings, raw.get("limit") or None
 
 
-def _failure(exc):
+def _failure(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, chunker.ChunkerError):
-        return {"ok": False, "error": str(exc)}
+        return {"ok": False, "error": str(exc), "field": exc.field or ""}
     # Not the user's fault: keep the page readable, put the details in the console.
     print(traceback.format_exc())
-    return {"ok": False, "error": f"Internal error ({type(exc).__name__}: {exc}). Details are in the browser console."}
+    return {"ok": False, "field": "",
+            "error": f"Internal error ({type(exc).__name__}: {exc}). Details are in the browser console."}
 
 
-def hello():
-    """Answers once the worker has imported everything (the page's "ready" handshake)."""
-    # A slider move, a new setting or the comparison chunks the same document again: keep its
-    # encoding (or the estimate's running sums) between calls rather than read it all again.
-    keep_last_measure(True)
+def hello() -> dict[str, Any]:
+    """Answers once the worker has imported everything (the page's "ready" handshake), with the
+    controls the page builds from the library's registries."""
 
     # Whether Python's standard library and chunker came as bytecode (set-up compiles them:
     # tools/pyc_zip.py) or as source; the page shows it as <body data-stdlib data-app>, and a test
     # holds set-up to it.
-    def kind(module):
+    def kind(module: Any) -> str:
         return "compiled" if module.__spec__.origin.endswith(".pyc") else "source"
 
-    # The one-line explanations the page shows under each select come from chunker itself.
+    # As JSON: MicroPython reads it into its own dicts and lists (a few kilobytes), where a
+    # JavaScript object would be a proxy without .items() or `in`.
     return {"version": chunker.__version__, "stdlib": kind(json), "app": kind(chunker),
-            "strategies": dict(chunker.STRATEGIES),
-            "units": dict(chunker.UNITS), "tokenizers": dict(chunker.TOKENIZERS),
-            "breaks": dict(chunker.BREAKS), "flags": dict(chunker.FLAGS)}
+            "controls": json.dumps(panels.controls())}
 
 
-def _text_of(doc):
+def _text_of(doc: Any) -> str | None:
     """The document from the main thread: ``{text: ...}`` (a JsProxy or a dict), or a str.
 
     The main thread wraps it in a JavaScript object so MicroPython never copies it (see
@@ -85,28 +99,30 @@ def _text_of(doc):
     """
     if isinstance(doc, str):
         return doc
-    if isinstance(doc, dict):
-        value = doc.get("text")
-    else:
-        value = getattr(doc, "text", None)
+    value = doc.get("text") if isinstance(doc, dict) else getattr(doc, "text", None)
     return value if isinstance(value, str) else None
 
 
-def run(doc, settings_json):
+def _name_of(doc: Any) -> str | None:
+    value = doc.get("name") if isinstance(doc, dict) else getattr(doc, "name", None)
+    return value if isinstance(value, str) and value else None
+
+
+def run(doc: Any, settings_json: str) -> dict[str, Any]:
     """Chunk the document (None = unchanged) and return the whole view."""
     text = _text_of(doc)
     if text is not None:
-        _doc["text"] = text
-        _doc["version"] += 1
+        try:
+            S.take(text, _name_of(doc))
+        except chunker.ChunkerError as exc:
+            S.take("", None)
+            return {**_failure(exc), "counts": ""}
     try:
-        options, limit = _options(settings_json)
-        if options["size"] == "":
-            raise chunker.ChunkerError("size is empty: type a whole number such as 500")
-        if options["overlap"] == "":
-            options["overlap"] = "0"
-        result = chunker.chunk(_doc["text"], **options, max_chunk_chars=_volume_limit(_doc["text"]))
-        view = render.view(_doc["text"], result, chunker.FLAGS, chunker.DEFAULTS, limit, keep=_last)
-        _last.update(result=result, options=options, limit=limit, doc_made=[])
+        settings, limit = _settings(settings_json)
+        result = S.document.run(settings)
+        advice = S.document.advise(result, limit=limit)
+        view, S.doc_rest = views.view(S.document, result, advice, chunker.FLAGS, filename=S.filename)
+        S.result, S.doc_made = result, []
         return view
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message on the page
         failure = _failure(exc)
@@ -114,86 +130,83 @@ def run(doc, settings_json):
         return failure
 
 
-def _counts(settings_json):
+def _counts(settings_json: str) -> str:
     """The live counts even when the settings are wrong (the text box is still worth counting)."""
-    text = _doc["text"]
-    tokenizer = json.loads(settings_json).get("tokenizer")
-    last = _last["result"]
+    doc = S.document
+    tokenizer = str(json.loads(settings_json).get("tokenizer"))
     try:
-        if last is not None and last.stats.document is text and last.settings.tokenizer == tokenizer:
-            # A half-typed setting: the document was counted by the last run; encoding a
-            # megabyte again at each keystroke would stall the page.
-            tokens, exact = last.stats.document_tokens, last.stats.exact
-        else:
-            tokens = chunker.count_tokens(text, tokenizer)
-            exact = get_tokenizer(tokenizer).exact
+        tokens = doc.count_tokens(tokenizer)  # counted once per document and tokenizer
+        exact = chunker.TOKENIZERS[tokenizer].exact
     except Exception:  # noqa: BLE001 - an unknown tokenizer: count what can be counted
-        return render.counts_html(len(text), len(text.split()), None, tokenizer, False)
-    return render.counts_html(len(text), len(text.split()), tokens, tokenizer, exact)
+        return panels.counts_html(len(doc.text), doc.words, None, tokenizer, False)
+    return panels.counts_html(len(doc.text), doc.words, tokens, tokenizer, exact)
 
 
-def more_cards(start):
-    """The next batch of chunk cards for a long list."""
-    result = _last["result"]
-    if result is None:
+def cards(start: int, count: int) -> dict[str, str]:
+    """Cards ``start`` to ``start + count`` of the result on screen (the chunk list is virtual:
+    the page asks for the cards near what is visible)."""
+    if S.result is None:
         return {"cards": ""}
-    return {"cards": render.cards_html(result.chunks, _doc["text"], chunker.FLAGS, int(start))}
+    text = S.document.text
+    return {"cards": cards_html(S.result.chunks, text, chunker.FLAGS, int(start), int(count), utf16(text))}
 
 
-def more_doc(part):
-    """Part ``part`` (1, 2, ...) of the last view's document (``view["doc_parts"]`` in all).
-
-    The parts are built when first asked for (render.iter_document_parts) and kept.
-    """
-    made = _last["doc_made"]
+def more_doc(part: int) -> dict[str, str]:
+    """Part ``part`` (1, 2, ...) of the last view's document (``view["doc_parts"]`` in all),
+    built when first asked for and kept."""
+    made = S.doc_made
     k = int(part) - 1
     while k >= len(made):
-        piece = next(_last["doc_rest"], None)
+        piece = next(S.doc_rest, None)
         if piece is None:
             break
         made.append(piece)
     return {"doc": made[k] if 0 <= k < len(made) else ""}
 
 
-def compare(strategy):
+def compare(strategy: str) -> str:
     """Run one more strategy with the current settings; return the compare table so far."""
-    options = _last["options"]
-    if options is None:
+    if S.result is None:
         return ""
-    key = (_doc["version"], tuple(sorted((k, str(v)) for k, v in options.items() if k != "strategy")))
-    if _compare["key"] != key:
-        _compare.update(key=key, rows={})
-    rows = _compare["rows"]
-    if strategy not in rows:
+    settings = S.result.settings
+    key = (S.version, tuple((k, str(v)) for k, v in settings.to_dict().items() if k != "strategy"))
+    if S.compare_key != key:
+        S.compare_key, S.compare_rows = key, {}
+    rows = S.compare_rows
+    if strategy not in rows and strategy in chunker.STRATEGIES:
         try:
-            rows[strategy] = chunker.chunk(_doc["text"], **dict(options, strategy=strategy),
-                                           max_chunk_chars=_volume_limit(_doc["text"])).stats
-        except chunker.ChunkerError as exc:
-            rows[strategy] = str(exc)
+            rows.update(S.document.compare(settings, strategies=[strategy]))
         except Exception as exc:  # noqa: BLE001
             rows[strategy] = _failure(exc)["error"]
-    return render.compare_html(rows, options["strategy"], chunker.FLAGS)
+    return panels.compare_html(rows, settings.strategy, chunker.FLAGS, list(chunker.STRATEGIES))
 
 
-_EXPORTS = {
-    "json": (chunker.to_json, "application/json"),
-    "jsonl": (chunker.to_jsonl, "application/x-ndjson"),
-    "txt": (chunker.to_text, "text/plain"),
-}
-
-
-def export(fmt):
-    """The result on screen as `chunker.to_json` / `to_jsonl` / `to_text` (the CLI's formats),
-    in a Blob: the main thread passes it to the browser without copying it (static/bridge.js)."""
-    result = _last["result"]
-    if result is None:
+def export(fmt: str) -> Any:
+    """The result on screen in one of `chunker.FORMATS` (the command line's formats), in a Blob:
+    the main thread passes it to the browser without copying it (static/bridge.js)."""
+    if S.result is None or fmt not in chunker.FORMATS:
         return None
     from js import Blob, Object  # noqa: PLC0415 - only in the browser
     from pyodide.ffi import to_js  # noqa: PLC0415
 
-    serialise, mime = _EXPORTS[fmt]
-    options = to_js({"type": mime + ";charset=utf-8"}, dict_converter=Object.fromEntries)
-    return Blob.new(to_js([serialise(result)]), options)
+    form = chunker.FORMATS[fmt]
+    options = to_js({"type": form.mime + ";charset=utf-8"}, dict_converter=Object.fromEntries)
+    return Blob.new(to_js(list(_blocks(form.pieces(S.result)))), options)
 
 
-__export__ = ["hello", "run", "more_cards", "more_doc", "compare", "export"]
+def _blocks(pieces: Iterator[str] | Any, size: int = 1 << 20) -> Iterator[str]:
+    """Pieces joined into strings of about `size` characters: one JavaScript string per record
+    would cost a conversion each."""
+    batch: list[str] = []
+    held = 0
+    for piece in pieces:
+        batch.append(piece)
+        held += len(piece)
+        if held >= size:
+            yield "".join(batch)
+            batch, held = [], 0
+    if batch:
+        yield "".join(batch)
+
+
+__export__ = ["hello", "run", "cards", "more_doc", "compare", "export"]

@@ -29,6 +29,16 @@
   var LARGE = 150000;   // characters; a paste or file this long is held
   var PREVIEW = 10000;  // characters of a held document shown in the box
   var held = null, preview = null, pastedCR = false;
+  var name = "";  // the opened file's name, for the code the page offers to copy
+  // Whether the document is the reader's own (pasted, typed, opened): it lives nowhere else, so
+  // leaving the page asks first. The sample, or an empty box, leaves without a word.
+  var own = false;
+  window.addEventListener("beforeunload", function (event) {
+    if (own && current().length) {
+      event.preventDefault();
+      event.returnValue = "";
+    }
+  });
 
   // `asIs`: a file's text, kept exactly as it is (CR LF included), as python -m chunker reads
   // the file. Otherwise (a paste) line breaks become what the text box would make of them
@@ -92,11 +102,14 @@
 
   window.chunkerBridge = {
     // The document, wrapped so MicroPython hands the worker an object, not a copied string.
-    documentText: function () { return { text: current() }; },
+    documentText: function () { return { text: current(), name: name }; },
     documentLength: function () { return current().length; },
     // Whether the reader is in the text box (clicked into it, or tabbed there).
     documentFocused: function () { return document.activeElement === box(); },
-    documentHeld: function () { return held !== null; },
+    setName: function (value) { name = value || ""; },
+    setOwn: function (value) { own = !!value; },
+    // The names a link's query holds, as an array MicroPython can index.
+    paramNames: function (params) { return Array.from(params.keys()); },
 
     // A paste of LARGE characters or more replaces the selection without going through the
     // box; returns true when it did (the caller then re-chunks), false to let the box take it.
@@ -141,33 +154,6 @@
       keepPlace(element, from);
     },
 
-    // Scroll the document view to a chunk's first segment. The view's blocks the browser has
-    // not laid out yet (content-visibility) stand in at an estimated height and take their real
-    // one as they come into view, which moves the target away from where a smooth scroll was
-    // headed. So when that scroll ends, a miss is corrected at once, over the next two frames
-    // at most; the reader's own scrolling after that is left alone.
-    reveal: function (target) {
-      var view = document.getElementById("doc-view"), timer = 0, left = 2;
-      function shown() {
-        var v = view.getBoundingClientRect(), t = target.getBoundingClientRect();
-        if (t.height >= v.height) return t.top <= v.top + v.height / 2 && t.bottom >= v.top + v.height / 2;
-        return t.top >= v.top - 1 && t.bottom <= v.bottom + 1;
-      }
-      function correct() {
-        if (!target.isConnected || shown() || left-- <= 0) return;
-        target.scrollIntoView({ block: "center" });
-        requestAnimationFrame(correct);
-      }
-      function ended() {
-        view.removeEventListener("scrollend", ended);
-        clearTimeout(timer);
-        correct();
-      }
-      view.addEventListener("scrollend", ended);
-      timer = setTimeout(ended, 1500);  // a scroll that did not move the view ends no scroll
-      target.scrollIntoView({ block: "center", behavior: "smooth" });
-    },
-
     // Resolves once the next frame has been drawn.
     afterFrame: function () {
       return new Promise(function (resolve) {
@@ -188,7 +174,8 @@
         for (var k = 0; k < doc.children.length; k++) heights.push(doc.children[k].offsetHeight);
         height = doc.scrollHeight;
       }
-      var parts = [["counts", "counts"], ["stats", "stats"], ["doc-view", "doc"], ["cards", "cards"],
+      // The cards are the chunk list's (static/chunklist.js), set apart.
+      var parts = [["counts", "counts"], ["stats", "stats"], ["doc-view", "doc"],
                    ["advice", "advice"], ["code", "code"], ["records-preview", "preview"]];
       for (var i = 0; i < parts.length; i++) {
         document.getElementById(parts[i][0]).innerHTML = view[parts[i][1]];
@@ -209,9 +196,9 @@
     openFile: function (file, maxBytes) {
       // Any file that is UTF-8 text opens, whatever its name (.rst, .html, .csv, .py...), as the
       // command line reads it; a PDF or a Word file is not text and is refused below.
-      var name = file.name;
+      var fileName = file.name;
       if (file.size > maxBytes) {
-        return Promise.resolve(name + " is " + Math.round(file.size / 1e6) + " MB: open a file under " +
+        return Promise.resolve(fileName + " is " + Math.round(file.size / 1e6) + " MB: open a file under " +
                                Math.round(maxBytes / 1e6) + " MB.");
       }
       return file.arrayBuffer().then(function (buffer) {
@@ -220,10 +207,7 @@
           // As python -m chunker reads a file: strict UTF-8, a byte order mark kept as U+FEFF.
           text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
         } catch (error) {
-          return name + ": not UTF-8 text (bad byte at offset " + firstBadByte(bytes) + "); convert it to UTF-8 first.";
-        }
-        if (text.indexOf("\u0000") !== -1) {
-          return name + " is not a text file (it contains NUL bytes): extract its text first, or open a UTF-8 text file.";
+          return fileName + ": not UTF-8 text (bad byte at offset " + firstBadByte(bytes) + "); convert it to UTF-8 first.";
         }
         // The text box would turn CR LF into LF: such a file is held, to be chunked as it is.
         if (text.length >= LARGE || text.indexOf("\r") !== -1) {
@@ -232,9 +216,10 @@
           release();
           box().value = text;
         }
+        name = fileName;
         return "";
       }, function (error) {
-        return "Cannot read " + name + ": " + error.message;
+        return "Cannot read " + fileName + ": " + error.message;
       });
     },
 

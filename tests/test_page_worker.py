@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import ROOT
 
 import chunker
 from app import worker
-from conftest import ROOT
 
 SAMPLE = (ROOT / "app" / "sample.md").read_text(encoding="utf-8")
 SETTINGS = {"strategy": "recursive", "unit": "tokens", "size": "150", "overlap": "10%",
-            "tokenizer": "approx", "breaks": ["paragraph", "line", "sentence"], "limit": ""}
+            "tokenizer": "estimate", "breaks": ["paragraph", "line", "sentence"], "limit": ""}
 
 
 class JsNull:
@@ -37,23 +37,27 @@ def run(doc, **changes):
 
 @pytest.fixture(autouse=True)
 def fresh_worker(monkeypatch):
-    from chunker import _api
-
-    monkeypatch.setattr(_api, "_keep", False)  # hello() turns it on; other tests expect it off
-    monkeypatch.setattr(_api, "_kept", None)
-    monkeypatch.setitem(worker._doc, "text", "")
-    monkeypatch.setitem(worker._doc, "version", 0)
-    monkeypatch.setattr(worker, "_last", {"result": None, "options": None, "limit": None})
-    monkeypatch.setattr(worker, "_compare", {"key": None, "rows": {}})
+    monkeypatch.setattr(worker, "S", worker.Session())
 
 
-def test_hello_hands_over_chunkers_explanations():
-    from chunker import _api
-
+def test_hello_hands_over_the_controls_drawn_from_the_registries():
     info = worker.hello()
-    assert _api._keep, "the worker keeps its document's measure between calls"
-    assert info["strategies"] == chunker.STRATEGIES and info["tokenizers"] == chunker.TOKENIZERS
-    assert info["flags"] == chunker.FLAGS
+    controls = json.loads(info["controls"])
+    assert controls["order"] == list(chunker.STRATEGIES)
+    assert controls["flags"] == chunker.FLAGS
+    assert info["version"] == chunker.__version__
+
+
+def test_the_worker_imports_only_chunkers_public_names():
+    import ast
+
+    for path in (ROOT / "app").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert not node.module.startswith("chunker._"), (path.name, node.module)
+                assert node.module != "chunker" or all(not a.name.startswith("_") for a in node.names)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "chunker":
+                assert not node.attr.startswith("_") or node.attr == "__version__", (path.name, node.attr)
 
 
 @pytest.mark.parametrize("doc", [SAMPLE, {"text": SAMPLE}, JsObject(SAMPLE)])
@@ -80,6 +84,8 @@ def test_anything_but_text_keeps_the_previous_document(same):
 def test_bad_settings_come_back_as_one_line(changes, fragment):
     view = run(SAMPLE, **changes)
     assert view["ok"] is False and fragment in view["error"] and "\n" not in view["error"]
+    field = next(iter(changes))
+    assert view["field"] == (field if field in ("size", "overlap") else "")  # shown next to its field
     assert view["counts"].startswith(f"{len(SAMPLE):,} chars")  # the counts still update
 
 
@@ -87,10 +93,10 @@ def test_an_internal_failure_is_a_message_not_a_traceback(monkeypatch, capsys):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(worker.render, "view", broken)
+    monkeypatch.setattr(worker.views, "view", broken)
     view = run(SAMPLE)
     assert view == {"ok": False, "error": "Internal error (RuntimeError: boom). Details are in the browser console.",
-                    "counts": view["counts"]}
+                    "field": "", "counts": view["counts"]}
     assert "Traceback" in capsys.readouterr().out  # the details go to the console
 
 
@@ -105,53 +111,52 @@ def test_compare_fills_one_row_per_call_and_resets_on_change():
     assert worker.compare("fixed").count("computing…") == len(chunker.STRATEGIES) - 1
 
 
-def test_more_cards_continue_the_list():
+def test_any_range_of_cards_is_at_hand():
     text = "Short sentence. " * 500
     run(text, strategy="sentence", size="0", unit="chars", overlap="0")
-    more = worker.more_cards(200)["cards"]
+    more = worker.cards(200, 30)["cards"]
+    assert more.count("<li") == 30
     assert 'data-chunk-index="200"' in more and 'data-chunk-index="199"' not in more
 
 
 def test_a_long_document_view_arrives_in_parts_that_join_to_the_whole():
-    from app import render
+    from app import docview
 
     text = "\n".join(f"Line {i}: <tag> & more text for the view." for i in range(6000))
     view = run({"text": text}, size="60")
     assert view["ok"] and view["doc_parts"] > 1 and "doc_rest" not in view
     parts = [view["doc"]] + [worker.more_doc(k)["doc"] for k in range(1, view["doc_parts"])]
     res = chunker.chunk(text, size=60, overlap="10%")
-    assert "".join(parts) == render.document_html(text, [(c.start_char, c.end_char) for c in res.chunks])
+    assert "".join(parts) == docview.document_html(text, res.chunks.spans())
     assert all(p.startswith('<div class="slice">') and p.endswith("</div>") for p in parts)
     assert worker.more_doc(view["doc_parts"]) == {"doc": ""}
 
 
-def test_after_hello_runs_keep_the_documents_measure_and_give_chunks_records():
-    from chunker import _api
-
-    worker.hello()
+def test_runs_keep_the_documents_measure_and_give_chunks_records(monkeypatch):
     first = True
     for changes in ({"tokenizer": "o200k"}, {"tokenizer": "o200k", "size": "90"},
                     {"tokenizer": "o200k", "strategy": "sentence"}, {"tokenizer": "o200k", "strategy": "langchain"},
                     {"tokenizer": "estimate", "unit": "chars", "size": "700"}):
         view = run(SAMPLE if first else None, **changes)
+        if first:
+            measured = worker.S.document._measure
+        elif changes["tokenizer"] == "o200k":
+            assert worker.S.document._measure is measured  # the document was not encoded again
         first = False
-        assert view["ok"] and _api._kept[0] is worker._doc["text"]
-        options, _ = worker._options(json.dumps(dict(SETTINGS, **changes)))
-        # An equal but distinct string: measured afresh, as any library call would be.
-        assert worker._last["result"] == chunker.chunk((SAMPLE + " ")[:-1], **options)
+        assert view["ok"]
+        settings, _ = worker._settings(json.dumps(dict(SETTINGS, **changes)))
+        assert worker.S.result == chunker.chunk(SAMPLE, **settings.to_dict())
 
 
-def test_a_half_typed_setting_neither_recounts_nor_drops_the_kept_document(monkeypatch):
-    from chunker import _api
-
-    worker.hello()
+def test_a_half_typed_setting_does_not_count_the_document_again(monkeypatch):
     good = run(SAMPLE, tokenizer="o200k")
-    kept = _api._kept
+    from chunker._tokenizers import get_tokenizer
+
     with monkeypatch.context() as m:
-        m.setattr(chunker, "count_tokens", lambda *a, **k: pytest.fail("the document was encoded again"))
+        # The document remembers its count: a bad setting does not encode it again.
+        m.setattr(get_tokenizer("o200k"), "count", lambda *a: pytest.fail("counted again"))
         bad = run(None, tokenizer="o200k", size="")
     assert bad["ok"] is False and bad["counts"] == good["counts"]
-    assert _api._kept is kept
     # Another tokenizer has not counted this document yet: that one is counted.
     other = run(None, tokenizer="cl100k", size="")
     expected = chunker.count_tokens(SAMPLE, "cl100k")

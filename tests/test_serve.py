@@ -13,16 +13,16 @@ import socket
 import subprocess
 import sys
 import threading
-import tomllib
 import urllib.error
 import urllib.request
 import zipfile
 from functools import partial
 
 import pytest
+import tomllib
+from conftest import ROOT
 
 import serve
-from conftest import ROOT
 from tools import pyc_zip
 from tools import runtime as rt
 
@@ -127,9 +127,10 @@ def test_app_zip_ships_every_chunker_module(serve_url):
     expected = {p.relative_to(ROOT).as_posix() + "c" for p in (ROOT / "chunker").rglob("*.py")
                 if "__pycache__" not in p.parts}
     assert expected and expected <= names
-    assert {"app/__init__.pyc", "app/render.pyc", "app/worker.pyc", "app/sample.md"} <= names
+    assert {"app/__init__.pyc", "app/view.pyc", "app/worker.pyc", "app/sample.md"} <= names
     assert not [n for n in names if n.endswith(".py")]
-    assert "app/main.pyc" not in names  # MicroPython, main thread only
+    # MicroPython, main thread only:
+    assert "app/main.pyc" not in names and not [n for n in names if n.startswith("app/ui/")]
     key = rt.app_zip_key(ROOT, rt.app_zip_bytes(ROOT))
     assert shipped.comment.decode() == f"{key} compiled"  # of these very sources
     assert rt.app_zip_bytes(ROOT) == rt.app_zip_bytes(ROOT)  # deterministic
@@ -197,14 +198,19 @@ def test_every_preloaded_file_is_one_the_page_serves(runtime, serve_url):
         assert fetch(serve_url + href)[0] == 200, href
 
 
-def test_select_options_are_chunkers_names():
+def test_the_page_lists_no_names_of_its_own():
+    # The selects, break points, export buttons and starting points are built from what the
+    # worker reports (the library's registries): the page itself holds none of those names.
     page = (ROOT / "index.html").read_text(encoding="utf-8")
     import chunker
 
-    for select, names in (("strategy", chunker.STRATEGIES), ("unit", chunker.UNITS), ("tokenizer", chunker.TOKENIZERS)):
+    for select in ("strategy", "unit", "tokenizer", "limit"):
         block = re.search(rf'<select id="{select}".*?</select>', page, re.S).group(0)
-        assert sorted(re.findall(r'<option value="([^"]+)"', block)) == sorted(names), select
-    assert re.findall(r'name="breaks" value="(\w+)"', page) == list(chunker.BREAKS)
+        assert re.findall(r'<option value="([^"]*)"', block) == [""], select
+    values = set(re.findall(r'value="([^"]+)"', page)) | set(re.findall(r'data-(?:format|apply)="([^"]+)"', page))
+    for registry in (chunker.STRATEGIES, chunker.UNITS, chunker.TOKENIZERS, chunker.BREAKS, chunker.FORMATS,
+                     chunker.MODEL_LIMITS):
+        assert not values & set(registry)
 
 
 # ---------------------------------------------------------------- the static build

@@ -1,0 +1,100 @@
+"""Copy as code: the `chunker` call, the command line and (for the langchain strategy) the
+LangChain code that give exactly the chunks on screen."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+import chunker
+
+from .html import esc
+
+__all__ = ["snippets", "code_html"]
+
+
+def _py(value: Any) -> str:
+    """A Python literal for a setting, in double quotes like the rest of the snippet.
+
+    >>> _py("15%"), _py(("paragraph",)), _py(500)
+    ('"15%"', '("paragraph",)', '500')
+    """
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(_py, value)) + ("," if len(value) == 1 else "") + ")"
+    return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
+def snippets(settings: Any, filename: str = "document.md") -> dict[str, str]:
+    """The `chunker` call, the CLI line and (for langchain) the LangChain code for ``settings``.
+
+    ``breaks`` only changes the sentence strategy, so it is written out for that strategy or when
+    it differs from the default.
+
+    >>> from types import SimpleNamespace as S
+    >>> s = S(strategy="fixed", unit="chars", size=300, overlap="15%", tokenizer="approx",
+    ...       breaks=("paragraph", "line", "sentence"), overlap_count=45)
+    >>> print(snippets(s)["cli"])
+    python -m chunker document.md --strategy fixed --unit chars --size 300 --overlap 15% --tokenizer approx --format jsonl
+    """
+    with_breaks = (chunker.STRATEGIES[settings.strategy].breaks
+                   or tuple(settings.breaks) != tuple(chunker.DEFAULTS["breaks"]))
+    args = [
+        ("strategy", settings.strategy), ("unit", settings.unit), ("size", settings.size),
+        ("overlap", settings.overlap), ("tokenizer", settings.tokenizer),
+    ]
+    if with_breaks:
+        args.append(("breaks", tuple(settings.breaks)))
+    call = ",\n".join(f"    {k}={_py(v)}" for k, v in args)
+    python = (
+        "import chunker\n\n"
+        "# newline=\"\" keeps \\r\\n as is, so offsets match the file byte for byte as text\n"
+        f'with open({_py(filename)}, encoding="utf-8", newline="") as f:\n'
+        "    text = f.read()\n\n"
+        f"result = chunker.chunk(\n    text,\n{call},\n)\n"
+        "for c in result.chunks:\n"
+        "    print(c.index, c.start_char, c.end_char, c.tokens, c.flags)\n"
+    )
+    cli = (f"python -m chunker {shlex.quote(filename)} --strategy {settings.strategy} --unit {settings.unit} "
+           f"--size {settings.size} --overlap {settings.overlap} --tokenizer {settings.tokenizer}")
+    if with_breaks:
+        cli += " --breaks " + ",".join(settings.breaks)
+    cli += " --format jsonl"
+    out = {"python": python, "cli": cli}
+    if settings.strategy == "langchain":
+        out["langchain"] = _langchain_snippet(settings, filename)
+    return out
+
+
+def _langchain_snippet(settings: Any, filename: str) -> str:
+    size, overlap = settings.size, settings.overlap_count
+    head = "from langchain_text_splitters import RecursiveCharacterTextSplitter\n\n"
+    read = f'text = open({_py(filename)}, encoding="utf-8", newline="").read()\n'
+    encoding = chunker.TOKENIZERS[settings.tokenizer].encoding
+    if settings.unit == "tokens" and encoding:
+        make = ("splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(\n"
+                f'    encoding_name="{encoding}", chunk_size={size}, chunk_overlap={overlap}\n)\n')
+    elif settings.unit == "tokens":
+        head += "import chunker\n"
+        make = ("splitter = RecursiveCharacterTextSplitter(\n"
+                f"    chunk_size={size}, chunk_overlap={overlap},\n"
+                f'    length_function=lambda s: chunker.count_tokens(s, tokenizer="{settings.tokenizer}"),\n)\n')
+    elif settings.unit == "words":
+        make = ("splitter = RecursiveCharacterTextSplitter(\n"
+                f"    chunk_size={size}, chunk_overlap={overlap},\n"
+                "    length_function=lambda s: len(s.split()),\n)\n")
+    else:
+        make = f"splitter = RecursiveCharacterTextSplitter(chunk_size={size}, chunk_overlap={overlap})\n"
+    return head + read + make + "chunks = splitter.split_text(text)  # the same texts as this view\n"
+
+
+def code_html(snips: dict[str, str]) -> str:
+    """The snippets as labelled, copyable code blocks."""
+    titles = {"python": "Python (chunker)", "cli": "Command line", "langchain": "LangChain equivalent"}
+    out = []
+    for key in ("python", "cli", "langchain"):
+        if key in snips:
+            out.append(f'<div class="snip"><div class="snip-h"><span>{titles[key]}</span>'
+                       f'<button type="button" class="copy-snip" data-snip="{key}">Copy</button></div>'
+                       f'<pre><code id="snip-{key}">{esc(snips[key])}</code></pre></div>')
+    return "".join(out)

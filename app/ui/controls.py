@@ -1,0 +1,309 @@
+# The settings' controls: built from what the worker reports (the library's registries), read
+# into the settings the worker gets, kept in step with each other, and kept in the address.
+
+import json
+
+from pyscript import document, window
+from ui.dom import BRIDGE, data, el, hooks, on, show_error, toast
+
+# Slider ranges, and rough characters per unit for keeping the amount of text per chunk when the
+# unit changes: how the page's controls behave, not chunking facts.
+UNIT_SLIDER = {"tokens": (16, 2048), "chars": (50, 8000), "words": (10, 1500)}
+UNIT_CHARS = {"tokens": 4, "chars": 1, "words": 6}
+PARAMS = ("strategy", "unit", "size", "overlap", "tokenizer", "breaks", "limit")
+
+
+class Controls:
+    """What the controls hold beyond their own values."""
+
+    def __init__(self):
+        self.info = None        # the worker's `controls` (registries, help texts, defaults)
+        self.pct = None         # overlap as a percentage (a string such as "15"), or None for a count
+        self.unit = "tokens"    # the unit the size is in now (to convert on a unit switch)
+        self.help_for = None    # the (strategy, unit, tokenizer) the help texts were written for
+        self.notice = ""        # what a link asked for that could not be used, until the user acts
+        self.url_dirty = False  # the address is behind the settings
+
+
+C = Controls()
+
+
+def build(info):
+    """Fill the selects, break points, export buttons and starting points from the registries."""
+    C.info = info
+    for name in ("strategy", "unit", "tokenizer", "limit"):
+        el(name).innerHTML = info[name]
+        el(name).disabled = False
+    el("breaks-boxes").innerHTML = info["breaks"]
+    el("export-buttons").innerHTML = info["exports"]
+    el("presets").innerHTML = info["presets"]
+
+
+def checked_breaks():
+    boxes = document.querySelectorAll("#breaks input[name=breaks]")
+    return [boxes.item(i).value for i in range(boxes.length) if boxes.item(i).checked]
+
+
+def settings():
+    overlap = (C.pct + "%") if C.pct is not None else el("overlap").value
+    return {
+        "strategy": el("strategy").value,
+        "unit": el("unit").value,
+        "size": el("size").value,
+        "overlap": overlap,
+        "tokenizer": el("tokenizer").value,
+        "breaks": checked_breaks(),
+        "limit": el("limit").value,
+    }
+
+
+def size_value():
+    try:
+        return int(el("size").value)
+    except ValueError:
+        return 0
+
+
+def sync_overlap():
+    """Keep the overlap slider's range and a percentage's count in step with the size."""
+    size = size_value()
+    el("overlap-range").max = str(max(0, size - 1))
+    if C.pct is not None:
+        try:
+            count = int(size * float(C.pct) // 100)
+        except ValueError:
+            count = 0
+        el("overlap").value = str(count)
+        el("overlap-note").textContent = "= " + C.pct + "% of the size"
+    else:
+        el("overlap-note").textContent = ""
+    el("overlap-range").value = el("overlap").value or "0"
+    buttons = document.querySelectorAll(".pcts button")
+    for i in range(buttons.length):
+        b = buttons.item(i)
+        b.setAttribute("aria-pressed", "true" if C.pct == b.getAttribute("data-pct") else "false")
+
+
+def sync_unit():
+    unit = el("unit").value
+    low, high = UNIT_SLIDER.get(unit, (1, 2048))
+    el("size-range").min = str(low)
+    el("size-range").max = str(high)
+    el("size-range").value = el("size").value or "0"
+    select = el("unit")
+    label = "(" + (select.options.item(select.selectedIndex).text if select.selectedIndex >= 0 else unit) + ")"
+    el("size-unit").textContent = label
+    el("overlap-unit").textContent = label
+    sync_overlap()
+
+
+def sync_help():
+    if C.info is None:
+        return
+    # A slider move changes none of these: setting the same text again would still make the
+    # browser lay the settings out anew, on the main thread the worker's answer waits for.
+    shown = (el("strategy").value, el("unit").value, el("tokenizer").value)
+    if C.help_for == shown:
+        return
+    C.help_for = shown
+    for key in ("strategy", "unit", "tokenizer"):
+        el(key + "-help").textContent = C.info["help"][key].get(el(key).value, "")
+    el("breaks").classList.toggle("inactive", el("strategy").value not in C.info["uses_breaks"])
+
+
+def field_error(message, field):
+    """A settings error next to the field it is about (and none elsewhere)."""
+    for name in ("size", "overlap"):
+        note = el(name + "-error")
+        note.textContent = message if name == field else ""
+        note.hidden = name != field
+
+
+def write_url():
+    s = settings()
+    params = window.URLSearchParams.new()
+    for key in ("strategy", "unit", "size", "overlap", "tokenizer"):
+        params.set(key, s[key])
+    params.set("breaks", ",".join(s["breaks"]))
+    if s["limit"]:
+        params.set("limit", s["limit"])
+    window.history.replaceState(None, "", "?" + params.toString())
+
+
+def flush_url():
+    if C.url_dirty:
+        C.url_dirty = False
+        write_url()
+
+
+def _select(name, value, problems):
+    select = el(name)
+    names = [select.options.item(i).value for i in range(select.options.length)]
+    if value in names:
+        select.value = value
+    else:
+        shown = ", ".join(n for n in names if n)
+        problems.append(name + "=" + value[:40] + " (choose one of " + shown + ")")
+
+
+def _number(text, allow_fraction=False):
+    if allow_fraction and text.count(".") == 1:
+        text = text.replace(".", "")
+    return 0 < len(text) <= 9 and text.isdigit() and all("0" <= c <= "9" for c in text)
+
+
+def restore(params):
+    """Apply settings from a link; list everything that cannot be used, together, instead of
+    guessing. The settings' own rules (an overlap under the size) are the worker's to judge."""
+    problems = []
+    keys = BRIDGE.paramNames(params)
+    for i in range(keys.length):
+        if keys[i] not in PARAMS:
+            problems.append(str(keys[i])[:40] + " (not a setting)")
+    for name in ("strategy", "unit", "tokenizer", "limit"):
+        value = params.get(name)
+        if value is not None:
+            _select(name, value.strip(), problems)
+    size = params.get("size")
+    if size is not None:
+        size = size.strip()
+        if _number(size):
+            el("size").value = size
+        else:
+            problems.append("size=" + size[:40] + " (a whole number)")
+    overlap = params.get("overlap")
+    if overlap is not None:
+        overlap = overlap.strip()
+        if overlap.endswith("%") and _number(overlap[:-1], True):
+            C.pct = overlap[:-1]
+        elif _number(overlap):
+            C.pct = None
+            el("overlap").value = overlap
+        else:
+            problems.append("overlap=" + overlap[:40] + " (a whole number or a percentage like 15%)")
+    breaks = params.get("breaks")
+    if breaks is not None:
+        wanted = [b.strip() for b in breaks.split(",") if b.strip()]
+        boxes = document.querySelectorAll("#breaks input[name=breaks]")
+        known = [boxes.item(i).value for i in range(boxes.length)]
+        bad = [b for b in wanted if b not in known]
+        if bad or not wanted:
+            problems.append("breaks=" + breaks[:60] + " (some of " + ", ".join(known) + ")")
+        else:
+            for i in range(boxes.length):
+                boxes.item(i).checked = boxes.item(i).value in wanted
+    C.unit = el("unit").value
+    sync_unit()
+    C.notice = ("Ignored from the link: " + "; ".join(problems) + ".") if problems else ""
+    show_error(C.notice)
+
+
+def apply_defaults():
+    params = window.URLSearchParams.new()
+    for key, value in C.info["defaults"].items():
+        params.set(key, value)
+    restore(params)
+
+
+def changed(then=None):
+    C.notice = ""
+    hooks["changed"](then)
+
+
+# ---------------------------------------------------------------- handlers
+
+
+@on("change", "#strategy", "#tokenizer", "#limit", "#breaks")
+def on_select(event):
+    changed()
+
+
+@on("input", "#size", "#size-range")
+def on_size(event):
+    source = event.target
+    if source.id == "size-range":
+        el("size").value = source.value
+    else:
+        el("size-range").value = source.value or "0"
+    # settings() sends a percentage as such, so the overlap fields only follow for the eye: they
+    # are updated after the worker has been started.
+    changed(sync_overlap)
+
+
+@on("input", "#overlap", "#overlap-range")
+def on_overlap(event):
+    source = event.target
+    C.pct = None
+    if source.id == "overlap-range":
+        el("overlap").value = source.value
+    sync_overlap()
+    changed()
+
+
+@on("click", ".pcts")
+def on_pct(event):
+    try:
+        button = event.target.closest("button[data-pct]")
+    except Exception:  # noqa: BLE001
+        button = None
+    if button is None:
+        return
+    C.pct = data(button, "data-pct")
+    sync_overlap()
+    changed()
+
+
+@on("change", "#unit")
+def on_unit(event):
+    unit = el("unit").value
+    old, C.unit = C.unit, unit
+    if old != unit and old in UNIT_CHARS and unit in UNIT_CHARS:
+        # Keep roughly the same amount of text per chunk when the unit changes.
+        factor = UNIT_CHARS[old] / UNIT_CHARS[unit]
+        el("size").value = str(max(1, round(size_value() * factor)))
+        if C.pct is None:
+            try:
+                el("overlap").value = str(round(int(el("overlap").value) * factor))
+            except ValueError:
+                pass
+    sync_unit()
+    changed()
+
+
+def apply(settings_json):
+    """Set what an Apply button (advice, starting points) carries, then chunk again."""
+    wanted = json.loads(settings_json)
+    said = []
+    if "unit" in wanted:
+        el("unit").value = wanted["unit"]
+        C.unit = wanted["unit"]
+    if "strategy" in wanted:
+        el("strategy").value = wanted["strategy"]
+        said.append(wanted["strategy"])
+    if "tokenizer" in wanted:
+        el("tokenizer").value = wanted["tokenizer"]
+        said.append(wanted["tokenizer"])
+    if "size" in wanted:
+        el("size").value = str(wanted["size"])
+        said.append("size " + str(wanted["size"]) + " " + el("unit").value)
+    if "overlap" in wanted:
+        overlap = str(wanted["overlap"])
+        if overlap.endswith("%"):
+            C.pct = overlap[:-1]
+        else:
+            C.pct = None
+            el("overlap").value = overlap
+        said.append("overlap " + overlap)
+    sync_unit()
+    changed()
+    toast("Applied " + ", ".join(said))
+
+
+@on("click", "#advice-panel")
+def on_apply(event):
+    try:
+        button = event.target.closest("button[data-apply]")
+    except Exception:  # noqa: BLE001
+        button = None
+    if button is not None:
+        apply(data(button, "data-apply"))

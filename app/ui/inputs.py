@@ -1,0 +1,105 @@
+# The document: typed, pasted, opened, dropped, the sample, or cleared.
+
+from ui.dom import BRIDGE, el, hooks, on, show_error, spawn, toast
+
+SAMPLE_FILE = "sample.md"
+MAX_FILE_BYTES = 50_000_000
+
+
+def text_changed(own=True):
+    """`own`: the document is now the reader's (typed, pasted, opened), not the sample."""
+    BRIDGE.setOwn(own)  # leaving the page then asks first (static/bridge.js)
+    hooks["text_changed"]()
+
+
+def insert_sample_text():
+    BRIDGE.release()
+    with open(SAMPLE_FILE) as f:
+        el("document").value = f.read()
+    BRIDGE.setName("")
+
+
+@on("input", "#document")
+def on_input(event):
+    text_changed()
+
+
+@on("click", "#insert-sample")
+def insert_sample(event):
+    insert_sample_text()
+    text_changed(False)
+
+
+@on("click", "#clear")
+def clear(event):
+    BRIDGE.release()
+    BRIDGE.setName("")
+    el("document").value = ""
+    el("document").focus()
+    text_changed(False)
+
+
+@on("paste", "#document")
+def on_paste(event):
+    # A large paste is held outside the text box (static/bridge.js): a <textarea> would freeze
+    # the page while laying out megabytes. This handler is synchronous, so the bridge can still
+    # cancel the browser's own paste.
+    if BRIDGE.pasteLarge(event):
+        text_changed()
+    if BRIDGE.pastedCR():
+        # Said, not silently done: a pipeline that reads the original file counts the CRs.
+        toast("Pasted CR LF line breaks became LF, as a text box keeps them. Open the file "
+              "instead to chunk it as python -m chunker reads it.", 8)
+
+
+@on("click", "#edit-held")
+def on_edit_held(event):
+    # The same document, now in the box: nothing to re-chunk, unless the box changed its line
+    # breaks (a file's CR LF).
+    if BRIDGE.editHeld():
+        text_changed()
+
+
+async def open_file(file):
+    problem = await BRIDGE.openFile(file, MAX_FILE_BYTES)
+    if problem:
+        show_error(problem)
+        return
+    show_error("")
+    toast("Opened " + str(file.name))
+    text_changed()
+
+
+@on("change", "#file")
+def on_file(event):
+    files = el("file").files
+    if files.length:
+        spawn(open_file(files.item(0)))
+    el("file").value = ""
+
+
+def has_files(event):
+    types = event.dataTransfer.types if event.dataTransfer else None
+    if types is None:
+        return False
+    return any(types[i] == "Files" for i in range(types.length))
+
+
+@on("dragover", "#document")
+def on_dragover(event):
+    if has_files(event):
+        event.preventDefault()
+        el("document").classList.add("drop")
+
+
+@on("dragleave", "#document")
+def on_dragleave(event):
+    el("document").classList.remove("drop")
+
+
+@on("drop", "#document")
+def on_drop(event):
+    el("document").classList.remove("drop")
+    if has_files(event):
+        event.preventDefault()
+        spawn(open_file(event.dataTransfer.files.item(0)))

@@ -1,0 +1,70 @@
+"""app/snippets.py: the code the page offers to copy gives exactly the chunks on screen."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import chunker
+from app import snippets
+from tests.texts import ROOT, sample_document
+
+
+def code_for(filename="doc.md", **options):
+    text = sample_document()
+    res = chunker.chunk(text, **options)
+    return text, res, snippets.snippets(res.settings, filename)
+
+
+@pytest.mark.parametrize("options", [
+    dict(strategy="recursive", unit="tokens", size=120, overlap="15%", tokenizer="approx"),
+    dict(strategy="sentence", unit="chars", size=400, overlap=40, breaks=("paragraph", "clause")),
+    dict(strategy="fixed", unit="words", size=50, overlap=5, tokenizer="estimate"),
+])
+def test_python_snippet_reproduces_the_view(options, tmp_path, monkeypatch):
+    text, res, snips = code_for(**options)
+    (tmp_path / "doc.md").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    code = snips["python"].replace("print(", "(lambda *a: None)(")
+    exec(compile(code, "snippet", "exec"), scope)
+    assert scope["result"].chunks == res.chunks
+
+
+def test_cli_line_reproduces_the_export_and_names_the_opened_file(tmp_path):
+    name = "my notes (v2).md"
+    text, res, snips = code_for(filename=name, strategy="sentence", unit="chars", size=300, overlap="10%",
+                                breaks=("paragraph", "sentence"))
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    assert "'my notes (v2).md'" in snips["cli"] and '"my notes (v2).md"' in snips["python"]
+    out = subprocess.run(["sh", "-c", snips["cli"].replace("python", f"'{sys.executable}'", 1)], cwd=tmp_path,
+                         capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == chunker.to_jsonl(res)
+
+
+def test_langchain_snippet_matches_the_strategy(monkeypatch):
+    pytest.importorskip("langchain_text_splitters")
+    tiktoken = pytest.importorskip("tiktoken")
+    from chunker._tokenizers import tiktoken_encoding
+
+    # from_tiktoken_encoder would download the vocabulary; hand it the bundled one instead.
+    monkeypatch.setattr(tiktoken, "get_encoding", tiktoken_encoding)
+    for options in (dict(unit="chars", size=300, overlap=30), dict(unit="tokens", size=80, overlap="10%", tokenizer="cl100k"),
+                    dict(unit="words", size=60, overlap=6)):
+        text, res, snips = code_for(strategy="langchain", **options)
+        assert "langchain" in snips
+        scope = {"open": lambda *a, **k: _Reader(text)}
+        exec(compile(snips["langchain"], "snippet", "exec"), scope)
+        assert scope["chunks"] == [c.text for c in res.chunks], options
+
+
+class _Reader:
+    def __init__(self, text):
+        self.text = text
+
+    def read(self):
+        return self.text
