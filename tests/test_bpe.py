@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -74,6 +75,22 @@ def test_an_encoding_without_the_attributes_falls_back_without_error():
 
     bare = Bare()
     assert wrap_encoder(bare) == bare.encode_ordinary
+
+
+def test_a_vocabulary_with_two_tokens_of_one_rank_falls_back():
+    # byte_pair_merge relies on one byte string per rank (stale entries could match otherwise).
+    class Doubled:
+        def __init__(self) -> None:
+            self._ranks = {b"a": 0, b"b": 1, b"ab": 1}
+            self._re = re.compile(".")
+
+        def encode_ordinary(self, text: str) -> list[int]:
+            return []
+
+    doubled = Doubled()
+    assert wrap_encoder(doubled) == doubled.encode_ordinary
+    doubled._ranks = {b"a": 0, b"b": 1, b"ab": 2}
+    assert wrap_encoder(doubled) != doubled.encode_ordinary
 
 
 def test_importing_the_module_imports_no_tokenizer_package():
