@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .._errors import ChunkerError
 
-__all__ = ["Extracted", "extract", "detect_kind", "KINDS", "MAX_BYTES"]
+__all__ = ["KINDS", "MAX_BYTES", "Extracted", "detect_kind", "extract"]
 
 KINDS = ("pdf", "docx", "html", "text")
 # Large enough for a long report or a book; past it, pypdf on Pyodide takes minutes and the
@@ -88,7 +88,7 @@ def detect_kind(data: bytes, name: str | None = None) -> str:
         what = "an old binary Word .doc" if suffix in ("", ".doc", ".dot") else "an old binary Office file"
         raise ChunkerError(f"{label} is {what} (OLE2), which is not supported: "
                            "save it as .docx (Word: File > Save As > Word Document) and try again")
-    if data.startswith(b"PK\x03\x04") or data.startswith(b"PK\x05\x06"):
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         # Searched in the raw bytes: zip stores member names uncompressed, and a truncated
         # file has lost the central directory a zip reader would list them from.
         if b"word/document" in data or suffix in (".docx", ".docm", ".dotx"):
@@ -198,6 +198,12 @@ def _suffix(name: str | None) -> str:
         return ""
     base = name.replace("\\", "/").rsplit("/", 1)[-1].lower()
     return base[base.rfind("."):] if "." in base else ""
+
+
+def one_line(e: BaseException) -> str:
+    """An exception from deep inside a reader as a short clause for our one-line errors."""
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _mb(n: int) -> str:

@@ -12,6 +12,7 @@ import re
 import warnings
 
 from .._errors import ChunkerError
+from . import one_line as _one_line
 from ._html import html_to_text
 
 __all__ = ["docx_to_text"]
@@ -23,7 +24,7 @@ _BACKLINK = re.compile(r'<a href="#(?:footnote|endnote|comment)-ref-[^"]*">[^<]*
 def docx_to_text(data: bytes, *, label: str) -> str:
     """The text of a .docx given as bytes (see the module docstring)."""
     try:
-        import mammoth
+        import mammoth  # type: ignore[import-untyped]
     except ImportError:
         raise ChunkerError(f"{label}: reading Word documents needs the mammoth package: "
                            "pip install 'chunker[documents]' (or pip install mammoth)") from None
@@ -55,7 +56,3 @@ def docx_to_text(data: bytes, *, label: str) -> str:
                            "re-save it from Word as .docx") from None
     return html_to_text(_BACKLINK.sub("", result.value))
 
-
-def _one_line(e: BaseException) -> str:
-    text = " ".join(str(e).split()) or type(e).__name__
-    return text if len(text) <= 120 else text[:117] + "..."

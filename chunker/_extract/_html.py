@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-__all__ = ["html_to_text", "escape_block_start"]
+__all__ = ["escape_block_start", "html_to_text"]
 
 _SKIP = frozenset({"script", "style", "template", "noscript", "title", "svg", "math", "iframe",
                    "object", "canvas", "select", "datalist", "head"})
@@ -71,7 +71,7 @@ def _cell(pieces: list[str]) -> str:
 
 
 class _List:
-    __slots__ = ("ordered", "number", "indent", "marker", "hang")
+    __slots__ = ("hang", "indent", "marker", "number", "ordered")
 
     def __init__(self, ordered: bool, start: int, indent: str) -> None:
         self.ordered, self.number, self.indent = ordered, start, indent
@@ -80,7 +80,7 @@ class _List:
 
 
 class _Table:
-    __slots__ = ("rows", "row", "cell", "in_cell", "span", "caption", "in_caption")
+    __slots__ = ("caption", "cell", "in_caption", "in_cell", "row", "rows", "span")
 
     def __init__(self) -> None:
         self.rows: list[list[str]] = []
@@ -282,7 +282,7 @@ class _Converter(HTMLParser):
         assert self.pre is not None
         body, self.pre = "".join(self.pre), None
         # The parser keeps the newline right after <pre>, which HTML says is not content.
-        body = (body[1:] if body.startswith("\n") else body).rstrip()
+        body = (body.removeprefix("\n")).rstrip()
         if not body.strip():
             return
         if self.tables:
