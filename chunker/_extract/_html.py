@@ -76,7 +76,7 @@ class _List:
     def __init__(self, ordered: bool, start: int, indent: str) -> None:
         self.ordered, self.number, self.indent = ordered, start, indent
         self.marker = ""  # the current item's "- " or "3. ", until its first line is out
-        self.hang = indent + "  "  # where the item's further lines start: under its text
+        self.hang = indent  # where the item's further lines start: under its text
 
 
 class _Table:
@@ -212,7 +212,13 @@ class _Converter(HTMLParser):
             self.heading = _HEADINGS[tag]
         elif tag in ("ul", "ol"):
             self._flush()
-            indent = self.lists[-1].hang if self.lists else ""
+            indent = ""
+            if self.lists:
+                parent = self.lists[-1]
+                if parent.marker:  # an item that opens with a list: its marker stands alone
+                    self.list_lines.append(parent.marker.rstrip())
+                    parent.marker = ""
+                indent = parent.hang
             start = _int(dict(attrs).get("start"), 1, -10**9, 10**9)
             self.lists.append(_List(tag == "ol", start, indent))
         elif tag == "li":

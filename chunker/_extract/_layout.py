@@ -74,7 +74,6 @@ _ROMAN = re.compile(r"[ivxlc]{1,7}")
 # A table of contents line: dot leaders, then a page number.
 _LEADERS = re.compile(r"(?:\.\s?){4,}\s*\d+\Z|…\s*\d+\Z")
 _BULLET = re.compile(r"[•◦▪▫●○■□‣⁃∙·*]\s+(?=\S)")
-# A dash opens a list item only after a line that ended: mid-sentence it is punctuation.
 _DASH = re.compile(r"[–—-]\s+(?=\S)")
 _NUMBERED = re.compile(r"\d{1,3}[.)]\s+(?=\S)")
 _ENDS_SENTENCE = re.compile(r"[.!?:;…][\"'’”)\]]*\Z")
@@ -221,10 +220,12 @@ def _level(line: Line, levels: dict[float, int]) -> int:
 
 
 def _item(text: str, prev: _Para | None) -> bool:
-    if _BULLET.match(text) or _NUMBERED.match(text):
+    if _BULLET.match(text):
         return True
-    return bool(_DASH.match(text)) and (prev is None or prev.item or prev.level > 0
-                                         or _ENDS_SENTENCE.search(prev.line.text) is not None)
+    # "1." or a dash opens an item only where a line ended: mid-sentence, a wrapped line may
+    # well start with a number and a full stop ("section\n3. The ...") or a dash.
+    return bool(_DASH.match(text) or _NUMBERED.match(text)) and (
+        prev is None or prev.item or prev.level > 0 or _ENDS_SENTENCE.search(prev.line.text) is not None)
 
 
 def _word_counts(pages: list[list[Line]]) -> Counter[str]:
