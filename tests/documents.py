@@ -41,8 +41,8 @@ def typeset(sections: list[tuple[str, list[str]]], *, header: str | None = None,
     """A PDF with one section per page start: a heading, then its sentences as one flowing
     paragraph, wrapped and carried over to further pages when the page is full. `header`
     and `footer` are drawn on every page; "{page}" and "{pages}" in them are filled in."""
-    from reportlab.pdfbase.pdfmetrics import stringWidth
-    from reportlab.pdfgen import canvas
+    from reportlab.pdfbase.pdfmetrics import stringWidth  # type: ignore[import-untyped]
+    from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
     # Lay out first: lines with their page, so the page count is known for the footers.
     pages: list[list[tuple[str, float, str]]] = []  # per page: (font, size, text) lines
@@ -90,7 +90,7 @@ def typeset(sections: list[tuple[str, list[str]]], *, header: str | None = None,
 
 def draw_lines(pages: list[list[str]], *, size: float = BODY) -> bytes:
     """A PDF with exactly these lines on each page, one under the other."""
-    from reportlab.pdfgen import canvas
+    from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H), invariant=1)
@@ -108,7 +108,7 @@ def draw_lines(pages: list[list[str]], *, size: float = BODY) -> bytes:
 def image_only_pdf(pages: int = 2) -> bytes:
     """Pages holding nothing but a picture, as a scanner makes them."""
     from PIL import Image
-    from reportlab.pdfgen import canvas
+    from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
 
     picture = Image.new("L", (200, 100), 255)
     for x in range(20, 180):
@@ -136,7 +136,7 @@ def encrypted_pdf(plain: bytes, *, user_password: str) -> bytes:
 def word_document(blocks: list[tuple[str, object]]) -> bytes:
     """A .docx from ("h1".."h6", text), ("p", text), ("bullet", text), ("number", text) and
     ("table", rows) blocks."""
-    import docx
+    import docx  # type: ignore[import-untyped]
 
     d = docx.Document()
     for kind, value in blocks:

@@ -24,7 +24,6 @@ from chunker import ChunkerError
 from chunker._extract import MAX_BYTES, Extracted, detect_kind, extract
 from chunker._extract._html import escape_block_start, html_to_text
 from chunker._extract._layout import PAGE_BREAK, PAGE_CONTINUES, Line, lines_to_text
-
 from tests import documents as docs
 from tests.texts import ROOT
 
@@ -94,9 +93,10 @@ def test_import_and_text_and_html_need_neither_pypdf_nor_mammoth():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True)
     assert out.stdout.split() == ["['html.parser']"]
-    bare = subprocess.run([sys.executable, "-c", "import sys, chunker, chunker._extract\n"
-                           "print('html.parser' in sys.modules, 'pypdf' in sys.modules)"],
-                          cwd=ROOT, capture_output=True, text=True, check=True)
+    code = ("import sys, chunker, chunker._extract\n"
+            "print('html.parser' in sys.modules, 'pypdf' in sys.modules)")
+    bare = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          check=True)
     assert bare.stdout.split() == ["False", "False"]
 
 

@@ -316,6 +316,8 @@ _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "
 
 
 def _int(value: str | None, default: int, lo: int, hi: int) -> int:
+    if not value:
+        return default
     try:
         return max(lo, min(int((value or "").strip()), hi))
     except ValueError:
