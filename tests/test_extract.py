@@ -54,6 +54,8 @@ def test_kind_comes_from_the_content_before_the_name():
     assert detect_kind(b"x < y and <b> is bold", None) == "text"
     assert detect_kind(b"Anything at all", "page.htm") == "html"
     assert detect_kind(docs.word_document([("p", "Hi.")]), "upload.bin") == "docx"
+    assert detect_kind(b"junk\n%PDF-1.4\n", "scan.pdf") == "pdf"
+    assert detect_kind(b"A PDF starts with %PDF-1.7, as here.", "notes.md") == "text"
 
 
 @pytest.mark.parametrize("data, name, words", [

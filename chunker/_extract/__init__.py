@@ -82,7 +82,9 @@ def detect_kind(data: bytes, name: str | None = None) -> str:
     """
     label = name or "the input"
     suffix = _suffix(name)
-    if b"%PDF-" in data[:1024]:  # the header may follow up to 1 KB of junk
+    # The header may follow up to 1 KB of junk, but a text file may also just mention it.
+    if data.startswith(b"%PDF-") or (b"%PDF-" in data[:1024]
+                                     and suffix not in _TEXT_NAMES + _HTML_NAMES):
         return "pdf"
     if data.startswith(_OLE2):
         what = "an old binary Word .doc" if suffix in ("", ".doc", ".dot") else "an old binary Office file"
