@@ -16,22 +16,30 @@ Page breaks
 Running headers and footers
     A line near the top or bottom of a page (the first or last three in reading order, or the
     two highest or lowest on the page) is running if, with digits normalised ("Page 3 of 9" is
-    "Page # of #") and case folded, it stands there on more than half the pages, or on more
-    than half the odd or half the even pages (books alternate them). At least three pages must
-    agree, so a short document keeps all its lines.
+    "Page # of #", a lone roman numeral is a number too) and case folded, it stands there on
+    at least three pages and on more than half of the pages, or of the pages (or only the odd
+    or only the even pages: books alternate headers) between the first and last page it
+    stands on, so a header that changes with the chapter goes too. A line of numbers and
+    punctuation alone (a page number) at an edge of three pages goes. A document with every
+    page opening on "Chapter 1", "Chapter 2", ... loses those lines too: digits are normalised.
 
 Headings (from font size)
     The body size is the size most characters are set in. A short line (at most 150
-    characters, holding a letter) set at least 15% and 1 pt larger is a heading; heading sizes
+    characters, holding a letter, no dot leaders of a table of contents) set at least 15% and
+    1 pt larger is a heading; heading sizes
     rank into levels, largest first (``#``, ``##``, ... ``######``). Consecutive heading lines
     of one size are one heading. Bold headings at body size are not found.
 
 Paragraphs
-    Lines are rejoined with a space unless a paragraph ends between them: a vertical gap over
-    1.5 times the usual line spacing, a line that starts a list item (``•``, ``-``, ``1.``), a
-    first-line indent, or a short line (under 75% of a full line) ending with ``.``, ``!``,
-    ``?`` or ``:``. A short line that does not end so keeps its line break (table rows, code,
-    addresses).
+    Lines are rejoined with a space unless a paragraph ends between them: a change of font
+    size, a vertical gap over 1.5 times the usual line spacing, a first-line indent, a line
+    back at the left of a list item's bullet, or a short line (under 75% of a full line, which
+    is the 90th percentile of body line lengths) ending with ``.``, ``!``, ``?``, ``:`` or
+    ``;``. A short line that does not end so keeps its line break (table rows, code,
+    addresses), as does a table-of-contents line. A bullet (``•``, ``▪``, ...) starts a list
+    item, written ``- ``; a dash or ``1.`` does only after a line that ended a sentence, since a
+    wrapped line may start with either. Without positions and sizes (when pypdf's pieces do
+    not add up to its text) only the text rules apply.
 
 Hyphenation
     A line ending in letter + ``-`` followed by a line starting with a lower-case letter is
