@@ -1,0 +1,162 @@
+"""Documents the extraction tests make for themselves: PDFs drawn with reportlab, .docx
+written with python-docx. Every sentence here is made up for the tests.
+
+`typeset` lays out sections like a word processor would (a heading opens each page, words wrap
+at a fixed width, paragraphs flow on to the next page) and records the page each sentence's
+words landed on, so a test can check the page the extracted text says against the truth.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+PAGE_W, PAGE_H = 612, 792
+LEFT, TOP, BOTTOM = 72, 720, 90
+BODY, LEADING, HEAD = 11, 14, 18
+WIDTH = 430  # points of text per line
+
+
+@dataclass
+class Typeset:
+    pdf: bytes
+    sentences: dict[str, set[int]] = field(default_factory=dict)  # sentence -> its pages (1-based)
+    headings: list[tuple[int, str]] = field(default_factory=list)  # (page, heading)
+
+
+def sentences_for(section: int, count: int) -> list[str]:
+    """Made-up sentences, each distinct, of varied length."""
+    nouns = ["harbour", "orchard", "archive", "lantern", "glacier", "meadow", "workshop", "tunnel"]
+    verbs = ["measures", "describes", "follows", "records", "outlines", "compares"]
+    out = []
+    for i in range(count):
+        n, v = nouns[(section * 3 + i) % len(nouns)], verbs[(section + i) % len(verbs)]
+        extra = " and the quiet routine of its keepers" * (i % 3)
+        out.append(f"Note {section}.{i + 1} {v} the {n} of section {section}{extra}.")
+    return out
+
+
+def typeset(sections: list[tuple[str, list[str]]], *, header: str | None = None,
+            footer: str | None = None) -> Typeset:
+    """A PDF with one section per page start: a heading, then its sentences as one flowing
+    paragraph, wrapped and carried over to further pages when the page is full. `header`
+    and `footer` are drawn on every page; "{page}" and "{pages}" in them are filled in."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth  # type: ignore[import-untyped]
+    from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
+
+    # Lay out first: lines with their page, so the page count is known for the footers.
+    pages: list[list[tuple[str, float, str]]] = []  # per page: (font, size, text) lines
+    where: dict[str, set[int]] = {}
+    headings: list[tuple[int, str]] = []
+    for title, sentences in sections:
+        pages.append([("Helvetica-Bold", HEAD, title)])
+        headings.append((len(pages), title))
+        y = TOP - 2 * LEADING
+        line: list[str] = []
+        owners: list[str] = []
+        words = [(w, s) for s in sentences for w in s.split()]
+        for i, (word, sentence) in enumerate(words + [("", "")]):
+            trial = " ".join(line + [word]) if word else ""
+            if word and stringWidth(trial, "Helvetica", BODY) <= WIDTH:
+                line.append(word)
+                owners.append(sentence)
+                continue
+            if y < BOTTOM:  # the page is full: the paragraph goes on overleaf
+                pages.append([])
+                y = TOP
+            pages[-1].append(("Helvetica", BODY, " ".join(line)))
+            for owner in owners:
+                where.setdefault(owner, set()).add(len(pages))
+            y -= LEADING
+            line, owners = [word], [sentence]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H), invariant=1)
+    for number, lines in enumerate(pages, 1):
+        if header:
+            c.setFont("Helvetica", 9)
+            c.drawString(LEFT, PAGE_H - 40, header.format(page=number, pages=len(pages)))
+        y = TOP
+        for font, size, text in lines:
+            c.setFont(font, size)
+            c.drawString(LEFT, y, text)
+            y -= 2 * LEADING if size == HEAD else LEADING
+        if footer:
+            c.setFont("Helvetica", 9)
+            c.drawString(LEFT, 40, footer.format(page=number, pages=len(pages)))
+        c.showPage()
+    c.save()
+    return Typeset(buf.getvalue(), where, headings)
+
+
+def draw_lines(pages: list[list[str]], *, size: float = BODY) -> bytes:
+    """A PDF with exactly these lines on each page, one under the other."""
+    from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H), invariant=1)
+    for lines in pages:
+        c.setFont("Helvetica", size)
+        y = TOP
+        for text in lines:
+            c.drawString(LEFT, y, text)
+            y -= LEADING
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def image_only_pdf(pages: int = 2) -> bytes:
+    """Pages holding nothing but a picture, as a scanner makes them."""
+    from PIL import Image
+    from reportlab.pdfgen import canvas  # type: ignore[import-untyped]
+
+    picture = Image.new("L", (200, 100), 255)
+    for x in range(20, 180):
+        picture.putpixel((x, 50), 0)
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H), invariant=1)
+    for _ in range(pages):
+        c.drawInlineImage(picture, LEFT, 400, width=400, height=200)
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def encrypted_pdf(plain: bytes, *, user_password: str) -> bytes:
+    """`plain` encrypted with RC4-128, which pypdf reads without any crypto package."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(plain)))
+    writer.encrypt(user_password=user_password, owner_password="owner-secret", algorithm="RC4-128")
+    buf = io.BytesIO()
+    writer.write(buf)
+    return buf.getvalue()
+
+
+def word_document(blocks: list[tuple[str, object]]) -> bytes:
+    """A .docx from ("h1".."h6", text), ("p", text), ("bullet", text), ("number", text) and
+    ("table", rows) blocks."""
+    import docx  # type: ignore[import-untyped]
+
+    d = docx.Document()
+    for kind, value in blocks:
+        if kind.startswith("h"):
+            d.add_heading(str(value), int(kind[1:]))
+        elif kind == "p":
+            d.add_paragraph(str(value))
+        elif kind == "bullet":
+            d.add_paragraph(str(value), style="List Bullet")
+        elif kind == "number":
+            d.add_paragraph(str(value), style="List Number")
+        elif kind == "table":
+            rows = value
+            assert isinstance(rows, list)
+            table = d.add_table(rows=len(rows), cols=len(rows[0]))
+            for r, row in enumerate(rows):
+                for col, text in enumerate(row):
+                    table.cell(r, col).text = text
+        else:
+            raise ValueError(kind)
+    buf = io.BytesIO()
+    d.save(buf)
+    return buf.getvalue()
