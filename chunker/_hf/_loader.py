@@ -28,9 +28,56 @@ def _read(source: str | bytes | os.PathLike[str]) -> tuple[Any, str]:
     return _parse(text, path), name
 
 
+_POW10 = [float(f"1e{k}") for k in range(309)]
+_U64 = (1 << 64) - 1
+
+
+def serde_float(literal: str) -> float:
+    """A JSON float as serde_json (without its float_roundtrip feature) reads it, which is
+    what HF `tokenizers` does: the significand's first digits as a u64 (digits past
+    overflow dropped), then one multiplication or division by a power of ten. That can be
+    one unit in the last place off Python's correctly rounded float(), and Unigram's
+    Viterbi breaks ties on exactly such sums.
+
+    >>> serde_float("-42.048630999033904") == float("-42.048630999033904")
+    True
+    """
+    s = literal
+    negative = s.startswith("-")
+    if negative:
+        s = s[1:]
+    mant, _, exp_part = s.replace("E", "e").partition("e")
+    whole, _, frac = mant.partition(".")
+    significand = 0
+    exponent = 0
+    for k, d in enumerate(whole + frac):
+        nxt = significand * 10 + (ord(d) - 48)
+        if nxt > _U64:
+            if k < len(whole):  # a huge integer part: rare; take Python's reading
+                return float(literal)
+            break
+        significand = nxt
+        if k >= len(whole):
+            exponent -= 1
+    if exp_part:
+        exponent += int(exp_part)
+    f = float(significand)
+    while True:
+        if abs(exponent) < len(_POW10):
+            f = f * _POW10[exponent] if exponent >= 0 else f / _POW10[-exponent]
+            break
+        if f == 0.0:
+            break
+        if exponent >= 0:
+            return float(literal)
+        f /= 1e308
+        exponent += 308
+    return -f if negative else f
+
+
 def _parse(text: str, where: str) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, parse_float=serde_float)
     except ValueError as e:
         raise ChunkerError(f"{where} is not valid JSON ({e}); pass a tokenizer.json") from None
 
