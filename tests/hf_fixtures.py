@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import corpus  # noqa: E402
+from bench import corpus
 
 KINDS = ("english", "german", "dutch", "cjk", "code")
 
@@ -44,7 +44,7 @@ def hf():
     return tokenizers
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def passages() -> dict[str, list[str]]:
     return {k: corpus.samples(k) for k in KINDS}
 
@@ -81,7 +81,7 @@ CACHE = ROOT / ".cache" / "hf-fixtures"
 def cached(fn):
     """Keep a trained file under .cache/ (git-ignored), keyed by the tokenizers version and
     the training text, so a second run does not train again."""
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def wrapper(*args):
         import hashlib
 
@@ -173,8 +173,7 @@ def unigram_precompiled() -> str:
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "train.txt")
         with open(src, "w", encoding="utf-8") as f:
-            for p in training_text(300):
-                f.write(p.replace("\n", " ") + "\n")
+            f.writelines(p.replace("\n", " ") + "\n" for p in training_text(300))
         prefix = os.path.join(d, "m")
         spm.SentencePieceTrainer.train(
             input=src, model_prefix=prefix, vocab_size=3000, model_type="unigram",
@@ -287,7 +286,7 @@ def package_file(package: str, *parts: str) -> Path:
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError(f"the tests need the package {package!r} (see requirements-test-nodeps.txt)")
-    path = Path(list(spec.submodule_search_locations)[0], *parts)
+    path = Path(next(iter(spec.submodule_search_locations)), *parts)
     if not path.is_file():
         raise RuntimeError(f"{path} is missing from the installed {package!r}")
     return path

@@ -11,8 +11,9 @@ text; lstrip/rstrip take the White_Space next to the match into the token.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ._unicode import WHITESPACE, is_word_char
 

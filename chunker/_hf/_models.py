@@ -124,28 +124,28 @@ class BPE(Model):
             t = vocab.get(s)
             if t is not None:
                 if unk is not None:
-                    ids.append(unk[0]); at.append(unk[1]); mid.append(False)  # noqa: E702
+                    ids.append(unk[0]); at.append(unk[1]); mid.append(False)
                     unk = None
-                ids.append(t); at.append(i); mid.append(False)  # noqa: E702
+                ids.append(t); at.append(i); mid.append(False)
                 continue
             if self.byte_fallback:
                 bs = [self._bytes[b] for b in s.encode("utf-8", "surrogatepass")]
                 if None not in bs:
                     # Like HF, a pending unknown is not flushed here: it lands after these.
                     for k, b in enumerate(bs):
-                        ids.append(b); at.append(i); mid.append(k > 0)  # type: ignore[arg-type]  # noqa: E702
+                        ids.append(b); at.append(i); mid.append(k > 0)  # type: ignore[arg-type]
                     continue
             if self.unk is not None:
                 if self._unk_missing:
                     raise ChunkerError(f"BPE unk_token {self.unk!r} is not in the vocabulary; "
                                        "the tokenizer.json is inconsistent")
                 if unk is not None and not self.fuse_unk:
-                    ids.append(unk[0]); at.append(unk[1]); mid.append(False)  # noqa: E702
+                    ids.append(unk[0]); at.append(unk[1]); mid.append(False)
                     unk = None
                 if unk is None:
                     unk = [self.unk_id, i]  # type: ignore[list-item]
         if unk is not None:
-            ids.append(unk[0]); at.append(unk[1]); mid.append(False)  # noqa: E702
+            ids.append(unk[0]); at.append(unk[1]); mid.append(False)
         return ids, at, mid
 
     def starts(self, word: str) -> list[Start]:
@@ -203,7 +203,7 @@ class BPE(Model):
                 heap.append((m[0], i, m[1]))
         heapq.heapify(heap)
         while heap:
-            rank, i, new = heapq.heappop(heap)
+            _, i, new = heapq.heappop(heap)
             if not alive[i] or nxt[i] >= n:
                 continue
             j = nxt[i]

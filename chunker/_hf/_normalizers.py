@@ -11,11 +11,19 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .._errors import ChunkerError
 from ._regex import translate
-from ._unicode import WHITESPACE, graphemes, joins_graphemes
+from ._unicode import (
+    OLD_NOT_MN,
+    OLD_NOT_OTHER,
+    WHITESPACE,
+    graphemes,
+    in_ranges,
+    joins_graphemes,
+)
 
 Aligned = tuple[str, list[int]]
 
@@ -132,7 +140,7 @@ def _normalize_aligned(form: str, s: str, al: list[int]) -> Aligned:
 def _bert_control(c: str) -> bool:
     if c in "\t\n\r":
         return False
-    return unicodedata.category(c)[0] == "C"
+    return unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs") and not in_ranges(c, OLD_NOT_OTHER)
 
 
 def _chinese(cp: int) -> bool:
@@ -161,7 +169,7 @@ class _BertFirst(CharMap):
 
 class _DropMn(CharMap):
     def one(self, c: str) -> str:
-        return "" if unicodedata.category(c) == "Mn" else c
+        return "" if unicodedata.category(c) == "Mn" and not in_ranges(c, OLD_NOT_MN) else c
 
 
 class _DropMarks(CharMap):
@@ -299,13 +307,13 @@ class Precompiled(Normalizer):
         if 4 + size > len(charsmap) or size % 4:
             raise ChunkerError("Precompiled normalizer: precompiled_charsmap has a bad trie "
                                "size; the tokenizer.json is damaged")
-        import array  # noqa: PLC0415 - only this normalizer needs it
+        import array
 
         units = array.array("I")
         units.frombytes(charsmap[4:4 + size])
         if units.itemsize != 4:  # pragma: no cover - no such platform here
             raise ChunkerError("Precompiled normalizer needs 32-bit array units")
-        import sys  # noqa: PLC0415
+        import sys
 
         if sys.byteorder != "little":  # pragma: no cover
             units.byteswap()
@@ -401,7 +409,7 @@ def _unsupported(kind: str) -> ChunkerError:
 
 
 def _bytes(b64: str) -> bytes:
-    import base64  # noqa: PLC0415
+    import base64
 
     return base64.b64decode(b64)
 

@@ -17,8 +17,10 @@ or UNSAFE.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable
+from itertools import pairwise
+from typing import Any
 
 from .._errors import ChunkerError
 from ._regex import translate, translate_source
@@ -254,7 +256,7 @@ class Metaspace(PreTokenizer):
             return [(s, al)] if s else []
         starts = [i for i, c in enumerate(s) if c == self.rep and i > 0]
         bounds = [0, *starts, len(s)]
-        return [(s[a:b], al[a:b]) for a, b in zip(bounds, bounds[1:]) if b > a]
+        return [(s[a:b], al[a:b]) for a, b in pairwise(bounds) if b > a]
 
 
 class ByteLevel(PreTokenizer):

@@ -258,8 +258,7 @@ class HFTokenizer:
                 self._word_offsets(normed[c:d], al[c:d], first and k == 0 and c == 0, out, mid_chars)
         # Offsets can step back where a normalizer reorders; the contract wants them sorted.
         for i in range(1, len(out)):
-            if out[i] < out[i - 1]:
-                out[i] = out[i - 1]
+            out[i] = max(out[i], out[i - 1])
         return out
 
     def _word_offsets(self, s: str, al: list[int], first: bool, out: array,  # type: ignore[type-arg]
@@ -357,7 +356,7 @@ class HFTokenizer:
         return 0 if start < 0 else None
 
 
-_SPACE_RUNS = {" {2,}", " +", "\\s+", " {2,}"}
+_SPACE_RUNS = {" {2,}", " +", "\\s+"}
 
 
 def load_example() -> HFTokenizer:

@@ -17,7 +17,7 @@ True
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
 
 _MAX = 0x110000
 
@@ -40,7 +40,61 @@ _OTHER_EXTEND = frozenset(map(chr, [0x9BE, 0x9D7, 0xB3E, 0xB57, 0xBBE, 0xBD7, 0x
 _OTHER_ALPHA = ((0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189))
 
 
-@lru_cache(maxsize=None)
+# HF's Bert normalizer and Bert/Punctuation pre-tokenizers classify with the
+# `unicode_categories` crate, whose tables predate Unicode 14: these characters, P / Mn /
+# Cc-Cf-Co in Python's tables, are not so there (found by probing every code point with
+# tokenizers 0.23.3). Unassigned code points (Cn) are not "other" there either.
+OLD_NOT_PUNCT = ((1565, 1565), (2557, 2557), (2678, 2678), (3191, 3191), (3204, 3204),
+                 (7037, 7038), (11843, 11855), (11858, 11869), (69293, 69293), (69461, 69465),
+                 (69510, 69513), (70731, 70735), (70746, 70747), (70749, 70749), (71264, 71276),
+                 (71353, 71353), (71739, 71739), (72004, 72006), (72162, 72162), (72255, 72262),
+                 (72346, 72348), (72350, 72354), (72769, 72773), (72816, 72817), (73463, 73464),
+                 (73727, 73727), (77809, 77810), (93847, 93850), (94178, 94178), (125278, 125279))
+OLD_NOT_MN = ((2045, 2045), (2200, 2207), (2250, 2273), (2558, 2558), (2810, 2815), (2901, 2901),
+              (3076, 3076), (3132, 3132), (3328, 3328), (3387, 3388), (3457, 3457), (3770, 3770),
+              (6159, 6159), (6277, 6278), (6847, 6862), (7670, 7675), (43052, 43052),
+              (43205, 43205), (43263, 43263), (43453, 43453), (68900, 68903), (69291, 69292),
+              (69446, 69456), (69506, 69509), (69744, 69744), (69747, 69748), (69826, 69826),
+              (70089, 70089), (70095, 70095), (70206, 70206), (70459, 70459), (70712, 70719),
+              (70722, 70724), (70726, 70726), (70750, 70750), (71727, 71735), (71737, 71738),
+              (71995, 71996), (71998, 71998), (72003, 72003), (72148, 72151), (72154, 72155),
+              (72160, 72160), (72193, 72202), (72243, 72248), (72251, 72254), (72263, 72263),
+              (72273, 72278), (72281, 72283), (72330, 72342), (72344, 72345), (72752, 72758),
+              (72760, 72765), (72767, 72767), (72850, 72871), (72874, 72880), (72882, 72883),
+              (72885, 72886), (73009, 73014), (73018, 73018), (73020, 73021), (73023, 73029),
+              (73031, 73031), (73104, 73105), (73109, 73109), (73111, 73111), (73459, 73460),
+              (94031, 94031), (94180, 94180), (118528, 118573), (118576, 118598),
+              (122880, 122886), (122888, 122904), (122907, 122913), (122915, 122916),
+              (122918, 122922), (123184, 123190), (123566, 123566), (123628, 123631),
+              (125252, 125258))
+OLD_NOT_OTHER = ((2192, 2193), (2274, 2274), (69837, 69837), (78896, 78904))
+
+
+def in_ranges(c: str, ranges: tuple[tuple[int, int], ...]) -> bool:
+    cp = ord(c)
+    return any(a <= cp <= b for a, b in ranges)
+
+
+def _subtract(ranges: list[tuple[int, int]], minus: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
+    out = []
+    for a, b in ranges:
+        pieces = [(a, b)]
+        for x, y in minus:
+            nxt = []
+            for p, q in pieces:
+                if y < p or x > q:
+                    nxt.append((p, q))
+                    continue
+                if p < x:
+                    nxt.append((p, x - 1))
+                if y < q:
+                    nxt.append((y + 1, q))
+            pieces = nxt
+        out.extend(pieces)
+    return out
+
+
+@cache
 def _category_table() -> bytes:
     """One byte per code point: the index of its general category in `_CATS`."""
     index = {c: i for i, c in enumerate(_CATS)}
@@ -77,7 +131,7 @@ def ranges_class(ranges: list[tuple[int, int]]) -> str:
     return "".join(_escape(a) if a == b else f"{_escape(a)}-{_escape(b)}" for a, b in ranges)
 
 
-@lru_cache(maxsize=None)
+@cache
 def category_ranges(names: str) -> tuple[tuple[int, int], ...]:
     """Code-point ranges of the general categories named (comma-separated; "L" means L*)."""
     selected = {i for i, c in enumerate(_CATS)
@@ -94,7 +148,7 @@ def whitespace_class() -> str:
     return ranges_class(sorted((ord(c), ord(c)) for c in WHITESPACE))
 
 
-@lru_cache(maxsize=None)
+@cache
 def word_class() -> str:
     """Rust regex's Unicode \\w: Alphabetic, marks, Nd, Pc and the joiners."""
     ranges = list(category_ranges("L,Nl,M,Nd,Pc")) + list(_OTHER_ALPHA) + [(0x200C, 0x200D)]
@@ -123,12 +177,12 @@ def is_word_char(c: str) -> bool:
 def is_rust_punctuation(c: str) -> bool:
     """char::is_ascii_punctuation or a P* category (Bert and Punctuation pre-tokenizers)."""
     return ("!" <= c <= "/" or ":" <= c <= "@" or "[" <= c <= "`" or "{" <= c <= "~"
-            or unicodedata.category(c)[0] == "P")
+            or (unicodedata.category(c)[0] == "P" and not in_ranges(c, OLD_NOT_PUNCT)))
 
 
 def punctuation_class() -> str:
     ascii_punct = [(0x21, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E)]
-    return ranges_class(_merge(list(category_ranges("P")) + ascii_punct))
+    return ranges_class(_merge(_subtract(list(category_ranges("P")), OLD_NOT_PUNCT) + ascii_punct))
 
 
 # ------------------------------------------------------------------ graphemes
@@ -198,13 +252,7 @@ def graphemes(text: str) -> list[str]:
             join = True
         elif prev in ("Control", "CR", "LF") or b in ("Control", "CR", "LF"):
             join = False
-        elif prev == "L" and b in ("L", "V", "LV", "LVT"):
-            join = True
-        elif prev in ("LV", "V") and b in ("V", "T"):
-            join = True
-        elif prev in ("LVT", "T") and b == "T":
-            join = True
-        elif b in ("Extend", "ZWJ", "SpacingMark") or prev == "Prepend":
+        elif prev == "L" and b in ("L", "V", "LV", "LVT") or prev in ("LV", "V") and b in ("V", "T") or prev in ("LVT", "T") and b == "T" or b in ("Extend", "ZWJ", "SpacingMark") or prev == "Prepend":
             join = True
         elif prev == "RI" and b == "RI":
             join = ri_run % 2 == 1
