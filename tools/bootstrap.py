@@ -35,7 +35,11 @@ def ensure_venv(venv: Path, requirements: Path) -> Path:
     """Create `venv` and install `requirements` into it, again only when they change."""
     python = venv_python(venv)
     stamp = venv / ".requirements.sha256"
-    digest = hashlib.sha256(requirements.read_bytes()).hexdigest()
+    # Packages installed without their dependencies (see requirements-test-nodeps.txt) sit
+    # beside the main file and change the stamp too.
+    nodeps = requirements.with_name(requirements.stem + "-nodeps.txt")
+    extra = nodeps.read_bytes() if nodeps.is_file() else b""
+    digest = hashlib.sha256(requirements.read_bytes() + extra).hexdigest()
     if python.exists() and stamp.exists() and stamp.read_text().strip() == digest:
         return python
     if not python.exists():
@@ -44,6 +48,9 @@ def ensure_venv(venv: Path, requirements: Path) -> Path:
     print(f"set-up: installing {requirements.name} into {venv.name}", flush=True)
     _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
           "-r", str(requirements)], f"pip install -r {requirements.name}")
+    if extra:
+        _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
+              "--no-deps", "-r", str(nodeps)], f"pip install --no-deps -r {nodeps.name}")
     stamp.write_text(digest + "\n")
     return python
 

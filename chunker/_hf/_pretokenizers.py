@@ -1,0 +1,362 @@
+"""Pre-tokenizers: split a normalized piece into the words the model sees.
+
+`split(s, first)` is the fast path; `split_aligned(s, al, first)` carries each character's
+original offset (see _normalizers). `first` says the piece starts the input (HF's
+`offsets_original().0 == 0`), which Metaspace's prepend_scheme "first" asks.
+
+Byte-level output characters are bytes in GPT-2's printable alphabet; in aligned output a
+byte that continues a character has offset -(offset of that character) - 1, so the model can
+tell a token that starts inside a character.
+
+Each pre-tokenizer also says how it treats a cut just before a space that follows a solid
+character (`cut`): ISOLATES (no piece crosses the cut and each side splits as it would
+alone), LOCAL (it may leave a piece across the cut, but splits each side as it would alone)
+or UNSAFE.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+from itertools import pairwise
+from typing import Any
+
+from .._errors import ChunkerError
+from ._regex import translate, translate_source
+from ._unicode import category_class, punctuation_class, whitespace_class, word_class
+
+ISOLATES, LOCAL, UNSAFE = "isolates", "local", "unsafe"
+AlPiece = tuple[str, list[int]]
+_BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
+
+
+@lru_cache(maxsize=1)
+def byte_chars() -> tuple[str, ...]:
+    """GPT-2's printable stand-in for each byte value."""
+    keep = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    out = {b: chr(b) for b in keep}
+    n = 0
+    for b in range(256):
+        if b not in out:
+            out[b] = chr(256 + n)
+            n += 1
+    return tuple(out[b] for b in range(256))
+
+
+@lru_cache(maxsize=1)
+def _latin1_to_bytechars() -> dict[int, str]:
+    return dict(enumerate(byte_chars()))
+
+
+def to_byte_chars(s: str) -> str:
+    return s.encode("utf-8", "surrogatepass").decode("latin-1").translate(_latin1_to_bytechars())
+
+
+def split_spans(s: str, matches: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int, int]]:
+    """HF's NormalizedString::split: (start, end, is_match) parts covering s -> kept spans."""
+    if behavior == "Removed":
+        return [(a, b) for a, b, m in matches if not m and b > a]
+    if behavior == "Isolated":
+        return [(a, b) for a, b, _ in matches if b > a]
+    acc: list[list[int]] = []
+    prev = False
+    if behavior == "Contiguous":
+        for a, b, m in matches:
+            if m == prev and acc:
+                acc[-1][1] = b
+            else:
+                acc.append([a, b])
+            prev = m
+    elif behavior == "MergedWithPrevious":
+        for a, b, m in matches:
+            if m and not prev and acc:
+                acc[-1][1] = b
+            else:
+                acc.append([a, b])
+            prev = m
+    else:  # MergedWithNext
+        for a, b, m in reversed(matches):
+            if m and not prev and acc:
+                acc[-1][0] = a
+            else:
+                acc.append([a, b])
+            prev = m
+        acc.reverse()
+    return [(a, b) for a, b in acc if b > a]
+
+
+def regex_matches(rx: re.Pattern[str], s: str, invert: bool = False) -> list[tuple[int, int, bool]]:
+    out: list[tuple[int, int, bool]] = []
+    prev = 0
+    for m in rx.finditer(s):
+        a, b = m.span()
+        if prev != a:
+            out.append((prev, a, invert))
+        out.append((a, b, not invert))
+        prev = b
+    if prev != len(s):
+        out.append((prev, len(s), invert))
+    return out
+
+
+class PreTokenizer:
+    kind = ""
+    cut = UNSAFE
+    removes_spaces = False  # pieces never hold the whitespace (Strip before it is harmless)
+
+    def spans(self, s: str, first: bool) -> list[tuple[int, int]]:
+        raise NotImplementedError
+
+    def split(self, s: str, first: bool) -> list[str]:
+        return [s[a:b] for a, b in self.spans(s, first)]
+
+    def split_aligned(self, s: str, al: list[int], first: bool) -> list[AlPiece]:
+        return [(s[a:b], al[a:b]) for a, b in self.spans(s, first)]
+
+
+class _FindAll(PreTokenizer):
+    """Pre-tokenizers whose pieces are exactly the matches of one regex."""
+
+    def __init__(self, kind: str, source: str, removes_spaces: bool) -> None:
+        self.kind = kind
+        self.rx = re.compile(source)
+        self.cut = ISOLATES
+        self.removes_spaces = removes_spaces
+
+    def split(self, s: str, first: bool) -> list[str]:
+        return self.rx.findall(s)
+
+    def spans(self, s: str, first: bool) -> list[tuple[int, int]]:
+        return [m.span() for m in self.rx.finditer(s)]
+
+
+def Bert() -> PreTokenizer:
+    ws, p = whitespace_class(), punctuation_class()
+    return _FindAll("BertPreTokenizer", f"[^{ws}{p}]+|[{p}]", True)
+
+
+def Whitespace() -> PreTokenizer:
+    w, ws = word_class(), whitespace_class()
+    return _FindAll("Whitespace", f"[{w}]+|[^{w}{ws}]+", True)
+
+
+def WhitespaceSplit() -> PreTokenizer:
+    return _FindAll("WhitespaceSplit", f"[^{whitespace_class()}]+", True)
+
+
+class Split(PreTokenizer):
+    kind = "Split"
+
+    def __init__(self, pattern: dict[str, str], behavior: str, invert: bool) -> None:
+        if behavior not in _BEHAVIORS:
+            raise ChunkerError(f"Split behavior {behavior!r} is unknown; expected one of "
+                               + ", ".join(_BEHAVIORS))
+        self.literal = pattern.get("String")
+        if self.literal is not None:
+            self.rx = re.compile(re.escape(self.literal)) if self.literal else re.compile("(?!)")
+            source = self.rx.pattern
+        else:
+            source = translate_source(pattern["Regex"])
+            self.rx = translate(pattern["Regex"])
+        self.behavior, self.invert = behavior, invert
+        self.cut = self._cut(source)
+
+    def _cut(self, source: str) -> str:
+        if self.literal is not None and not self.invert:
+            if self.literal == " ":
+                return ISOLATES if self.behavior in ("Removed", "Isolated", "MergedWithNext") else UNSAFE
+            if " " not in self.literal and self.behavior in ("Removed", "Isolated"):
+                return LOCAL
+            return UNSAFE
+        if self.behavior == "Isolated" and not self.invert and _known_word_regex(source):
+            return ISOLATES
+        return UNSAFE
+
+    def spans(self, s: str, first: bool) -> list[tuple[int, int]]:
+        if not s:
+            return []
+        return split_spans(s, regex_matches(self.rx, s, self.invert), self.behavior)
+
+
+# The GPT-2, Llama-3/cl100k, Qwen2 and o200k-style word regexes: with them, no match holds
+# a solid (non-space) character followed by a space, and matching after a space restarts
+# as on a fresh string (no lookbehind), so a cut before such a space isolates.
+_KNOWN_WORD_REGEXES = {
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+}
+
+
+@lru_cache(maxsize=1)
+def _known_sources() -> frozenset[str]:
+    return frozenset(translate_source(p) for p in _KNOWN_WORD_REGEXES)
+
+
+def _known_word_regex(source: str) -> bool:
+    return source in _known_sources()
+
+
+_GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+
+
+class _CharClassSplit(PreTokenizer):
+    def __init__(self, kind: str, cls: str, behavior: str) -> None:
+        self.kind = kind
+        self.rx = re.compile(f"[{cls}]")
+        self.behavior = behavior
+        self.cut = LOCAL if behavior in ("Removed", "Isolated") else UNSAFE
+
+    def spans(self, s: str, first: bool) -> list[tuple[int, int]]:
+        if not s:
+            return []
+        return split_spans(s, regex_matches(self.rx, s), self.behavior)
+
+
+def Punctuation(behavior: str) -> PreTokenizer:
+    return _CharClassSplit("Punctuation", punctuation_class(), behavior)
+
+
+def Digits(individual: bool) -> PreTokenizer:
+    return _CharClassSplit("Digits", category_class("N"), "Isolated" if individual else "Contiguous")
+
+
+class Metaspace(PreTokenizer):
+    kind = "Metaspace"
+
+    def __init__(self, replacement: str, scheme: str, split: bool) -> None:
+        self.rep, self.scheme, self.split_on = replacement, scheme, split
+        self.cut = ISOLATES if split else LOCAL
+
+    def _prepend(self, s: str, first: bool) -> bool:
+        if s.startswith(self.rep) or not s:
+            return False
+        return self.scheme == "always" or (self.scheme == "first" and first)
+
+    def split(self, s: str, first: bool) -> list[str]:
+        s = s.replace(" ", self.rep)
+        if self._prepend(s, first):
+            s = self.rep + s
+        if not self.split_on:
+            return [s] if s else []
+        parts = s.split(self.rep)
+        rep = self.rep
+        out = [rep + p for p in parts[1:]]
+        if parts[0]:
+            out.insert(0, parts[0])
+        return out
+
+    def split_aligned(self, s: str, al: list[int], first: bool) -> list[AlPiece]:
+        s = s.replace(" ", self.rep)
+        if self._prepend(s, first):
+            s, al = self.rep + s, al[:1] + al
+        if not self.split_on:
+            return [(s, al)] if s else []
+        starts = [i for i, c in enumerate(s) if c == self.rep and i > 0]
+        bounds = [0, *starts, len(s)]
+        return [(s[a:b], al[a:b]) for a, b in pairwise(bounds) if b > a]
+
+
+class ByteLevel(PreTokenizer):
+    kind = "ByteLevel"
+
+    def __init__(self, add_prefix_space: bool, use_regex: bool) -> None:
+        self.add_prefix_space, self.use_regex = add_prefix_space, use_regex
+        self.rx = translate(_GPT2) if use_regex else None
+        self.cut = ISOLATES if use_regex else LOCAL
+
+    def _words(self, s: str) -> list[str]:
+        if self.add_prefix_space and not s.startswith(" "):
+            s = " " + s
+        if self.rx is None:
+            return [s] if s else []
+        return self.rx.findall(s)
+
+    def split(self, s: str, first: bool) -> list[str]:
+        return [to_byte_chars(w) for w in self._words(s)]
+
+    def split_aligned(self, s: str, al: list[int], first: bool) -> list[AlPiece]:
+        if self.add_prefix_space and not s.startswith(" ") and s:
+            s, al = " " + s, al[:1] + al
+        spans = [m.span() for m in self.rx.finditer(s)] if self.rx is not None else (
+            [(0, len(s))] if s else [])
+        out = []
+        for a, b in spans:
+            word = s[a:b]
+            w_al: list[int] = []
+            for c, o in zip(word, al[a:b]):
+                n = len(c.encode("utf-8", "surrogatepass"))
+                w_al.append(o)
+                if n > 1:
+                    w_al.extend([-o - 1] * (n - 1))
+            out.append((to_byte_chars(word), w_al))
+        return out
+
+
+class Sequence(PreTokenizer):
+    kind = "Sequence"
+
+    def __init__(self, parts: list[PreTokenizer]) -> None:
+        self.parts = parts
+        self.removes_spaces = any(p.removes_spaces for p in parts)
+        self.cut = LOCAL
+        for i, p in enumerate(parts):
+            if p.cut == UNSAFE:
+                self.cut = UNSAFE
+                break
+            if p.cut == ISOLATES:
+                # Later parts see pieces that never cross the cut; only a position-dependent
+                # Metaspace after a space-removing split would treat a side differently.
+                later = parts[i + 1:]
+                if any(isinstance(q, Metaspace) and q.scheme == "first" for q in later) \
+                        and any(q.removes_spaces for q in parts[:i + 1]):
+                    self.cut = UNSAFE
+                else:
+                    self.cut = ISOLATES
+                break
+
+    def split(self, s: str, first: bool) -> list[str]:
+        pieces = [(s, first)]
+        for p in self.parts:
+            pieces = [(w, f and k == 0) for piece, f in pieces for k, w in enumerate(p.split(piece, f))]
+        return [w for w, _ in pieces]
+
+    def split_aligned(self, s: str, al: list[int], first: bool) -> list[AlPiece]:
+        pieces: list[tuple[str, list[int], bool]] = [(s, al, first)]
+        for p in self.parts:
+            pieces = [(w, a, f and k == 0) for piece, pal, f in pieces
+                      for k, (w, a) in enumerate(p.split_aligned(piece, pal, f))]
+        return [(w, a) for w, a, _ in pieces]
+
+
+_BUILDERS: dict[str, Callable[[dict[str, Any]], PreTokenizer]] = {
+    "BertPreTokenizer": lambda d: Bert(),
+    "Whitespace": lambda d: Whitespace(),
+    "WhitespaceSplit": lambda d: WhitespaceSplit(),
+    "Metaspace": lambda d: Metaspace(d.get("replacement", "\u2581"), _scheme(d),
+                                     d.get("split", True)),
+    "ByteLevel": lambda d: ByteLevel(d.get("add_prefix_space", True), d.get("use_regex", True)),
+    "Split": lambda d: Split(d["pattern"], d["behavior"], d.get("invert", False)),
+    "Punctuation": lambda d: Punctuation(d.get("behavior", "Isolated")),
+    "Digits": lambda d: Digits(d.get("individual_digits", False)),
+    "Sequence": lambda d: Sequence([build(x) for x in d["pretokenizers"]]),
+}
+
+
+def _scheme(d: dict[str, Any]) -> str:
+    scheme = d.get("prepend_scheme", "always")
+    if d.get("add_prefix_space") is False:
+        scheme = "never"
+    if scheme not in ("always", "first", "never"):
+        raise ChunkerError(f"Metaspace prepend_scheme {scheme!r} is unknown; expected always, first or never")
+    return scheme
+
+
+def build(d: dict[str, Any]) -> PreTokenizer:
+    kind = d.get("type", "")
+    if kind not in _BUILDERS:
+        raise ChunkerError(f"pre-tokenizer type {kind!r} is not supported by the pure-Python HF "
+                           "tokenizer; supported: " + ", ".join(sorted(_BUILDERS)))
+    return _BUILDERS[kind](d)

@@ -1,0 +1,196 @@
+"""chunker._hf against Hugging Face's own `tokenizers` (pinned test requirement).
+
+Each family (trained in set-up, see tests/hf_fixtures.py, or a real model's file from a
+pinned package) must give HF's ids and counts on 10,000+ real and random texts, and keep the
+boundary contract: for boundaries a < b, count(text[a:b]) - specials equals the number of
+the document's token offsets in [a, b).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hf_fixtures as F
+
+from chunker import ChunkerError
+from chunker._hf import load_tokenizer
+
+FAMILIES = list(F.FAMILIES)
+N_REAL = 8000
+N_RANDOM = 2500
+
+# Characters assigned in Python's Unicode (14.0); newer ones are unassigned here but may be
+# classified by HF's newer tables. Surrogates are added on purpose (see clean_surrogates).
+_CHARS = st.characters(blacklist_categories=("Cn", "Cs"))
+_TEXT = st.text(st.one_of(_CHARS, st.sampled_from(" \n\t\r\u3000\u0301\u200d\ufe0f😀🇩🇪한글é"
+                                                   "\ud800\x00\ufffd")), max_size=40)
+
+
+@pytest.fixture(scope="module", params=FAMILIES)
+def family(request):
+    js = F.FAMILIES[request.param]()
+    return request.param, js, load_tokenizer(js), F.reference(js)
+
+
+def _random_texts(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    pool = "".join(F.short_texts(300, seed)) + "😀🇩🇪\u0301\u200d\ufe0f\u3000\t\r\n\x00\x1f\ufffd\ud83d"
+    pool += "".join(chr(c) for c in rng.sample(range(0x20, 0x3000), 400))
+    out = []
+    for _ in range(n):
+        k = rng.randrange(0, 60)
+        out.append("".join(rng.choice(pool) for _ in range(k)))
+    return out
+
+
+def test_ids_and_counts_match_hf(family):
+    name, _, mine, ref = family
+    texts = F.short_texts(N_REAL, seed=1) + _random_texts(N_RANDOM, seed=2) + ["", " ", "\n"]
+    want = ref.encode_batch([F.for_hf(t) for t in texts])
+    bad = []
+    for text, enc in zip(texts, want):
+        ids = mine.encode(text)
+        if ids != enc.ids or mine.count(text) != len(enc.ids) or len(mine.offsets(text)) != len(ids) - mine.specials:
+            bad.append(text)
+    assert not bad, f"{name}: {len(bad)} of {len(texts)} texts differ from HF, e.g. {bad[:3]!r}"
+    assert len(texts) >= 10_000
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_TEXT)
+def test_hypothesis_texts_match_hf(family, text):
+    name, _, mine, ref = family
+    assert mine.encode(text) == ref.encode(F.for_hf(text)).ids, name
+
+
+def _check_contract(tok, doc: str, rng: random.Random) -> None:
+    mid: list[int] = []
+    offs = tok.offsets(doc, mid_chars=mid)
+    assert list(offs) == sorted(offs)
+    assert len(offs) == tok.count(doc) - tok.specials
+    bounds = [p for p in range(len(doc) + 1) if tok.boundary_at(doc, p)]
+    assert bounds[0] == 0 and bounds[-1] == len(doc)
+    for _ in range(12):
+        a, b = sorted(rng.sample(bounds, 2)) if len(bounds) > 1 else (0, len(doc))
+        derived = bisect.bisect_left(offs, b) - bisect.bisect_left(offs, a)
+        assert tok.count(doc[a:b]) - tok.specials == derived, (a, b, doc[a:b])
+    for _ in range(5):
+        s = rng.randrange(len(doc) + 1)
+        e = rng.randrange(s, len(doc) + 1)
+        fb = tok.first_boundary(doc, s, e)
+        assert fb == next((p for p in bounds if s <= p < e), None)
+        lb = tok.last_boundary(doc, s, e)
+        assert lb == next((p for p in reversed(bounds) if s < p <= e), None)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_boundary_contract(family, data):
+    _, _, mine, _ = family
+    texts = F.short_texts(400, seed=3)
+    parts = data.draw(st.lists(st.one_of(st.sampled_from(texts), _TEXT), min_size=1, max_size=6))
+    doc = data.draw(st.sampled_from([" ", "\n", "", "  "])).join(parts)
+    _check_contract(mine, doc, random.Random(data.draw(st.integers(0, 1 << 30))))
+
+
+def test_boundaries_exist_where_components_allow(family):
+    """Families whose components allow cuts must find some in real text (a contract that
+    only holds because nothing is a boundary would prove nothing)."""
+    name, _, mine, _ = family
+    doc = F.passages()["english"][0]
+    inner = [p for p in range(1, len(doc)) if mine.boundary_at(doc, p)]
+    if name == "byte-fallback-bpe":  # Prepend("▁") normalizer: no cut is safe
+        assert not inner and "normalizer Prepend" in mine.cut_blockers
+    else:
+        assert len(inner) > 100, mine.cut_blockers
+        _check_contract(mine, doc, random.Random(0))
+
+
+def test_real_minilm_reads_its_limit_and_ignores_truncation_and_padding():
+    path = F.minilm_path()
+    config = json.loads(path.read_text(encoding="utf-8"))
+    assert config["truncation"]["max_length"] == 128  # the file enables truncation...
+    tok = load_tokenizer(path)
+    assert tok.model_max == 128 and tok.specials == 2 and tok.name.endswith("tokenizer.json")
+    long = " ".join(F.passages()["english"][:3])
+    ref = F.reference(path.read_text(encoding="utf-8"))
+    assert tok.count(long) == len(ref.encode(long).ids) > 128  # ...which counting ignores
+
+
+def test_truncation_and_padding_in_the_file_do_not_change_counts():
+    config = json.loads(F.wordpiece(True))
+    config["truncation"] = {"direction": "Right", "max_length": 7, "strategy": "LongestFirst", "stride": 0}
+    config["padding"] = {"strategy": {"Fixed": 50}, "direction": "Right", "pad_to_multiple_of": None,
+                         "pad_id": 0, "pad_type_id": 0, "pad_token": "[PAD]"}
+    tok = load_tokenizer(json.dumps(config).encode())
+    plain = load_tokenizer(F.wordpiece(True))
+    text = F.passages()["german"][0]
+    assert tok.model_max == 7
+    assert tok.count(text) == plain.count(text) > 50
+    assert plain.model_max is None
+
+
+@pytest.mark.parametrize("where, component, kind", [
+    ("normalizer", {"type": "ByteLevel"}, "ByteLevel"),
+    ("pre_tokenizer", {"type": "UnicodeScripts"}, "UnicodeScripts"),
+    ("post_processor", {"type": "Fancy"}, "Fancy"),
+    ("pre_tokenizer", {"type": "Split", "pattern": {"Regex": r"\p{Han}+"}, "behavior": "Isolated",
+                       "invert": False}, "Han"),
+])
+def test_unsupported_component_is_one_clear_line(where, component, kind):
+    config = json.loads(F.wordpiece(True))
+    config[where] = component
+    with pytest.raises(ChunkerError) as e:
+        load_tokenizer(json.dumps(config))
+    msg = str(e.value)
+    assert "\n" not in msg and kind in msg
+
+
+def test_model_type_unsupported():
+    with pytest.raises(ChunkerError, match="WordLevel"):
+        load_tokenizer('{"model": {"type": "WordLevel", "vocab": {}}}')
+
+
+def test_bad_sources_are_clear(tmp_path):
+    with pytest.raises(ChunkerError, match="cannot read"):
+        load_tokenizer(tmp_path / "missing.json")
+    (tmp_path / "x.json").write_text("{not json")
+    with pytest.raises(ChunkerError, match="not valid JSON"):
+        load_tokenizer(tmp_path / "x.json")
+
+
+def test_precompiled_trie_lookup_is_faithful():
+    """The double-array walk finds what sentencepiece's nmt_nfkc maps (full-width letters,
+    compatibility forms), shortest key first."""
+    tok = load_tokenizer(F.unigram_precompiled())
+    pre = tok.normalizer.parts[0]
+    assert pre.transform("Ａ") == "A"
+    assert pre.transform("ｱ") == "ア"
+    assert pre.transform("a") is None
+    ref = F.reference(F.unigram_precompiled())
+    for s in ["Ａ\u0301", "ｶﾞ", "①②", "e\u0301\u0302x", "\r\n", "ﬁ", "\u200dＡ"]:
+        assert tok.normalizer.text(s) == ref.normalizer.normalize_str(s), repr(s)
+
+
+def test_lone_surrogates_count_as_replacement_characters():
+    tok = load_tokenizer(F.bytelevel_bpe())
+    assert tok.encode("a\ud800b") == tok.encode("a\ufffdb")
+    assert len(tok.offsets("a\ud800b")) == tok.count("a\ud800b") - tok.specials
+
+
+def test_the_package_imports_without_third_party_modules():
+    import subprocess
+
+    code = ("import sys, chunker._hf; "
+            "bad = [m for m in ('tokenizers', 'sentencepiece', 'numpy') if m in sys.modules]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=str(F.ROOT))
