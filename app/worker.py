@@ -35,8 +35,9 @@ class Session:
         self.result: chunker.ChunkResult | None = None
         self.doc_rest: Iterator[str] = iter(())
         self.doc_made: list[str] = []
-        self.compare_key: Any = None
-        self.compare_rows: dict[str, Any] = {}
+        # Comparison rows by (document version, settings but the strategy): going back to
+        # settings compared a moment ago shows every row at once.
+        self.compare_rows: dict[Any, dict[str, Any]] = {}
 
     def take(self, text: str, filename: str | None) -> None:
         self.document = chunker.Document(text)
@@ -45,6 +46,9 @@ class Session:
 
 
 S = Session()
+
+COMPARE_KEPT = 16
+"""Settings whose comparison rows are kept (a few kilobytes each)."""
 
 
 def _settings(settings_json: str) -> tuple[chunker.Settings, str | None]:
@@ -170,9 +174,10 @@ def compare(strategy: str) -> str:
         return ""
     settings = S.result.settings
     key = (S.version, tuple((k, str(v)) for k, v in settings.to_dict().items() if k != "strategy"))
-    if S.compare_key != key:
-        S.compare_key, S.compare_rows = key, {}
-    rows = S.compare_rows
+    rows = S.compare_rows.pop(key, None) or {}
+    S.compare_rows[key] = rows  # the most recent last
+    while len(S.compare_rows) > COMPARE_KEPT:
+        del S.compare_rows[next(iter(S.compare_rows))]
     if strategy not in rows and strategy in chunker.STRATEGIES:
         try:
             rows.update(S.document.compare(settings, strategies=[strategy]))

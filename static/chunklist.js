@@ -23,8 +23,10 @@
     if (state.stride) return state.stride;
     var first = win().querySelector(".card");
     if (!first) return 100;
+    // Fractional pixels: offsetHeight rounds, and a rounded stride drifts a few pixels per
+    // dozen cards from where the cards really are.
     var gap = parseFloat(getComputedStyle(win()).rowGap) || 0;
-    state.stride = first.offsetHeight + gap;
+    state.stride = first.getBoundingClientRect().height + gap;
     return state.stride;
   }
 
@@ -129,6 +131,9 @@
     // Cards the worker made for a "cardsneeded" request; stale ones are dropped.
     fill: function (view, key, start, version) {
       if (version !== state.version) return;
+      // The focused card is about to be replaced by its copy: the focus moves to the copy.
+      var active = document.activeElement, held = active && active.closest && active.closest("#cards .card");
+      if (held && state.focus < 0) state.focus = +held.dataset.chunkIndex;
       win().innerHTML = view[key];
       state.start = start;
       state.count = win().children.length;

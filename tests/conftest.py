@@ -7,7 +7,10 @@ Chromium through Playwright (never a downloaded browser) against
 * a ``serve.py --build`` site served by a plain static server that sends no CSP, no isolation
   headers, nothing but correct content types (what GitHub Pages does).
 
-One browser is shared by the whole session; each test module loads its page once.
+One browser is shared by the whole session. A test that changes the page's state gets a page
+of its own (in its module's browser context, so the runtime comes from the HTTP cache and the
+interpreter from its snapshot): one test's failure cannot leave the next a page in a state it
+did not expect.
 """
 
 from __future__ import annotations
@@ -122,6 +125,21 @@ def build_url(built_site):
         server.server_close()
 
 
+def paste(page, text: str) -> None:
+    """Paste over the whole text box as the user would: the paste event first; if no handler
+    takes it over, what the browser then does itself (a synthetic event does not)."""
+    page.evaluate("""text => {
+        const ta = document.getElementById('document');
+        ta.focus(); ta.select();
+        const data = new DataTransfer();
+        data.setData('text/plain', text);
+        const paste = new ClipboardEvent('paste', {clipboardData: data, bubbles: true, cancelable: true});
+        if (ta.dispatchEvent(paste)) {
+            ta.value = text;
+            ta.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'}));
+        } }""", text)
+
+
 # ---------------------------------------------------------------- the browser
 
 
@@ -202,7 +220,10 @@ class Page:
             timeout=LOAD_TIMEOUT_MS)
 
     def set_text(self, text: str):
-        self.act(lambda: self.page.fill("#document", text))
+        """Replace the document as a paste would, and wait for its view. A large text goes
+        through the page's own large-paste path (Playwright's fill types it into the box, which
+        takes half a minute for 150,000 characters)."""
+        self.act(lambda: paste(self.page, text))
 
     def select(self, name: str, value: str):
         self.act(lambda: self.page.select_option(f"#{name}", value))
@@ -223,6 +244,10 @@ class Page:
                     overlap: pressed ? pressed.dataset.pct + '%' : +v('overlap'),
                     tokenizer: v('tokenizer'), breaks: breaks};
         }""")
+
+    def code_points(self, selector: str) -> int:
+        """Code points in an element's text (JavaScript's own length counts UTF-16 units)."""
+        return self.page.eval_on_selector(selector, "e => [...e.textContent].length")
 
     def cards(self) -> list:
         return self.page.evaluate("""() => [...document.querySelectorAll('#cards .card')].map(c => ({

@@ -2,7 +2,7 @@
 
 Paste a document, and the page must show the very records `chunker.chunk` gives in CPython for
 the settings on screen; every request must stay on the page's own origin; and once loaded the
-page must keep chunking with the network cut.
+page must keep chunking with the network cut. Each test starts from a page of its own.
 """
 
 from __future__ import annotations
@@ -12,20 +12,16 @@ import re
 import pytest
 
 import chunker
-from conftest import ROOT, Page
+from conftest import Page
+from tests.texts import PRIMER, debian_documents, sample_document
 
 pytestmark = pytest.mark.browser
 
-SAMPLE = (ROOT / "app" / "sample.md").read_text(encoding="utf-8")
+SAMPLE = sample_document()
 
-# Real prose from the seed pages plus characters the DOM counts differently from Python:
-# emoji and other astral characters are one code point but two UTF-16 units.
-try:
-    from texts import seed_document
-
-    PROSE = seed_document("001")[:6000]
-except Exception:  # noqa: BLE001 - shared/ missing: the sample still exercises everything
-    PROSE = SAMPLE
+# Prose written by people, plus characters the DOM counts differently from Python: emoji and
+# other astral characters are one code point but two UTF-16 units.
+PROSE = next((text[:6000] for name, text in debian_documents() if name.startswith("python-docs")), PRIMER * 8)
 ASTRAL = (
     "# Emoji 😀 and friends 🚀\n\n"
     "Mathematical 𝒜𝒷𝒸 letters and 𠀋 CJK extension B sit outside the BMP. 🎉 Each is one code point. "
@@ -38,22 +34,28 @@ def card_tokens(label: str) -> int:
     return int(re.sub(r"[^\d]", "", label))
 
 
+def utf16(text: str, offset: int) -> int:
+    return len(text[:offset].encode("utf-16-le")) // 2
+
+
 def assert_same_as_python(app: Page, text: str) -> chunker.ChunkResult:
-    """The page's chunks are the records CPython's chunker gives for the controls' settings."""
+    """The page's chunks are the records CPython's chunker gives for the controls' settings:
+    the cards the list holds now, the summary, and every chunk's text in the document view."""
     settings = app.controls()
     expected = chunker.chunk(text, **settings)
+    assert app.page.eval_on_selector("#summary", "e => e.textContent") == (
+        f"{len(expected.chunks):,} chunk{'' if len(expected.chunks) == 1 else 's'}" if expected.chunks
+        else "No chunks: the document is empty.")
     cards = app.cards()
-    assert [(c["index"], c["start"], c["end"]) for c in cards] == [
-        (c.index, c.start_char, c.end_char) for c in expected.chunks[: len(cards)]
-    ], settings
-    assert len(cards) == min(len(expected.chunks), 200)
-    for card, chunk in zip(cards, expected.chunks):
+    assert cards or not expected.chunks
+    for card in cards:
+        chunk = expected.chunks[card["index"]]
+        assert (card["start"], card["end"]) == (chunk.start_char, chunk.end_char), settings
         assert card_tokens(card["tokens"]) == chunk.tokens
         assert card["tokens"].startswith("≈") == chunk.tokens_estimated
         assert card["flags"] == list(chunk.flags)
         # UTF-16 offsets address the same text in the text box (JS strings count UTF-16).
-        assert len(text[: chunk.start_char].encode("utf-16-le")) // 2 == card["start16"]
-        assert len(text[: chunk.end_char].encode("utf-16-le")) // 2 == card["end16"]
+        assert (card["start16"], card["end16"]) == (utf16(text, chunk.start_char), utf16(text, chunk.end_char))
     view = app.view_texts()
     for chunk in expected.chunks:
         assert view[str(chunk.index)] == chunk.text
@@ -64,10 +66,18 @@ def assert_same_as_python(app: Page, text: str) -> chunker.ChunkResult:
 
 
 @pytest.fixture(scope="module", params=["serve", "build"])
-def app(request, chromium):
+def site(request, chromium):
     url = request.getfixturevalue("serve_url" if request.param == "serve" else "build_url")
-    page = Page(chromium, url).open()
-    page.kind = request.param
+    context = chromium.new_context(accept_downloads=True)
+    yield request.param, url, context
+    context.close()
+
+
+@pytest.fixture
+def app(site, chromium):
+    kind, url, context = site
+    page = Page(chromium, url, context=context).open()
+    page.kind = kind
     yield page
     page.close()
 
@@ -78,6 +88,8 @@ def test_loads_the_sample_and_shows_its_chunks(app):
     assert_same_as_python(app, SAMPLE)
     assert app.page.is_hidden("#error")
     assert app.console_errors == []
+    # Python has loaded: no placeholder says otherwise anywhere.
+    assert "once Python has loaded" not in app.page.eval_on_selector("#results", "e => e.textContent")
 
 
 def test_the_worker_runs_the_webassembly_the_page_compiled(app):
@@ -102,19 +114,21 @@ def test_emoji_and_cjk_land_on_the_right_characters(app):
     expected = assert_same_as_python(app, ASTRAL)
     assert len(expected.chunks) > 5
     # The text box, addressed with the cards' UTF-16 offsets, holds each chunk's text.
-    for card, chunk in zip(app.cards(), expected.chunks):
+    for card in app.cards():
         got = app.page.evaluate("([a, b]) => document.getElementById('document').value.substring(a, b)",
                                 [card["start16"], card["end16"]])
-        assert got == chunk.text
+        assert got == expected.chunks[card["index"]].text
 
 
 def test_every_request_stays_on_the_own_origin(app):
+    app.select("tokenizer", "o200k")
     assert app.requests, "no request was recorded"
     assert app.foreign_requests() == []
     assert app.console_errors == []  # includes CSP violations
 
 
 def test_chunking_keeps_working_offline(app):
+    app.select("tokenizer", "o200k")  # once chosen, the exact tokenizer's vocabulary is local
     app.context.set_offline(True)
     app.context.route("**/*", lambda route: route.abort())
     try:
@@ -122,7 +136,7 @@ def test_chunking_keeps_working_offline(app):
         app.select("strategy", "sentence")
         app.set_text(text)
         assert_same_as_python(app, text)
-        app.select("tokenizer", "o200k")  # the exact tokenizer's vocabulary is already local
+        app.select("tokenizer", "cl100k")
         assert_same_as_python(app, text)
         assert app.page.is_hidden("#error")
     finally:
@@ -131,14 +145,14 @@ def test_chunking_keeps_working_offline(app):
 
 
 def test_a_long_document_view_arrives_whole_in_parts(app):
-    """Past app/render.py's DOC_FIRST the view comes in parts; once idle it holds every one."""
-    from app import render
+    """Past app/docview.py's DOC_FIRST the view comes in parts; once idle it holds every one."""
+    from app import docview
 
     text = "\n\n".join(f"Section {i}. " + PROSE[:2500] for i in range(60))
-    assert render.count_parts(text) >= 3
+    assert docview.count_parts(text) >= 3
     app.set_text(text)
     expected = assert_same_as_python(app, text)
-    assert app.page.locator("#doc-view > .slice").count() == len(render.slice_ends(text))
+    assert app.page.locator("#doc-view > .slice").count() == len(docview.slice_ends(text))
     assert app.page.locator("#doc-view [id^=chunk-]").count() == len(expected.chunks)
     app.fill("#size", "90")  # a new view replaces all of the old one
     assert_same_as_python(app, text)

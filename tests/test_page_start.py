@@ -8,7 +8,6 @@ cost nothing but its own removal; and no document may ever end up in the snapsho
 from __future__ import annotations
 
 import pytest
-
 from conftest import LOAD_TIMEOUT_MS, Page
 from test_page import PROSE, SAMPLE, assert_same_as_python
 

@@ -2,7 +2,7 @@
 # list, moving from chunk to chunk, the comparison table, exports and copying.
 
 from pyscript import document, window
-from pyscript.ffi import create_proxy
+from pyscript.ffi import create_proxy, to_js
 from ui.dom import BRIDGE, LIST, closest, data, el, mark, on, show_error, spawn, toast
 
 
@@ -44,7 +44,6 @@ def render(view, notice):
     R.chunks = view.chunks
     LIST.reset(view.chunks, view, "cards", 0, R.version)
     el("summary").textContent = view.summary
-    el("goto").max = str(max(0, view.chunks - 1))
     if not view.chunks:
         el("doc-view").innerHTML = '<p class="placeholder">Paste a document to see its chunks.</p>'
 
@@ -67,6 +66,11 @@ def on_cards_needed(event):
 # ---------------------------------------------------------------- linking text and cards
 
 
+def light(indices):
+    """Light up these chunks' text and cards (a JavaScript array: static/chunklist.js)."""
+    LIST.highlight(to_js([int(i) for i in indices]))
+
+
 def indices_at(node):
     return data(node, "data-c").split() if node is not None else []
 
@@ -74,21 +78,21 @@ def indices_at(node):
 @on("mouseover", "#doc-view")
 def hover_text(event):
     indices = indices_at(closest(event, "[data-c]"))
-    LIST.highlight([int(i) for i in indices])
+    light(indices)
     if indices:
         LIST.show(int(indices[0]), False)  # the card comes into the list's view at once
 
 
 @on("mouseleave", "#doc-view", "#cards")
 def hover_out(event):
-    LIST.highlight([])
+    light([])
 
 
 @on("mouseover", "#cards")
 @on("focusin", "#cards")
 def hover_card(event):
     card = closest(event, ".card")
-    LIST.highlight([int(data(card, "data-chunk-index"))] if card is not None else [])
+    light([data(card, "data-chunk-index")] if card is not None else [])
 
 
 def go_to(i, focus_card=False, select_text=True):
@@ -98,7 +102,7 @@ def go_to(i, focus_card=False, select_text=True):
         return
     LIST.setCurrent(i)
     LIST.show(i, focus_card)
-    LIST.highlight([i])
+    light([i])
     mark("current", i)
     target = LIST.target(i)
     if target is not None:
@@ -139,12 +143,24 @@ def key_card(event):
 
 @on("click", "#doc-view")
 def click_text(event):
-    indices = indices_at(closest(event, "[data-c]"))
-    if indices:
-        i = int(indices[-1] if len(indices) > 1 and str(LIST.current()) == indices[0] else indices[0])
-        LIST.setCurrent(i)
-        mark("current", i)
-        LIST.show(i, False)
+    """The clicked text's chunk becomes the current one, its card in the list's view. Where
+    chunks overlap, the chunk that starts there wins; clicking again moves to the next one."""
+    seg = closest(event, "[data-c]")
+    indices = indices_at(seg)
+    if not indices:
+        return
+    starts = data(seg, "data-n")
+    current = str(LIST.current())
+    if current in indices and len(indices) > 1:
+        i = int(indices[(indices.index(current) + 1) % len(indices)])
+    elif starts:
+        i = int(starts)
+    else:
+        i = int(indices[0])
+    LIST.setCurrent(i)
+    light([i])
+    mark("current", i)
+    LIST.show(i, False)
 
 
 def step(delta):
