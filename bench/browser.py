@@ -37,7 +37,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -182,7 +181,7 @@ def write_bare_page() -> Path:
     return bare
 
 
-def start_server(cmd: List[str], pattern: str, timeout: float = 120.0):
+def start_server(cmd: list[str], pattern: str, timeout: float = 120.0):
     """Start a server process; return (process, url) once it prints its address."""
     proc = subprocess.Popen(cmd, cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.time() + timeout
@@ -343,7 +342,7 @@ def select(page, name: str, value: str) -> float:
         return t0; }""", [name, value])
 
 
-def _ms(x: Optional[float]) -> str:
+def _ms(x: float | None) -> str:
     return "n/a" if x is None else (f"{x:.0f} ms" if x < 10_000 else f"{x / 1000:.1f} s")
 
 
@@ -434,7 +433,7 @@ def typing(browser, app_url: str) -> dict:
         ctx.close()
 
 
-def slider(browser, app_url: str, text: str, moves: List[int]) -> dict:
+def slider(browser, app_url: str, text: str, moves: list[int]) -> dict:
     ctx, page = new_page(browser)
     try:
         load_settled(page, app_url)
@@ -637,7 +636,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def timelines(figures: dict) -> List[str]:
+def timelines(figures: dict) -> list[str]:
     """Where the time went in the slow interactions: ms after the action, what happened."""
     out = []
     for title, fig, key in (("last slider move, 100 KB", "slider 100 KB", "last_move_timeline"),
@@ -663,7 +662,7 @@ def _verdict(ok) -> str:
     return "n/a" if ok is None else ("PASS" if ok else "FAIL")
 
 
-def report_rows(f: dict) -> List[List[str]]:
+def report_rows(f: dict) -> list[list[str]]:
     rows = []
 
     def err(name):

@@ -38,7 +38,6 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
@@ -55,7 +54,7 @@ def _in_bench_venv() -> bool:
     return Path(sys.prefix).resolve() == VENV.resolve()
 
 
-def ensure_bench_venv(argv: List[str], script: Optional[Path] = None) -> None:
+def ensure_bench_venv(argv: list[str], script: Path | None = None) -> None:
     """Re-execute `script` (this one by default) with .venv-bench's Python, creating the venv if needed."""
     if _in_bench_venv():
         return
@@ -73,7 +72,7 @@ def ensure_bench_venv(argv: List[str], script: Optional[Path] = None) -> None:
 # Texts
 
 
-def build_texts(sizes_mb: List[float]) -> Dict[float, Path]:
+def build_texts(sizes_mb: list[float]) -> dict[float, Path]:
     """The Python docs Markdown cut to each size, written to .cache/bench/ (rebuilt each run)."""
     sys.path.insert(0, str(ROOT))
     from bench import corpus
@@ -117,15 +116,15 @@ def _sha(path: Path) -> str:
 class Tool:
     label: str
     tool: str                     # key of _tools.TOOLS
-    args: Tuple[Tuple[str, object], ...]
-    env: Tuple[Tuple[str, str], ...] = ()
+    args: tuple[tuple[str, object], ...]
+    env: tuple[tuple[str, str], ...] = ()
     ours: bool = False
 
     def spec_args(self) -> dict:
         return dict(self.args)
 
 
-def _ours(label: str, env: Optional[dict] = None, **args) -> Tool:
+def _ours(label: str, env: dict | None = None, **args) -> Tool:
     return Tool(label, "ours", tuple(sorted(args.items())), tuple(sorted((env or {}).items())), True)
 
 
@@ -163,8 +162,8 @@ APPROX = dict(unit="tokens", size=512, overlap=50, tokenizer="approx")
 class Workload:
     key: str
     title: str
-    tools: List[Tool]
-    peers: List[Tool] = field(default_factory=list)
+    tools: list[Tool]
+    peers: list[Tool] = field(default_factory=list)
 
 
 WORKLOADS = [
@@ -207,18 +206,18 @@ SECTIONS = ("recursive-chars", "recursive-tokens", "sentence-tokens", "estimated
 class Runner:
     """Runs one worker process per measurement and remembers results (identical jobs run once)."""
 
-    def __init__(self, texts: Dict[float, Path], repeats: int, budget: float, verbose: bool = True):
+    def __init__(self, texts: dict[float, Path], repeats: int, budget: float, verbose: bool = True):
         self.texts, self.repeats, self.budget, self.verbose = texts, repeats, budget, verbose
         self.rounds_per_comparison = 1
-        self.cache: Dict[tuple, dict] = {}
-        self.loads: List[float] = []
+        self.cache: dict[tuple, dict] = {}
+        self.loads: list[float] = []
 
-    def rounds(self, tools: List[Tool], mb: float, rounds: int) -> Dict[Tool, dict]:
+    def rounds(self, tools: list[Tool], mb: float, rounds: int) -> dict[Tool, dict]:
         """Time every tool in `rounds` processes each, interleaved (A B C A B C ...), and pool
         their runs: a tool timed minutes after another on a shared machine can meet another
         machine speed (runs of one tool drifted 15-25 % between bench runs), and interleaving
         puts any drift on every tool alike."""
-        parts: Dict[Tool, List[dict]] = {t: [] for t in tools}
+        parts: dict[Tool, list[dict]] = {t: [] for t in tools}
         for k in range(rounds):
             for t in tools:
                 parts[t].append(self.run(t, mb, round_=k))
@@ -236,7 +235,7 @@ class Runner:
             out[t] = merged
         return out
 
-    def run(self, tool: Tool, mb: float, mode: str = "time", mb2: Optional[float] = None,
+    def run(self, tool: Tool, mb: float, mode: str = "time", mb2: float | None = None,
             round_: int = 0) -> dict:
         key = (tool.tool, tool.args, tool.env, mb, mode, mb2, round_)
         if key in self.cache:
@@ -300,28 +299,28 @@ def _fmt_s(s: float) -> str:
 
 @dataclass
 class Report:
-    lines_md: List[str] = field(default_factory=list)
-    targets: List[dict] = field(default_factory=list)
-    rows: List[dict] = field(default_factory=list)
+    lines_md: list[str] = field(default_factory=list)
+    targets: list[dict] = field(default_factory=list)
+    rows: list[dict] = field(default_factory=list)
 
-    def target(self, name: str, measured: str, limit: str, ok: Optional[bool], note: str = "") -> None:
+    def target(self, name: str, measured: str, limit: str, ok: bool | None, note: str = "") -> None:
         self.targets.append({"target": name, "measured": measured, "limit": limit,
                              "result": "n/a" if ok is None else ("PASS" if ok else "FAIL"), "note": note})
 
 
-def md_table(header: List[str], rows: List[List[str]]) -> List[str]:
+def md_table(header: list[str], rows: list[list[str]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return out
 
 
-def text_table(header: List[str], rows: List[List[str]]) -> List[str]:
+def text_table(header: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     fmt = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()  # noqa: E731
     return [fmt(header), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows]
 
 
-def comparisons(runner: Runner, report: Report, sections, sizes: List[float]) -> List[List[str]]:
+def comparisons(runner: Runner, report: Report, sections, sizes: list[float]) -> list[list[str]]:
     rows = []
     for w in WORKLOADS:
         if w.key not in sections:
@@ -362,7 +361,7 @@ def _ratio(report: Report, name: str, a: dict, b: dict, limit: float, strict: bo
                   f"{'<' if strict else '<='} {limit:g}x", ok, note)
 
 
-def _workload_targets(w: Workload, res: Dict[Tool, dict], mb: float, report: Report) -> None:
+def _workload_targets(w: Workload, res: dict[Tool, dict], mb: float, report: Report) -> None:
     at = f" @ {_mb(mb)}"
     if w.key == "recursive-chars":
         _ratio(report, "chars recursive 2000/200: ours / LangChain" + at, res[OURS_REC_CHARS], res[LC_CHARS], 1.5)
@@ -400,7 +399,7 @@ def _workload_targets(w: Workload, res: Dict[Tool, dict], mb: float, report: Rep
                       "identical" if same else "DIFFERENT", "identical", same)
 
 
-def scaling(runner: Runner, report: Report, small: float, big: float) -> List[List[str]]:
+def scaling(runner: Runner, report: Report, small: float, big: float) -> list[list[str]]:
     rows = []
     limit = 1.25 * big / small  # 10 for 8 MB / 1 MB, as the issue states
     for t in SCALING:
@@ -416,7 +415,7 @@ def scaling(runner: Runner, report: Report, small: float, big: float) -> List[Li
     return rows
 
 
-def memory(runner: Runner, report: Report, mb: float, quick: bool) -> List[List[str]]:
+def memory(runner: Runner, report: Report, mb: float, quick: bool) -> list[list[str]]:
     rows = []
     pairs = MEMORY[:2] if quick else MEMORY
     for ours_tool, peer in pairs:
@@ -434,7 +433,7 @@ def memory(runner: Runner, report: Report, mb: float, quick: bool) -> List[List[
     return rows
 
 
-def encode_once(runner: Runner, report: Report, mb: float) -> List[List[str]]:
+def encode_once(runner: Runner, report: Report, mb: float) -> list[list[str]]:
     """Characters handed to the exact tokenizer while chunking, per document character.
 
     Two figures: the document's own encoding (once: its blocks add up to the document), and
@@ -465,7 +464,7 @@ def encode_once(runner: Runner, report: Report, mb: float) -> List[List[str]]:
     return rows
 
 
-def machine() -> Dict[str, str]:
+def machine() -> dict[str, str]:
     cpu = platform.processor() or ""
     try:
         with open("/proc/cpuinfo") as fh:
@@ -493,7 +492,7 @@ def machine() -> Dict[str, str]:
             "peers": ", ".join(f"{k} {v}" for k, v in _tools.peer_versions().items())}
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description="Benchmark our chunker against LangChain, semchunk and chonkie.")
     p.add_argument("--quick", action="store_true", help="small texts, one comparison size, 2 repeats (smoke test)")
