@@ -169,10 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"static site written to {out}", flush=True)
         return 0
 
-    handler = partial(Handler, directory=str(ROOT))
     Handler.quiet = args.quiet
     try:
-        server = http.server.ThreadingHTTPServer((args.host, args.port), handler)
+        server = make_server(args.host, args.port)
     except OSError as exc:
         print(f"error: cannot listen on {args.host}:{args.port} ({exc.strerror}); try --port 0", file=sys.stderr)
         return 1
@@ -181,6 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Chunker playground: http://{shown}:{port}/  (Ctrl+C to stop)", flush=True)
     serve_until_interrupted(server)
     return 0
+
+
+def make_server(host: str, port: int, *, handler: type[Handler] = Handler) -> http.server.ThreadingHTTPServer:
+    """The playground's server on ``host:port`` (not yet serving); raises OSError if it cannot listen."""
+    return http.server.ThreadingHTTPServer((host, port), partial(handler, directory=str(ROOT)))
 
 
 def serve_until_interrupted(server: http.server.HTTPServer) -> None:
