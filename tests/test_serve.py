@@ -770,6 +770,16 @@ def test_a_tampered_file_built_here_is_built_again(tmp_path, monkeypatch, runtim
 # -- 18. pinned tools
 
 
+def test_workflow_actions_are_pinned_by_commit():
+    workflows = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+    assert workflows
+    for workflow in workflows:
+        uses = re.findall(r"^\s*(?:-\s*)?uses:\s*(.+)$", workflow.read_text(), re.MULTILINE)
+        assert uses, workflow.name
+        for use in uses:
+            assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+", use.strip()), use
+
+
 def test_node_is_the_pinned_build_even_with_one_on_path(tmp_path, monkeypatch):
     monkeypatch.delenv("CHUNKER_NODE", raising=False)
     monkeypatch.setattr(rt.shutil, "which", lambda name: "/usr/bin/node")
