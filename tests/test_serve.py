@@ -598,12 +598,17 @@ def copy_repo(dest: Path, *, downloads: bool = False) -> Path:
     return dest
 
 
+# serve.py run by these tests must find everything in place: any download fails at once.
+OFFLINE = {**os.environ, **dict.fromkeys(("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"), "http://127.0.0.1:9"),
+           "no_proxy": "", "NO_PROXY": ""}
+
+
 @contextlib.contextmanager
-def running(root: Path, *args: str, log: Path | None = None, env: dict | None = None):
-    """``serve.py --port 0`` from ``root``; yields its port. Its stderr goes to ``log``."""
+def running(root: Path, *args: str, log: Path | None = None):
+    """``serve.py --port 0`` from ``root``, offline; yields its port. Its stderr goes to ``log``."""
     with open(log or os.devnull, "w") as err:
         proc = subprocess.Popen([sys.executable, str(root / "serve.py"), "--port", "0", *args],
-                                stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+                                stdout=subprocess.PIPE, stderr=err, text=True, env=OFFLINE)
         try:
             line = proc.stdout.readline()
             match = re.search(r"http://\S+:(\d+)/", line)
@@ -673,9 +678,9 @@ def one_line(stderr: str) -> str:
 # -- 1. --build deletes only what an earlier build made
 
 
-def run_build(out, root=ROOT, env=None):
+def run_build(out, root=ROOT):
     return subprocess.run([sys.executable, str(root / "serve.py"), "--build", str(out)],
-                          check=False, capture_output=True, text=True, timeout=300, env=env)
+                          check=False, capture_output=True, text=True, timeout=300, env=OFFLINE)
 
 
 def test_build_refuses_a_folder_it_did_not_make(tmp_path):
@@ -1006,13 +1011,12 @@ def test_a_tampered_runtime_file_is_vendored_again(tmp_path, runtime):
 def test_a_tampered_runtime_file_without_a_good_download_is_refused(tmp_path, runtime):
     repo = copy_repo(tmp_path / "repo")  # no cached downloads, and no way to the registries
     flip_a_byte(repo / rt.VENDOR / "pyscript" / "core.js")
-    env = dict(os.environ, https_proxy="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9", no_proxy="", NO_PROXY="")
-    out = run_build(tmp_path / "site", root=repo, env=env)
+    out = run_build(tmp_path / "site", root=repo)
     assert out.returncode == 1
     assert "pyscript" in one_line(out.stderr)
     assert not (tmp_path / "site").exists()
     with subprocess.Popen([sys.executable, str(repo / "serve.py"), "--port", "0"], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, env=env) as proc:
+                          stderr=subprocess.PIPE, text=True, env=OFFLINE) as proc:
         stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 1 and not stdout and "pyscript" in one_line(stderr)
 
@@ -1106,3 +1110,14 @@ def test_conditional_requests_still_get_304(serve_url):
             status, _, body = request(port, "/static/app.css", headers={
                 "Accept-Encoding": accept, "If-None-Match": headers["ETag"]})
             assert status == 304 and body == b""
+
+
+def test_a_runtime_file_changed_while_serving_is_not_sent(tmp_path, runtime):
+    repo = copy_repo(tmp_path / "repo")
+    log = tmp_path / "stderr.txt"
+    with running(repo, "--quiet", log=log) as port:
+        flip_a_byte(repo / rt.VENDOR / "pyscript" / "core.js")  # same size, same file time
+        status, _, body = request(port, f"/{rt.VENDOR.as_posix()}/pyscript/core.js")
+        assert status == 500 and body != (repo / rt.VENDOR / "pyscript" / "core.js").read_bytes()
+        assert "pyscript/core.js" in one_line(log.read_text())
+        assert request(port, f"/{rt.VENDOR.as_posix()}/pyscript/core.css")[0] == 200  # the rest is served

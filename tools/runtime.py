@@ -306,9 +306,8 @@ def ensure_runtime(root: Path, *, quiet: bool = False) -> None:
             _note(f"{problem}: vendored {pin.name} {pin.version} again from its verified download")
         stamp[pin.name] = {"version": pin.version, "integrity": pin.integrity, "files": sorted(files), "sha256": files}
         _write_stamp(vendor, stamp)
-    _ensure_node(root, quiet=quiet)
     _ensure_stdlib(root, stamp, quiet=quiet)
-    build_app_zip(root)
+    build_app_zip(root, download=True)
 
 
 def vendored_files(root: Path) -> dict[str, str]:
@@ -494,15 +493,6 @@ def _check_node(node: str) -> None:
     _node_checked[node] = (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _ensure_node(root: Path, *, quiet: bool) -> None:
-    """Fetch the pinned Node.js at set-up, so that serving can compile an edited app.zip (serving
-    itself never downloads); without it, say so once and go on."""
-    try:
-        find_node(root, quiet=quiet)
-    except RuntimeVendorError as exc:
-        _note(f"Python will be loaded as source, and the page start slower: {exc}")
-
-
 def compile_with_pyodide(node: str, vendor: Path, source: bytes, *, import_dir: str = "") -> bytes:
     """A zip of Python sources compiled to bytecode by the vendored Pyodide under ``node``.
 
@@ -609,7 +599,7 @@ _app_zip_failed: set[str] = set()
 _app_zip_seen: dict[Path, tuple[tuple, str | None]] = {}  # root -> (inputs' file times, Node.js) when last checked
 
 
-def build_app_zip(root: Path) -> Path:
+def build_app_zip(root: Path, *, download: bool = False) -> Path:
     """Write ``static/vendor/app.zip`` when the sources changed; return its path.
 
     It holds bytecode when a Node.js is at hand (the worker then imports the app 0.13 s sooner;
@@ -617,6 +607,8 @@ def build_app_zip(root: Path) -> Path:
     stamp records its sha256, so a changed app.zip is built again. serve.py calls this for each
     request of app.zip, so an edit shows on the next reload: while no source, no stamp and not
     app.zip itself has a new size or file time, that costs a stat of each, not a zip and a hash.
+    Only set-up (``download``) may fetch the pinned Node.js, and only when there is something to
+    compile; serving never downloads.
     """
     root = Path(root)
     vendor = root / VENDOR
@@ -633,6 +625,11 @@ def build_app_zip(root: Path) -> Path:
         if recorded and actual is not None and actual != recorded:
             _note(f"{VENDOR.as_posix()}/{APP_ZIP} is not the file set-up built: building it again")
         node = None if key in _app_zip_failed else find_node(root, quiet=True, download=False)
+        if node is None and download and built != f"{key} compiled" and key not in _app_zip_failed:
+            try:
+                node = find_node(root)
+            except RuntimeVendorError as exc:
+                _note(f"app.zip holds the sources, and the page starts a little slower: {exc}")
         if built == f"{key} compiled" or (node is None and built == f"{key} source"):
             _app_zip_seen[root] = (inputs, find_node(root, quiet=True, download=False))
             return target
