@@ -22,16 +22,11 @@ from __future__ import annotations
 
 import argparse
 import email.utils
-import gzip
-import hashlib
 import http.server
 import io
-import os
 import socket
 import sys
-import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -39,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from tools import site  # noqa: E402
 from tools.runtime import APP_ZIP, VENDOR, RuntimeVendorError, build_app_zip, ensure_runtime  # noqa: E402
+from tools.served import COMPRESSIBLE, Files, Loaded, Tampered, accepts_gzip  # noqa: E402
 
 PAGE_FILES = site.PAGE_FILES
 
@@ -78,106 +74,7 @@ MIME_TYPES = {
     "": "application/octet-stream",
 }
 
-COMPRESSIBLE = frozenset({".html", ".css", ".js", ".mjs", ".wasm", ".json", ".webmanifest", ".toml", ".py",
-                          ".md", ".txt", ".svg", ".ico"})
-"""What gzip shrinks; zips, wheels and PNGs are compressed already."""
-
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
-
-
-# ---------------------------------------------------------------- the files, read once per change
-
-
-class Tampered(Exception):
-    """A vendored file is not what set-up recorded."""
-
-
-@dataclass
-class Loaded:
-    """A file's bytes as last read, and what they were read from."""
-
-    key: tuple  # (real path, inode, size, file time): another key means another read
-    data: bytes
-    mtime: float
-    gzipped: bytes | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @property
-    def etag(self) -> str:
-        return f'"{self.key[3]:x}-{self.key[2]:x}"'
-
-    def gzip(self) -> bytes | None:
-        """The bytes gzipped (at most once), or None when that does not make them smaller."""
-        with self.lock:
-            if self.gzipped is None:
-                # Level 1 for the few large files (the 9.6 MB pyodide.asm.wasm: 0.17 s and 4.0 MB
-                # where level 6 took 0.57 s for 3.5 MB), paid by the first visit after a start.
-                level = 6 if len(self.data) < 1 << 20 else 1
-                self.gzipped = gzip.compress(self.data, compresslevel=level, mtime=0)
-            return self.gzipped if len(self.gzipped) < len(self.data) else None
-
-
-class Files:
-    """The page's files for the server's threads: the allow-list, re-derived when the page
-    changes, and each file's bytes, read (and checked, and compressed) once per change."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self._lock = threading.Lock()
-        self._signature: tuple | None = None
-        self._public: dict[str, site.PublicFile] = {}
-        self._loaded: dict[str, Loaded] = {}
-
-    def lookup(self, rel: str) -> site.PublicFile | None:
-        signature = site.site_signature(self.root)
-        with self._lock:
-            if signature != self._signature:
-                self._public, self._signature = site.public_files(self.root), signature
-            return self._public.get(rel)
-
-    def load(self, rel: str, file: site.PublicFile) -> Loaded | None:
-        """The file's bytes, None if it is gone; raises :class:`Tampered` for a vendored file
-        that is not what set-up recorded."""
-        try:
-            st = os.stat(file.path)
-        except OSError:
-            return None
-        loaded = self._loaded.get(rel)
-        if loaded is not None and loaded.key == (file.path, st.st_ino, st.st_size, st.st_mtime_ns):
-            return loaded
-        try:
-            # O_NOFOLLOW: the real path was resolved from the links; a link put there since is refused.
-            fd = os.open(file.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            with open(fd, "rb") as f:
-                st = os.fstat(f.fileno())
-                data = f.read()
-        except OSError:
-            return None
-        if file.sha256 is not None and hashlib.sha256(data).hexdigest() != file.sha256:
-            raise Tampered(rel)
-        loaded = Loaded((file.path, st.st_ino, st.st_size, st.st_mtime_ns), data, st.st_mtime)
-        self._loaded[rel] = loaded
-        return loaded
-
-
-def accepts_gzip(header: str | None) -> bool:
-    """Whether an Accept-Encoding header lets the response be gzipped.
-
-    >>> accepts_gzip("gzip, deflate, br"), accepts_gzip("br;q=1, gzip;q=0.5"), accepts_gzip("*")
-    (True, True, True)
-    >>> accepts_gzip(None), accepts_gzip("gzip;q=0"), accepts_gzip("identity"), accepts_gzip("x-gzipped")
-    (False, False, False, False)
-    """
-    for item in (header or "").lower().split(","):
-        coding, _, params = item.partition(";")
-        if coding.strip() not in ("gzip", "x-gzip", "*"):
-            continue
-        q = params.strip()
-        try:
-            return not q.startswith("q=") or float(q[2:]) > 0
-        except ValueError:
-            return False
-    return False
 
 
 # ---------------------------------------------------------------- requests
@@ -197,6 +94,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     head_timeout = 20.0  # seconds a request's line and headers may take in all (slowloris)
     quiet = False
     server: PlaygroundServer
+    raw_requestline: bytes
     _cache_control = "no-cache"
 
     def setup(self):
@@ -208,6 +106,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def handle_one_request(self):
         self._clock.deadline = time.monotonic() + self.head_timeout
+        self._clock.received = 0
         self._cache_control = "no-cache"
         try:
             super().handle_one_request()
@@ -217,7 +116,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def parse_request(self) -> bool:
         if len(self.raw_requestline.split()) == 2:  # HTTP/0.9, which has no status line
-            self.command, self.request_version = None, self.default_request_version
+            self.command, self.request_version = "", self.default_request_version
             self.requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
             self.close_connection = True
             self.send_error(400, "HTTP/0.9 requests are not supported")
@@ -230,8 +129,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_error(400, "More than one Host header")
             return False
         if not self.server.host_allowed(self.headers.get("Host"), self.request_version):
-            self.send_error(421 if self.headers.get("Host") else 400,
-                            "Unknown host name: open the page as http://localhost:<port>/")
+            self.send_error(421 if self.headers.get("Host") else 400, "Unknown host name: open the page as "
+                            "http://localhost:<port>/, or start serve.py with --host <that name>")
             return False
         return True
 
@@ -254,7 +153,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                   file=sys.stderr, flush=True)
             self.send_error(500, "A file of the runtime changed since set-up vendored it")
             return
-        if loaded is None:
+        if rel is None or loaded is None:
             self.send_error(404, "Not a file of the playground")
             return
         suffix = Path(rel).suffix if rel else ""
@@ -308,6 +207,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Cache-Control", self._cache_control)
         super().end_headers()
 
+    def log_error(self, format, *args):  # noqa: A002 - the base class's name
+        # A browser keeps idle connections open; closing one after head_timeout is no error.
+        if not (format.startswith("Request timed out") and self._clock.received == 0):
+            super().log_error(format, *args)
+
     def log_message(self, format, *args):  # noqa: A002 - the base class's name
         if not (self.quiet or self.server.quiet):
             super().log_message(format, *args)
@@ -320,6 +224,7 @@ class _HeadClock(io.RawIOBase):
         super().__init__()
         self.sock = sock
         self.deadline: float | None = None
+        self.received = 0  # bytes since the deadline was set
 
     def readable(self) -> bool:
         return True
@@ -330,7 +235,9 @@ class _HeadClock(io.RawIOBase):
             if left <= 0:
                 raise TimeoutError("the request's head took too long")
             self.sock.settimeout(left)
-        return self.sock.recv_into(buffer)
+        count = self.sock.recv_into(buffer)
+        self.received += count
+        return count
 
 
 class PlaygroundServer(http.server.ThreadingHTTPServer):
@@ -398,6 +305,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 def port_number(text: str) -> int:
+    """``--port``'s value: a TCP port, or 0 for any free one.
+
+    >>> port_number("8000"), port_number("0")
+    (8000, 0)
+    >>> port_number("70000")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be a number from 0 to 65535 (0 = any free port), not '70000'
+    """
     try:
         port = int(text)
     except ValueError:
@@ -442,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"error: cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); try --port 0", file=sys.stderr)
         return 1
-    host, port = server.server_address[:2]
+    host, port = str(server.server_address[0]), server.server_address[1]
     shown = f"[{host}]" if ":" in host else host
     print(f"Chunker playground: http://{shown}:{port}/  (Ctrl+C to stop)", flush=True)
     serve_until_interrupted(server)

@@ -30,7 +30,7 @@ import pytest
 
 import serve
 from conftest import ROOT
-from tools import pyc_zip, site
+from tools import pyc_zip, served, site
 from tools import runtime as rt
 
 
@@ -43,7 +43,7 @@ def fetch(url: str):
 
 
 def test_doctests_of_serve_and_runtime():
-    for module in (serve, rt, site):
+    for module in (serve, rt, site, served):
         failures, tried = doctest.testmod(module)
         assert tried and not failures, module.__name__
 

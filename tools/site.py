@@ -105,11 +105,11 @@ def public_files(root: Path) -> dict[str, PublicFile]:
     wanted.update(dict.fromkeys(_static_files(root)))
     for rel, digest in runtime.vendored_files(root).items():
         wanted[f"{VENDOR_URL}/{rel}"] = digest
-    found = {}
-    for rel, digest in sorted(wanted.items()):
+    found: dict[str, PublicFile] = {}
+    for rel, recorded in sorted(wanted.items()):
         real = real_file(root, rel)
         if real is not None:
-            found[rel] = PublicFile(real, digest)
+            found[rel] = PublicFile(real, recorded)
     return found
 
 
@@ -149,7 +149,7 @@ def site_signature(root: Path) -> tuple:
                             and not (folder == static and e.name == "vendor")]
         except OSError:
             pass
-    out = []
+    out: list[tuple] = []
     for path in paths:
         try:
             st = os.stat(path)
@@ -269,30 +269,32 @@ def check_target(root: Path, out: Path) -> Path:
         raise SiteError(f"cannot build into {out}: it is a file, not a folder; name a new or empty folder")
     foreign = _not_ours(out)
     if foreign:
-        raise SiteError(f"refusing to build into {out}: it holds {foreign}, which no earlier build made; "
-                        "name a new or empty folder (nothing was deleted)")
+        raise SiteError(f"refusing to build into {out}: it holds {foreign}; name a new or empty folder "
+                        "(nothing was deleted)")
     return out
 
 
 def _not_ours(folder: Path) -> str | None:
-    """Something in ``folder`` an earlier build did not write (None if there is nothing such)."""
+    """What in ``folder`` an earlier build did not write, said for a message (None if nothing)."""
     entries = sorted(os.listdir(folder))
     if not entries:
         return None
     try:
         made = set(json.loads((folder / MARKER).read_text())["files"]) | {MARKER}
     except (OSError, ValueError, KeyError, TypeError):  # no marker: not a build of ours
-        return next((name for name in entries if name != MARKER), MARKER)
+        if MARKER not in entries and {".nojekyll", "index.html"} <= set(entries):
+            return "a site built before builds were marked, which it cannot tell from your own files: delete it once"
+        return f"{next((name for name in entries if name != MARKER), MARKER)}, which no earlier build made"
     for dirpath, dirs, files in os.walk(folder):
         here = Path(dirpath).relative_to(folder).as_posix()
         for name in sorted(files) + sorted(d for d in dirs if (Path(dirpath) / d).is_symlink()):
             rel = name if here == "." else f"{here}/{name}"
             if rel not in made:
-                return rel
+                return f"{rel}, which no earlier build made"
         for name in sorted(dirs):
             rel = name if here == "." else f"{here}/{name}"
             if not any(f.startswith(rel + "/") for f in made):
-                return rel + "/"
+                return f"{rel}/, which no earlier build made"
     return None
 
 
@@ -366,7 +368,7 @@ def _make_parents(folder: Path) -> list[Path]:
         if parent.exists():
             break
         missing.append(parent)
-    created = []
+    created: list[Path] = []
     for parent in reversed(missing):
         try:
             parent.mkdir()
