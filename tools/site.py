@@ -100,7 +100,7 @@ def public_files(root: Path) -> dict[str, PublicFile]:
     root = Path(root).resolve()
     wanted: dict[str, str | None] = dict.fromkeys(PAGE_FILES)
     for rel in page_references(root):
-        if _plain(rel) and rel.split("/", 1)[0] in SERVED_DIRS and not rel.startswith(VENDOR_URL + "/"):
+        if plain_path(rel) and rel.split("/", 1)[0] in SERVED_DIRS and not rel.startswith(VENDOR_URL + "/"):
             wanted.setdefault(rel, None)
     wanted.update(dict.fromkeys(_static_files(root)))
     for rel, digest in runtime.vendored_files(root).items():
@@ -124,7 +124,7 @@ def real_file(root: Path, rel: str) -> Path | None:
         inside = real.relative_to(root).as_posix()
     except ValueError:
         return None  # outside the repository
-    if not _plain(inside) or not real.is_file():
+    if not plain_path(inside) or not real.is_file():
         return None
     if inside in PAGE_FILES or inside.split("/", 1)[0] in SERVED_DIRS:
         return real
@@ -145,7 +145,7 @@ def site_signature(root: Path) -> tuple:
         paths.append(folder)
         try:
             with os.scandir(folder) as entries:
-                folders += [e.path for e in entries if e.is_dir(follow_symlinks=False) and _plain(e.name)
+                folders += [e.path for e in entries if e.is_dir(follow_symlinks=False) and plain_path(e.name)
                             and not (folder == static and e.name == "vendor")]
         except OSError:
             pass
@@ -205,12 +205,17 @@ def _static_files(root: Path) -> list[str]:
     found = []
     static = root / "static"
     for folder, dirs, files in os.walk(static):  # symbolic links to folders are not walked into
-        dirs[:] = [d for d in dirs if _plain(d) and not (Path(folder) == static and d == "vendor")]
-        found += [(Path(folder) / name).relative_to(root).as_posix() for name in files if _plain(name)]
+        dirs[:] = [d for d in dirs if plain_path(d) and not (Path(folder) == static and d == "vendor")]
+        found += [(Path(folder) / name).relative_to(root).as_posix() for name in files if plain_path(name)]
     return found
 
 
-def _plain(rel: str) -> bool:
+def plain_path(rel: str) -> bool:
+    """Whether a relative path has no hidden part, no ``__pycache__`` and no empty, ``.`` or ``..`` part.
+
+    >>> plain_path("static/app.css"), plain_path("static/.secret"), plain_path("app/../x"), plain_path("a//b")
+    (True, False, False, False)
+    """
     return all(part and not part.startswith(".") and part != "__pycache__" for part in rel.split("/"))
 
 
@@ -358,7 +363,7 @@ def _remove_earlier_build(old: Path) -> None:
 
 
 def _plain_or_marker(rel: object) -> bool:
-    return isinstance(rel, str) and (rel in (MARKER, ".nojekyll") or _plain(rel))
+    return isinstance(rel, str) and (rel in (MARKER, ".nojekyll") or plain_path(rel))
 
 
 def _make_parents(folder: Path) -> list[Path]:
