@@ -21,6 +21,7 @@ Standard library only, so it runs before any virtual environment exists.
 from __future__ import annotations
 
 import argparse
+import datetime
 import email.utils
 import http.server
 import io
@@ -156,7 +157,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if rel is None or loaded is None:
             self.send_error(404, "Not a file of the playground")
             return
-        suffix = Path(rel).suffix if rel else ""
+        suffix = Path(rel).suffix
         compressible = suffix in COMPRESSIBLE
         pinned = rel.startswith(f"{VENDOR.as_posix()}/") and not rel.endswith(f"/{APP_ZIP}")
         # The pinned runtime, as GitHub Pages serves it (ten minutes): the worker then takes the
@@ -198,7 +199,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             parsed = email.utils.parsedate_to_datetime(since)
         except (TypeError, ValueError, IndexError, OverflowError):
             return False
-        return parsed.tzinfo is not None and int(loaded.mtime) <= parsed.timestamp()
+        if parsed.tzinfo is None:  # "-0000": UTC, as http.server reads it
+            parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+        return int(loaded.mtime) <= parsed.timestamp()
 
     def end_headers(self):
         self.send_header("Content-Security-Policy", CSP)
