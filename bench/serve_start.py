@@ -27,6 +27,7 @@ def start_once() -> float:
     began = time.perf_counter()
     proc = subprocess.Popen([sys.executable, str(ROOT / "serve.py"), "--port", "0", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdout is not None
     try:
         line = proc.stdout.readline()
         took = time.perf_counter() - began

@@ -272,7 +272,10 @@ def check_target(root: Path, out: Path) -> Path:
         return out
     if not out.is_dir():
         raise SiteError(f"cannot build into {out}: it is a file, not a folder; name a new or empty folder")
-    foreign = _not_ours(out)
+    try:
+        foreign = _not_ours(out)
+    except OSError as exc:
+        raise SiteError(f"cannot build into {out}: cannot read it ({exc.strerror}); name a new or empty folder") from None
     if foreign:
         raise SiteError(f"refusing to build into {out}: it holds {foreign}; name a new or empty folder "
                         "(nothing was deleted)")
