@@ -200,7 +200,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except (TypeError, ValueError, IndexError, OverflowError):
             return False
         if parsed.tzinfo is None:  # "-0000": UTC, as http.server reads it
-            parsed = parsed.replace(tzinfo=datetime.timezone.utc)
+            parsed = parsed.replace(tzinfo=datetime.UTC)
         return int(loaded.mtime) <= parsed.timestamp()
 
     def end_headers(self):
