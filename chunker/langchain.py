@@ -21,6 +21,7 @@ from typing import Any
 from ._adapters import SETTING_NAMES, chunk_metadata, chunk_options, settings_of
 from ._api import chunk
 from ._errors import ChunkerError
+from ._settings import TOKENIZERS
 from ._tokenizers import get_tokenizer
 
 try:
@@ -60,6 +61,18 @@ class ChunkerSplitter(TextSplitter):
         super().__init__(chunk_size=size or 1, chunk_overlap=overlap if size else 0,
                          length_function=_length_function(self._options),
                          keep_separator=False, add_start_index=True, strip_whitespace=False)
+
+    @classmethod
+    def from_tiktoken_encoder(cls, *args: Any, **kwargs: Any) -> ChunkerSplitter:
+        # TextSplitter's version loads tiktoken's encoding (a download) before it calls the
+        # constructor; the chunker has both exact encodings built in.
+        raise ChunkerError("ChunkerSplitter counts tokens itself: pass unit='tokens' and "
+                           "tokenizer='o200k' or 'cl100k' instead of from_tiktoken_encoder")
+
+    @classmethod
+    def from_huggingface_tokenizer(cls, *args: Any, **kwargs: Any) -> ChunkerSplitter:
+        raise ChunkerError("ChunkerSplitter counts tokens itself: pass unit='tokens' and a tokenizer "
+                           f"({', '.join(TOKENIZERS)}) instead of from_huggingface_tokenizer")
 
     @property
     def settings(self) -> dict[str, Any]:
