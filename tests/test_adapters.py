@@ -201,6 +201,7 @@ def _import_in_subprocess(code, *, extra_path=None):
     ("llama_index", "llama_index", "chunker.llama_index needs llama-index-core: pip install 'chunker[llama-index]'"),
     ("ray", "ray", "chunker.ray needs Ray Data: pip install 'chunker[ray]'"),
     ("ray", "pyarrow", "chunker.ray needs Ray Data: pip install 'chunker[ray]'"),
+    ("arrow", "pyarrow", "chunker.arrow needs pyarrow: pip install pyarrow (the 'ray' extra brings it)"),
 ])
 def test_adapter_without_its_framework_fails_in_one_line(module, hidden, message):
     done = _import_in_subprocess(f"import sys; sys.modules[{hidden!r}] = None; import chunker.{module}")

@@ -21,7 +21,8 @@ import pyarrow as pa
 import pytest
 
 import chunker
-from chunker.ray import CHUNK_SCHEMA, _chunk_block, chunk_dataset
+from chunker.arrow import CHUNK_SCHEMA, chunk_table
+from chunker.ray import chunk_dataset
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -138,19 +139,25 @@ def test_the_block_function_is_plain_and_ships_by_reference():
     """What Ray sends a worker is the module function's name, no state of the driver's."""
     import cloudpickle
 
-    shipped = cloudpickle.dumps(_chunk_block)
-    assert b"chunker.ray" in shipped and len(shipped) < 200
-    assert pickle.loads(shipped) is _chunk_block
+    shipped = cloudpickle.dumps(chunk_table)
+    assert b"chunker.arrow" in shipped and len(shipped) < 200
+    assert pickle.loads(shipped) is chunk_table
 
 
-def test_the_block_function_alone():
+def test_chunk_table_alone():
     block = pa.table({"text": ["One. Two.", "", "Three."], "id": pa.array([7, 8, 9], pa.int8())})
-    out = _chunk_block(block, text_column="text", options={"strategy": "sentence", "size": 0})
+    out = chunk_table(block, strategy="sentence", size=0)
     assert out.schema == pa.schema([("id", pa.int8()), *CHUNK_SCHEMA])
     assert out.column("id").to_pylist() == [7, 7, 9] and out.column("text").to_pylist() == ["One.", "Two.", "Three."]
-    only_text = _chunk_block(pa.table({"text": ["A b."]}), text_column="text", options={"size": 5, "overlap": 0})
+    batch = pa.RecordBatch.from_pydict({"body": ["A b."]})  # what Spark's mapInArrow hands out
+    only_text = chunk_table(batch, text_column="body", size=5, overlap=0)
     assert only_text.num_rows == 1 and only_text.schema == CHUNK_SCHEMA
-    nothing = _chunk_block(pa.table({"text": pa.array([], pa.string())}), text_column="text", options={})
+    nothing = chunk_table(pa.table({"text": pa.array([], pa.string())}))
     assert nothing.num_rows == 0 and nothing.schema == CHUNK_SCHEMA
-    no_flags = _chunk_block(pa.table({"text": ["Done."]}), text_column="text", options={"size": 5, "overlap": 0})
+    assert chunk_table(pa.table({})).schema == CHUNK_SCHEMA  # an empty block without columns
+    no_flags = chunk_table(pa.table({"text": ["Done."]}), size=5, overlap=0)
     assert no_flags.schema.field("flags").type == pa.list_(pa.string())  # not list<null>
+    with pytest.raises(chunker.ChunkerError, match="no column 'text'"):
+        chunk_table(pa.table({"body": ["x"]}))
+    with pytest.raises(chunker.ChunkerError, match="column 'text' holds bytes in a row"):
+        chunk_table(pa.table({"text": [b"x"]}))
