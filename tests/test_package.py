@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # so the wheel's contents prove what the build configuration keeps out.
 _NOT_COPIED = shutil.ignore_patterns(".git", ".venv*", ".cache", "vendor", "_site", "build", "dist",
                                      "*.egg-info", "__pycache__", "*.pyc", ".pytest_cache",
-                                     ".hypothesis")
+                                     ".hypothesis", ".mypy_cache", ".ruff_cache")
 # The setuptools that pyproject.toml asks for: older ones cannot build a wheel without `wheel`.
 _SETUPTOOLS_MIN = (70, 1)
 
@@ -134,6 +134,18 @@ def test_the_version_is_read_without_importing_the_package(tmp_path):
                    encoding="utf-8")
     built = _build_wheel(src, tmp_path / "dist")
     assert built.name == f"chunker-{chunker.__version__}-py3-none-any.whl"
+
+
+def test_a_git_url_builds_the_same_wheel(wheel, tmp_path):
+    """``pip install git+<repository URL>`` builds from the committed tree: a file the wheel
+    needs but git does not have (a py.typed never added) would be missing here."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    done = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
+                 "-w", tmp_path, f"git+file://{ROOT}"], cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (from_git,) = tmp_path.glob("chunker-*.whl")
+    assert sorted(zipfile.ZipFile(from_git).namelist()) == sorted(zipfile.ZipFile(wheel).namelist())
 
 
 # ------------------------------------------------------------------------------ installed
