@@ -98,9 +98,18 @@ class ChunkerSplitter(TextSplitter):
                 documents.append(Document(page_content=c.text, metadata=metadata))
         return documents
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Made again from its settings: the tokenizer's counting function does not pickle, and
+        # a splitter is shipped to worker processes (multiprocessing, Ray, Spark) by pickle.
+        return (_splitter, (self._options,))
+
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={self._options[k]!r}" for k in SETTING_NAMES)
         return f"ChunkerSplitter({shown})"
+
+
+def _splitter(options: dict[str, Any]) -> ChunkerSplitter:
+    return ChunkerSplitter(**options)
 
 
 def _length_function(options: dict[str, Any]) -> Callable[[str], int]:

@@ -14,6 +14,7 @@ connection. (Ray Data's adapter has tests/test_ray.py: it needs a local cluster.
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -171,6 +172,15 @@ def test_langchain_tokenizer_constructors_are_refused_before_any_download():
         ChunkerSplitter.from_huggingface_tokenizer(object())
     with pytest.raises(chunker.ChunkerError, match="no setting 'length_function': use unit and tokenizer"):
         ChunkerSplitter(length_function=len)
+
+
+@pytest.mark.parametrize("options", [{}, {"unit": "words"}, {"tokenizer": "o200k", "overlap": "10%"}])
+def test_splitter_and_parser_pickle_with_their_settings(options):
+    """Both go to worker processes (multiprocessing, Ray, Spark) by pickle."""
+    splitter = pickle.loads(pickle.dumps(ChunkerSplitter(**options)))
+    assert splitter.split_text(README) == [c.text for c in chunker.chunk(README, **options).chunks]
+    parser = pickle.loads(pickle.dumps(ChunkerNodeParser(**options)))
+    assert {k: parser.settings[k] for k in options} == options
 
 
 def test_langchain_metadatas_must_match_the_texts():

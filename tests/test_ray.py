@@ -48,7 +48,7 @@ SETTINGS = [
 
 @pytest.fixture(scope="module")
 def ray_cluster():
-    ray = pytest.importorskip("ray")  # chunker.ray's import below would fail first anyway
+    import ray
     with pytest.MonkeyPatch.context() as mp:
         for name, value in {
             "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",  # the node's address is 127.0.0.1
