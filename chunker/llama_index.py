@@ -66,12 +66,12 @@ class ChunkerNodeParser(NodeParser):
     unit: str = Field(default=DEFAULTS["unit"], description="tokens, chars or words.")
     size: int = Field(default=DEFAULTS["size"], description="Chunk size in the unit.")
     overlap: int | str = Field(default=DEFAULTS["overlap"],
-                                     description="Overlap in the unit, or a percentage such as '15%'.")
+                               description="Overlap in the unit, or a percentage such as '15%'.")
     tokenizer: str = Field(default=DEFAULTS["tokenizer"], description="approx, estimate, o200k or cl100k.")
     breaks: tuple[str, ...] = Field(default=DEFAULTS["breaks"],
                                     description="Break points of the sentence strategy.")
     max_chunk_chars: int | None = Field(default=None,
-                                           description="Refuse settings whose chunks hold more characters in all.")
+                                        description="Refuse settings whose chunks hold more characters in all.")
 
     def __init__(self, **settings: Any) -> None:
         parser = {k: settings.pop(k) for k in _PARSER_FIELDS if k in settings}
