@@ -115,7 +115,7 @@ def run_ray(docs, options, *, cpus: int, blocks: int, runs: int):
 
     start = time.perf_counter()
     logging.getLogger("ray").setLevel(logging.ERROR)
-    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
              _temp_dir=tempfile.mkdtemp(prefix="ray"))
     ray.data.DataContext.get_current().enable_progress_bars = False
     logging.getLogger("ray.data").setLevel(logging.WARNING)  # no per-run execution log

@@ -12,6 +12,7 @@ installed package.
 
 from __future__ import annotations
 
+import logging
 import pickle
 import tempfile
 import warnings
@@ -66,7 +67,7 @@ def ray_cluster():
         temp_dir = tempfile.mkdtemp(prefix="ray")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Ray's own deprecations are not ours to fail on
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
                      object_store_memory=200 * 2**20, _temp_dir=temp_dir)
             ray.data.DataContext.get_current().enable_progress_bars = False
         try:
