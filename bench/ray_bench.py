@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -115,8 +116,9 @@ def run_ray(docs, options, *, cpus: int, blocks: int, runs: int):
 
     start = time.perf_counter()
     logging.getLogger("ray").setLevel(logging.ERROR)
+    temp_dir = tempfile.mkdtemp(prefix="ray")  # short: Ray's socket paths must fit in 107 bytes
     ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
-             _temp_dir=tempfile.mkdtemp(prefix="ray"))
+             _temp_dir=temp_dir)
     ray.data.DataContext.get_current().enable_progress_bars = False
     logging.getLogger("ray.data").setLevel(logging.WARNING)  # no per-run execution log
     startup = time.perf_counter() - start
@@ -131,6 +133,7 @@ def run_ray(docs, options, *, cpus: int, blocks: int, runs: int):
             chunks = done.count()
     finally:
         ray.shutdown()
+        shutil.rmtree(temp_dir, ignore_errors=True)
     return startup, times[0], times[1:], chunks
 
 

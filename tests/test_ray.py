@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import pickle
+import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -74,6 +75,7 @@ def ray_cluster():
             yield ray
         finally:
             ray.shutdown()
+            shutil.rmtree(temp_dir, ignore_errors=True)  # the session's logs and sockets
 
 
 def _rows():
