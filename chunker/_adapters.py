@@ -1,0 +1,92 @@
+"""What the framework adapters share: their settings, checked once, and a chunk's metadata.
+
+`chunker.langchain`, `chunker.llama_index` and `chunker.ray` take the very keyword arguments of
+`chunker.chunk` and hand them to it unchanged, so a pipeline cuts exactly where the playground
+showed. Bad settings fail when the adapter is made, not on the first document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ._errors import ChunkerError
+from ._records import Chunk
+from ._settings import DEFAULTS, Settings
+
+__all__ = ["METADATA_KEYS", "SETTING_NAMES", "chunk_metadata", "chunk_options", "settings_of"]
+
+SETTING_NAMES = ("strategy", "unit", "size", "overlap", "tokenizer", "breaks", "max_chunk_chars")
+"""The keyword arguments of `chunker.chunk` an adapter takes (`source` is per document)."""
+
+METADATA_KEYS = ("start_index", "end_index", "tokens", "flags", "headings")
+"""The keys an adapter adds to each chunk's metadata (see `chunk_metadata`)."""
+
+# Other libraries' names for our settings: the error says which of ours to use instead.
+_INSTEAD = {
+    "chunk_size": "size",
+    "chunk_overlap": "overlap",
+    "length_function": "unit and tokenizer",
+    "encoding_name": "tokenizer ('o200k' or 'cl100k')",
+    "model_name": "tokenizer ('o200k' or 'cl100k')",
+    "separators": "strategy",
+    "source": "the document's own metadata (source is per document)",
+}
+
+
+def chunk_options(settings: dict[str, Any], *, owner: str,
+                  others: Iterable[str] = ()) -> dict[str, Any]:
+    """`settings` checked and made canonical: keyword arguments for `chunker.chunk`.
+
+    Raises `ChunkerError` naming the first bad value. `others` are further names the owner
+    takes itself (they are only listed in the message about an unknown name).
+
+    >>> chunk_options({"size": "200", "overlap": "10%"}, owner="Splitter")["overlap"]
+    '10%'
+    >>> chunk_options({"chunk_size": 200}, owner="Splitter")
+    Traceback (most recent call last):
+    ...
+    chunker._errors.ChunkerError: Splitter has no setting 'chunk_size': use size
+    """
+    for name in settings:
+        if name not in SETTING_NAMES:
+            if name in _INSTEAD:
+                raise ChunkerError(f"{owner} has no setting {name!r}: use {_INSTEAD[name]}")
+            known = ", ".join((*SETTING_NAMES, *others))
+            raise ChunkerError(f"{owner} has no setting {name!r}: choose from {known}")
+    given = {k: v for k, v in settings.items() if k != "max_chunk_chars"}
+    canonical = Settings(**{**DEFAULTS, **given})
+    limit = settings.get("max_chunk_chars")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0):
+        raise ChunkerError(f"max_chunk_chars must be a positive whole number or None, got {limit!r}")
+    return {
+        "strategy": canonical.strategy,
+        "unit": canonical.unit,
+        "size": canonical.size,
+        "overlap": canonical.overlap,
+        "tokenizer": canonical.tokenizer,
+        "breaks": canonical.breaks,
+        "max_chunk_chars": limit,
+    }
+
+
+def settings_of(options: dict[str, Any]) -> Settings:
+    """The `Settings` record of options from `chunk_options`."""
+    return Settings(**{k: v for k, v in options.items() if k != "max_chunk_chars"})
+
+
+def chunk_metadata(c: Chunk) -> dict[str, Any]:
+    """The metadata an adapter adds to a chunk: offsets into the text it was given (code
+    points, ``text[start_index:end_index] == chunk``), its tokens, flags and headings.
+
+    >>> from chunker import chunk
+    >>> chunk_metadata(chunk("# Title\\n\\nBody text.", strategy="markdown", size=50, overlap=0).chunks[0])
+    {'start_index': 0, 'end_index': 19, 'tokens': 5, 'flags': ['fragment'], 'headings': ['Title']}
+    """
+    return {
+        "start_index": c.start_char,
+        "end_index": c.end_char,
+        "tokens": c.tokens,
+        "flags": list(c.flags),
+        "headings": list(c.headings),
+    }

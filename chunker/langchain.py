@@ -1,0 +1,121 @@
+"""LangChain: `ChunkerSplitter`, a `TextSplitter` that cuts exactly where `chunker.chunk` does.
+
+Needs ``pip install 'chunker[langchain]'`` (langchain-text-splitters).
+
+>>> from langchain_core.documents import Document
+>>> from chunker.langchain import ChunkerSplitter
+>>> splitter = ChunkerSplitter(strategy="sentence", unit="words", size=6, overlap=0)
+>>> doc = Document(page_content="Ship it. Ship it. Ship it again, please.", metadata={"id": 7})
+>>> for d in splitter.split_documents([doc]):
+...     print(repr(d.page_content), d.metadata)
+'Ship it. Ship it.' {'id': 7, 'start_index': 0, 'end_index': 17, 'tokens': 4, 'flags': [], 'headings': []}
+'Ship it again, please.' {'id': 7, 'start_index': 18, 'end_index': 40, 'tokens': 6, 'flags': [], 'headings': []}
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from ._adapters import SETTING_NAMES, chunk_metadata, chunk_options, settings_of
+from ._api import chunk
+from ._errors import ChunkerError
+from ._settings import TOKENIZERS
+from ._tokenizers import get_tokenizer
+
+try:
+    from langchain_core.documents import Document
+    from langchain_text_splitters import TextSplitter
+except ModuleNotFoundError as e:  # only a missing LangChain; a broken one keeps its own error
+    if (e.name or "").split(".")[0] not in ("langchain_text_splitters", "langchain_core"):
+        raise
+    raise ImportError("chunker.langchain needs LangChain's text splitters: "
+                      "pip install 'chunker[langchain]'") from None
+
+__all__ = ["ChunkerSplitter"]
+
+
+class ChunkerSplitter(TextSplitter):
+    """A LangChain `TextSplitter` taking `chunker.chunk`'s settings.
+
+    ``ChunkerSplitter(strategy=..., unit=..., size=..., overlap=..., tokenizer=..., breaks=...,
+    max_chunk_chars=...)``: every one optional, with `chunk`'s defaults, and checked here, so bad
+    settings raise `chunker.ChunkerError` at once. `split_text` gives the chunk texts;
+    `create_documents` and `split_documents` give Documents whose metadata is the input's plus
+    `start_index` and `end_index` (code-point offsets into the text, from the chunk record: right
+    even where the text repeats, unlike LangChain's own ``add_start_index``, which searches for
+    the chunk with ``str.find``), `tokens`, `flags` and `headings` (lists).
+
+    LangChain's own `chunk_size`, `chunk_overlap` and `length_function` are not taken: `size`,
+    `overlap`, `unit` and `tokenizer` say the same, and none of TextSplitter's merging is used.
+    """
+
+    def __init__(self, **settings: Any) -> None:
+        self._options = chunk_options(settings, owner="ChunkerSplitter")
+        size = self._options["size"]
+        overlap = settings_of(self._options).overlap_count
+        # TextSplitter checks chunk_size > 0 and overlap <= size in its own terms; ours are
+        # checked already (size 0 is one chunk per sentence or paragraph), so it is handed values
+        # that pass, kept only for code that reads its attributes. Its merging is never called.
+        super().__init__(chunk_size=size or 1, chunk_overlap=overlap if size else 0,
+                         length_function=_length_function(self._options),
+                         keep_separator=False, add_start_index=True, strip_whitespace=False)
+
+    @classmethod
+    def from_tiktoken_encoder(cls, *args: Any, **kwargs: Any) -> ChunkerSplitter:
+        # TextSplitter's version loads tiktoken's encoding (a download) before it calls the
+        # constructor; the chunker has both exact encodings built in.
+        raise ChunkerError("ChunkerSplitter counts tokens itself: pass unit='tokens' and "
+                           "tokenizer='o200k' or 'cl100k' instead of from_tiktoken_encoder")
+
+    @classmethod
+    def from_huggingface_tokenizer(cls, *args: Any, **kwargs: Any) -> ChunkerSplitter:
+        raise ChunkerError("ChunkerSplitter counts tokens itself: pass unit='tokens' and a tokenizer "
+                           f"({', '.join(TOKENIZERS)}) instead of from_huggingface_tokenizer")
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The keyword arguments handed to `chunker.chunk`, in canonical form."""
+        return dict(self._options)
+
+    def split_text(self, text: str) -> list[str]:
+        return [c.text for c in chunk(text, **self._options).chunks]
+
+    def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
+                         ) -> list[Document]:
+        if metadatas is not None and len(metadatas) != len(texts):
+            raise ChunkerError(f"metadatas has {len(metadatas)} entries for {len(texts)} texts: "
+                               "give one per text, or none")
+        documents = []
+        for i, text in enumerate(texts):
+            base = metadatas[i] if metadatas is not None else {}
+            for c in chunk(text, **self._options).chunks:
+                # A copy per chunk, as LangChain makes: a caller editing one chunk's metadata
+                # must not edit its siblings'.
+                metadata = copy.deepcopy(base)
+                metadata.update(chunk_metadata(c))
+                documents.append(Document(page_content=c.text, metadata=metadata))
+        return documents
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Made again from its settings: the tokenizer's counting function does not pickle, and
+        # a splitter is shipped to worker processes (multiprocessing, Ray, Spark) by pickle.
+        return (_splitter, (self._options,))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={self._options[k]!r}" for k in SETTING_NAMES)
+        return f"ChunkerSplitter({shown})"
+
+
+def _splitter(options: dict[str, Any]) -> ChunkerSplitter:
+    return ChunkerSplitter(**options)
+
+
+def _length_function(options: dict[str, Any]) -> Callable[[str], int]:
+    """What TextSplitter calls `length_function`: a text's size in the settings' unit."""
+    if options["unit"] == "chars":
+        return len
+    if options["unit"] == "words":
+        return lambda s: len(s.split())
+    return get_tokenizer(options["tokenizer"]).count

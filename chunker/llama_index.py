@@ -1,0 +1,128 @@
+"""LlamaIndex: `ChunkerNodeParser`, a `NodeParser` that cuts exactly where `chunker.chunk` does.
+
+Needs ``pip install 'chunker[llama-index]'`` (llama-index-core). Nothing here downloads
+anything: the parser uses neither NLTK nor LlamaIndex's tokenizer (see docs/pipelines.md).
+
+>>> from llama_index.core import Document
+>>> from chunker.llama_index import ChunkerNodeParser
+>>> parser = ChunkerNodeParser(strategy="sentence", unit="words", size=6, overlap=0)
+>>> doc = Document(text="Ship it. Ship it. Ship it again, please.", metadata={"id": 7})
+>>> for n in parser.get_nodes_from_documents([doc]):
+...     print(n.start_char_idx, n.end_char_idx, repr(n.text), n.metadata["id"], n.metadata["tokens"])
+0 17 'Ship it. Ship it.' 7 4
+18 40 'Ship it again, please.' 7 6
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ._adapters import METADATA_KEYS, SETTING_NAMES, chunk_metadata, chunk_options
+from ._api import chunk
+from ._settings import DEFAULTS
+
+try:
+    from llama_index.core.bridge.pydantic import Field
+    from llama_index.core.node_parser import NodeParser
+    from llama_index.core.schema import (
+        BaseNode,
+        Document,
+        MetadataMode,
+        NodeRelationship,
+        TextNode,
+    )
+    from llama_index.core.utils import get_tqdm_iterable
+except ModuleNotFoundError as e:  # only a missing LlamaIndex; a broken one keeps its own error
+    if (e.name or "").split(".")[0] != "llama_index":
+        raise
+    raise ImportError("chunker.llama_index needs llama-index-core: "
+                      "pip install 'chunker[llama-index]'") from None
+
+__all__ = ["ChunkerNodeParser"]
+
+# NodeParser's own fields, taken beside chunker's settings.
+_PARSER_FIELDS = ("include_metadata", "include_prev_next_rel", "callback_manager", "id_func")
+
+
+class ChunkerNodeParser(NodeParser):
+    """A LlamaIndex `NodeParser` taking `chunker.chunk`'s settings.
+
+    ``ChunkerNodeParser(strategy=..., unit=..., size=..., overlap=..., tokenizer=..., breaks=...,
+    max_chunk_chars=...)``, plus NodeParser's `include_metadata`, `include_prev_next_rel`,
+    `callback_manager` and `id_func`. Settings are checked here: bad ones raise
+    `chunker.ChunkerError` at once. They are model fields, so an IngestionPipeline's cache
+    tells two parsers with different settings apart.
+
+    Each TextNode has `start_char_idx`/`end_char_idx` from the chunk record (code points into
+    the text it was cut from), a SOURCE relationship to that node, PREVIOUS/NEXT between
+    siblings, and metadata: the input's, plus `start_index`, `end_index`, `tokens`, `flags` and
+    `headings` (lists). Those five are excluded from the text LlamaIndex embeds and shows the
+    LLM, so the embedded text is the chunk the size was measured on plus only the input's own
+    metadata.
+    """
+
+    strategy: str = Field(default=DEFAULTS["strategy"], description="chunker.chunk's strategy.")
+    unit: str = Field(default=DEFAULTS["unit"], description="tokens, chars or words.")
+    size: int = Field(default=DEFAULTS["size"], description="Chunk size in the unit.")
+    overlap: int | str = Field(default=DEFAULTS["overlap"],
+                               description="Overlap in the unit, or a percentage such as '15%'.")
+    tokenizer: str = Field(default=DEFAULTS["tokenizer"], description="approx, estimate, o200k or cl100k.")
+    breaks: tuple[str, ...] = Field(default=DEFAULTS["breaks"],
+                                    description="Break points of the sentence strategy.")
+    max_chunk_chars: int | None = Field(default=None,
+                                        description="Refuse settings whose chunks hold more characters in all.")
+
+    def __init__(self, **settings: Any) -> None:
+        parser = {k: settings.pop(k) for k in _PARSER_FIELDS if k in settings}
+        # Checked before pydantic sees them: pydantic would turn a ChunkerError (a ValueError)
+        # into a ValidationError of several lines.
+        options = chunk_options(settings, owner="ChunkerNodeParser", others=_PARSER_FIELDS)
+        super().__init__(**options, **parser)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "ChunkerNodeParser"
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The keyword arguments handed to `chunker.chunk`."""
+        return {name: getattr(self, name) for name in SETTING_NAMES}
+
+    def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False,
+                     **kwargs: Any) -> list[BaseNode]:
+        options = self.settings  # chunk() checks them again: a field may have been assigned
+        out: list[BaseNode] = []
+        for node in get_tqdm_iterable(nodes, show_progress, "Chunking nodes"):
+            text = node.get_content(metadata_mode=MetadataMode.NONE)
+            source = node.as_related_node_info()  # once per input: it hashes the whole text
+            hidden_embed = [*node.excluded_embed_metadata_keys,
+                            *(k for k in METADATA_KEYS if k not in node.excluded_embed_metadata_keys)]
+            hidden_llm = [*node.excluded_llm_metadata_keys,
+                          *(k for k in METADATA_KEYS if k not in node.excluded_llm_metadata_keys)]
+            for c in chunk(text, **options).chunks:
+                out.append(TextNode(
+                    id_=self.id_func(c.index, node), text=c.text,
+                    start_char_idx=c.start_char, end_char_idx=c.end_char,
+                    metadata=chunk_metadata(c),
+                    excluded_embed_metadata_keys=hidden_embed,
+                    excluded_llm_metadata_keys=hidden_llm,
+                    metadata_seperator=node.metadata_separator,
+                    metadata_template=node.metadata_template,
+                    text_template=node.text_template,
+                    relationships={NodeRelationship.SOURCE: source},
+                ))
+        return out
+
+    def _postprocess_parsed_nodes(self, nodes: list[BaseNode],
+                                  parent_doc_map: dict[str, Document]) -> list[BaseNode]:
+        # NodeParser's post-processing merges the input's metadata and links the siblings,
+        # which we keep; it also sets every node's offsets again by searching the parent's text
+        # with str.find, which can land on an earlier copy of a repeated passage. The offsets
+        # the chunker gave are put back.
+        spans = [(n.start_char_idx, n.end_char_idx) if isinstance(n, TextNode) else None for n in nodes]
+        nodes = super()._postprocess_parsed_nodes(nodes, parent_doc_map)
+        for node, span in zip(nodes, spans):
+            if span is not None and isinstance(node, TextNode):
+                node.start_char_idx, node.end_char_idx = span
+        return nodes
