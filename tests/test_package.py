@@ -113,7 +113,7 @@ def test_the_wheel_metadata(wheel):
     dist_info = f"chunker-{chunker.__version__}.dist-info/"
     meta = Parser().parsestr(archive.read(dist_info + "METADATA").decode("utf-8"))
     assert meta["Name"] == "chunker" and meta["Version"] == chunker.__version__
-    assert meta["Requires-Python"] == ">=3.9"
+    assert meta["Requires-Python"] == ">=3.10"
     assert set(meta.get_all("Provides-Extra")) == {"exact", "fast", "documents", "langchain",
                                                    "llama-index", "ray"}
     requires = meta.get_all("Requires-Dist")
@@ -157,7 +157,7 @@ def test_installed_package_imports_from_the_venv(venv_bin, elsewhere):
     done = _run([venv_bin / "python", "-c", code], cwd=elsewhere)
     assert done.returncode == 0, done.stderr
     result, where, version = done.stdout.splitlines()
-    assert result.startswith("ChunkResult(chunks=(Chunk(index=0, start_char=0, end_char=3, text='a b'")
+    assert result.startswith("ChunkResult(chunks=Chunks([Chunk(index=0, start_char=0, end_char=3, text='a b'")
     assert Path(where).resolve().is_relative_to(venv_bin.parent.resolve())
     assert version == chunker.__version__
 
@@ -210,14 +210,14 @@ def test_adapter_without_its_framework_says_which_extra(venv_bin, elsewhere, mod
 # ------------------------------------------------------------------------------ the floor
 
 
-def _python39() -> str | None:
-    """A CPython 3.9 to hold requires-python's floor to: $CHUNKER_PYTHON39, python3.9 on the
-    PATH, or pyenv's; None when the machine has none."""
-    candidates = [os.environ.get("CHUNKER_PYTHON39"), shutil.which("python3.9")]
+def _floor_python() -> str | None:
+    """A CPython 3.10 to hold requires-python's floor to: $CHUNKER_PYTHON310, python3.10 on
+    the PATH, or pyenv's; None when the machine has none."""
+    candidates = [os.environ.get("CHUNKER_PYTHON310"), shutil.which("python3.10")]
     pyenv_root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
-    candidates += sorted(glob.glob(os.path.join(pyenv_root, "versions", "3.9*", "bin", "python3.9")))
+    candidates += sorted(glob.glob(os.path.join(pyenv_root, "versions", "3.10*", "bin", "python3.10")))
     for python in filter(None, candidates):
-        probe = subprocess.run([python, "-c", "import sys; print(sys.version_info[:2] == (3, 9))"],
+        probe = subprocess.run([python, "-c", "import sys; print(sys.version_info[:2] == (3, 10))"],
                                capture_output=True, text=True, check=False)
         if probe.returncode == 0 and probe.stdout.strip() == "True":
             return python
@@ -240,15 +240,15 @@ print(json.dumps(out))
 
 
 def test_the_floor_python_gives_the_same_chunks(wheel, venv_bin, tmp_path):
-    python39 = _python39()
-    if python39 is None:
-        pytest.skip("no CPython 3.9 on this machine (set CHUNKER_PYTHON39 to one) to check requires-python")
+    floor = _floor_python()
+    if floor is None:
+        pytest.skip("no CPython 3.10 on this machine (set CHUNKER_PYTHON310 to one) to check requires-python")
     script = tmp_path / "every_setting.py"
     script.write_text(_EVERY_SETTING, encoding="utf-8")
     readme = tmp_path / "README.md"
     shutil.copyfile(ROOT / "README.md", readme)
     outputs = []
-    for name, bin_dir in (("3.9", _venv(python39, tmp_path / "floor", wheel)), (sys.version, venv_bin)):
+    for name, bin_dir in (("3.10", _venv(floor, tmp_path / "floor", wheel)), (sys.version, venv_bin)):
         done = _run([bin_dir / "python", script, readme], cwd=tmp_path)
         assert done.returncode == 0, f"Python {name}: {done.stderr}"
         outputs.append(json.loads(done.stdout))
