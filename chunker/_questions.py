@@ -193,5 +193,10 @@ def dump_questions(questions: Iterable[Question]) -> str:
     for q in questions:
         if not isinstance(q, Question):
             raise ChunkerError(f"dump_questions takes Question records, got {type(q).__name__}")
-        out.append(json.dumps(q.to_dict(), ensure_ascii=False) + "\n")
+        out.append(json.dumps(q.to_dict(), ensure_ascii=False).translate(_LINE_BREAKS) + "\n")
     return "".join(out)
+
+
+# Line breaks JSON may leave raw inside strings, escaped: a reader that splits the file with
+# str.splitlines() (or JavaScript's line terminators) must still see one object per line.
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
