@@ -469,7 +469,7 @@ def test_cli_errors_are_one_line_and_exit_2(tmp_path, args, message):
 
 
 def test_cli_file_errors(tmp_path):
-    doc, qs = sample_files(tmp_path)
+    doc, _ = sample_files(tmp_path)
     bad = tmp_path / "bad.jsonl"
     bad.write_text(SAMPLE_QUESTIONS + '{"question": "Q", "references": [{"start_index": 0, "end_index": 99999}]}\n',
                    encoding="utf-8")
