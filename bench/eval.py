@@ -53,6 +53,7 @@ from chunker._eval import (
     _measure,
     _spans_and_headings,
     evaluate,
+    keep_last_document,
     sweep,
 )
 from chunker._questions import Question, Reference
@@ -108,6 +109,12 @@ def bench_tokenizer(text: str, questions: list[Question], tokenizer: str, repeat
     print(f"  evaluate {len(questions)} questions, top 5  {e:7.3f} s  {ratio:5.2f}x chunking  {_verdict(ratio, 2)}")
     _, h, ratio = paired(chunk_once, lambda: evaluate(text, result, questions, with_headings=True), repeats)
     print(f"    with headings               {h:7.3f} s  {ratio:5.2f}x")
+    keep_last_document(True)  # the page's worker: a slider move re-chunks the same document
+    try:
+        _, w, ratio = paired(chunk_once, lambda: evaluate(text, result, questions), repeats)
+    finally:
+        keep_last_document(False)
+    print(f"    the document's terms kept    {w:7.3f} s  {ratio:5.2f}x  {_verdict(ratio, 2)}")
     # Where the time goes: the document's terms (once per document; a sweep pays it once),
     # then what each chunking pays: the index, the statistics of the questions' terms, the
     # searches and the metrics.

@@ -42,7 +42,7 @@ from ._questions import Question
 from ._records import ChunkResult
 from ._settings import DEFAULTS, Settings
 
-__all__ = ["Evaluation", "QuestionResult", "SweepRow", "evaluate", "mark_best", "sweep"]
+__all__ = ["Evaluation", "QuestionResult", "SweepRow", "evaluate", "keep_last_document", "mark_best", "sweep"]
 
 Span = tuple[int, int]
 
@@ -50,6 +50,32 @@ SWEEP_STRATEGIES = ("recursive", "sentence", "markdown")
 SWEEP_SIZES = (128, 256, 512, 1024)
 SWEEP_OVERLAP = "10%"
 """A sweep's overlap: a share of each size, as a count (50) would be 39% of 128 but 5% of 1024."""
+
+
+# The terms of the last document evaluated, kept between calls only when
+# keep_last_document(True) asked for it (as chunk()'s keep_last_measure does).
+_keep = False
+_kept: _DocumentTerms | None = None
+
+
+def keep_last_document(on: bool) -> None:
+    """Keep the last document's terms between calls on the very same ``str`` object.
+
+    For the playground's worker: after a slider move, `evaluate` on the new chunking of the
+    same document then skips tokenising it again (most of an evaluation's time). Off by
+    default: the terms take several times the document's memory.
+    """
+    global _keep, _kept
+    _keep, _kept = bool(on), None
+
+
+def _document_terms(document: str) -> _DocumentTerms:
+    global _kept
+    if _kept is not None and _kept.text is document:
+        return _kept
+    found = _DocumentTerms(document)
+    _kept = found if _keep else None  # never hold on to a document the caller has moved on from
+    return found
 
 
 def _union(spans: Sequence[Span]) -> list[Span]:
@@ -206,7 +232,7 @@ def evaluate(document: str, result: ChunkResult, questions: Sequence[Question], 
     _parameters(k1, b)
     questions = _check_questions(document, questions)
     spans, headings = _spans_and_headings(document, result, with_headings)
-    index = BM25Index._of_document(_DocumentTerms(document), spans, headings, k1, b)
+    index = BM25Index._of_document(_document_terms(document), spans, headings, k1, b)
     return _measure(index, spans, questions, top_k)
 
 
@@ -283,7 +309,7 @@ def sweep(document: str, questions: Sequence[Question], *,
 
 def _sweep_rows(document: str, questions: tuple[Question, ...], settings: list[Settings], top_k: int,
                 k1: float, b: float, with_headings: bool, max_chunk_chars: int | None) -> Iterator[SweepRow]:
-    doc_terms = _DocumentTerms(document)
+    doc_terms = _document_terms(document)
     for s in settings:
         result = chunk(document, strategy=s.strategy, unit=s.unit, size=s.size, overlap=s.overlap,
                        tokenizer=s.tokenizer, breaks=s.breaks, max_chunk_chars=max_chunk_chars)
