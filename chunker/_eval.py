@@ -8,7 +8,7 @@ tokens:
 - numerator = the length of the union of every overlap between a chunk of C and R;
 - recall    = numerator / |R|;
 - precision = numerator / sum of |c| over C (each chunk's full length: text that two
-  retrieved chunks share counts twice, which is how the report charges overlap);
+  retrieved chunks share counts twice, so overlap costs precision);
 - IoU       = numerator / (sum of |c| over C + the length of R that no chunk of C covers);
 - hit       = 1 if a chunk of C overlaps R by at least one character, else 0;
 - rank      = the 1-based place in C of the first such chunk; MRR averages 1/rank (0 if none).
@@ -19,8 +19,8 @@ Decisions, each tested:
 
 - R is the union of a question's references. The report defines its metrics on the set of
   tokens in the references, so text two references share counts once. (Chroma's code sums
-  the references' lengths instead; the two agree whenever references do not overlap,
-  which is the case in its datasets.)
+  the references' lengths instead; the two agree wherever a question's references do not
+  overlap each other.)
 - BM25 never returns a chunk that shares no term with the question, so C may hold fewer
   than k chunks, or none. Then precision is 0 (nothing retrieved, nothing relevant), as
   are recall and IoU.
