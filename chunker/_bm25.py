@@ -100,7 +100,7 @@ class _DocumentTerms:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._hits: tuple[frozenset[str], list[int]] | None = None
+        self._hits: tuple[frozenset[str], list[int], list[str]] | None = None
         self._folded: dict[str, str] | None = None
         self._keys_are_terms = False
         if not _has_han_kana(text):
@@ -155,16 +155,19 @@ class _DocumentTerms:
             edges += terms(text[starts[j]:end])
         return i, j, edges
 
-    def hits(self, wanted: frozenset[str]) -> list[int]:
-        """The positions in `keys` whose terms are in `wanted`, in order (the last answer is
-        kept: every chunking of a sweep asks for the same terms)."""
+    def hits(self, wanted: frozenset[str]) -> tuple[list[int], list[str]]:
+        """The positions in `keys` whose terms are in `wanted`, in order, and those terms.
+
+        The last answer is kept: every chunking of a sweep asks for the same terms.
+        """
         if self._hits is None or self._hits[0] != wanted:
             if self._keys_are_terms:
                 match: frozenset[str] | set[str] = wanted
             else:
                 match = {w for w, term in self._fold().items() if term in wanted}
-            self._hits = (wanted, list(compress(range(len(self.keys)), map(match.__contains__, self.keys))))
-        return self._hits[1]
+            positions = list(compress(range(len(self.keys)), map(match.__contains__, self.keys)))
+            self._hits = (wanted, positions, list(self.terms_of(positions)))
+        return self._hits[1], self._hits[2]
 
 
 class BM25Index:
@@ -288,14 +291,13 @@ class BM25Index:
         new = frozenset(t for t in wanted if t not in self._weights)
         if not new:
             return
-        doc = self._doc
-        hits = doc.hits(new)
+        hits, hit_terms = self._doc.hits(new)
         found: dict[str, tuple[list[int], list[int]]] = {t: ([], []) for t in new}
         for c, (i, j) in enumerate(zip(self._firsts, self._lasts)):
             lo, hi = bisect_left(hits, i), bisect_left(hits, j)
             if hi == lo and c not in self._extra:
                 continue
-            counts = Counter(doc.terms_of(hits[lo:hi]))
+            counts = Counter(hit_terms[lo:hi])
             if c in self._extra:
                 counts.update(t for t in self._extra[c] if t in new)
             for term, tf in counts.items():
@@ -313,13 +315,15 @@ class BM25Index:
             raise ChunkerError(f"query must be a str, got {type(query).__name__}")
         query_terms = list(dict.fromkeys(terms(query)))  # distinct, in query order
         self._gather(set(query_terms))
-        totals: dict[int, float] = {}
-        for term in query_terms:
-            chunks, weights = self._weights[term]
-            if not totals:
-                totals = dict(zip(chunks, weights))
-                continue
-            get = totals.get
+        # The commonest term first: its chunks are copied in C, and only the rarer terms'
+        # are added one by one. Every chunk sums its terms in this same order, so chunks
+        # with the same terms and lengths still tie exactly.
+        postings = sorted((self._weights[t] for t in query_terms), key=lambda p: -len(p[0]))
+        if not postings:
+            return {}
+        totals = dict(zip(*postings[0]))
+        get = totals.get
+        for chunks, weights in postings[1:]:
             for c, weight in zip(chunks, weights):
                 totals[c] = get(c, 0.0) + weight
         return totals
