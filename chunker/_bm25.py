@@ -47,6 +47,7 @@ from collections.abc import Iterable, Sequence
 from itertools import accumulate, compress
 
 from ._errors import ChunkerError
+from ._records import ChunkResult
 
 __all__ = ["BM25Index", "terms"]
 
@@ -212,7 +213,7 @@ class BM25Index:
         return cls._of_document(_DocumentTerms(document), spans, headings, k1, b)
 
     @classmethod
-    def from_result(cls, result, *, with_headings: bool = False,
+    def from_result(cls, result: ChunkResult, *, with_headings: bool = False,
                     k1: float = 1.5, b: float = 0.75) -> BM25Index:
         """An index of the chunks of a `ChunkResult` (chunk i of the result is entry i).
 
@@ -245,7 +246,7 @@ class BM25Index:
             raise ChunkerError(f"headings has {len(headings)} entries for {len(spans)} spans: "
                                "give one heading path per span")
         firsts, lasts, lengths = [], [], []
-        extra: dict[int, list[str]] = {}  # chunk -> terms outside terms[i:j] (edges, headings)
+        extra: dict[int, list[str]] = {}  # chunk -> its terms beyond keys[i:j] (cut edges, headings)
         path_terms: dict[tuple[str, ...], list[str]] = {}
         for c, (start, end) in enumerate(spans):
             if not 0 <= start <= end <= n:
