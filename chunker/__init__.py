@@ -15,9 +15,12 @@ choices, help texts and tables from them.
 
 from ._advice import Advice, Tip, advise
 from ._api import Document, chunk
+from ._bm25 import BM25Index
 from ._errors import ChunkerError
+from ._eval import Evaluation, QuestionResult, SweepRow, evaluate, mark_best, sweep
 from ._export import FORMATS, Format, records, to_json, to_jsonl, to_text
 from ._presets import MODEL_LIMITS, PRESETS, ModelLimit, Preset
+from ._questions import Question, Reference, dump_questions, load_questions
 from ._records import FLAGS, Chunk, ChunkResult, Stats
 from ._settings import BREAKS, DEFAULTS, PLAYGROUND_DEFAULTS, UNITS, Settings
 from ._tokenizers import TOKENIZERS, count_tokens
@@ -31,6 +34,17 @@ __all__ = [
     "advise",
     "Advice",
     "Tip",
+    "evaluate",
+    "sweep",
+    "mark_best",
+    "Evaluation",
+    "QuestionResult",
+    "SweepRow",
+    "BM25Index",
+    "Question",
+    "Reference",
+    "load_questions",
+    "dump_questions",
     "Chunk",
     "ChunkResult",
     "Stats",

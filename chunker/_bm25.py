@@ -47,7 +47,7 @@ from collections.abc import Iterable, Sequence
 from itertools import accumulate, compress
 
 from ._errors import ChunkerError
-from ._records import ChunkResult
+from ._records import ChunkResult, Chunks
 
 __all__ = ["BM25Index", "terms"]
 
@@ -224,12 +224,10 @@ class BM25Index:
         """
         chunks = result.chunks
         headings = [c.headings for c in chunks] if with_headings else None
-        document = result.stats.document
-        if chunks and not document:  # a result made by hand, without its document
+        if not isinstance(chunks, Chunks):  # a result made by hand, without its document
             texts = [c.text for c in chunks]
             return cls(_with_headings(texts, headings) if headings else texts, k1=k1, b=b)
-        spans = [(c.start_char, c.end_char) for c in chunks]
-        return cls._of_document(_DocumentTerms(document), spans, headings, k1, b)
+        return cls._of_document(_DocumentTerms(chunks._text), chunks.spans(), headings, k1, b)
 
     @classmethod
     def _of_document(cls, doc: _DocumentTerms, spans: Sequence[tuple[int, int]],

@@ -22,9 +22,8 @@ import math
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from . import _api
-from ._api import chunk
-from ._cli import _overlap, _Parser, _read, _size, _volume_limit
+from ._api import Document
+from ._cli import _max_chunk_chars, _normalise, _Parser, _say, read_input
 from ._errors import ChunkerError
 from ._eval import (
     SWEEP_OVERLAP,
@@ -36,7 +35,9 @@ from ._eval import (
     sweep,
 )
 from ._questions import load_questions
-from ._settings import BREAKS, DEFAULTS, STRATEGIES, TOKENIZERS, UNITS
+from ._settings import BREAKS, DEFAULTS, UNITS, Settings, whole_number
+from ._tokenizers import TOKENIZERS
+from .strategies import STRATEGIES
 
 __all__ = ["run"]
 
@@ -47,12 +48,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("document", metavar="DOCUMENT", help="UTF-8 text file; '-' reads standard input")
     p.add_argument("questions", metavar="QUESTIONS.jsonl",
                    help='one {"question": ..., "references": [{"start_index": ..., "end_index": ...}]} per line')
-    p.add_argument("--strategy", default=None, help=f"{' | '.join(STRATEGIES)} (default recursive)")
-    p.add_argument("--unit", default=DEFAULTS["unit"], help=f"{' | '.join(UNITS)} (default tokens)")
-    p.add_argument("--size", default=None, help="chunk size in the unit (default 500)")
+    p.add_argument("--strategy", default=None, help=f"{' | '.join(STRATEGIES)} (default {DEFAULTS['strategy']})")
+    p.add_argument("--unit", default=DEFAULTS["unit"], help=f"{' | '.join(UNITS)} (default {DEFAULTS['unit']})")
+    p.add_argument("--size", default=None, help=f"chunk size in the unit (default {DEFAULTS['size']})")
     p.add_argument("--overlap", default=None,
-                   help="overlap in the unit, or N%% of the size (default 50; with --sweep 10%%)")
-    p.add_argument("--tokenizer", default=DEFAULTS["tokenizer"], help=f"{' | '.join(TOKENIZERS)} (default approx)")
+                   help=f"overlap in the unit, or N%% of the size (default {DEFAULTS['overlap']}; with --sweep 10%%)")
+    p.add_argument("--tokenizer", default=DEFAULTS["tokenizer"],
+                   help=f"{' | '.join(TOKENIZERS)} (default {DEFAULTS['tokenizer']})")
     p.add_argument("--breaks", default=",".join(DEFAULTS["breaks"]),
                    help=f"break points for the sentence strategy, from {','.join(BREAKS)}")
     p.add_argument("--max-chunk-chars", default=None, metavar="N",
@@ -79,6 +81,11 @@ def _number(option: str, value: str) -> float:
     if not math.isfinite(number):
         raise ChunkerError(f"{option} must be a number, got {value!r}")
     return number
+
+
+def _overlap(value: str) -> int | str:
+    v = value.strip()
+    return v if v.endswith("%") else whole_number("--overlap", v)
 
 
 def _top_k(value: str) -> int:
@@ -142,28 +149,27 @@ def _progress(done: int, total: int, err: TextIO) -> None:
     err.flush()
 
 
-def run(argv: Sequence[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None) -> int:
     try:
-        args = _parser().parse_args(list(argv))
+        args = _parser().parse_args(_normalise(argv))
         _check_mode(args)
         top_k, k1, b = _top_k(args.top_k), _number("--k1", args.k1), _number("--b", args.b)
         if args.document == "-" and args.questions == "-":
             raise ChunkerError("DOCUMENT and QUESTIONS.jsonl cannot both be standard input: name a file for one")
-        limit = _volume_limit(args.max_chunk_chars)
+        limit = _max_chunk_chars(args.max_chunk_chars)
         common: dict[str, Any] = {"unit": args.unit, "tokenizer": args.tokenizer, "breaks": args.breaks}
         if args.sweep:
             strategies = _list("--strategies", args.strategies or ",".join(SWEEP_STRATEGIES))
             sizes = _sizes(args.sizes) if args.sizes is not None else list(SWEEP_SIZES)
             overlap = _overlap(args.overlap) if args.overlap is not None else SWEEP_OVERLAP
         else:
-            options = dict(common, strategy=args.strategy or DEFAULTS["strategy"],
-                           size=_size(args.size) if args.size is not None else DEFAULTS["size"],
-                           overlap=_overlap(args.overlap) if args.overlap is not None else DEFAULTS["overlap"])
-            chunk("", **options)  # check the settings before reading any file
-        document = _read(args.document, stdin)
+            settings = Settings(**common, strategy=args.strategy or DEFAULTS["strategy"],
+                                size=whole_number("--size", args.size) if args.size is not None else DEFAULTS["size"],
+                                overlap=_overlap(args.overlap) if args.overlap is not None else DEFAULTS["overlap"])
+        document = Document(read_input(args.document, stdin))
         name = "standard input" if args.questions == "-" else args.questions
         try:
-            questions = load_questions(_read(args.questions, stdin), document)
+            questions = load_questions(read_input(args.questions, stdin), document.text)
         except ChunkerError as e:
             raise ChunkerError(f"{name}: {e}") from None
         if not questions:
@@ -171,38 +177,36 @@ def run(argv: Sequence[str], stdin: TextIO, stdout: TextIO, stderr: TextIO) -> i
                                '{"question": ..., "references": [{"start_index": ..., "end_index": ...}]}')
         if args.sweep:
             rows = _sweep(document, questions, strategies, sizes, overlap, common, top_k, k1, b,
-                          args.with_headings, limit(document), stderr)
-            out = (_table(rows, len(questions)) if stdout.isatty() else
+                          args.with_headings, limit, stderr)
+            out = (_table(rows, len(questions)) if stdout is not None and stdout.isatty() else
                    "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in rows))
         else:
-            result = chunk(document, max_chunk_chars=limit(document), **options)
+            result = document.run(settings, max_chunk_chars=limit)
             ev = evaluate(document, result, questions, top_k=top_k, k1=k1, b=b,
                           with_headings=args.with_headings)
             out = json.dumps(ev.to_dict(), ensure_ascii=False) + "\n"
     except ChunkerError as e:
-        stderr.write(f"chunker: error: {e}\n")
+        _say(stderr, str(e))
         return 2
-    stdout.write(out)
-    stdout.flush()
+    from ._cli import OutputError, _write  # noqa: PLC0415 - the shared, checked writer
+
+    try:
+        _write([out], stdout)
+    except OutputError as e:
+        _say(stderr, str(e))
+        return 1
     return 0
 
 
 def _sweep(document, questions, strategies, sizes, overlap, common, top_k, k1, b, with_headings,
-           max_chunk_chars, stderr: TextIO) -> tuple[SweepRow, ...]:
+           max_chunk_chars, stderr: TextIO | None) -> tuple[SweepRow, ...]:
     rows = sweep(document, questions, strategies=strategies, sizes=sizes, overlap=overlap, top_k=top_k,
                  k1=k1, b=b, with_headings=with_headings, max_chunk_chars=max_chunk_chars, **common)
     total = len(strategies) * len(sizes)
-    show = stderr.isatty()
-    # One document chunked many times: measure its tokens once (the estimate's running sums,
-    # an exact tokenizer's encoding), as the playground's worker does.
-    was = _api._keep
-    _api.keep_last_measure(True)
-    try:
-        done = []
-        for row in rows:
-            done.append(row)
-            if show:
-                _progress(len(done), total, stderr)
-    finally:
-        _api.keep_last_measure(was)
+    show = stderr is not None and stderr.isatty()
+    done = []
+    for row in rows:  # one Document: its tokens and its terms are measured once for all rows
+        done.append(row)
+        if show:
+            _progress(len(done), total, stderr)  # type: ignore[arg-type]
     return mark_best(done)

@@ -35,14 +35,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ._api import chunk
+from ._api import Document
 from ._bm25 import BM25Index, _DocumentTerms, _parameters
 from ._errors import ChunkerError
 from ._questions import Question
-from ._records import ChunkResult
+from ._records import ChunkResult, Chunks
 from ._settings import DEFAULTS, Settings
 
-__all__ = ["Evaluation", "QuestionResult", "SweepRow", "evaluate", "keep_last_document", "mark_best", "sweep"]
+__all__ = ["Evaluation", "QuestionResult", "SweepRow", "evaluate", "mark_best", "sweep"]
 
 Span = tuple[int, int]
 
@@ -52,30 +52,24 @@ SWEEP_OVERLAP = "10%"
 """A sweep's overlap: a share of each size, as a count (50) would be 39% of 128 but 5% of 1024."""
 
 
-# The terms of the last document evaluated, kept between calls only when
-# keep_last_document(True) asked for it (as chunk()'s keep_last_measure does).
-_keep = False
-_kept: _DocumentTerms | None = None
+def _document_terms(document: str | Document) -> _DocumentTerms:
+    """The document's terms for BM25: kept on a `Document` (a slider move, a sweep), made
+    afresh for a str."""
+    if isinstance(document, Document):
+        terms = getattr(document, "_terms", None)
+        if terms is None:
+            terms = _DocumentTerms(document.text)
+            document._terms = terms  # type: ignore[attr-defined]
+        return terms
+    return _DocumentTerms(document)
 
 
-def keep_last_document(on: bool) -> None:
-    """Keep the last document's terms between calls on the very same ``str`` object.
-
-    For the playground's worker: after a slider move, `evaluate` on the new chunking of the
-    same document then skips tokenising it again (most of an evaluation's time). Off by
-    default: the terms take several times the document's memory.
-    """
-    global _keep, _kept
-    _keep, _kept = bool(on), None
-
-
-def _document_terms(document: str) -> _DocumentTerms:
-    global _kept
-    if _kept is not None and _kept.text is document:
-        return _kept
-    found = _DocumentTerms(document)
-    _kept = found if _keep else None  # never hold on to a document the caller has moved on from
-    return found
+def _text(document: str | Document) -> str:
+    if isinstance(document, Document):
+        return document.text
+    if not isinstance(document, str):
+        raise ChunkerError(f"document must be a str or a Document, got {type(document).__name__}")
+    return document
 
 
 def _union(spans: Sequence[Span]) -> list[Span]:
@@ -198,19 +192,26 @@ def _measure(index: BM25Index, spans: Sequence[Span], questions: Sequence[Questi
 def _spans_and_headings(document: str, result: ChunkResult, with_headings: bool):
     if not isinstance(result, ChunkResult):
         raise ChunkerError(f"result must be the ChunkResult of chunk(document), got {type(result).__name__}")
-    if result.stats.document:
-        if result.stats.document is not document and result.stats.document != document:
+    chunks = result.chunks
+    if isinstance(chunks, Chunks):
+        if chunks._text is not document and chunks._text != document:
             raise ChunkerError("the result is of another document: chunk this document and pass that result")
-    elif any(document[c.start_char:c.end_char] != c.text for c in result.chunks):
-        raise ChunkerError("the result's chunks are not spans of this document: chunk this document and pass that result")
-    spans = [(c.start_char, c.end_char) for c in result.chunks]
+        spans = chunks.spans()  # made from this very text: no record needs making
+    else:
+        if any(document[c.start_char:c.end_char] != c.text for c in chunks):
+            raise ChunkerError("the result's chunks are not spans of this document: chunk this document "
+                               "and pass that result")
+        spans = [(c.start_char, c.end_char) for c in chunks]
     headings = [c.headings for c in result.chunks] if with_headings else None
     return spans, headings
 
 
-def evaluate(document: str, result: ChunkResult, questions: Sequence[Question], *, top_k: int = 5,
+def evaluate(document: str | Document, result: ChunkResult, questions: Sequence[Question], *, top_k: int = 5,
              k1: float = 1.5, b: float = 0.75, with_headings: bool = False) -> Evaluation:
     """Rank `result`'s chunks for each question with BM25 and score the top `top_k`.
+
+    A `Document` keeps its terms for BM25 between calls: evaluating its next chunking does
+    not read it again.
 
     >>> from chunker import chunk
     >>> from chunker._questions import Question, Reference
@@ -226,12 +227,11 @@ def evaluate(document: str, result: ChunkResult, questions: Sequence[Question], 
     >>> ev.precision  # 10 of the chunk's 40 characters answer the question
     0.25
     """
-    if not isinstance(document, str):
-        raise ChunkerError(f"document must be a str, got {type(document).__name__}")
+    text = _text(document)
     top_k = _top_k(top_k)
     _parameters(k1, b)
-    questions = _check_questions(document, questions)
-    spans, headings = _spans_and_headings(document, result, with_headings)
+    questions = _check_questions(text, questions)
+    spans, headings = _spans_and_headings(text, result, with_headings)
     index = BM25Index._of_document(_document_terms(document), spans, headings, k1, b)
     return _measure(index, spans, questions, top_k)
 
@@ -274,7 +274,7 @@ def _names(kind: str, values: Any) -> list[Any]:
     return values
 
 
-def sweep(document: str, questions: Sequence[Question], *,
+def sweep(document: str | Document, questions: Sequence[Question], *,
           strategies: Sequence[str] = SWEEP_STRATEGIES, sizes: Sequence[int] = SWEEP_SIZES,
           unit: str = DEFAULTS["unit"], overlap: int | str = SWEEP_OVERLAP,
           tokenizer: str = DEFAULTS["tokenizer"], breaks: str | Sequence[str] = DEFAULTS["breaks"],
@@ -283,7 +283,8 @@ def sweep(document: str, questions: Sequence[Question], *,
     """Evaluate every strategy at every size; yield each row as soon as it is measured.
 
     Every setting and question is checked before anything is chunked, so a bad one raises
-    here, not halfway through. The document is tokenised for BM25 once for all settings.
+    here, not halfway through. The document is measured once for all settings (its tokens,
+    and its terms for BM25); a `Document` keeps both for later calls.
     Chunk indices are those of ``chunk(document, strategy=..., size=..., ...)``.
 
     >>> from chunker._questions import Question, Reference
@@ -294,26 +295,24 @@ def sweep(document: str, questions: Sequence[Question], *,
     >>> [(r.size, r.chunks, r.recall, round(r.iou, 2), r.best) for r in rows]
     [(8, 11, 1.0, 1.0, ('recall', 'iou')), (64, 2, 1.0, 0.15, ('recall',))]
     """
-    if not isinstance(document, str):
-        raise ChunkerError(f"document must be a str, got {type(document).__name__}")
+    doc = document if isinstance(document, Document) else Document(_text(document))
     top_k = _top_k(top_k)
     _parameters(k1, b)
-    questions = _check_questions(document, questions)
+    questions = _check_questions(doc.text, questions)
     if isinstance(breaks, str):
         breaks = [name.strip() for name in breaks.split(",") if name.strip()]
     settings = [Settings(strategy=s, unit=unit, size=z, overlap=overlap, tokenizer=tokenizer,
                          breaks=tuple(breaks))
                 for s in _names("strategies", strategies) for z in _names("sizes", sizes)]
-    return _sweep_rows(document, questions, settings, top_k, k1, b, with_headings, max_chunk_chars)
+    return _sweep_rows(doc, questions, settings, top_k, k1, b, with_headings, max_chunk_chars)
 
 
-def _sweep_rows(document: str, questions: tuple[Question, ...], settings: list[Settings], top_k: int,
+def _sweep_rows(doc: Document, questions: tuple[Question, ...], settings: list[Settings], top_k: int,
                 k1: float, b: float, with_headings: bool, max_chunk_chars: int | None) -> Iterator[SweepRow]:
-    doc_terms = _document_terms(document)
+    doc_terms = _document_terms(doc)
     for s in settings:
-        result = chunk(document, strategy=s.strategy, unit=s.unit, size=s.size, overlap=s.overlap,
-                       tokenizer=s.tokenizer, breaks=s.breaks, max_chunk_chars=max_chunk_chars)
-        spans, headings = _spans_and_headings(document, result, with_headings)
+        result = doc.run(s, max_chunk_chars=max_chunk_chars)
+        spans, headings = _spans_and_headings(doc.text, result, with_headings)
         del result  # the chunk texts: a sweep of a large document need not hold two chunkings
         index = BM25Index._of_document(doc_terms, spans, headings, k1, b)
         ev = _measure(index, spans, questions, top_k)

@@ -352,26 +352,20 @@ def test_evaluate_edge_cases():
         evaluate(DOC, res, [Question("q", [Reference(0, 7, "Deploys")])], top_k=0)
 
 
-def test_keep_last_document_reuses_the_terms_of_the_same_document_only():
-    from chunker import _eval
+def test_a_document_keeps_its_terms_between_evaluations(monkeypatch):
+    from chunker import _bm25
 
     qs = load_questions(SAMPLE_QUESTIONS, SAMPLE)
     small, large = chunker.chunk(SAMPLE, size=40, overlap=4), chunker.chunk(SAMPLE, size=200)
     cold = [evaluate(SAMPLE, r, qs) for r in (small, large)]
-    assert _eval._kept is None  # off by default: nothing is held
-    _eval.keep_last_document(True)
-    try:
-        assert [evaluate(SAMPLE, r, qs) for r in (small, large)] == cold
-        kept = _eval._kept
-        assert kept is not None and kept.text is SAMPLE
-        evaluate(SAMPLE, small, qs)
-        assert _eval._kept is kept  # the same str: its terms are reused
-        other = "".join(list(SAMPLE))  # equal, but another object: tokenised afresh
-        assert evaluate(other, chunker.chunk(other, size=40, overlap=4), qs) == cold[0]
-        assert _eval._kept is not kept and _eval._kept.text is other
-    finally:
-        _eval.keep_last_document(False)
-    assert _eval._kept is None
+    doc = chunker.Document(SAMPLE)
+    made = []
+    real = _bm25._DocumentTerms.__init__
+    monkeypatch.setattr(_bm25._DocumentTerms, "__init__", lambda self, text: made.append(text) or real(self, text))
+    assert [evaluate(doc, doc.chunk(size=n, overlap=o), qs) for n, o in ((40, 4), (200, 50))] == cold
+    assert len(made) == 1  # tokenised once for both chunkings
+    evaluate(SAMPLE, small, qs)
+    assert len(made) == 2  # a plain str is tokenised afresh, and nothing is held for it
 
 
 # ------------------------------------------------------------------ sweep
