@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -38,7 +39,7 @@ class Document:
     (2, 8)
     """
 
-    def __init__(self, text: str, *, source: str | None = None) -> None:
+    def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = ()) -> None:
         if not isinstance(text, str):
             raise ChunkerError(f"text must be a str, got {type(text).__name__}: decode bytes as UTF-8 first")
         if not text.isascii():
@@ -50,10 +51,63 @@ class Document:
                                    "errors='replace', or fix it")
         self.text = text
         self.source = source
+        pages = tuple(pages)
+        if pages and (pages[0] != 0 or any(b <= a for a, b in zip(pages, pages[1:])) or pages[-1] > len(text)):
+            raise ChunkerError(f"pages must be ascending start offsets from 0 within the text, got {pages[:5]}...")
+        self.pages = pages
+        """Where each page starts in `text` (a PDF's); records then carry page_start/page_end."""
         self._keep = True
         self._measure: tuple[str, Measure] | None = None  # (tokenizer name, its token measure)
         self._tokens: dict[str, int] = {}
         self._words: int | None = None
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, keep_running: bool = False, raw: bool = False,
+             max_bytes: int | None = None) -> Document:
+        """A file as `python -m chunker FILE` reads it: a PDF, Word (.docx) or HTML file is
+        extracted to Markdown-flavoured text (see `chunker.extract`), any other file is strict
+        UTF-8 text with its byte order mark and CR LF kept. `raw=True` reads any file as text.
+
+        >>> import tempfile, os
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     path = os.path.join(d, "page.html")
+        ...     with open(path, "w", encoding="utf-8") as f:
+        ...         _ = f.write("<h1>Title</h1><p>Body.</p>")
+        ...     Document.open(path).text
+        '# Title\\n\\nBody.'
+        """
+        from ._extract import MAX_BYTES, extract  # noqa: PLC0415 - only files need it
+
+        name = os.fspath(path)
+        try:
+            with open(name, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            raise ChunkerError(f"{name}: no such file") from None
+        except IsADirectoryError:
+            raise ChunkerError(f"{name}: is a directory, give the files inside it") from None
+        except OSError as e:
+            raise ChunkerError(f"{name}: cannot read it ({e.strerror or e})") from None
+        return cls.from_bytes(data, name=name, keep_running=keep_running, raw=raw,
+                              max_bytes=MAX_BYTES if max_bytes is None else max_bytes)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, name: str | None = None, keep_running: bool = False,
+                   raw: bool = False, max_bytes: int | None = None, source: str | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> Document:
+        """`Document.open` for bytes already read; `name` helps tell the kind and names the file in
+        errors, `source` is what records carry (none by default)."""
+        from ._extract import MAX_BYTES, extract  # noqa: PLC0415
+
+        if raw:
+            try:
+                return cls(bytes(data).decode("utf-8"), source=source)
+            except UnicodeDecodeError as e:
+                raise ChunkerError(f"{name or 'the input'}: not UTF-8 text (bad byte at offset {e.start}); "
+                                   "convert it to UTF-8 first") from None
+        found = extract(data, name=name, keep_running=keep_running, progress=progress,
+                        max_bytes=MAX_BYTES if max_bytes is None else max_bytes)
+        return cls(found.text, source=source, pages=found.pages)
 
     def __repr__(self) -> str:
         return f"<Document {len(self.text):,} chars{' from ' + self.source if self.source else ''}>"
@@ -150,7 +204,7 @@ class Document:
         del measure, counter
         if doc_tokens is not None:
             self._tokens.setdefault(tok.name, doc_tokens)
-        chunks = _records(text, spans, settings, tok, counts)
+        chunks = _records(text, spans, settings, tok, counts, self.pages)
         return ChunkResult(chunks, self._stats(chunks, tok, settings, doc_tokens, repeats),
                            settings, self.source)
 
@@ -239,7 +293,7 @@ def _limit(text: str, max_chunk_chars: Any) -> int | None:
 
 
 def _records(text: str, spans: Sequence[Span], settings: Settings, tok: Tokenizer,
-             counts: Sequence[int] | None = None) -> Chunks:
+             counts: Sequence[int] | None = None, pages: Sequence[int] = ()) -> Chunks:
     """The chunks of `spans`, flagged; `counts` are the spans' token counts when already known.
 
     Each chunk's text is sliced here only to judge its flags, then let go: the result keeps
@@ -271,7 +325,7 @@ def _records(text: str, spans: Sequence[Span], settings: Settings, tok: Tokenize
             found.append("split_sentence")
         flags.append(tuple(found))
     return Chunks(text, [sp.start for sp in spans], [sp.end for sp in spans], tokens, flags,
-                  [sp.headings for sp in spans], not tok.exact)
+                  [sp.headings for sp in spans], not tok.exact, pages)
 
 
 def _check_volume(text: str, spans: Sequence[Span], settings: Settings, limit: int) -> None:

@@ -59,6 +59,13 @@ def add_chunk_options(p: argparse.ArgumentParser) -> None:
                         f"{VOLUME_TIMES} times each file, at least {VOLUME_FLOOR:,}; 0: no limit)")
 
 
+def add_reading_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--raw", action="store_true",
+                   help="read every file as UTF-8 text: no extraction of PDF, Word or HTML")
+    p.add_argument("--keep-running", action="store_true",
+                   help="keep a PDF's running headers and footers (dropped by default)")
+
+
 def settings_from(args: argparse.Namespace) -> Settings:
     overlap: int | str = args.overlap.strip()
     if not str(overlap).endswith("%"):
@@ -68,12 +75,15 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Split documents into chunks for RAG. "
-                "Also: `python -m chunker eval --help` (retrieval check).")
-    p.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files; '-' or none reads standard input")
+    p = _Parser(prog=PROG, description="Split documents into chunks for RAG. Also: `python -m chunker "
+                "extract FILE` (the text a document is chunked as), `python -m chunker eval --help` "
+                "(retrieval check).")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="PDF, Word (.docx), HTML or UTF-8 text files; '-' or none reads standard input")
     add_chunk_options(p)
     p.add_argument("--format", default=next(iter(FORMATS)),
                    help=f"{_names(FORMATS)} (default {next(iter(FORMATS))})")
+    add_reading_options(p)
     p.add_argument("--output", "-o", metavar="FILE",
                    help="write to FILE (through a temporary file, renamed only once complete)")
     show = p.add_mutually_exclusive_group()
@@ -99,9 +109,33 @@ def shown_name(name: str) -> str:
     return os.fsencode(name).decode("utf-8", "replace")
 
 
+def read_document(name: str, stdin: TextIO | None, *, raw: bool = False, keep_running: bool = False,
+                  source: str | None = None) -> Document:
+    """A file (or standard input for '-') as the offsets will index it: a PDF, Word or HTML file
+    extracted to text, anything else strict UTF-8 with its byte order mark and CR LF kept
+    (`raw`: every file as text)."""
+    data = _read_bytes(name, stdin)
+    label = "standard input" if name == "-" else shown_name(name)
+    if isinstance(data, str):
+        return Document(data, source=source)
+    return Document.from_bytes(data, name=label, raw=raw, keep_running=keep_running, source=source)
+
+
 def read_input(name: str, stdin: TextIO | None) -> str:
-    """A file (or standard input for '-') as the offsets will index it: strict UTF-8, with a
-    byte order mark and CR LF line breaks kept."""
+    """A file (or standard input for '-') read as text: strict UTF-8, with a byte order mark
+    and CR LF line breaks kept."""
+    data = _read_bytes(name, stdin)
+    if isinstance(data, str):
+        return data
+    label = "standard input" if name == "-" else shown_name(name)
+    try:
+        # Not utf-8-sig and no newline translation: offsets index the bytes' text exactly.
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ChunkerError(f"{label}: not UTF-8 text (bad byte at offset {e.start}); convert it to UTF-8 first") from None
+
+
+def _read_bytes(name: str, stdin: TextIO | None) -> bytes | str:
     if name == "-":
         if stdin is None:
             raise ChunkerError("standard input is closed: give a file name instead")
@@ -121,13 +155,7 @@ def read_input(name: str, stdin: TextIO | None) -> str:
             raise ChunkerError(f"{label}: is a directory, give the files inside it") from None
         except OSError as e:
             raise ChunkerError(f"{label}: cannot read it ({e.strerror or e})") from None
-    if isinstance(data, str):
-        return data
-    try:
-        # Not utf-8-sig and no newline translation: offsets index the bytes' text exactly.
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ChunkerError(f"{label}: not UTF-8 text (bad byte at offset {e.start}); convert it to UTF-8 first") from None
+    return data
 
 
 def _progress(done: int, total: int, err: TextIO) -> None:
@@ -248,6 +276,8 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         from ._cli_eval import run as run_eval  # noqa: PLC0415 - a subcommand of its own
 
         return run_eval(argv[1:], stdin, stdout, stderr)
+    if argv[:1] == ["extract"]:
+        return run_extract(argv[1:], stdin, stdout, stderr)
     try:
         args = _parser().parse_args(_normalise(argv))
         if args.format not in FORMATS:
@@ -261,8 +291,8 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         if files.count("-") > 1:
             raise ChunkerError("'-' is given more than once: standard input can be read only once")
         several = len(files) > 1
-        docs = [Document(read_input(name, stdin), source=shown_name(name) if several else None)
-                for name in files]
+        docs = [read_document(name, stdin, raw=args.raw, keep_running=args.keep_running,
+                              source=shown_name(name) if several else None) for name in files]
         show_progress = several and stderr is not None and stderr.isatty()
         results: list[ChunkResult] = []
         for n, doc in enumerate(docs, 1):
@@ -295,6 +325,30 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         return 1
     except MemoryError:
         _say(stderr, "out of memory: chunk fewer or smaller files at a time, or lower the overlap")
+        return 1
+    return 0
+
+
+def run_extract(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None) -> int:
+    """`python -m chunker extract FILE`: the text a document is chunked as, which every record's
+    offsets index. A PDF's pages are separated by a form feed (U+000C)."""
+    p = _Parser(prog=PROG + " extract", description=run_extract.__doc__)
+    p.add_argument("file", metavar="FILE", help="a PDF, Word (.docx), HTML or UTF-8 text file; '-' reads standard input")
+    add_reading_options(p)
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write to FILE (through a temporary file, renamed only once complete)")
+    try:
+        args = p.parse_args(list(argv))
+        text = read_document(args.file, stdin, raw=args.raw, keep_running=args.keep_running).text
+        if args.output:
+            _write_file([text], args.output)
+        else:
+            _write([text], stdout)
+    except ChunkerError as e:
+        _say(stderr, str(e))
+        return 2
+    except OutputError as e:
+        _say(stderr, str(e))
         return 1
     return 0
 

@@ -22,8 +22,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from ._api import Document
-from ._cli import _max_chunk_chars, _normalise, _Parser, _say, read_input
+from ._cli import _max_chunk_chars, _normalise, _Parser, _say, add_reading_options, read_document, read_input
 from ._errors import ChunkerError
 from ._eval import (
     SWEEP_OVERLAP,
@@ -45,7 +44,8 @@ __all__ = ["run"]
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m chunker eval",
                 description="Check how well BM25 retrieves the answers to your questions from the chunks.")
-    p.add_argument("document", metavar="DOCUMENT", help="UTF-8 text file; '-' reads standard input")
+    p.add_argument("document", metavar="DOCUMENT",
+                   help="a PDF, Word (.docx), HTML or UTF-8 text file; '-' reads standard input")
     p.add_argument("questions", metavar="QUESTIONS.jsonl",
                    help='one {"question": ..., "references": [{"start_index": ..., "end_index": ...}]} per line')
     p.add_argument("--strategy", default=None, help=f"{' | '.join(STRATEGIES)} (default {DEFAULTS['strategy']})")
@@ -60,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-chunk-chars", default=None, metavar="N",
                    help="refuse settings whose chunks would hold more than N characters in all "
                         "(as python -m chunker; 0: no limit)")
+    add_reading_options(p)
     p.add_argument("--top-k", default="5", metavar="K", help="chunks retrieved per question (default 5)")
     p.add_argument("--k1", default="1.5", help="BM25 term-frequency saturation (default 1.5)")
     p.add_argument("--b", default="0.75", help="BM25 length normalisation, 0 to 1 (default 0.75)")
@@ -166,7 +167,7 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
             settings = Settings(**common, strategy=args.strategy or DEFAULTS["strategy"],
                                 size=whole_number("--size", args.size) if args.size is not None else DEFAULTS["size"],
                                 overlap=_overlap(args.overlap) if args.overlap is not None else DEFAULTS["overlap"])
-        document = Document(read_input(args.document, stdin))
+        document = read_document(args.document, stdin, raw=args.raw, keep_running=args.keep_running)
         name = "standard input" if args.questions == "-" else args.questions
         try:
             questions = load_questions(read_input(args.questions, stdin), document.text)

@@ -77,6 +77,9 @@ def text_pieces(res: Results) -> Iterator[str]:
         approx = "~" if r["tokens_estimated"] else ""
         head += (f" [{r['start_char']}:{r['end_char']}] {approx}{r['tokens']} tokens,"
                  f" {r['chars']} chars, {r['words']} words")
+        if "page_start" in r:
+            first, last = r["page_start"], r["page_end"]
+            head += f", p. {first}" if first == last else f", pp. {first}–{last}"
         if r["flags"]:
             head += " (" + ", ".join(r["flags"]) + ")"
         yield ("" if first else "\n") + head + " ---\n" + r["text"] + "\n"

@@ -7,6 +7,7 @@ single characters is a million chunks; as records held at once it would be a gig
 
 from __future__ import annotations
 
+import bisect
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,9 @@ class Chunk:
     flags: tuple[str, ...] = ()
     headings: tuple[str, ...] = ()
     overlap_chars: int = 0
+    page_start: int | None = None
+    """The first page (from 1) the chunk touches, for a document with pages (a PDF); else None."""
+    page_end: int | None = None
     chars: int = field(init=False)
     # Counted on first use: chunking a large document for a pipeline need not pay for it.
     _words: int | None = field(init=False, default=None, repr=False, compare=False)
@@ -68,7 +72,7 @@ class Chunk:
     @classmethod
     def _made_from(cls, text: str, index: int, start_char: int, end_char: int, tokens: int,
                    tokens_estimated: bool, flags: tuple[str, ...], headings: tuple[str, ...],
-                   overlap_chars: int) -> Chunk:
+                   overlap_chars: int, page_start: int | None = None, page_end: int | None = None) -> Chunk:
         """A record whose `text` is ``document[start_char:end_char]`` as `Chunks` has just sliced
         it (the property tests hold every result to that).
 
@@ -79,12 +83,13 @@ class Chunk:
         record = object.__new__(cls)
         record.__dict__.update(index=index, start_char=start_char, end_char=end_char, text=text,
                                tokens=tokens, tokens_estimated=tokens_estimated, flags=flags,
-                               headings=headings, overlap_chars=overlap_chars, chars=len(text),
-                               _words=None)
+                               headings=headings, overlap_chars=overlap_chars, page_start=page_start,
+                               page_end=page_end, chars=len(text), _words=None)
         return record
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The record as exported; `page_start` and `page_end` only for a document with pages."""
+        out = {
             "index": self.index,
             "start_char": self.start_char,
             "end_char": self.end_char,
@@ -97,6 +102,9 @@ class Chunk:
             "flags": list(self.flags),
             "headings": list(self.headings),
         }
+        if self.page_start is not None:
+            out["page_start"], out["page_end"] = self.page_start, self.page_end
+        return out
 
 
 class Chunks(Sequence[Chunk]):
@@ -106,11 +114,11 @@ class Chunks(Sequence[Chunk]):
     with any sequence of records compares them one by one.
     """
 
-    __slots__ = ("_text", "_starts", "_ends", "_tokens", "_flags", "_headings", "_estimated")
+    __slots__ = ("_text", "_starts", "_ends", "_tokens", "_flags", "_headings", "_estimated", "_pages")
 
     def __init__(self, text: str, starts: Sequence[int], ends: Sequence[int], tokens: Sequence[int],
                  flags: Sequence[tuple[str, ...]], headings: Sequence[tuple[str, ...]] | None,
-                 estimated: bool) -> None:
+                 estimated: bool, pages: Sequence[int] = ()) -> None:
         kind = position_kind(len(text))
         self._text = text
         self._starts = array(kind, starts)
@@ -122,6 +130,7 @@ class Chunks(Sequence[Chunk]):
         self._flags = [shared.setdefault(f, f) for f in flags]
         self._headings = None if headings is None or not any(headings) else list(headings)
         self._estimated = estimated
+        self._pages = tuple(pages)
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -165,8 +174,13 @@ class Chunks(Sequence[Chunk]):
     def _make(self, k: int) -> Chunk:
         start, end = self._starts[k], self._ends[k]
         shared = max(0, min(self._ends[k - 1], end) - start) if k else 0
+        first = last = None
+        if self._pages:  # the pages the chunk's text touches, from 1
+            first = max(1, bisect.bisect_right(self._pages, start))
+            last = max(first, bisect.bisect_right(self._pages, max(start, end - 1)))
         return Chunk._made_from(self._text[start:end], k, start, end, self._tokens[k], self._estimated,
-                                self._flags[k], self._headings[k] if self._headings else (), shared)
+                                self._flags[k], self._headings[k] if self._headings else (), shared,
+                                first, last)
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,10 @@ Running headers and footers
     at least three pages and on more than half of the pages, or of the pages (or only the odd
     or only the even pages: books alternate headers) between the first and last page it
     stands on, so a header that changes with the chapter goes too. A line of numbers and
-    punctuation alone (a page number) at an edge of three pages goes. A document with every
-    page opening on "Chapter 1", "Chapter 2", ... loses those lines too: digits are normalised.
+    punctuation alone (a page number) at an edge of three pages goes. A heading (larger type)
+    or a line ending a sentence is running only if it repeats word for word, digits included:
+    pages that open on "Section 1", "Section 2"... keep those headings. Running lines are
+    dropped from the page's edges inwards only, so a body line between two of them stays.
 
 Headings (from font size)
     The body size is the size most characters are set in. A short line (at most 150
@@ -159,16 +161,40 @@ def _key(text: str) -> str:
 
 
 def _drop_running(pages: list[list[Line]]) -> list[list[Line]]:
+    body = _body_size(pages)
     seen: dict[str, list[int]] = {}  # key -> pages where it stands at an edge
     edges = [_edges(page) for page in pages]
     for number, (page, edge) in enumerate(zip(pages, edges)):
-        for key in {_key(page[i].text) for i in edge}:
+        keys = set()
+        for i in edge:
+            keys.add(_key(page[i].text))
+            keys.add("=" + page[i].text.casefold())  # the exact text, digits and all
+        for key in keys:
             seen.setdefault(key, []).append(number)
     running = {key for key, where in seen.items() if _is_running(key, where, len(pages))}
     if not running:
         return pages
-    return [[ln for i, ln in enumerate(page) if i not in edge or _key(ln.text) not in running]
-            for page, edge in zip(pages, edges)]
+
+    def is_running(line: Line) -> bool:
+        # A heading, or a line that ends a sentence, is running only word for word: "Section 2"
+        # opening page 2 and "Section 3" opening page 3 are the document's own text.
+        exact = "=" + line.text.casefold() in running
+        if (body is not None and line.size >= body * 1.15 + 1) or line.text.endswith(tuple(".!?:;")):
+            return exact
+        return exact or _key(line.text) in running
+
+    out = []
+    for page, edge in zip(pages, edges):
+        # Only from the page's edges inwards: a running line sits outside the body, so the
+        # first line that is not running ends the run (at the top, and at the bottom).
+        top = 0
+        while top < len(page) and top in edge and is_running(page[top]):
+            top += 1
+        bottom = len(page)
+        while bottom > top and bottom - 1 in edge and is_running(page[bottom - 1]):
+            bottom -= 1
+        out.append(page[top:bottom])
+    return out
 
 
 def _is_running(key: str, where: list[int], count: int) -> bool:
