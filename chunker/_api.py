@@ -76,7 +76,7 @@ class Document:
         ...     Document.open(path).text
         '# Title\\n\\nBody.'
         """
-        from ._extract import MAX_BYTES, extract  # noqa: PLC0415 - only files need it
+        from ._extract import MAX_BYTES  # noqa: PLC0415 - only files need it
 
         name = os.fspath(path)
         try:

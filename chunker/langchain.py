@@ -8,7 +8,7 @@ Needs ``pip install 'chunker[langchain]'`` (langchain-text-splitters).
 >>> doc = Document(page_content="Ship it. Ship it. Ship it again, please.", metadata={"id": 7})
 >>> for d in splitter.split_documents([doc]):
 ...     print(repr(d.page_content), d.metadata)
-'Ship it. Ship it.' {'id': 7, 'start_index': 0, 'end_index': 17, 'tokens': 4, 'flags': [], 'headings': []}
+'Ship it. Ship it.' {'id': 7, 'start_index': 0, 'end_index': 17, 'tokens': 6, 'flags': [], 'headings': []}
 'Ship it again, please.' {'id': 7, 'start_index': 18, 'end_index': 40, 'tokens': 6, 'flags': [], 'headings': []}
 """
 

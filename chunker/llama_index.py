@@ -9,7 +9,7 @@ anything: the parser uses neither NLTK nor LlamaIndex's tokenizer (see docs/pipe
 >>> doc = Document(text="Ship it. Ship it. Ship it again, please.", metadata={"id": 7})
 >>> for n in parser.get_nodes_from_documents([doc]):
 ...     print(n.start_char_idx, n.end_char_idx, repr(n.text), n.metadata["id"], n.metadata["tokens"])
-0 17 'Ship it. Ship it.' 7 4
+0 17 'Ship it. Ship it.' 7 6
 18 40 'Ship it again, please.' 7 6
 """
 

@@ -34,7 +34,7 @@ def test_a_pdf_is_extracted_and_its_records_carry_pages(report):
     code, text, _ = cli("extract", str(path))
     assert code == 0 and text == chunker.Document.open(path).text
     assert "Quarterly report" not in text  # running footers dropped by default
-    for page, heading in made.headings:  # each page's own heading stays, a heading of the text
+    for _page, heading in made.headings:  # each page's own heading stays, a heading of the text
         assert f"# {heading}\n" in text
     assert text.count("\f") == max(max(p) for p in made.sentences.values()) - 1
     code, out, err = cli(str(path), "--strategy", "sentence", "--size", "0")
