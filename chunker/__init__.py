@@ -19,11 +19,12 @@ from ._bm25 import BM25Index
 from ._errors import ChunkerError
 from ._eval import Evaluation, QuestionResult, SweepRow, evaluate, mark_best, sweep
 from ._export import FORMATS, Format, records, to_json, to_jsonl, to_text
+from ._extract import Extracted, extract
 from ._presets import MODEL_LIMITS, PRESETS, ModelLimit, Preset
 from ._questions import Question, Reference, dump_questions, load_questions
 from ._records import FLAGS, Chunk, ChunkResult, Stats
 from ._settings import BREAKS, DEFAULTS, PLAYGROUND_DEFAULTS, UNITS, Settings
-from ._tokenizers import TOKENIZERS, count_tokens
+from ._tokenizers import TOKENIZERS, count_tokens, load_tokenizer
 from .strategies import STRATEGIES, Strategy, register_strategy
 
 __version__ = "0.2.0"
@@ -51,11 +52,14 @@ __all__ = [
     "Settings",
     "ChunkerError",
     "count_tokens",
+    "load_tokenizer",
     "records",
     "to_json",
     "to_jsonl",
     "to_text",
     "Format",
+    "extract",
+    "Extracted",
     "FORMATS",
     "Strategy",
     "register_strategy",

@@ -12,8 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import ChunkerError
-from ._presets import MODEL_LIMITS, PRESETS, ModelLimit
+from ._presets import PRESETS, ModelLimit, model_limit
 from ._records import ChunkResult
 from ._tokenizers import TOKENIZERS
 
@@ -56,25 +55,6 @@ class Advice:
 
     def to_dict(self) -> dict[str, Any]:
         return {"content_type": self.content_type, "tips": [t.to_dict() for t in self.tips]}
-
-
-def model_limit(value: int | str | ModelLimit | None) -> ModelLimit | None:
-    """A model limit from a `MODEL_LIMITS` name, a number of tokens, or None.
-
-    >>> model_limit("minilm").tokens, model_limit(300).label
-    (256, '300-token model')
-    """
-    if value is None or value == "":
-        return None
-    if isinstance(value, ModelLimit):
-        return value
-    if isinstance(value, str) and value in MODEL_LIMITS:
-        return MODEL_LIMITS[value]
-    text = str(value).strip()
-    if not (text.isascii() and text.isdigit()) or int(text) <= 0:
-        raise ChunkerError(f"unknown model limit {str(value)[:40]!r}: name one of "
-                           f"{', '.join(MODEL_LIMITS)}, or give a number of tokens")
-    return ModelLimit(text, f"{int(text):,}-token model", int(text))
 
 
 # ---------------------------------------------------------------- what the document is

@@ -131,11 +131,12 @@ class Document:
 
     def chunk(self, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAULTS["unit"],
               size: int | str = DEFAULTS["size"], overlap: Overlap = DEFAULTS["overlap"],
-              tokenizer: str = DEFAULTS["tokenizer"], breaks: Breaks = DEFAULTS["breaks"],
-              max_chunk_chars: int | None = None) -> ChunkResult:
+              tokenizer: Any = DEFAULTS["tokenizer"], breaks: Breaks = DEFAULTS["breaks"],
+              model_max: int | str | None = None, max_chunk_chars: int | None = None) -> ChunkResult:
         """Split the document; see `chunk()` for the settings."""
         settings = Settings(strategy=strategy, unit=unit, size=size,  # type: ignore[arg-type]
-                            overlap=overlap, tokenizer=tokenizer, breaks=breaks)  # type: ignore[arg-type]
+                            overlap=overlap, tokenizer=tokenizer, breaks=breaks,  # type: ignore[arg-type]
+                            model_max=model_max)
         return self.run(settings, max_chunk_chars=max_chunk_chars)
 
     def compare(self, settings: Settings, *, strategies: Sequence[str] | None = None,
@@ -153,7 +154,7 @@ class Document:
 
     def advise(self, result: ChunkResult, *, limit: int | str | None = None) -> Advice:
         """Advice on `result`, a chunking of this document (see `chunker.advise`)."""
-        return advise(self, result, limit=limit)
+        return advise(self, result, limit=limit if limit is not None else result.settings.model_tokens)
 
     def run(self, settings: Settings, *, max_chunk_chars: int | None = None) -> ChunkResult:
         """Split the document under settings already validated."""
@@ -193,8 +194,8 @@ class Document:
             # keeps them) before the chunk texts are made, so the peak memory is the larger of
             # the two, not their sum.
             counts = [counter.exact(sp.start, sp.end) for sp in spans]
-            repeats = _repeats(spans, counter.exact)
-            doc_tokens = len(counter.offsets)
+            repeats = _repeats(spans, counter.plain)
+            doc_tokens = len(counter.offsets) + counter.specials
         elif isinstance(counter, EstimateTokenMeasure):
             # approx and estimate count a span's own text, and their measures do that from the
             # document already read (estimate's running sums; approx's length rule).
@@ -259,12 +260,17 @@ class Document:
 
 def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAULTS["unit"],
           size: int | str = DEFAULTS["size"], overlap: Overlap = DEFAULTS["overlap"],
-          tokenizer: str = DEFAULTS["tokenizer"], breaks: Breaks = DEFAULTS["breaks"],
-          source: str | None = None, max_chunk_chars: int | None = None) -> ChunkResult:
+          tokenizer: Any = DEFAULTS["tokenizer"], breaks: Breaks = DEFAULTS["breaks"],
+          model_max: int | str | None = None, source: str | None = None,
+          max_chunk_chars: int | None = None) -> ChunkResult:
     """Split `text` and describe every chunk.
 
     `overlap` is a count in `unit` or a percentage of `size` such as ``"15%"``. `breaks` only
-    matters to the sentence strategy. Raises `ChunkerError` with a one-line message on bad input.
+    matters to the sentence strategy. `tokenizer` is a name (`TOKENIZERS`), the path of a
+    Hugging Face tokenizer.json, or a tokenizer `load_tokenizer` returned. `model_max` is the
+    embedding model's input limit (a `MODEL_LIMITS` name or tokens; by default a
+    tokenizer.json's own): chunks past it are flagged `truncated`. Raises `ChunkerError` with a
+    one-line message on bad input.
     Settings whose chunks would hold more characters in all than `max_chunk_chars` (an overlap
     of nearly the whole size repeats the document thousands of times) raise `ChunkerError`
     before any chunk text is made; by default the limit is 20 times the document, at least
@@ -280,7 +286,7 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     doc = Document(text, source=source)
     doc._keep = False  # one call: let the measure go before the records are made
     return doc.chunk(strategy=strategy, unit=unit, size=size, overlap=overlap, tokenizer=tokenizer,
-                     breaks=breaks, max_chunk_chars=max_chunk_chars)
+                     breaks=breaks, model_max=model_max, max_chunk_chars=max_chunk_chars)
 
 
 def _limit(text: str, max_chunk_chars: Any) -> int | None:
@@ -300,6 +306,7 @@ def _records(text: str, spans: Sequence[Span], settings: Settings, tok: Tokenize
     spans and numbers (see `Chunks`).
     """
     size, unit = settings.size, settings.unit
+    limit = settings.model_tokens
     tokens: list[int] = []
     flags: list[tuple[str, ...]] = []
     for k, span in enumerate(spans):
@@ -323,6 +330,8 @@ def _records(text: str, spans: Sequence[Span], settings: Settings, tok: Tokenize
             found.append("oversize")
         if span.cut:
             found.append("split_sentence")
+        if limit is not None and n > limit:
+            found.append("truncated")
         flags.append(tuple(found))
     return Chunks(text, [sp.start for sp in spans], [sp.end for sp in spans], tokens, flags,
                   [sp.headings for sp in spans], not tok.exact, pages)

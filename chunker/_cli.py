@@ -16,10 +16,10 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from typing import IO, Any, TextIO
 
-from ._advice import MODEL_LIMITS, model_limit
 from ._api import Document
 from ._errors import ChunkerError
 from ._export import FORMATS
+from ._presets import MODEL_LIMITS
 from ._records import ChunkResult
 from ._settings import BREAKS, DEFAULTS, UNITS, VOLUME_FLOOR, VOLUME_TIMES, Settings, whole_number
 from ._tokenizers import TOKENIZERS
@@ -50,7 +50,11 @@ def add_chunk_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--size", default=str(d["size"]), help=f"chunk size in the unit (default {d['size']})")
     p.add_argument("--overlap", default=str(d["overlap"]),
                    help=f"overlap in the unit, or N%% of the size (default {d['overlap']})")
-    p.add_argument("--tokenizer", default=d["tokenizer"], help=f"{_names(TOKENIZERS)} (default {d['tokenizer']})")
+    p.add_argument("--tokenizer", default=d["tokenizer"],
+                   help=f"{_names(TOKENIZERS)}, or the path of a model's tokenizer.json (default {d['tokenizer']})")
+    p.add_argument("--model-max", default=None, metavar="MODEL",
+                   help=f"the embedding model's input limit: {_names(MODEL_LIMITS)}, or tokens; chunks past it "
+                        "are flagged truncated (default: a tokenizer.json's own limit, if it has one)")
     p.add_argument("--breaks", default=",".join(d["breaks"]),
                    help=f"break points for the sentence strategy, from {','.join(BREAKS)} "
                         f"(default {','.join(d['breaks'])})")
@@ -71,7 +75,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
     if not str(overlap).endswith("%"):
         overlap = whole_number("--overlap", overlap)
     return Settings(strategy=args.strategy, unit=args.unit, size=whole_number("--size", args.size),
-                    overlap=overlap, tokenizer=args.tokenizer, breaks=args.breaks)
+                    overlap=overlap, tokenizer=args.tokenizer, breaks=args.breaks, model_max=args.model_max)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -90,8 +94,6 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--stats", action="store_true", help="print the stats as one JSON object instead of the chunks")
     show.add_argument("--advice", action="store_true",
                       help="print advice on the chunking as one JSON object instead of the chunks")
-    p.add_argument("--limit", default=None, metavar="MODEL",
-                   help=f"an embedding model's input limit for --advice: {_names(MODEL_LIMITS)}, or tokens")
     return p
 
 
@@ -284,9 +286,6 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
             raise ChunkerError(f"unknown format {args.format!r}: choose one of {', '.join(FORMATS)}")
         settings = settings_from(args)
         limit = _max_chunk_chars(args.max_chunk_chars)
-        model = model_limit(args.limit)
-        if args.limit is not None and not args.advice:
-            raise ChunkerError("--limit is for --advice: add --advice, or leave --limit out")
         files: list[str] = args.files or ["-"]
         if files.count("-") > 1:
             raise ChunkerError("'-' is given more than once: standard input can be read only once")
@@ -306,7 +305,7 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
                 _progress(n, len(files), stderr)  # type: ignore[arg-type]
         pieces: Iterable[str]
         if args.stats or args.advice:
-            objects = [r.stats.to_dict() if args.stats else d.advise(r, limit=model).to_dict()
+            objects = [r.stats.to_dict() if args.stats else d.advise(r).to_dict()
                        for d, r in zip(docs, results)]
             if several:
                 objects = [{"source": r.source, **o} for r, o in zip(results, objects)]

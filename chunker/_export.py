@@ -91,7 +91,7 @@ def to_json(res: Results, *, indent: int | None = 2) -> str:
 
     >>> from chunker import chunk
     >>> print(to_json(chunk("Hi.", size=10, overlap=0), indent=None)[:60])
-    [{"index": 0, "start_char": 0, "end_char": 3, "text": "Hi.", 
+    [{"index": 0, "start_char": 0, "end_char": 3, "text": "Hi.",
     """
     return "".join(json_pieces(res, indent=indent))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 
 from ._text import word_spans
-from ._tokenizers import FORCED_BOUNDARY, Tokenizer
+from ._tokenizers import Tokenizer
 
 __all__ = ["Measure", "make_measure"]
 
@@ -105,39 +105,23 @@ class WordMeasure(Measure):
         return max(start + 1, min(limit, self.reach(start, max(1, n))))  # type: ignore[arg-type]
 
 
-def _boundary_at(text: str, p: int) -> bool:
-    """Whether a forced boundary (see FORCED_BOUNDARY) or an end of the text falls at `p`."""
-    if p <= 0 or p >= len(text):
-        return True
-    c, before = text[p], text[p - 1]
-    if c == " " or c == "\t":
-        return not before.isspace()
-    if before == "\n":
-        return c != "/" and not c.isspace()
-    return (c == "\n" or c == "\r") and before.isascii() and before.isalnum()
-
-
-def _last_boundary(text: str, floor: int, end: int) -> int:
-    """The last forced boundary (see FORCED_BOUNDARY) before `end`, or `floor` if none is later.
-
-    Walks back from the end: the last word of a chunk is usually a few characters long.
-    """
-    p = end - 1
-    while p > floor:  # inside the text here, so _boundary_at asks only FORCED_BOUNDARY's rules
-        if _boundary_at(text, p):
-            return p
-        p -= 1
-    return floor
-
-
 class ExactTokenMeasure(Measure):
-    """Token starts inside the span, from one encoding of the whole document."""
+    """Token starts inside the span, from one encoding of the whole document.
+
+    The tokenizer says where its tokens are independent of the text around them (its
+    boundaries: `boundary_at`, `first_boundary`, `last_boundary`), so a span's exact count is
+    the document's tokens between the span's first and last boundaries, plus the tokens of
+    its two edge pieces encoded on their own. A tokenizer whose post-processor adds special
+    tokens to every sequence ([CLS] and [SEP] for BERT) has them counted in every span
+    (`specials`), since the model's limit counts them too.
+    """
 
     unit = "tokens"
 
     def __init__(self, text: str, tokenizer: Tokenizer) -> None:
         super().__init__(text)
         self.tokenizer = tokenizer
+        self.specials = getattr(tokenizer, "specials", 0)
         mid_chars: list[int] = []
         self.offsets = tokenizer.offsets(text, mid_chars=mid_chars)  # array('i'): 4 bytes a token
         # Tokens that start inside a character: no chunk may begin or end at one.
@@ -151,14 +135,14 @@ class ExactTokenMeasure(Measure):
 
     def count(self, start: int, end: int) -> int:
         off = self.offsets
-        return bisect.bisect_left(off, end) - bisect.bisect_left(off, start)
+        return bisect.bisect_left(off, end) - bisect.bisect_left(off, start) + self.specials
 
     def reach(self, start: int, n: int) -> float:
-        k = bisect.bisect_left(self.offsets, start) + n
+        k = bisect.bisect_left(self.offsets, start) + n - self.specials
         return self.offsets[k] if k < len(self.offsets) else _INF
 
     def back(self, end: int, n: int) -> float:
-        k = bisect.bisect_left(self.offsets, end) - n - 1
+        k = bisect.bisect_left(self.offsets, end) - (n - self.specials) - 1
         return self.offsets[k] + 1 if k >= 0 else -_INF
 
     # Edge effects move a span's own count only a few tokens away from the document's count;
@@ -167,27 +151,34 @@ class ExactTokenMeasure(Measure):
 
     def over(self, start: int, end: int, size: int) -> bool:
         n = end - start
-        if n * self._max_tokens_per_char <= size:
+        if n * self._max_tokens_per_char + self.specials <= size:
             return False
-        if n <= size and self.text[start:end].isascii():  # one byte, so at most one token, each
+        if n + self.specials <= size and self.text[start:end].isascii():  # a byte or more a token
             return False
         c = self.count(start, end)
         if abs(c - size) > self._MARGIN:
             return c > size
         return self.exact(start, end) > size
 
+    def plain(self, start: int, end: int) -> int:
+        """`exact` without the special tokens: the text's own tokens (what an overlap repeats)."""
+        return self.exact(start, end) - self.specials
+
+    def _plain_count(self, piece: str) -> int:
+        return self.tokenizer.count(piece) - self.specials
+
     def exact(self, start: int, end: int) -> int:
         """Exactly ``tokenizer.count(text[start:end])``, encoding only the span's first and last
-        words: between two forced boundaries the span's tokens are the document's tokens.
+        pieces: between two boundaries the span's tokens are the document's tokens.
         """
         key = (start, end)
         known = self._exact.get(key)
         if known is not None:  # packing checked this chunk already; its record asks again
             return known
         # Packing tries several ends for one start and several starts for one end, so each
-        # edge word is encoded once, not once per try; a boundary found for one span serves
-        # any other span that holds it. An edge that is itself a forced boundary costs
-        # nothing: most chunks start a line, or end before a space or a line break.
+        # edge piece is encoded once, not once per try; a boundary found for one span serves
+        # any other span that holds it. An edge that is itself a boundary costs nothing: most
+        # chunks start a line, or end before a space or a line break.
         head = self._heads.get(start)
         if head is None:
             head = self._head(start, end)
@@ -198,44 +189,35 @@ class ExactTokenMeasure(Measure):
             tail = self._tail(start, end)
         elif tail[0] <= start:  # the last boundary before end is before this span
             tail = None
-        if head is None or tail is None:  # no forced boundary inside: one long word or so
+        if head is None or tail is None or tail[0] < head[0]:  # no boundary inside: one long word
             result = self.tokenizer.count(self.text[start:end])
         else:
             (h, head_tokens), (t, tail_tokens) = head, tail
             off = self.offsets
             middle = bisect.bisect_left(off, t) - bisect.bisect_left(off, h)
-            result = head_tokens + middle + tail_tokens
+            result = head_tokens + middle + tail_tokens + self.specials
         self._exact[key] = result
         return result
 
     def _head(self, start: int, end: int) -> tuple[int, int] | None:
-        """The first forced boundary in [start, end), and the tokens of the text before it."""
-        text = self.text
-        if _boundary_at(text, start):
-            found = self._heads[start] = (start, 0)
-            return found
-        # No boundary falls at start itself (just checked), so the first match is past it.
-        m = FORCED_BOUNDARY.search(text, start, end)
-        if m is None:
+        """The first boundary in [start, end), and the tokens of the text before it."""
+        h = self.tokenizer.first_boundary(self.text, start, end)
+        if h is None:
             return None
-        h = m.end()
-        found = self._heads[start] = (h, self.tokenizer.count(text[start:h]))
+        found = self._heads[start] = (h, self._plain_count(self.text[start:h]) if h > start else 0)
         return found
 
     def _tail(self, start: int, end: int) -> tuple[int, int] | None:
-        """The last forced boundary in (start, end], and the tokens of the text after it."""
-        if _boundary_at(self.text, end):
-            found = self._tails[end] = (end, 0)
-            return found
-        t = _last_boundary(self.text, start, end)
-        if t <= start:
+        """The last boundary in (start, end], and the tokens of the text after it."""
+        t = self.tokenizer.last_boundary(self.text, start, end)
+        if t is None:
             return None
-        found = self._tails[end] = (t, self.tokenizer.count(self.text[t:end]))
+        found = self._tails[end] = (t, self._plain_count(self.text[t:end]) if t < end else 0)
         return found
 
     def advance(self, start: int, limit: int, n: int) -> int:
         off = self.offsets
-        i = bisect.bisect_left(off, start) + max(1, n)
+        i = bisect.bisect_left(off, start) + max(1, n - self.specials)
         end = off[i] if i < len(off) else len(self.text)
         return max(start + 1, min(limit, end))
 

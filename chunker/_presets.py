@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Preset", "PRESETS", "ModelLimit", "MODEL_LIMITS"]
+from ._errors import ChunkerError
+
+__all__ = ["Preset", "PRESETS", "ModelLimit", "MODEL_LIMITS", "model_limit"]
 
 
 @dataclass(frozen=True)
@@ -64,3 +66,22 @@ MODEL_LIMITS: dict[str, ModelLimit] = {m.name: m for m in (
     ModelLimit("nomic", "nomic-embed-text", 8192),
 )}
 """Input limits of common embedding models, for the "over the model's limit" warning."""
+
+
+def model_limit(value: int | str | ModelLimit | None) -> ModelLimit | None:
+    """A model limit from a `MODEL_LIMITS` name, a number of tokens, or None.
+
+    >>> model_limit("minilm").tokens, model_limit(300).label
+    (256, '300-token model')
+    """
+    if value is None or value == "":
+        return None
+    if isinstance(value, ModelLimit):
+        return value
+    if isinstance(value, str) and value in MODEL_LIMITS:
+        return MODEL_LIMITS[value]
+    text = str(value).strip()
+    if not (text.isascii() and text.isdigit()) or int(text) <= 0:
+        raise ChunkerError(f"unknown model limit {str(value)[:40]!r}: name one of "
+                           f"{', '.join(MODEL_LIMITS)}, or give a number of tokens", field="model_max")
+    return ModelLimit(text, f"{int(text):,}-token model", int(text))

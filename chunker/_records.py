@@ -24,6 +24,7 @@ FLAGS: dict[str, str] = {
     "orphan_heading": "Orphaned heading: the last line is a heading whose body went to the next chunk.",
     "oversize": "Oversize: larger than the chunk size, measured on the final chunk.",
     "split_sentence": "Split sentence: a sentence was cut to fit the size.",
+    "truncated": "Truncated: more tokens than the embedding model's input limit; the model will cut this chunk.",
 }
 """Flag names and what each one means (the page shows these on the badges)."""
 

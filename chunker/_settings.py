@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._errors import ChunkerError
-from ._tokenizers import TOKENIZERS
+from ._presets import model_limit
+from ._tokenizers import TOKENIZERS, get_tokenizer
 from .strategies import STRATEGIES
 
 __all__ = ["Settings", "Choice", "UNITS", "BREAKS", "DEFAULTS", "PLAYGROUND_DEFAULTS",
@@ -196,11 +197,22 @@ class Settings:
     overlap: int | str = DEFAULTS["overlap"]
     tokenizer: str = DEFAULTS["tokenizer"]
     breaks: tuple[str, ...] = DEFAULTS["breaks"]
+    model_max: int | str | None = None
+    """The embedding model's input limit: a `MODEL_LIMITS` name or tokens. Chunks past it are
+    flagged `truncated`. None: the tokenizer's own limit, if its tokenizer.json has one."""
 
     def __post_init__(self) -> None:
         _choice("strategy", self.strategy, STRATEGIES)
         _choice("unit", self.unit, UNITS)
-        _choice("tokenizer", self.tokenizer, TOKENIZERS)
+        tok = self.tokenizer
+        if not (isinstance(tok, str) and tok in TOKENIZERS):
+            # A tokenizer.json path, or a loaded tokenizer: loaded (once) and named.
+            object.__setattr__(self, "tokenizer", get_tokenizer(tok).name)
+        if self.model_max in ("", 0):
+            object.__setattr__(self, "model_max", None)
+        limit = model_limit(self.model_max)
+        if isinstance(self.model_max, int) or (limit is not None and str(self.model_max).isdigit()):
+            object.__setattr__(self, "model_max", limit.tokens if limit else None)
         size = whole_number("size", self.size)
         object.__setattr__(self, "size", size)
         if size < 0 or (size == 0 and not STRATEGIES[self.strategy].size_zero):
@@ -222,6 +234,14 @@ class Settings:
                 field="overlap")
 
     @property
+    def model_tokens(self) -> int | None:
+        """The model limit in tokens: `model_max`'s, else the tokenizer's own (or None)."""
+        limit = model_limit(self.model_max)
+        if limit is not None:
+            return limit.tokens
+        return getattr(get_tokenizer(self.tokenizer), "model_max", None)
+
+    @property
     def overlap_count(self) -> int:
         """The overlap in the size's unit (a percentage resolved against `size`)."""
         if self.size == 0:
@@ -236,4 +256,5 @@ class Settings:
             "overlap": self.overlap,
             "tokenizer": self.tokenizer,
             "breaks": list(self.breaks),
+            "model_max": self.model_max,
         }

@@ -21,7 +21,8 @@ from typing import Any
 from ._errors import ChunkerError
 from ._text import position_kind, stripped_length
 
-__all__ = ["Tokenizer", "TokenizerInfo", "TOKENIZERS", "get_tokenizer", "count_tokens", "approx_tokens"]
+__all__ = ["Tokenizer", "TokenizerInfo", "TOKENIZERS", "get_tokenizer", "load_tokenizer", "count_tokens",
+           "approx_tokens"]
 
 
 @dataclass(frozen=True)
@@ -130,8 +131,53 @@ class Tokenizer:
         self._encode_array = encode_array
         self._arrays: tuple | None = None  # (numpy, widths, starts-mid-character), see _array_offsets
 
+    specials = 0
+    """Tokens added to every sequence (none for tiktoken's encodings)."""
+    model_max: int | None = None
+    """The model's input limit the tokenizer knows of (none for tiktoken's encodings)."""
+
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name} exact={self.exact} {self.backend}>".replace(" >", ">")
+
+    # Boundaries: where the encoding of any text falls apart into the encodings of the text
+    # before and after (see FORCED_BOUNDARY); ExactTokenMeasure counts spans from them.
+
+    def boundary_at(self, text: str, p: int) -> bool:
+        """Whether a forced boundary (see FORCED_BOUNDARY) or an end of the text falls at `p`."""
+        if p <= 0 or p >= len(text):
+            return True
+        c, before = text[p], text[p - 1]
+        if c == " " or c == "\t":
+            return not before.isspace()
+        if before == "\n":
+            return c != "/" and not c.isspace()
+        return (c == "\n" or c == "\r") and before.isascii() and before.isalnum()
+
+    def first_boundary(self, text: str, start: int, end: int) -> int | None:
+        """The first boundary p with start <= p < end, or None."""
+        if self.boundary_at(text, start):
+            return start if start < end else None
+        m = FORCED_BOUNDARY.search(text, start, end)  # the lookahead never sees past end
+        return m.end() if m is not None else None
+
+    def last_boundary(self, text: str, start: int, end: int) -> int | None:
+        """The last boundary p with start < p <= end, or None. Searched in windows growing back
+        from the end, at the regular expression's speed: a chunk's last word is usually short,
+        and a run without a space can be long."""
+        if end > start and self.boundary_at(text, end):
+            return end
+        hi, width = end, 64
+        while hi > start + 1:
+            lo = max(start + 1, hi - width)
+            found = None
+            for m in FORCED_BOUNDARY.finditer(text, lo - 1 if lo > start + 1 else lo, hi):
+                p = m.end()
+                if start < p < end:
+                    found = p
+            if found is not None:
+                return found
+            hi, width = lo, width * 4
+        return None
 
     def encode(self, text: str) -> list[int]:
         if self._encode is None:
@@ -366,17 +412,26 @@ def _exact(name: str) -> Tokenizer:
                      vocabulary=getattr(enc, "_ranks", None))
 
 
-def get_tokenizer(name: str) -> Tokenizer:
-    """The tokenizer called `name` (approx, estimate, o200k, cl100k), loaded once.
+_loaded: dict[str, Any] = {}  # tokenizers loaded from tokenizer.json files, or handed in
+
+
+def get_tokenizer(name: Any) -> Any:
+    """The tokenizer `name` names, loaded once: approx, estimate, o200k, cl100k, or the path of a
+    Hugging Face tokenizer.json; a tokenizer object (one `load_tokenizer` returned) is itself.
 
     >>> get_tokenizer("o200k").count("hello world")
     2
     """
-    tok = _cache.get(name)
+    if not isinstance(name, str):
+        return use_tokenizer(name)
+    tok = _cache.get(name) or _loaded.get(name)
     if tok is not None:
         return tok
     if name not in TOKENIZERS:
-        raise ChunkerError(f"unknown tokenizer {name!r}: choose one of {', '.join(TOKENIZERS)}")
+        if name.endswith(".json") or os.path.sep in name:
+            return load_tokenizer(name)
+        raise ChunkerError(f"unknown tokenizer {name!r}: choose one of {', '.join(TOKENIZERS)}, "
+                           "or give the path of a tokenizer.json", field="tokenizer")
     with _lock:
         tok = _cache.get(name)
         if tok is None:
@@ -390,8 +445,49 @@ def get_tokenizer(name: str) -> Tokenizer:
     return tok
 
 
-def count_tokens(text: str, tokenizer: str = "approx") -> int:
-    """Tokens in `text` by the named tokenizer.
+def load_tokenizer(source: Any, *, name: str | None = None) -> Any:
+    """A Hugging Face tokenizer.json (a path, or the file's text or bytes), counted exactly in
+    pure Python as `tokenizers` counts it with truncation and padding off, special tokens
+    included. It is then known by `name` (by default the path, or "tokenizer.json"), which
+    settings may name as their tokenizer.
+
+    >>> import json
+    >>> tok = load_tokenizer(json.dumps({"model": {"type": "WordPiece", "unk_token": "[UNK]",
+    ...     "vocab": {"[UNK]": 0, "hello": 1}}, "pre_tokenizer": {"type": "Whitespace"}}), name="tiny")
+    >>> tok.count("hello hello"), get_tokenizer("tiny") is tok
+    (2, True)
+    """
+    from ._hf import load_tokenizer as load_hf  # noqa: PLC0415 - only a tokenizer.json needs it
+
+    if isinstance(source, (str, os.PathLike)) and not str(source).lstrip().startswith("{"):
+        path = os.fspath(source)
+        key = name or path
+        known = _loaded.get(key)
+        if known is not None:
+            return known
+        if not os.path.isfile(path):
+            raise ChunkerError(f"tokenizer {path!r}: no such file; give the path of a model's "
+                               "tokenizer.json, or one of " + ", ".join(TOKENIZERS), field="tokenizer")
+        tok = load_hf(path)
+    else:
+        tok = load_hf(source)
+        key = name or getattr(tok, "name", "tokenizer.json")
+    tok.name = key
+    _loaded[key] = tok
+    return tok
+
+
+def use_tokenizer(tok: Any) -> Any:
+    """Make a loaded tokenizer object known by its name (settings then carry the name)."""
+    if not (hasattr(tok, "count") and isinstance(getattr(tok, "name", None), str)):
+        raise ChunkerError(f"tokenizer must be a name, a tokenizer.json path or a loaded tokenizer, "
+                           f"got {type(tok).__name__}", field="tokenizer")
+    _loaded[tok.name] = tok
+    return tok
+
+
+def count_tokens(text: str, tokenizer: Any = "estimate") -> int:
+    """Tokens in `text` by the tokenizer `tokenizer` names (see `get_tokenizer`).
 
     >>> count_tokens("Chunk size is a balance.", tokenizer="cl100k")
     6

@@ -42,7 +42,9 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         starts, ends = measure.starts, measure.ends
         bounds = [(starts[i], ends[j - 1]) for i, j in _windows(len(starts), size, overlap)]
     elif isinstance(measure, ExactTokenMeasure):
-        bounds = _token_windows(measure, n, size, overlap)
+        # A tokenizer that adds special tokens to every sequence counts them in every window.
+        room = max(1, size - measure.specials)
+        bounds = _token_windows(measure, n, room, min(overlap, room - 1))
     else:
         # Estimated tokens have no boundaries of their own: grow each window as far as the
         # estimate allows, and start the next one where `overlap` tokens of it remain. (Stepping

