@@ -12,7 +12,7 @@ import json
 
 from pyscript import window, workers
 from pyscript.ffi import create_proxy
-from ui import controls, inputs, results
+from ui import controls, inputs, questions, results
 from ui.dom import BRIDGE, bind, el, error_text, hooks, mark, page_setting, show_error, spawn, status
 
 START_TIMEOUT_S = 60  # then say so on the page (the worker may still arrive later)
@@ -97,6 +97,8 @@ async def pump(call=None):
                     continue  # already out of date: skip straight to the latest settings
                 controls.field_error(view.error if not view.ok else "", view.field if not view.ok else "")
                 results.render(view, controls.C.notice)
+                if view.ok:
+                    await questions.refresh()
                 if L.dirty or not view.ok:
                     continue
                 # The rest of a long document, part by part: each is parsed on its own, so the
@@ -217,7 +219,7 @@ async def start():
     controls.restore(window.URLSearchParams.new(window.location.search))
     controls.write_url()
     controls.sync_help()
-    L.worker = results.R.worker = worker
+    L.worker = results.R.worker = questions.P.worker = controls.C.worker = worker
     L.compare_auto_chars = page_setting("chunkerCompareAutoChars", COMPARE_AUTO_CHARS)
     mark("worker", "true")
     mark("stdlib", info["stdlib"])

@@ -18,10 +18,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import chunker
-from app import panels
+from app import panels, questions
 from app import view as views
 from app.cards import cards_html
 from app.html import utf16
+
+SAMPLE = "app/sample.md"
+SAMPLE_QUESTIONS = "app/sample_questions.jsonl"
 
 
 class Session:
@@ -38,11 +41,40 @@ class Session:
         # Comparison rows by (document version, settings but the strategy): going back to
         # settings compared a moment ago shows every row at once.
         self.compare_rows: dict[Any, dict[str, Any]] = {}
+        self.questions: list[chunker.Question] = []
+        self.top_k = 5
+        self.selected: int | None = None  # the question whose retrieved chunks are shown
+        self.sweep_rows: list[Any] = []
+        self.sweep_key: Any = None
 
     def take(self, text: str, filename: str | None) -> None:
         self.document = chunker.Document(text)
         self.version += 1
         self.filename = filename or "document.md"
+        # Questions are about a document: those whose answers are no longer where they were go.
+        self.questions = [q for q in self.questions if _answers_hold(q, text)]
+        if not self.questions and _is_sample(text):
+            self.questions = list(_demo_questions(text))
+        self.selected = None
+        self.sweep_rows, self.sweep_key = [], None
+
+
+def _answers_hold(question: chunker.Question, text: str) -> bool:
+    return all(text[r.start_index:r.end_index] == r.content for r in question.references)
+
+
+def _is_sample(text: str) -> bool:
+    try:
+        with open(SAMPLE, encoding="utf-8", newline="") as f:
+            return f.read() == text
+    except OSError:
+        return False
+
+
+def _demo_questions(text: str) -> tuple[chunker.Question, ...]:
+    """The questions written for the sample document (app/sample_questions.jsonl)."""
+    with open(SAMPLE_QUESTIONS, encoding="utf-8") as f:
+        return chunker.load_questions(f.read(), text)
 
 
 S = Session()
@@ -214,4 +246,126 @@ def _blocks(pieces: Iterator[str] | Any, size: int = 1 << 20) -> Iterator[str]:
         yield "".join(batch)
 
 
-__export__ = ["hello", "run", "cards", "more_doc", "compare", "export"]
+# ---------------------------------------------------------------- the reader's own tokenizer
+
+
+def use_tokenizer(doc: Any, filename: str) -> dict[str, Any]:
+    """A model's tokenizer.json the reader opened (``{text: ...}``): loaded for this session only
+    (it never leaves the worker's memory) and named after the file, as settings then name it."""
+    from app.html import esc, num  # noqa: PLC0415
+
+    try:
+        name = str(filename or "tokenizer.json")
+        tok = chunker.load_tokenizer(_text_of(doc) or "", name=name)
+    except Exception as exc:  # noqa: BLE001
+        return _failure(exc)
+    kind = getattr(getattr(tok, "model", None), "kind", "")
+    limit = tok.model_max
+    about = (f"Exact: this model's own tokenizer ({name}{', ' + kind if kind else ''}), special tokens "
+             "included" + (f"; its input limit is {num(limit)} tokens" if limit else "") + ". Loaded in this "
+             "page only: it is gone when the page closes.")
+    return {"ok": True, "name": name, "model_max": limit or 0,
+            "option": f'<option value="{esc(name)}">{esc(name)} (exact, your model)</option>', "about": about}
+
+
+# ---------------------------------------------------------------- questions
+
+
+def _questions_view() -> dict[str, Any]:
+    """The Questions panel for the result on screen: the list, and how it retrieves."""
+    out: dict[str, Any] = {"ok": True, "count": len(S.questions),
+                           "list": questions.questions_html(S.questions, S.document.text, S.selected),
+                           "evaluation": "", "retrieved": "[]"}
+    if S.questions and S.result is not None and len(S.result.chunks):
+        ev = chunker.evaluate(S.document, S.result, S.questions, top_k=S.top_k)
+        out["evaluation"] = questions.evaluation_html(ev, S.result.settings)
+        if S.selected is not None and S.selected < len(ev.per_question):
+            out["retrieved"] = json.dumps(list(ev.per_question[S.selected].retrieved))
+    return out
+
+
+def q_view(top_k: int = 0) -> dict[str, Any]:
+    """The panel as it stands (after a new view); `top_k`, when given, is the chunks retrieved."""
+    try:
+        if int(top_k) > 0 and int(top_k) != S.top_k:
+            S.top_k = int(top_k)
+            S.sweep_rows, S.sweep_key = [], None
+        return _questions_view()
+    except Exception as exc:  # noqa: BLE001
+        return _failure(exc)
+
+
+def q_load(doc: Any) -> dict[str, Any]:
+    """Questions from JSONL text (``{text: ...}``), checked against the document; added to the list."""
+    try:
+        text = _text_of(doc) or ""
+        S.questions.extend(chunker.load_questions(text, S.document.text))
+        S.sweep_rows, S.sweep_key = [], None
+        return _questions_view()
+    except Exception as exc:  # noqa: BLE001
+        return _failure(exc)
+
+
+def q_add(question: str, spans_json: str) -> dict[str, Any]:
+    """One question with its answers: ``[[start, end], ...]`` code-point offsets in the document."""
+    try:
+        text = S.document.text
+        spans = json.loads(spans_json)
+        refs = [chunker.Reference(int(a), int(b), text[int(a):int(b)]) for a, b in spans]
+        S.questions.append(chunker.Question(str(question).strip(), tuple(refs)))
+        S.sweep_rows, S.sweep_key = [], None
+        return _questions_view()
+    except Exception as exc:  # noqa: BLE001
+        return _failure(exc)
+
+
+def q_remove(n: int) -> dict[str, Any]:
+    n = int(n)
+    if 0 <= n < len(S.questions):
+        del S.questions[n]
+        S.selected = None if S.selected == n else S.selected
+        S.sweep_rows, S.sweep_key = [], None
+    return _questions_view()
+
+
+def q_select(n: int) -> dict[str, Any]:
+    """Show what the chunking retrieves for question n (or nothing, for -1)."""
+    n = int(n)
+    S.selected = n if 0 <= n < len(S.questions) and S.selected != n else None
+    return _questions_view()
+
+
+def q_export() -> Any:
+    """The questions as JSONL (the shape `python -m chunker eval` reads), in a Blob."""
+    from js import Blob, Object  # noqa: PLC0415 - only in the browser
+    from pyodide.ffi import to_js  # noqa: PLC0415
+
+    options = to_js({"type": "application/x-ndjson;charset=utf-8"}, dict_converter=Object.fromEntries)
+    return Blob.new(to_js([chunker.dump_questions(S.questions)]), options)
+
+
+def q_sweep(k: int) -> str:
+    """Row k of the sweep (strategies × sizes at the settings on screen otherwise), and the
+    table and chart so far. The page asks for one row per call, so new input never waits."""
+    if S.result is None or not S.questions:
+        return ""
+    base = S.result.settings
+    key = (S.version, len(S.questions), base.unit, str(base.tokenizer), base.breaks, S.top_k)
+    if S.sweep_key != key:
+        S.sweep_key, S.sweep_rows = key, []
+    grid = [(s, z) for s in questions.SWEEP_STRATEGIES for z in questions.SWEEP_SIZES]
+    k = int(k)
+    if 0 <= k < len(grid) and not any((r.strategy, r.size) == grid[k] for r in S.sweep_rows):
+        strategy, size = grid[k]
+        try:
+            S.sweep_rows.extend(chunker.sweep(S.document, S.questions, strategies=[strategy], sizes=[size],
+                                              unit=base.unit, tokenizer=base.tokenizer, breaks=base.breaks,
+                                              top_k=S.top_k))
+        except chunker.ChunkerError:
+            pass  # a setting this unit cannot take (size 128 of words is fine; kept simple)
+    rows = chunker.mark_best(S.sweep_rows) if len(S.sweep_rows) == len(grid) else S.sweep_rows
+    return questions.sweep_html(rows, questions.SWEEP_STRATEGIES, questions.SWEEP_SIZES)
+
+
+__export__ = ["hello", "run", "cards", "more_doc", "compare", "export", "use_tokenizer",
+              "q_view", "q_load", "q_add", "q_remove", "q_select", "q_export", "q_sweep"]

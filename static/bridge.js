@@ -108,6 +108,25 @@
     documentFocused: function () { return document.activeElement === box(); },
     setName: function (value) { name = value || ""; },
     setOwn: function (value) { own = !!value; },
+    // The code-point offsets [start, end] (as JSON) of the text selected in the document view,
+    // or "" when nothing there is selected. The view's text is the document's, character for
+    // character (chunk numbers are CSS, not text), so the offsets index the document.
+    selectionOffsets: function () {
+      var sel = window.getSelection(), view = document.getElementById("doc-view");
+      if (!sel || sel.isCollapsed || !sel.rangeCount) return "";
+      var range = sel.getRangeAt(0);
+      if (!view.contains(range.startContainer) || !view.contains(range.endContainer)) return "";
+      var before = document.createRange();
+      before.setStart(view, 0);
+      before.setEnd(range.startContainer, range.startOffset);
+      var start = Array.from(before.toString()).length;
+      return JSON.stringify([start, start + Array.from(range.toString()).length]);
+    },
+    // A small text file (questions as JSONL) as {text} or {error}, never a copied string.
+    readText: function (file) {
+      return file.text().then(function (text) { return {text: text, error: ""}; },
+                              function (error) { return {text: "", error: "Cannot read " + file.name + ": " + error.message}; });
+    },
     // The names a link's query holds, as an array MicroPython can index.
     paramNames: function (params) { return Array.from(params.keys()); },
 

@@ -13,7 +13,7 @@
   var BUFFER = 30;          // cards rendered beyond each edge of the visible part
   var MAX_HEIGHT = 8e6;     // px: past this, positions are scaled (browsers cap element heights)
   var state = {total: 0, start: 0, count: 0, version: 0, stride: 0, asked: null, lit: [], focus: -1,
-                current: -1};
+                current: -1, retrieved: []};
 
   function list() { return document.getElementById("cards"); }
   function sizer() { return list().querySelector(".cards-sizer"); }
@@ -79,6 +79,10 @@
     }
     var cur = state.current >= 0 && w.querySelector('[data-chunk-index="' + state.current + '"]');
     if (cur) cur.classList.add("current");
+    for (var r = 0; r < state.retrieved.length; r++) {
+      var got = w.querySelector('[data-chunk-index="' + state.retrieved[r] + '"]');
+      if (got) got.setAttribute("data-rank", String(r + 1));
+    }
   }
 
   function card(i) { return win() ? win().querySelector('[data-chunk-index="' + i + '"]') : null; }
@@ -121,6 +125,7 @@
       }
       state.total = total; state.version = version; state.asked = null; state.current = -1;
       state.start = start; state.count = 0; state.stride = 0; state.lit = []; state.focus = -1;
+      state.retrieved = [];
       win().innerHTML = view[key];
       state.count = win().children.length;
       sizer().style.height = total ? (state.total * step() + stride() - step()) + "px" : "0";
@@ -172,6 +177,18 @@
       var old = list().querySelectorAll(".card.current");
       for (var k = 0; k < old.length; k++) old[k].classList.remove("current");
       state.current = i;
+      relight();
+    },
+    // The chunks retrieved for a question, best first: their cards show the rank, their text
+    // in the document view is marked.
+    markRetrieved: function (indices) {
+      var old = document.querySelectorAll("#cards [data-rank], #doc-view .rt");
+      for (var k = 0; k < old.length; k++) { old[k].removeAttribute("data-rank"); old[k].classList.remove("rt"); }
+      state.retrieved = indices && indices.length !== undefined ? Array.prototype.slice.call(indices) : [];
+      for (var i = 0; i < state.retrieved.length; i++) {
+        var segs = document.querySelectorAll('#doc-view [data-c~="' + state.retrieved[i] + '"]');
+        for (var j = 0; j < segs.length; j++) segs[j].classList.add("rt");
+      }
       relight();
     },
     current: function () { return state.current; },

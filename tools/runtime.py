@@ -575,7 +575,7 @@ def app_sources(root: Path) -> list[Path]:
     root = Path(root)
     found = [p for p in (root / "chunker").rglob("*.py") if "__pycache__" not in p.parts]
     found += [p for p in (root / "app").glob("*.py") if p.name != "main.py"]
-    found += [p for p in (root / "app").glob("*.md")]
+    found += [p for p in (root / "app").glob("*.md")] + [p for p in (root / "app").glob("*.jsonl")]
     return sorted(found)
 
 

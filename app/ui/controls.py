@@ -17,6 +17,9 @@ class Controls:
     """What the controls hold beyond their own values."""
 
     def __init__(self):
+        self.worker = None
+        self.own_help = {}      # help texts of tokenizers the reader loaded (tokenizer.json)
+        self.model_max = 0      # the limit of the tokenizer.json in use, if it has one
         self.info = None        # the worker's `controls` (registries, help texts, defaults)
         self.pct = None         # overlap as a percentage (a string such as "15"), or None for a count
         self.unit = "tokens"    # the unit the size is in now (to convert on a unit switch)
@@ -87,6 +90,8 @@ def sync_overlap():
 def sync_unit():
     unit = el("unit").value
     low, high = UNIT_SLIDER.get(unit, (1, 2048))
+    if unit == "tokens" and el("tokenizer").value in C.own_help and C.model_max:
+        high = C.model_max  # the slider spans what the model takes
     el("size-range").min = str(low)
     el("size-range").max = str(high)
     el("size-range").value = el("size").value or "0"
@@ -107,7 +112,9 @@ def sync_help():
         return
     C.help_for = shown
     for key in ("strategy", "unit", "tokenizer"):
-        el(key + "-help").textContent = C.info["help"][key].get(el(key).value, "")
+        value = el(key).value
+        known = C.info["help"][key].get(value) if key != "tokenizer" or value not in C.own_help else None
+        el(key + "-help").textContent = known if known is not None else C.own_help.get(value, "")
     el("breaks").classList.toggle("inactive", el("strategy").value not in C.info["uses_breaks"])
 
 
@@ -213,9 +220,70 @@ def changed(then=None):
 # ---------------------------------------------------------------- handlers
 
 
-@on("change", "#strategy", "#tokenizer", "#limit", "#breaks")
+@on("change", "#strategy", "#limit", "#breaks")
 def on_select(event):
     changed()
+
+
+@on("change", "#tokenizer")
+def on_tokenizer(event):
+    sync_unit()
+    changed()
+
+
+# ---------------------------------------------------------------- the reader's tokenizer.json
+
+
+async def use_tokenizer(file):
+    if C.worker is None:
+        toast("Still loading Python…")
+        return
+    text = await BRIDGE.readText(file)
+    if text.error:
+        show_error(text.error)
+        return
+    found = await C.worker.use_tokenizer(text, str(file.name))
+    if not found.ok:
+        show_error(found.error)
+        return
+    name = str(found.name)
+    if name not in C.own_help:
+        el("tokenizer").insertAdjacentHTML("beforeend", found.option)
+    C.own_help[name] = str(found.about)
+    C.model_max = int(found.model_max)
+    el("tokenizer").value = name
+    el("unit").value = "tokens"
+    C.unit = "tokens"
+    if C.model_max and size_value() > C.model_max:
+        el("size").value = str(C.model_max)
+    C.help_for = None
+    sync_unit()
+    changed()
+    toast("Counting with " + name + (", input limit " + str(C.model_max) if C.model_max else ""), 4)
+
+
+@on("change", "#tokenizer-file")
+def on_tokenizer_file(event):
+    from ui.dom import spawn  # noqa: PLC0415
+
+    files = el("tokenizer-file").files
+    if files.length:
+        spawn(use_tokenizer(files.item(0)))
+    el("tokenizer-file").value = ""
+
+
+@on("dragover", "#tokenizer-field")
+def on_tokenizer_dragover(event):
+    event.preventDefault()
+
+
+@on("drop", "#tokenizer-field")
+def on_tokenizer_drop(event):
+    from ui.dom import spawn  # noqa: PLC0415
+
+    event.preventDefault()
+    if event.dataTransfer and event.dataTransfer.files.length:
+        spawn(use_tokenizer(event.dataTransfer.files.item(0)))
 
 
 @on("input", "#size", "#size-range")

@@ -1,0 +1,134 @@
+"""The Questions panel in the page, and a model's tokenizer.json opened in the page: the same
+numbers as the command line, on pages of their own."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import chunker
+from chunker._cli import run
+from tests.hf_fixtures import minilm_path
+from tests.pagekit import page_fixtures, text_of
+from tests.test_page import SAMPLE, assert_same_as_python
+from tests.texts import ROOT
+
+pytestmark = pytest.mark.browser
+
+site, app = page_fixtures()
+
+QUESTIONS = (ROOT / "app" / "sample_questions.jsonl").read_text(encoding="utf-8")
+
+
+def cli_eval(*args: str) -> dict:
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["eval", str(ROOT / "app" / "sample.md"), str(ROOT / "app" / "sample_questions.jsonl"), *args],
+               None, out, err) == 0, err.getvalue()
+    return json.loads(out.getvalue())
+
+
+def tiles(app) -> dict:
+    return app.page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#q-eval .tile')].map(
+        t => [t.querySelector('.label').textContent, t.querySelector('.value').textContent]))""")
+
+
+def test_the_demo_questions_give_the_command_lines_numbers(app):
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
+    settings = app.controls()
+    expected = cli_eval("--strategy", settings["strategy"], "--size", str(settings["size"]),
+                        "--overlap", settings["overlap"], "--tokenizer", settings["tokenizer"])
+    shown = tiles(app)
+    assert shown["Recall"] == f"{100 * expected['recall']:.1f}%"
+    assert shown["Precision"] == f"{100 * expected['precision']:.1f}%"
+    assert shown["IoU"] == f"{100 * expected['iou']:.1f}%"
+    assert shown["MRR"] == f"{expected['mrr']:.2f}"
+    # A question shows its retrieved chunks, ranked, on the cards.
+    app.page.click("#q-list button.q-show[data-question='3']")
+    app.page.wait_for_selector("#cards .card[data-rank='1']")
+    ranks = app.page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#cards [data-rank]')]
+        .map(c => [c.dataset.rank, +c.dataset.chunkIndex]))""")
+    retrieved = expected["per_question"][3]["retrieved"]
+    assert [ranks[str(k + 1)] for k in range(len(retrieved))] == retrieved
+    # Another setting: the panel follows the chunks on screen.
+    app.fill("#size", "60")
+    app.page.wait_for_function(f"document.querySelector('#q-eval .help').textContent.includes('60 tokens')")
+    expected = cli_eval("--size", "60", "--overlap", "10%", "--tokenizer", settings["tokenizer"])
+    assert tiles(app)["Recall"] == f"{100 * expected['recall']:.1f}%"
+
+
+def test_a_sweep_runs_in_the_page_and_equals_the_librarys(app):
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
+    app.page.click("#q-sweep")
+    app.page.wait_for_function("document.body.dataset.sweep === 'done'")
+    rows = app.page.evaluate("""() => [...document.querySelectorAll('#q-sweep-out tbody tr')].map(r =>
+        [r.dataset.strategy, +r.dataset.size, ...[...r.querySelectorAll('td')].map(td => td.textContent)])""")
+    settings = app.controls()
+    expected = chunker.mark_best(chunker.sweep(SAMPLE, chunker.load_questions(QUESTIONS, SAMPLE),
+                                               tokenizer=settings["tokenizer"]))
+    assert [(r[0], r[1]) for r in rows] == [(e.strategy, e.size) for e in expected]
+    for r, e in zip(rows, expected):
+        assert r[4] == f"{100 * e.recall:.1f}%" and r[6] == f"{100 * e.iou:.1f}%"
+    assert app.page.locator("#q-sweep-out svg.chart path").count() == 2 * 3  # recall and IoU a strategy
+
+
+def test_a_question_is_added_from_a_selection_and_exported(app, tmp_path):
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
+    answer = "Three dashboards matter"
+    start = SAMPLE.index(answer)
+    # Select the answer's text in the document view, as a reader would with the mouse.
+    app.page.evaluate("""([needle]) => {
+        const view = document.getElementById('doc-view');
+        const walker = document.createTreeWalker(view, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const at = n.textContent.indexOf(needle);
+            if (at >= 0) { const r = document.createRange(); r.setStart(n, at); r.setEnd(n, at + needle.length);
+                           const s = window.getSelection(); s.removeAllRanges(); s.addRange(r); return; }
+        }
+        throw new Error('not found');
+    }""", [answer])
+    app.page.click("#q-answer")
+    assert text_of(app, "#q-answers") == "1 answer marked"
+    app.page.fill("#q-text", "Which dashboards matter?")
+    app.page.click("#q-form button[type=submit]")
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '13'")
+    with app.page.expect_download() as info:
+        app.page.click("#q-export")
+    exported = Path(info.value.path()).read_text(encoding="utf-8")
+    questions = chunker.load_questions(exported, SAMPLE)
+    assert questions[-1].question == "Which dashboards matter?"
+    assert [(r.start_index, r.end_index) for r in questions[-1].references] == [(start, start + len(answer))]
+    # Removing it, then importing the file back, gives it back.
+    app.page.click("#q-list button.q-remove[data-question='12']")
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text(exported.splitlines()[-1] + "\n", encoding="utf-8")
+    app.page.set_input_files("#q-file", str(extra))
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '13'")
+
+
+def test_a_bad_questions_file_is_one_line_naming_the_line(app, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "ok?", "references": [{"start_index": 0, "end_index": 5}]}\n{not json\n',
+                   encoding="utf-8")
+    app.page.set_input_files("#q-file", str(bad))
+    app.page.wait_for_selector("#error:not([hidden])")
+    assert "line 2" in text_of(app, "#error") and "\n" not in text_of(app, "#error")
+
+
+def test_a_models_tokenizer_json_counts_as_the_command_line_does(app):
+    path = minilm_path()
+    app.act(lambda: app.page.set_input_files("#tokenizer-file", str(path)))
+    assert app.page.input_value("#tokenizer") == "tokenizer.json"
+    assert app.page.get_attribute("#size-range", "max") == "128"  # the slider follows the model's limit
+    assert "input limit is 128 tokens" in text_of(app, "#tokenizer-help")
+    settings = dict(app.controls(), tokenizer=str(path))
+    expected = chunker.chunk(SAMPLE, **settings)
+    for card in app.cards():
+        assert int(card["tokens"].split()[0]) == expected.chunks[card["index"]].tokens
+    assert text_of(app, "#counts").endswith(f"{expected.stats.document_tokens:,} tokens (tokenizer.json)")
+    app.fill("#size", "300")  # past the limit: chunks the model would cut are flagged
+    flagged = [c for c in chunker.chunk(SAMPLE, **dict(settings, size=300)).chunks if "truncated" in c.flags]
+    assert flagged and app.page.locator("#cards .flag[data-flag=truncated]").count() == len(flagged)
