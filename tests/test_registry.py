@@ -1,0 +1,106 @@
+"""A new strategy is its module plus one registry line: the library, the command line, the
+comparison and the page pick it up with nothing else changed.
+
+The CPython half registers a throwaway strategy in this process. The browser half writes a
+copy of the repository with a new strategy module and one line added to the registry, serves
+that copy with its own serve.py, and finds the strategy in the page's select, its row in the
+comparison, and its chunks equal to the copy's own CPython.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import chunker
+from chunker._cli import run
+from tests.texts import ROOT, sample_document
+
+EVERY_LINE = '''"""Strategy `every_line`: each non-blank line is a chunk (a throwaway for the registry test)."""
+
+from __future__ import annotations
+
+from .._text import line_spans
+from ._pack import Span
+
+
+def split(text, *, size, overlap, measure, breaks=()):
+    return [Span(s, e) for s, e in line_spans(text)]
+'''
+
+
+@pytest.fixture
+def every_line():
+    from chunker._text import line_spans
+    from chunker.strategies import Span
+
+    def split(text, *, size, overlap, measure, breaks=()):
+        return [Span(s, e) for s, e in line_spans(text)]
+
+    chunker.register_strategy(chunker.Strategy("every_line", "Each non-blank line is a chunk.", function=split))
+    yield "every_line"
+    del chunker.STRATEGIES["every_line"]
+
+
+def test_a_registered_strategy_reaches_the_library_cli_compare_and_worker(every_line):
+    text = sample_document()
+    res = chunker.chunk(text, strategy=every_line, size=50, overlap=0)
+    assert [c.text for c in res.chunks] == [line.strip() for line in text.splitlines() if line.strip()]
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["--strategy", every_line, "--size", "50", "--overlap", "0"], io.StringIO(text), out, err) == 0
+    assert len(out.getvalue().splitlines()) == len(res.chunks)
+    assert every_line in chunker._cli._parser().format_help()
+    assert chunker.Document(text).compare(chunker.Settings(size=50, overlap=0))[every_line].chunks == len(res.chunks)
+    from app import panels, worker
+
+    controls = json.loads(worker.hello()["controls"])
+    assert every_line in controls["order"] and f'value="{every_line}"' in controls["strategy"]
+    assert f'data-strategy="{every_line}"' in panels.compare_html({}, "recursive", [], controls["order"])
+
+
+@pytest.mark.browser
+def test_a_strategy_module_and_one_registry_line_reach_the_page(tmp_path, chromium, runtime):
+    from conftest import Page
+
+    copy = tmp_path / "repo"
+    shutil.copytree(ROOT, copy, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv", ".venv-bench", ".cache", "__pycache__", "_site", ".hypothesis"))
+    os.symlink(ROOT / ".cache", copy / ".cache")  # the pinned downloads, read only
+    (copy / "chunker" / "strategies" / "every_line.py").write_text(EVERY_LINE, encoding="utf-8")
+    registry = copy / "chunker" / "strategies" / "__init__.py"
+    source = registry.read_text(encoding="utf-8")
+    line = '    Strategy("every_line", "Each non-blank line is a chunk."),\n'
+    registry.write_text(source.replace("):\n    register_strategy(_entry)", line + "):\n    register_strategy(_entry)"),
+                        encoding="utf-8")
+    assert line in registry.read_text(encoding="utf-8")  # exactly one line added
+    # The copy's own command line knows it.
+    text = sample_document()
+    done = subprocess.run([sys.executable, "-m", "chunker", "--strategy", "every_line", "--size", "9",
+                           "--overlap", "0"], input=text, capture_output=True, text=True, cwd=copy)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(x) for x in done.stdout.splitlines()]
+    assert [r["text"] for r in lines] == [x.strip() for x in text.splitlines() if x.strip()]
+    server = subprocess.Popen([sys.executable, str(copy / "serve.py"), "--port", "0", "--quiet"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=copy)
+    try:
+        url = re.search(r"http://[\d.]+:\d+/", server.stdout.readline()).group(0)
+        page = Page(chromium, url + "?strategy=every_line&size=9&overlap=0").open()
+        try:
+            options = page.page.evaluate("[...document.getElementById('strategy').options].map(o => o.value)")
+            assert options[-1] == "every_line"
+            assert page.page.input_value("#strategy") == "every_line"
+            assert page.page.eval_on_selector("#summary", "e => e.textContent") == f"{len(lines)} chunks"
+            page.wait_compare()
+            assert page.page.locator("#compare-table button[data-strategy=every_line]").count() == 1
+        finally:
+            page.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
