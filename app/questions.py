@@ -74,7 +74,7 @@ def sweep_html(rows: Sequence[Any], strategies: Sequence[str], sizes: Sequence[i
     for s in strategies:
         for z in sizes:
             r = found.get((s, z))
-            cells = (f'<td colspan="5" class="pending">computing…</td>' if r is None else
+            cells = ('<td colspan="5" class="pending">computing…</td>' if r is None else
                      f"<td>{num(r.chunks)}</td><td{_best(r, 'recall')}>{_pct(r.recall)}</td>"
                      f"<td>{_pct(r.precision)}</td><td{_best(r, 'iou')}>{_pct(r.iou)}</td>"
                      f"<td>{_pct(r.hit_rate)}</td>")

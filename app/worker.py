@@ -91,14 +91,15 @@ def _settings(settings_json: str) -> tuple[chunker.Settings, str | None]:
     """
     raw = json.loads(settings_json)
     d = chunker.PLAYGROUND_DEFAULTS
-    size = str(raw.get("size", "")).strip()
+    size: Any = str(raw.get("size", "")).strip()
     if size == "":
         raise chunker.ChunkerError("size is empty: type a whole number such as 500", field="size")
     overlap = str(raw.get("overlap", "")).strip() or "0"
+    limit = raw.get("limit") or None
     settings = chunker.Settings(strategy=raw.get("strategy", d["strategy"]), unit=raw.get("unit", d["unit"]),
                                 size=size, overlap=overlap, tokenizer=raw.get("tokenizer", d["tokenizer"]),
-                                breaks=tuple(raw.get("breaks", ())))  # type: ignore[arg-type]
-    return settings, raw.get("limit") or None
+                                breaks=tuple(raw.get("breaks", ())), model_max=limit)
+    return settings, limit
 
 
 def _failure(exc: BaseException) -> dict[str, Any]:

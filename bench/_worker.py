@@ -216,7 +216,7 @@ def _profile(run, describe, text: str, spec: dict) -> dict:
         prof.dump_stats(spec["out"])
     stats = pstats.Stats(prof)
     rows = []
-    for (path, line, func), (cc, nc, tt, ct, _callers) in stats.stats.items():
+    for (path, line, func), (_cc, nc, tt, ct, _callers) in stats.stats.items():
         where = path
         for marker in ("/chunker/", "/site-packages/", "/lib/python3"):
             if marker in path:

@@ -282,14 +282,14 @@ def choose_rare_pairs(candidates=(2000, 3000, 4000, 6000, 8000, 12000, 20000), *
         pairs = rare_letter_pairs("cl100k", first)
         means = []
         pattern = _estimate.rare_pair_pattern(pairs)
-        for kind, (texts, _, counts, _) in data.items():
+        for texts, _, counts, _ in data.values():
             for t, c in zip(texts, counts):
                 c[at] = len(pattern.findall(t.lower())) if c[0] else 0
         for encoding in ENCODINGS:
             errors: dict[str, list[float]] = {k: [] for k in corpus.KINDS}
             for fold in (0, 1):
                 rows = []
-                for kind, (texts, folds, counts, weight) in data.items():
+                for texts, folds, counts, weight in data.values():
                     exact = exact_counts(texts, encoding)
                     n = sum(f != fold for f in folds)
                     rows += [(c, y, weight / n) for c, y, f in zip(counts, exact, folds)

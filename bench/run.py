@@ -257,7 +257,7 @@ class Runner:
             print(f"  {mode:11s} {_mb(mb):>7s}  {tool.label} ... ", end="", file=sys.stderr, flush=True)
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, str(BENCH / "_worker.py"), json.dumps(spec)], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(ROOT))
+                              capture_output=True, text=True, cwd=str(ROOT))
         lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
         if lines:
             result = json.loads(lines[-1][len("RESULT "):])

@@ -172,6 +172,7 @@ class Document:
             times = size / (size - overlap_count)
             if len(text) * times > limit * 1.1:
                 raise ChunkerError(_volume_message(f"about {len(text) * times:,.0f}", times, settings, limit))
+        counter: Measure | None
         if settings.unit == "tokens":
             measure = counter = self._token_measure(tok)
         else:
@@ -225,8 +226,10 @@ class Document:
         if doc_tokens is None:
             doc_tokens = self.count_tokens(tok.name)
         if not len(chunks):
-            return Stats(0, len(text), self.words, doc_tokens, 0, 0.0, 0, 0, 0.0, 0, 0, 0.0, 0, 0.0, 0,
-                         tok.exact, {})
+            return Stats(chunks=0, document_chars=len(text), document_words=self.words, document_tokens=doc_tokens,
+                         min_tokens=0, avg_tokens=0.0, max_tokens=0, min_chars=0, avg_chars=0.0, max_chars=0,
+                         duplicated_tokens=0, duplicated_pct=0.0, avg_overlap=0.0, max_overlap=0,
+                         embedding_tokens=0, exact=tok.exact, flag_counts={})
         assert isinstance(chunks, Chunks)
         flag_counts: dict[str, int] = {}
         for fs in chunks._flags:

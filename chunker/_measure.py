@@ -102,7 +102,7 @@ class WordMeasure(Measure):
         return self.ends[k] if k >= 0 else -_INF
 
     def advance(self, start: int, limit: int, n: int) -> int:
-        return max(start + 1, min(limit, self.reach(start, max(1, n))))  # type: ignore[arg-type]
+        return int(max(start + 1, min(limit, self.reach(start, max(1, n)))))
 
 
 class ExactTokenMeasure(Measure):

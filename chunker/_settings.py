@@ -98,7 +98,7 @@ def _choice(kind: str, value: Any, options: dict[str, Any]) -> str:
         raise ChunkerError(f"unknown {kind} {shown!r}: choose one of {', '.join(options)}"
                            if isinstance(value, str) else
                            f"{kind} must be a name, got {shown[:80]}: choose one of {', '.join(options)}")
-    return value  # type: ignore[no-any-return]
+    return str(value)
 
 
 def whole_number(kind: str, value: Any) -> int:

@@ -77,7 +77,7 @@ def paragraph_spans(text: str, start: int = 0, end: int | None = None) -> list[S
     ['One.\\nStill one.', 'Two.']
     """
     end = len(text) if end is None else end
-    out = []
+    out: list[Span] = []
     append = out.append
     pos = start
     # Blank-line separators are rare next to the text, so scanning for them is cheap; each
@@ -85,7 +85,7 @@ def paragraph_spans(text: str, start: int = 0, end: int | None = None) -> list[S
     # only the first paragraph can start on whitespace.
     if pos < end and text[pos].isspace():
         m = _LEADING_SPACE.match(text, pos, end)
-        pos = m.end()
+        pos = m.end() if m is not None else pos  # r"\s*" always matches
     for m in _BLANK.finditer(text, pos, end):
         stop, after = m.span()
         if pos < stop and not text[stop - 1].isspace():

@@ -235,15 +235,16 @@ class Tokenizer:
                 self._full = width.copy()
                 for t, starts in mid.items():
                     self._full[t] = starts
-            offs = list(accumulate(map(self._full.__getitem__, ids), initial=base))
+            # Every width is known now (_learn filled them in): no None is summed.
+            offs = list(accumulate(map(self._full.__getitem__, ids), initial=base))  # type: ignore[arg-type]
             # A token that starts mid-character steps back onto that character. Found with
             # compress(): the few such tokens are picked out at C speed, not in a Python loop.
             for k in compress(_naturals(), map(mid.__contains__, ids)):
-                offs[k] -= 1
+                offs[k] -= 1  # type: ignore[operator]
                 if mid_chars is not None:
                     mid_chars.append(first + k)
         offs.pop()  # the end of the last token
-        return array(kind, offs)
+        return array(kind, offs)  # type: ignore[arg-type]
 
     def _array_tables(self) -> tuple | None:
         """(numpy, widths, starts-mid-character) indexed by token id, or None without numpy.
@@ -314,7 +315,7 @@ class Tokenizer:
         mid = self._mid
         for t in set(ids):
             if width[t] is None and t not in mid:
-                self._record(t, self._token_bytes(t))
+                self._record(t, self._token_bytes(t))  # type: ignore[misc]  # set for exact tokenizers
                 self._full = self._arrays = None
 
     def _record(self, t: int, b: bytes) -> None:

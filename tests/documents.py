@@ -55,7 +55,7 @@ def typeset(sections: list[tuple[str, list[str]]], *, header: str | None = None,
         line: list[str] = []
         owners: list[str] = []
         words = [(w, s) for s in sentences for w in s.split()]
-        for i, (word, sentence) in enumerate(words + [("", "")]):
+        for _i, (word, sentence) in enumerate(words + [("", "")]):
             trial = " ".join(line + [word]) if word else ""
             if word and stringWidth(trial, "Helvetica", BODY) <= WIDTH:
                 line.append(word)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-
 from conftest import Page
 
 

@@ -229,7 +229,7 @@ def real_texts():
 
 
 def test_real_text(real_texts):
-    for name, text in real_texts:
+    for _name, text in real_texts:
         _check(text)
         # the same text with every space taken out: real content in long unspaced runs
         _check("".join(text.split()))

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import Page
 
 import chunker
-from conftest import Page
 from tests.texts import PRIMER, debian_documents, sample_document
 
 pytestmark = pytest.mark.browser

@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import Page
 
 import chunker
 from app import snippets
-from conftest import Page
 from tests.pagekit import clipboard, page_fixtures, text_of
 from tests.test_page import ASTRAL, PROSE, SAMPLE, assert_same_as_python
 

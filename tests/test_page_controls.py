@@ -9,9 +9,9 @@ import math
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from conftest import Page
 
 import chunker
-from conftest import Page
 from tests.pagekit import clipboard, page_fixtures, params, text_of
 from tests.test_page import SAMPLE, assert_same_as_python
 

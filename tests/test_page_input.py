@@ -6,10 +6,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import paste
 
 import chunker
 from chunker import _cli
-from conftest import paste
 from tests.pagekit import page_fixtures, text_of
 from tests.test_page import ASTRAL, PROSE, SAMPLE, assert_same_as_python
 

@@ -13,7 +13,7 @@ import chunker
 from chunker._cli import run
 from tests.hf_fixtures import minilm_path
 from tests.pagekit import page_fixtures, text_of
-from tests.test_page import SAMPLE, assert_same_as_python
+from tests.test_page import SAMPLE
 from tests.texts import ROOT
 
 pytestmark = pytest.mark.browser
@@ -54,7 +54,7 @@ def test_the_demo_questions_give_the_command_lines_numbers(app):
     assert [ranks[str(k + 1)] for k in range(len(retrieved))] == retrieved
     # Another setting: the panel follows the chunks on screen.
     app.fill("#size", "60")
-    app.page.wait_for_function(f"document.querySelector('#q-eval .help').textContent.includes('60 tokens')")
+    app.page.wait_for_function("document.querySelector('#q-eval .help').textContent.includes('60 tokens')")
     expected = cli_eval("--size", "60", "--overlap", "10%", "--tokenizer", settings["tokenizer"])
     assert tiles(app)["Recall"] == f"{100 * expected['recall']:.1f}%"
 

@@ -134,7 +134,8 @@ def test_fixed_chars_windows_are_exact(text, size, overlap):
     for a, b in zip(res.chunks, res.chunks[1:]):
         if b.start_char - a.start_char == size - overlap:
             assert a.chars == size
-    assert res.chunks[-1].end_char == len(text.rstrip()) or text[res.chunks[-1].end_char:].isspace() or res.chunks[-1].end_char == len(text)
+    last = res.chunks[-1].end_char
+    assert last == len(text.rstrip()) or text[last:].isspace() or last == len(text)
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES)

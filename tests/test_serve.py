@@ -171,7 +171,8 @@ def test_index_carries_the_same_csp_in_a_meta_tag():
     metas = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', page)
     assert metas == [serve.CSP_META]
     # The policy must come before anything it governs.
-    assert page.index("Content-Security-Policy") < page.index("<script") and page.index("Content-Security-Policy") < page.index("<link")
+    policy = page.index("Content-Security-Policy")
+    assert policy < page.index("<script") and policy < page.index("<link")
     assert "<script>" not in page and " style=" not in page  # inline code and styles are blocked anyway
 
 

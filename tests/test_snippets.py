@@ -57,7 +57,7 @@ def test_langchain_snippet_matches_the_strategy(monkeypatch):
                     dict(unit="words", size=60, overlap=6)):
         text, res, snips = code_for(strategy="langchain", **options)
         assert "langchain" in snips
-        scope = {"open": lambda *a, **k: _Reader(text)}
+        scope = {"open": lambda *a, _text=text, **k: _Reader(_text)}
         exec(compile(snips["langchain"], "snippet", "exec"), scope)
         assert scope["chunks"] == [c.text for c in res.chunks], options
 

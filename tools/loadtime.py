@@ -51,7 +51,11 @@ def main() -> int:
                               stdout=subprocess.PIPE, text=True, cwd=str(ROOT))
     cold, warm = [], []
     try:
-        url = re.search(r"http://[\d.]+:\d+/", server.stdout.readline()).group(0)
+        assert server.stdout is not None
+        found = re.search(r"http://[\d.]+:\d+/", server.stdout.readline())
+        if found is None:
+            raise SystemExit("serve.py did not print its address")
+        url = found.group(0)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
             for _ in range(args.runs):
@@ -65,7 +69,8 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait()
-        server.stdout.close()
+        if server.stdout is not None:
+            server.stdout.close()
     for name, runs in (("cold", cold), ("warm", warm)):
         ui, worker, ready = (statistics.median(r[i] for r in runs) / 1000 for i in range(3))
         print(f"{name}: interface ready {ui:.2f} s, Python worker ready {worker:.2f} s, "

@@ -34,7 +34,11 @@ def main() -> int:
     server = subprocess.Popen([sys.executable, str(ROOT / "serve.py"), "--port", "0", "--quiet"],
                               stdout=subprocess.PIPE, text=True, cwd=str(ROOT))
     try:
-        url = re.search(r"http://[\d.]+:\d+/", server.stdout.readline()).group(0)
+        assert server.stdout is not None
+        found = re.search(r"http://[\d.]+:\d+/", server.stdout.readline())
+        if found is None:
+            raise SystemExit("serve.py did not print its address")
+        url = found.group(0)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
             page = browser.new_page(viewport={"width": args.width, "height": args.height},
@@ -53,7 +57,8 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait()
-        server.stdout.close()
+        if server.stdout is not None:
+            server.stdout.close()
     print(f"wrote {args.out}")
     return 0
 

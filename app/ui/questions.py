@@ -5,7 +5,6 @@
 import json
 
 from pyscript.ffi import to_js
-
 from ui.dom import BRIDGE, LIST, closest, data, el, mark, on, show_error, spawn, toast
 
 SWEEP_ROWS = 12  # app/questions.py: 3 strategies x 4 sizes

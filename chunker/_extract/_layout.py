@@ -179,7 +179,8 @@ def _drop_running(pages: list[list[Line]]) -> list[list[Line]]:
         # A heading, or a line that ends a sentence, is running only word for word: "Section 2"
         # opening page 2 and "Section 3" opening page 3 are the document's own text.
         exact = "=" + line.text.casefold() in running
-        if (body is not None and line.size >= body * 1.15 + 1) or line.text.endswith(tuple(".!?:;")):
+        larger = body is not None and line.size is not None and line.size >= body * 1.15 + 1
+        if larger or line.text.endswith(tuple(".!?:;")):
             return exact
         return exact or _key(line.text) in running
 

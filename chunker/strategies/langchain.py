@@ -158,7 +158,8 @@ class _Splitter:
         measure = self.measure
         # NOTE: when nothing matches and "" is absent, LangChain falls back to the
         # last separator with nothing left to recurse into.
-        sep, rest = seps[-1], ()
+        rest: tuple[str, ...] = ()
+        sep = seps[-1]
         for i, s in enumerate(seps):
             if not s:
                 sep = s
