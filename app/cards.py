@@ -67,6 +67,10 @@ def card_html(chunk: Any, u16: Utf16, explanations: dict[str, str]) -> str:
         f'<span class="num">{plural(chunk.chars, "char")}</span>',
         f'<span class="num">{plural(chunk.words, "word")}</span>',
     ]
+    if getattr(chunk, "page_start", None):
+        first, last = chunk.page_start, chunk.page_end
+        head.append(f'<span class="num pages" title="pages of the document">'
+                    f"{'p. ' + str(first) if first == last else f'pp. {first}–{last}'}</span>")
     if chunk.overlap_chars:
         head.append(f'<span class="num ovl" title="characters shared with the previous chunk">'
                     f"+{num(chunk.overlap_chars)} shared</span>")

@@ -45,13 +45,16 @@ def snippets(settings: Any, filename: str = "document.md") -> dict[str, str]:
     ]
     if with_breaks:
         args.append(("breaks", tuple(settings.breaks)))
+    model_max = getattr(settings, "model_max", None)
+    if model_max:
+        args.append(("model_max", model_max))
     call = ",\n".join(f"    {k}={_py(v)}" for k, v in args)
     python = (
         "import chunker\n\n"
-        "# newline=\"\" keeps \\r\\n as is, so offsets match the file byte for byte as text\n"
-        f'with open({_py(filename)}, encoding="utf-8", newline="") as f:\n'
-        "    text = f.read()\n\n"
-        f"result = chunker.chunk(\n    text,\n{call},\n)\n"
+        "# Read as the page and the command line read it: a PDF, Word or HTML file extracted to\n"
+        "# text, any other file UTF-8 with its line breaks kept, so the offsets are the same.\n"
+        f"doc = chunker.Document.open({_py(filename)})\n"
+        f"result = doc.chunk(\n{call},\n)\n"
         "for c in result.chunks:\n"
         "    print(c.index, c.start_char, c.end_char, c.tokens, c.flags)\n"
     )
@@ -59,6 +62,8 @@ def snippets(settings: Any, filename: str = "document.md") -> dict[str, str]:
            f"--size {settings.size} --overlap {settings.overlap} --tokenizer {settings.tokenizer}")
     if with_breaks:
         cli += " --breaks " + ",".join(settings.breaks)
+    if model_max:
+        cli += f" --model-max {model_max}"
     cli += " --format jsonl"
     out = {"python": python, "cli": cli}
     if settings.strategy == "langchain":

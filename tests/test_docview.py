@@ -139,3 +139,15 @@ def test_document_parts_join_to_the_view_and_are_counted_in_advance(text, spans,
     assert "".join(parts) == docview.document_html(text, spans, every)
     assert len(parts) == docview.count_parts(text, every, part, first)
     assert all(parts[1:])  # no empty part after the first
+
+
+@pytest.mark.parametrize("name", ["html", "docview", "cards", "panels", "snippets", "questions", "view"])
+def test_the_worker_modules_docstring_examples_hold(name):
+    # app/ is not collected for doctests (app/main.py and app/ui/ are MicroPython): the worker's
+    # modules' examples run here.
+    import doctest
+    import importlib
+
+    module = importlib.import_module(f"app.{name}")
+    failures, _ = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
+    assert failures == 0
