@@ -35,7 +35,9 @@ for name in json.loads(os.environ["BENCH_TOKENIZERS"]):
     tok = chunker.load_tokenizer(open(path, encoding="utf-8").read(), name=name)
     t = time.perf_counter(); n = tok.count(text); out[name + " count"] = time.perf_counter() - t
     t = time.perf_counter(); offs = tok.offsets(text); out[name + " offsets"] = time.perf_counter() - t
-    t = time.perf_counter(); res = chunker.chunk(text, tokenizer=name, size=256, overlap=25); out[name + " chunk"] = time.perf_counter() - t
+    t = time.perf_counter()
+    res = chunker.chunk(text, tokenizer=name, size=256, overlap=25)
+    out[name + " chunk"] = time.perf_counter() - t
 pdf = os.environ.get("BENCH_PDF")
 try:
     import pypdf  # noqa: F401 - the page vendors it; without it, no PDF row
@@ -43,7 +45,9 @@ except ImportError:
     pdf = None
 if pdf:
     data = open(pdf, "rb").read()
-    t = time.perf_counter(); doc = chunker.Document.from_bytes(data, name="bench.pdf"); out["pdf pages"] = time.perf_counter() - t
+    t = time.perf_counter()
+    doc = chunker.Document.from_bytes(data, name="bench.pdf")
+    out["pdf pages"] = time.perf_counter() - t
     out["pdf page count"] = len(doc.pages)
 print("RESULT " + json.dumps(out))
 '''
