@@ -10,13 +10,17 @@
 import asyncio
 import json
 
-from pyscript import window, workers
+from pyscript import create_named_worker, window, workers
 from pyscript.ffi import create_proxy
 from ui import controls, inputs, questions, results
 from ui.dom import BRIDGE, bind, el, error_text, hooks, mark, page_setting, show_error, spawn, status
 
 START_TIMEOUT_S = 60  # then say so on the page (the worker may still arrive later)
 SLOW_CALL_S = 2
+# A call still running this long after newer settings or text made it stale is stopped: the
+# worker is terminated and a new one started (about a second from its snapshot), rather than
+# the reader waiting for work nobody will see.
+STALE_S = 2.5
 COMPARE_AUTO_CHARS = 1_500_000  # larger documents are compared on request only
 
 
@@ -32,9 +36,46 @@ class Loop:
         self.text_sent = False     # the worker holds the current text
         self.compare_now = False   # the user asked to compare a large document
         self.compare_auto_chars = COMPARE_AUTO_CHARS
+        self.restarts = 0          # workers stopped and started again (body[data-restarts])
+        self.replay = False        # a new worker: give it the questions once it has the document
+        self.stale_s = STALE_S
 
 
 L = Loop()
+
+
+def set_worker(worker):
+    L.worker = results.R.worker = questions.P.worker = controls.C.worker = worker
+
+
+async def restart_worker():
+    """Stop the worker (busy with stale work) and start another, giving it what the first had:
+    the reader's tokenizer.json files now, the document with the next run, the questions after."""
+    status("Stopping work a newer setting made stale…")
+    BRIDGE.terminateWorkers()
+    L.restarts += 1
+    mark("restarts", L.restarts)
+    worker = await create_named_worker("./app/worker.py", "chunker-" + str(L.restarts), "./pyscript.toml")
+    await worker.hello()
+    set_worker(worker)
+    controls.C.in_worker = set()
+    await controls.give_tokenizer()  # the one in use, if the reader loaded it; others when chosen
+    L.text_sent = False
+    L.replay = True
+
+
+async def answer(call):
+    """The worker's answer to `call`, or None when newer input made it stale and it ran too long
+    (the worker was then restarted, and the loop runs the latest settings on the new one)."""
+    waited = 0
+    while True:
+        view = await BRIDGE.race(call, 500)
+        if view is not None:
+            return view
+        waited += 0.5
+        if L.dirty and waited >= L.stale_s:
+            await restart_worker()
+            return None
 
 
 def post_run():
@@ -90,13 +131,20 @@ async def pump(call=None):
                 if call is None:
                     call = post_run()
                 slow = window.setTimeout(create_proxy(lambda: status("Working…")), SLOW_CALL_S * 1000)
-                view = await call
+                view = await answer(call)
                 call = None
                 window.clearTimeout(slow)
+                if view is None:  # stale, and stopped: the new worker runs the latest settings
+                    w = L.worker
+                    L.dirty = True
+                    continue
                 if L.dirty and view.ok:
                     continue  # already out of date: skip straight to the latest settings
                 controls.field_error(view.error if not view.ok else "", view.field if not view.ok else "")
                 results.render(view, controls.C.notice)
+                if view.ok and L.replay:
+                    L.replay = False
+                    await questions.replay()
                 if view.ok:
                     await questions.refresh()
                 if L.dirty or not view.ok:
@@ -131,7 +179,11 @@ async def pump(call=None):
             for name in controls.C.info["order"]:
                 if L.dirty:
                     break
-                table = await w.compare(name)
+                table = await answer(w.compare(name))
+                if table is None:  # stale, and stopped: the new worker runs the latest settings
+                    w = L.worker
+                    L.dirty = True
+                    break
                 if not L.dirty:
                     el("compare-table").innerHTML = table
             if not L.dirty:
@@ -219,8 +271,9 @@ async def start():
     controls.restore(window.URLSearchParams.new(window.location.search))
     controls.write_url()
     controls.sync_help()
-    L.worker = results.R.worker = questions.P.worker = controls.C.worker = worker
+    set_worker(worker)
     L.compare_auto_chars = page_setting("chunkerCompareAutoChars", COMPARE_AUTO_CHARS)
+    L.stale_s = page_setting("chunkerStaleSeconds", STALE_S)
     mark("worker", "true")
     mark("stdlib", info["stdlib"])
     mark("app", info["app"])

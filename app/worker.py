@@ -276,7 +276,8 @@ def _questions_view() -> dict[str, Any]:
     """The Questions panel for the result on screen: the list, and how it retrieves."""
     out: dict[str, Any] = {"ok": True, "count": len(S.questions),
                            "list": questions.questions_html(S.questions, S.document.text, S.selected),
-                           "evaluation": "", "retrieved": "[]"}
+                           "evaluation": "", "retrieved": "[]",
+                           "text": chunker.dump_questions(S.questions)}  # kept by the page
     if S.questions and S.result is not None and len(S.result.chunks):
         ev = chunker.evaluate(S.document, S.result, S.questions, top_k=S.top_k)
         out["evaluation"] = questions.evaluation_html(ev, S.result.settings)
@@ -301,6 +302,16 @@ def q_load(doc: Any) -> dict[str, Any]:
     try:
         text = _text_of(doc) or ""
         S.questions.extend(chunker.load_questions(text, S.document.text))
+        S.sweep_rows, S.sweep_key = [], None
+        return _questions_view()
+    except Exception as exc:  # noqa: BLE001
+        return _failure(exc)
+
+
+def q_replace(doc: Any) -> dict[str, Any]:
+    """The questions, as a worker started again is given them (``{text: ...}``, JSONL)."""
+    try:
+        S.questions = list(chunker.load_questions(_text_of(doc) or "", S.document.text))
         S.sweep_rows, S.sweep_key = [], None
         return _questions_view()
     except Exception as exc:  # noqa: BLE001
@@ -369,4 +380,4 @@ def q_sweep(k: int) -> str:
 
 
 __export__ = ["hello", "run", "cards", "more_doc", "compare", "export", "use_tokenizer",
-              "q_view", "q_load", "q_add", "q_remove", "q_select", "q_export", "q_sweep"]
+              "q_view", "q_load", "q_replace", "q_add", "q_remove", "q_select", "q_export", "q_sweep"]

@@ -30,6 +30,7 @@
   var PREVIEW = 10000;  // characters of a held document shown in the box
   var held = null, preview = null, pastedCR = false;
   var name = "";  // the opened file's name, for the code the page offers to copy
+  var kept = {};  // what a restarted worker is given again (see keep)
   // Whether the document is the reader's own (pasted, typed, opened): it lives nowhere else, so
   // leaving the page asks first. The sample, or an empty box, leaves without a word.
   var own = false;
@@ -126,6 +127,22 @@
     readText: function (file) {
       return file.text().then(function (text) { return {text: text, error: ""}; },
                               function (error) { return {text: "", error: "Cannot read " + file.name + ": " + error.message}; });
+    },
+    // A worker call, or null if it has not answered within `ms` (the call goes on).
+    race: function (call, ms) {
+      return Promise.race([call, new Promise(function (resolve) { setTimeout(function () { resolve(null); }, ms); })]);
+    },
+    // Stop every worker the page started (a newer setting made their work stale).
+    terminateWorkers: function () {
+      var all = window.chunkerWorkers || [];
+      for (var i = 0; i < all.length; i++) { try { all[i].terminate(); } catch (e) { /* gone already */ } }
+      window.chunkerWorkers = [];
+    },
+    // What a new worker must be given again: the reader's tokenizer.json files, the questions.
+    keep: function (kind, name, value) { (kept[kind] = kept[kind] || {})[name] = value; },
+    kept: function (kind) {
+      var all = kept[kind] || {};
+      return Object.keys(all).map(function (name) { return {name: name, value: all[name]}; });
     },
     // The names a link's query holds, as an array MicroPython can index.
     paramNames: function (params) { return Array.from(params.keys()); },

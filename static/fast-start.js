@@ -15,6 +15,9 @@ const compiled = WebAssembly.compileStreaming(fetch(WASM)).catch((error) => {
 });
 
 hooks.main.onWorker.add((_wrap, xworker) => {
+  // The page may stop a worker busy with work a newer setting made stale, and start another
+  // (app/main.py restart_worker): it needs the worker itself to terminate it.
+  (window.chunkerWorkers = window.chunkerWorkers || []).push(xworker);
   xworker.addEventListener("message", async (event) => {
     if (!event.data || event.data.type !== "chunker:wasm?" || !event.ports.length) return;
     event.stopImmediatePropagation();

@@ -132,3 +132,36 @@ def test_a_models_tokenizer_json_counts_as_the_command_line_does(app):
     app.fill("#size", "300")  # past the limit: chunks the model would cut are flagged
     flagged = [c for c in chunker.chunk(SAMPLE, **dict(settings, size=300)).chunks if "truncated" in c.flags]
     assert flagged and app.page.locator("#cards .flag[data-flag=truncated]").count() == len(flagged)
+
+
+def test_work_a_newer_setting_made_stale_is_stopped(app, chromium):
+    # A model's byte-level BPE tokenizer.json on 1.5 MB keeps the worker busy for seconds; choosing
+    # the estimate meanwhile stops that work (the worker is terminated and another started) and
+    # shows the estimate's chunks, without waiting for the stale ones. The test shortens the
+    # page's patience (chunkerStaleSeconds) so the slow call is surely still running.
+    from conftest import Page, paste
+    from tests.hf_fixtures import claude_path
+    from tests.test_page import PROSE
+
+    page = Page(chromium, app.url, context=app.context)
+    try:
+        page.page.add_init_script("window.chunkerStaleSeconds = 0.5")
+        page.open()
+        big = (PROSE + "\n\n") * (1_500_000 // (len(PROSE) + 2))
+        page.act(lambda: paste(page.page, big))
+        page.page.set_input_files("#tokenizer-file", str(claude_path()))
+        page.page.wait_for_function("document.getElementById('tokenizer').value === 'tokenizer.json'")
+        page.page.wait_for_function("document.body.dataset.busy === 'true'")
+        page.select("tokenizer", "estimate")
+        page.page.wait_for_function("document.getElementById('counts').textContent.endsWith('(estimate)')")
+        assert page.page.get_attribute("body", "data-restarts") == "1"
+        expected = chunker.chunk(big, **page.controls())
+        assert text_of(page, "#summary") == f"{len(expected.chunks):,} chunks"
+        assert [(c["start"], c["end"]) for c in page.cards()] == \
+            [(c.start_char, c.end_char) for c in expected.chunks[:len(page.cards())]]
+        # The new worker is given the reader's tokenizer.json again when it is chosen again.
+        page.set_text("A short text, counted with the model's own tokenizer.")
+        page.select("tokenizer", "tokenizer.json")
+        assert page.page.is_hidden("#error") and text_of(page, "#counts").endswith("(tokenizer.json)")
+    finally:
+        page.close()

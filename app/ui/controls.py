@@ -19,6 +19,7 @@ class Controls:
     def __init__(self):
         self.worker = None
         self.own_help = {}      # help texts of tokenizers the reader loaded (tokenizer.json)
+        self.in_worker = set()  # which of them the worker holds (a restarted one holds none)
         self.model_max = 0      # the limit of the tokenizer.json in use, if it has one
         self.info = None        # the worker's `controls` (registries, help texts, defaults)
         self.pct = None         # overlap as a percentage (a string such as "15"), or None for a count
@@ -227,8 +228,32 @@ def on_select(event):
 
 @on("change", "#tokenizer")
 def on_tokenizer(event):
+    from ui.dom import spawn  # noqa: PLC0415
+
+    if el("tokenizer").value in C.own_help and el("tokenizer").value not in C.in_worker:
+        spawn(give_then_change())
+        return
     sync_unit()
     changed()
+
+
+async def give_then_change():
+    await give_tokenizer()
+    sync_unit()
+    changed()
+
+
+async def give_tokenizer():
+    """Give the worker the reader's tokenizer.json now chosen, if it does not hold it (a worker
+    started again holds none of them)."""
+    name = el("tokenizer").value
+    if name not in C.own_help or name in C.in_worker:
+        return
+    kept = BRIDGE.kept("tokenizer")
+    for i in range(kept.length):
+        if kept[i].name == name:
+            await C.worker.use_tokenizer(kept[i].value, name)
+            C.in_worker.add(name)
 
 
 # ---------------------------------------------------------------- the reader's tokenizer.json
@@ -247,6 +272,8 @@ async def use_tokenizer(file):
         show_error(found.error)
         return
     name = str(found.name)
+    BRIDGE.keep("tokenizer", name, text)  # a worker started again is given it again
+    C.in_worker.add(name)
     if name not in C.own_help:
         el("tokenizer").insertAdjacentHTML("beforeend", found.option)
     C.own_help[name] = str(found.about)

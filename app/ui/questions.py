@@ -26,6 +26,7 @@ def show(view):
     if not view.ok:
         show_error(view.error)
         return
+    BRIDGE.keep("questions", "jsonl", view)  # for a worker started again (app/main.py)
     BRIDGE.setHTML(el("q-list"), view, "list")
     BRIDGE.setHTML(el("q-eval"), view, "evaluation")
     LIST.markRetrieved(to_js(json.loads(view.retrieved)))
@@ -40,6 +41,13 @@ async def refresh():
     el("q-sweep-out").innerHTML = ""
     mark("sweep", "")
     show(await P.worker.q_view(top_k()))
+
+
+async def replay():
+    """A new worker (the old one was stopped): the questions the old one held."""
+    kept = BRIDGE.kept("questions")
+    if kept.length:
+        await P.worker.q_replace(kept[0].value)
 
 
 def top_k():
