@@ -135,7 +135,7 @@ def test_a_models_tokenizer_json_counts_as_the_command_line_does(app):
 
 
 def test_work_a_newer_setting_made_stale_is_stopped(app, chromium):
-    # A model's byte-level BPE tokenizer.json on 1.5 MB keeps the worker busy for seconds; choosing
+    # A model's byte-level BPE tokenizer.json on 800 KB keeps the worker busy for seconds; choosing
     # the estimate meanwhile stops that work (the worker is terminated and another started) and
     # shows the estimate's chunks, without waiting for the stale ones. The test shortens the
     # page's patience (chunkerStaleSeconds) so the slow call is surely still running.
@@ -145,9 +145,9 @@ def test_work_a_newer_setting_made_stale_is_stopped(app, chromium):
 
     page = Page(chromium, app.url, context=app.context)
     try:
-        page.page.add_init_script("window.chunkerStaleSeconds = 0.5")
+        page.page.add_init_script("window.chunkerStaleSeconds = 0.5; window.chunkerCompareAutoChars = 1")
         page.open()
-        big = (PROSE + "\n\n") * (1_500_000 // (len(PROSE) + 2))
+        big = (PROSE + "\n\n") * (800_000 // (len(PROSE) + 2))
         page.act(lambda: paste(page.page, big))
         page.page.set_input_files("#tokenizer-file", str(claude_path()))
         page.page.wait_for_function("document.getElementById('tokenizer').value === 'tokenizer.json'")
