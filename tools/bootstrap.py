@@ -31,25 +31,38 @@ def venv_python(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
+def lock_of(requirements: Path) -> Path:
+    """The hash-pinned lock made from `requirements` (requirements-test.txt ->
+    requirements-test.lock; see tools/lock.py), or `requirements` itself when there is none."""
+    lock = requirements.with_suffix(".lock")
+    return lock if lock.is_file() else requirements
+
+
 def ensure_venv(venv: Path, requirements: Path) -> Path:
-    """Create `venv` and install `requirements` into it, again only when they change."""
+    """Create `venv` and install `requirements` into it, again only when they change.
+
+    What is installed is the lock beside the file (every package, dependencies included, pinned
+    by version and hash: pip refuses anything else), and, without their own dependencies, the
+    packages of its "-nodeps" companion (requirements-test-nodeps.txt, locked the same way).
+    """
     python = venv_python(venv)
     stamp = venv / ".requirements.sha256"
-    # Packages installed without their dependencies (see requirements-test-nodeps.txt) sit
-    # beside the main file and change the stamp too.
-    nodeps = requirements.with_name(requirements.stem + "-nodeps.txt")
+    lock = lock_of(requirements)
+    nodeps = lock_of(requirements.with_name(requirements.stem + "-nodeps.txt"))
     extra = nodeps.read_bytes() if nodeps.is_file() else b""
-    digest = hashlib.sha256(requirements.read_bytes() + extra).hexdigest()
+    digest = hashlib.sha256(lock.read_bytes() + extra).hexdigest()
     if python.exists() and stamp.exists() and stamp.read_text().strip() == digest:
         return python
     if not python.exists():
         print(f"set-up: creating {venv.name}", flush=True)
         _run([sys.executable, "-m", "venv", str(venv)], f"creating {venv}")
-    print(f"set-up: installing {requirements.name} into {venv.name}", flush=True)
-    _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
-          "-r", str(requirements)], f"pip install -r {requirements.name}")
+    hashes = ["--require-hashes"] if lock.suffix == ".lock" else []
+    print(f"set-up: installing {lock.name} into {venv.name}", flush=True)
+    _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *hashes,
+          "-r", str(lock)], f"pip install -r {lock.name}")
     if extra:
-        _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q",
+        hashes = ["--require-hashes"] if nodeps.suffix == ".lock" else []
+        _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *hashes,
               "--no-deps", "-r", str(nodeps)], f"pip install --no-deps -r {nodeps.name}")
     stamp.write_text(digest + "\n")
     return python
