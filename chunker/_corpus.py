@@ -282,9 +282,17 @@ def _parallel(job: Job, items: Sequence[Input], jobs: int, stdin_data: bytes | s
     ctx = _context()
     pool: list[_Worker] = []
     finished = False
+    import gc  # noqa: PLC0415
+
     try:
-        for _ in range(jobs):
-            pool.append(_Worker(ctx, job))
+        # Frozen, the objects loaded so far (the tokenizer's vocabulary above all) are left out of
+        # the workers' garbage collections, which would otherwise touch, and so copy, their pages.
+        gc.freeze()
+        try:
+            for _ in range(jobs):
+                pool.append(_Worker(ctx, job))
+        finally:
+            gc.unfreeze()
         by_conn = {w.conn: w for w in pool}
         answers: dict[int, tuple[str, Any]] = {}
         end = len(items)
