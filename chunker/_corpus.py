@@ -10,6 +10,7 @@ into exactly the bytes of one pass (`chunker._export.Frame`), so ``--jobs 2`` wr
 
 from __future__ import annotations
 
+import gc
 import glob
 import json
 import os
@@ -282,8 +283,6 @@ def _parallel(job: Job, items: Sequence[Input], jobs: int, stdin_data: bytes | s
     ctx = _context()
     pool: list[_Worker] = []
     finished = False
-    import gc  # noqa: PLC0415
-
     try:
         # Frozen, the objects loaded so far (the tokenizer's vocabulary above all) are left out of
         # the workers' garbage collections, which would otherwise touch, and so copy, their pages.
@@ -291,6 +290,8 @@ def _parallel(job: Job, items: Sequence[Input], jobs: int, stdin_data: bytes | s
         try:
             for _ in range(jobs):
                 pool.append(_Worker(ctx, job))
+        except OSError as e:  # no more processes, or no memory for one
+            raise WorkerError(f"cannot start {jobs} worker processes ({e.strerror or e}): try fewer --jobs") from None
         finally:
             gc.unfreeze()
         by_conn = {w.conn: w for w in pool}
