@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from ._corpus import Job, Progress, WorkerError, chunk_all, find_inputs, read_bytes, read_document, shown_name
+from ._corpus import Input, Job, Progress, WorkerError, chunk_all, find_inputs, read_bytes, read_document, shown_name
 from ._errors import ChunkerError
 from ._export import FORMATS
 from ._output import OutputError, Sink, _write, _write_file
@@ -213,7 +213,7 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         return 1
 
 
-def _chunk_into(job: Job, items: list[Any], args: argparse.Namespace, stdin_data: bytes | str | None,
+def _chunk_into(job: Job, items: list[Input], args: argparse.Namespace, stdin_data: bytes | str | None,
                 stdout: TextIO | None, stderr: TextIO | None, jobs: int) -> list[str]:
     """Write every file's records in order; the files that failed (with --keep-going), one
     message each. Without --keep-going the first failure (in input order) is raised."""

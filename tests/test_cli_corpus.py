@@ -229,6 +229,25 @@ def test_without_keep_going_a_bad_file_writes_nothing(with_bad_files, tmp_path, 
     assert target.read_text(encoding="utf-8") == "before\n" and os.listdir(tmp_path) == ["out.jsonl"]
 
 
+def test_the_first_bad_file_in_input_order_is_reported_though_a_later_one_fails_first(tmp_path, monkeypatch):
+    if _corpus._context().get_start_method() != "fork":
+        pytest.skip("the workers must inherit the patched function")
+    write(tmp_path / "1-slow.txt", b"\xff slow to fail")
+    write(tmp_path / "2-fast.txt", b"\xff fast to fail")
+    real = _corpus.render
+
+    def render(job, item, data=None):
+        if "slow" in item.path:
+            import time
+
+            time.sleep(0.5)  # so that the second worker's failure comes back first
+        return real(job, item, data)
+
+    monkeypatch.setattr(_corpus, "render", render)
+    code, out, err = cli(str(tmp_path), "-r", "-j", "2")
+    assert (code, out) == (2, "") and err.startswith(f"chunker: error: {tmp_path / '1-slow.txt'}: not UTF-8")
+
+
 def test_a_chunking_error_is_named_and_kept_going_past(tmp_path):
     write(tmp_path / "a.txt", "fine.")
     write(tmp_path / "b.txt", PRIMER * 40)
@@ -272,6 +291,26 @@ def test_a_worker_that_dies_is_one_line_and_exit_1(corpus, monkeypatch):
     assert (code, out) == (1, "")
     assert err == (f"chunker: error: a worker process stopped (exit status 7) while chunking "
                    f"{corpus / 'c' / 'primer.txt'}: try fewer --jobs\n")
+
+
+@pytest.mark.parametrize("failure", ["memory", "bug"])
+def test_a_worker_out_of_memory_or_with_a_bug_is_not_a_file_error(corpus, monkeypatch, failure):
+    if _corpus._context().get_start_method() != "fork":
+        pytest.skip("the workers must inherit the patched function")
+    real = _corpus.render
+
+    def render(job, item, data=None):
+        if item.path.endswith("primer.txt"):
+            raise MemoryError if failure == "memory" else KeyError("a bug")
+        return real(job, item, data)
+
+    monkeypatch.setattr(_corpus, "render", render)
+    if failure == "memory":  # as without workers: exit status 1, one line
+        code, out, err = cli(str(corpus), "-r", "-j", "2", "--keep-going")
+        assert (code, out) == (1, "") and err.startswith("chunker: error: out of memory") and err.count("\n") == 1
+    else:  # a traceback, as without workers, with the worker's own
+        with pytest.raises(RuntimeError, match=r"(?s)a worker failed on .*primer.txt:.*KeyError: 'a bug'"):
+            cli(str(corpus), "-r", "-j", "2", "--keep-going")
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
