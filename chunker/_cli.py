@@ -221,19 +221,23 @@ def _chunk_into(job: Job, items: list[Input], args: argparse.Namespace, stdin_da
     failed: list[str] = []
     progress = Progress(items, stderr) if job.named and stderr is not None and stderr.isatty() else None
     with Sink(args.output, stdout) as sink:
-        first = True
+        first = True  # no record written yet
+        begun = False  # this input's records have begun
         try:
             for item, kind, payload in chunk_all(job, items, jobs=jobs, stdin_data=stdin_data,
                                                  done=progress.step if progress else None,
                                                  stop_on_error=not args.keep_going):
-                if kind != "ok":
+                if kind == "part":
+                    if not begun:
+                        sink.write((frame.open if first else frame.sep).encode("utf-8"))
+                        first, begun = False, True
+                    sink.write(payload)
+                    continue
+                begun = False
+                if kind == "error":
                     if not args.keep_going:
                         raise ChunkerError(payload)
                     failed.append(_naming(item.label, payload))
-                elif payload:
-                    sink.write((frame.open if first else frame.sep).encode("utf-8"))
-                    sink.write(payload)
-                    first = False
         finally:
             if progress is not None:
                 progress.finish()

@@ -271,9 +271,32 @@ def test_large_output_spools_and_comes_out_whole(corpus, monkeypatch):
     from chunker import _output
 
     monkeypatch.setattr(_output, "SPOOL_BYTES", 1000)  # past it, the spool is a temporary file
-    monkeypatch.setattr(_corpus, "AHEAD_BYTES", 0)  # and workers never run far ahead of the writer
+    monkeypatch.setattr(_corpus, "AHEAD_BYTES", 0)  # workers never run far ahead of the writer
+    monkeypatch.setattr(_corpus, "BLOCK_CHARS", 100)  # and a file's output comes in many blocks
     one = cli(str(corpus), "-r", "--format", "txt")
     assert cli(str(corpus), "-r", "--format", "txt", "-j", "2") == one and len(one[1]) > 10_000
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_file_output_is_never_held_whole(tmp_path, jobs):
+    # An overlap of 99.5 % writes a file two hundred times over; its records go out in blocks as
+    # they are rendered (by a worker, or here), so this process never holds them all.
+    import tracemalloc
+
+    write(tmp_path / "big.txt", (sample_document() + "\n\n") * 20)
+    write(tmp_path / "small.txt", PRIMER)
+    target = tmp_path / "out.jsonl"
+    opts = ["--strategy", "fixed", "--unit", "chars", "--size", "2000", "--overlap", "1990",
+            "--max-chunk-chars", "0", "-o", str(target)]
+    tracemalloc.start()
+    try:
+        code, _, err = cli(str(tmp_path / "big.txt"), str(tmp_path / "small.txt"), *opts, "-j", jobs)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    size = target.stat().st_size
+    assert code == 0, err
+    assert size > 10_000_000 and peak < size / 2, (size, peak)
 
 
 def test_a_worker_that_dies_is_one_line_and_exit_1(corpus, monkeypatch):
