@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunker import _corpus
+from chunker import _corpus, _workers
 from chunker._cli import run
 from tests.documents import encrypted_pdf, sentences_for, typeset, word_document
 from tests.texts import PRIMER, ROOT, sample_document
@@ -170,7 +170,7 @@ def test_jobs_in_a_fresh_interpreter_and_its_real_stdout(corpus, tmp_path):
 def test_workers_started_by_spawn_write_the_same(corpus, monkeypatch):
     # Where fork is not used (macOS, Windows, or a caller with threads), workers start afresh.
     one = cli(str(corpus / "c"), "-r", "--format", "json")
-    monkeypatch.setattr(_corpus, "_context", lambda: multiprocessing.get_context("spawn"))
+    monkeypatch.setattr(_workers, "_context", lambda: multiprocessing.get_context("spawn"))
     assert cli(str(corpus / "c"), "-r", "--format", "json", "-j", "2") == one
 
 
@@ -230,7 +230,7 @@ def test_without_keep_going_a_bad_file_writes_nothing(with_bad_files, tmp_path, 
 
 
 def test_the_first_bad_file_in_input_order_is_reported_though_a_later_one_fails_first(tmp_path, monkeypatch):
-    if _corpus._context().get_start_method() != "fork":
+    if _workers._context().get_start_method() != "fork":
         pytest.skip("the workers must inherit the patched function")
     write(tmp_path / "1-slow.txt", b"\xff slow to fail")
     write(tmp_path / "2-fast.txt", b"\xff fast to fail")
@@ -271,7 +271,7 @@ def test_large_output_spools_and_comes_out_whole(corpus, monkeypatch):
     from chunker import _output
 
     monkeypatch.setattr(_output, "SPOOL_BYTES", 1000)  # past it, the spool is a temporary file
-    monkeypatch.setattr(_corpus, "AHEAD_BYTES", 0)  # workers never run far ahead of the writer
+    monkeypatch.setattr(_workers, "AHEAD_BYTES", 0)  # workers never run far ahead of the writer
     monkeypatch.setattr(_corpus, "BLOCK_CHARS", 100)  # and a file's output comes in many blocks
     one = cli(str(corpus), "-r", "--format", "txt")
     assert cli(str(corpus), "-r", "--format", "txt", "-j", "2") == one and len(one[1]) > 10_000
@@ -300,7 +300,7 @@ def test_a_file_output_is_never_held_whole(tmp_path, jobs):
 
 
 def test_a_worker_that_dies_is_one_line_and_exit_1(corpus, monkeypatch):
-    if _corpus._context().get_start_method() != "fork":
+    if _workers._context().get_start_method() != "fork":
         pytest.skip("the workers must inherit the patched function")
     real = _corpus.render
 
@@ -318,7 +318,7 @@ def test_a_worker_that_dies_is_one_line_and_exit_1(corpus, monkeypatch):
 
 @pytest.mark.parametrize("failure", ["memory", "bug"])
 def test_a_worker_out_of_memory_or_with_a_bug_is_not_a_file_error(corpus, monkeypatch, failure):
-    if _corpus._context().get_start_method() != "fork":
+    if _workers._context().get_start_method() != "fork":
         pytest.skip("the workers must inherit the patched function")
     real = _corpus.render
 
