@@ -2,4 +2,7 @@ import sys
 
 from ._cli import main
 
-sys.exit(main())
+# Guarded: a worker process started by spawn (--jobs where fork is not used) imports the main
+# module again, and must not run the command a second time.
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,35 +1,36 @@
-"""`python -m chunker`: chunk files or standard input and print records, stats or advice.
+"""`python -m chunker`: chunk files, folders, glob patterns or standard input and print records,
+stats or advice.
 
-Every input is read and chunked before anything is written, so a bad file never leaves half an
-output behind; the output is then written as a stream, one record at a time, and every write
-is checked. Exit status: 0 done, 2 bad input or settings (one line on stderr), 1 the output
-could not be written (one line on stderr; with ``--output`` the file is left untouched).
+Every file is read, chunked and rendered in turn (or by ``--jobs N`` worker processes) and its
+records written in input order, the same bytes whatever the number of workers. Nothing is
+visible until every file is done: ``--output`` goes through a temporary file renamed at the
+end, standard output gets its bytes only then (see `chunker._output.Sink`), so a bad file never
+leaves half an output behind. Exit status: 0 done; 2 bad input or settings (one line on stderr,
+nothing written); 1 the output could not be written (one line; ``--output``'s file is left
+untouched), or ``--keep-going`` left files out (one line each, after the output is written).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import tempfile
-from collections.abc import Iterable, Sequence
-from typing import IO, Any, TextIO
+from collections.abc import Sequence
+from typing import Any, TextIO
 
-from ._api import Document
+from ._corpus import Input, Job, Progress, WorkerError, chunk_all, find_inputs, read_bytes, read_document, shown_name
 from ._errors import ChunkerError
 from ._export import FORMATS
+from ._output import OutputError, Sink, _write, _write_file
 from ._presets import MODEL_LIMITS
-from ._records import ChunkResult
 from ._settings import BREAKS, DEFAULTS, UNITS, VOLUME_FLOOR, VOLUME_TIMES, Settings, whole_number
-from ._tokenizers import TOKENIZERS
+from ._tokenizers import TOKENIZERS, get_tokenizer
 from .strategies import STRATEGIES
 
+# Re-exported: `python -m chunker eval` and tests use them from here.
+__all__ = ["OutputError", "read_document", "read_input", "run", "main", "shown_name", "_write"]
+
 PROG = "python -m chunker"
-
-
-class OutputError(Exception):
-    """The output could not be written; str(e) is one line."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,20 +82,47 @@ def settings_from(args: argparse.Namespace) -> Settings:
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog=PROG, description="Split documents into chunks for RAG. Also: `python -m chunker "
                 "extract FILE` (the text a document is chunked as), `python -m chunker eval --help` "
-                "(retrieval check).")
-    p.add_argument("files", nargs="*", metavar="FILE",
-                   help="PDF, Word (.docx), HTML or UTF-8 text files; '-' or none reads standard input")
+                "(retrieval check).",
+                epilog="Records carry `source`, the file's path as given or found, when more than one file "
+                       "is chunked or a folder or pattern is named. With several files and stderr on a "
+                       "terminal, a progress bar shows files and MB done and the time left. Exit status: "
+                       "0 done; 2 bad input or "
+                       "settings (nothing written); 1 the output could not be written, or --keep-going "
+                       "left files out.")
+    p.add_argument("files", nargs="*", metavar="PATH",
+                   help="PDF, Word (.docx), HTML or UTF-8 text files; folders (with --recursive); or glob "
+                        "patterns, quoted so that chunker expands them ('docs/**/*.md': ** is any depth of "
+                        "folders, --recursive or not; a pattern that matches no file is an error). Names "
+                        "starting with a dot are skipped in folders and patterns. Folders and patterns give "
+                        "their files in sorted order. '-' or none reads standard input")
+    p.add_argument("--recursive", "-r", action="store_true",
+                   help="chunk every file under the folders given (a folder is an error without it)")
     add_chunk_options(p)
     p.add_argument("--format", default=next(iter(FORMATS)),
                    help=f"{_names(FORMATS)} (default {next(iter(FORMATS))})")
     add_reading_options(p)
     p.add_argument("--output", "-o", metavar="FILE",
                    help="write to FILE (through a temporary file, renamed only once complete)")
+    p.add_argument("--jobs", "-j", default="1", metavar="N",
+                   help="read and chunk with N worker processes (0: one per CPU); the output is the same, "
+                        "in input order (default 1)")
+    p.add_argument("--keep-going", action="store_true",
+                   help="when a file cannot be read or chunked, write the others' records and list the "
+                        "failed files on stderr at the end (exit status 1); without it nothing is written")
     show = p.add_mutually_exclusive_group()
-    show.add_argument("--stats", action="store_true", help="print the stats as one JSON object instead of the chunks")
+    show.add_argument("--stats", action="store_true",
+                      help="print the stats as one JSON object (a line per file) instead of the chunks")
     show.add_argument("--advice", action="store_true",
-                      help="print advice on the chunking as one JSON object instead of the chunks")
+                      help="print advice on the chunking as one JSON object (a line per file) instead of the "
+                           "chunks")
     return p
+
+
+def _jobs(value: str) -> int:
+    n = whole_number("--jobs", value)
+    if n < 0:
+        raise ChunkerError(f"--jobs must be a number of processes, or 0 for one per CPU, got {value!r}")
+    return n or os.cpu_count() or 1
 
 
 def _max_chunk_chars(value: str | None) -> int | None:
@@ -106,27 +134,10 @@ def _max_chunk_chars(value: str | None) -> int | None:
     return n
 
 
-def shown_name(name: str) -> str:
-    """A file name as it can be printed: bytes that are not UTF-8 become U+FFFD."""
-    return os.fsencode(name).decode("utf-8", "replace")
-
-
-def read_document(name: str, stdin: TextIO | None, *, raw: bool = False, keep_running: bool = False,
-                  source: str | None = None) -> Document:
-    """A file (or standard input for '-') as the offsets will index it: a PDF, Word or HTML file
-    extracted to text, anything else strict UTF-8 with its byte order mark and CR LF kept
-    (`raw`: every file as text)."""
-    data = _read_bytes(name, stdin)
-    label = "standard input" if name == "-" else shown_name(name)
-    if isinstance(data, str):
-        return Document(data, source=source)
-    return Document.from_bytes(data, name=label, raw=raw, keep_running=keep_running, source=source)
-
-
 def read_input(name: str, stdin: TextIO | None) -> str:
     """A file (or standard input for '-') read as text: strict UTF-8, with a byte order mark
     and CR LF line breaks kept."""
-    data = _read_bytes(name, stdin)
+    data = read_bytes(name, stdin)
     if isinstance(data, str):
         return data
     label = "standard input" if name == "-" else shown_name(name)
@@ -137,124 +148,13 @@ def read_input(name: str, stdin: TextIO | None) -> str:
         raise ChunkerError(f"{label}: not UTF-8 text (bad byte at offset {e.start}); convert it to UTF-8 first") from None
 
 
-def _read_bytes(name: str, stdin: TextIO | None) -> bytes | str:
-    if name == "-":
-        if stdin is None:
-            raise ChunkerError("standard input is closed: give a file name instead")
-        label = "standard input"
-        try:
-            data: bytes | str = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
-        except OSError as e:
-            raise ChunkerError(f"cannot read standard input ({e.strerror or e})") from None
-    else:
-        label = shown_name(name)
-        try:
-            with open(name, "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            raise ChunkerError(f"{label}: no such file") from None
-        except IsADirectoryError:
-            raise ChunkerError(f"{label}: is a directory, give the files inside it") from None
-        except OSError as e:
-            raise ChunkerError(f"{label}: cannot read it ({e.strerror or e})") from None
-    return data
-
-
-def _progress(done: int, total: int, err: TextIO) -> None:
-    width = 30
-    filled = width * done // total
-    err.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} files")
-    if done == total:
-        err.write("\n")
-    err.flush()
-
-
-class _Writer:
-    """Writes text to a stream, checking every write: a short or failed write is an error,
-    never a silent half output. A stream with a file descriptor is written with os.write."""
-
-    def __init__(self, stream: IO[str] | None) -> None:
-        if stream is None:
-            raise OutputError("standard output is closed: give --output FILE")
-        self.stream = stream
-        self.fd: int | None = None
-        try:
-            stream.flush()
-            self.fd = stream.fileno()
-        except (AttributeError, OSError, ValueError):
-            self.fd = None  # a StringIO, or a stream with no descriptor
-        self.pending: list[bytes] = []
-        self.size = 0
-
-    def write(self, text: str) -> None:
-        if self.fd is None:
-            written = self.stream.write(text)
-            if written is not None and written != len(text):
-                raise OutputError(f"short write ({written} of {len(text)} characters)")
-            return
-        data = text.encode("utf-8")
-        self.pending.append(data)
-        self.size += len(data)
-        if self.size >= 1 << 16:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.fd is None:
-            self.stream.flush()
-            return
-        data = b"".join(self.pending)
-        self.pending, self.size = [], 0
-        view = memoryview(data)
-        while view:
-            n = os.write(self.fd, view)
-            if n <= 0:
-                raise OutputError("the output stream accepted nothing")
-            view = view[n:]
-
-
-def _write(pieces: Iterable[str], stream: IO[str] | None) -> None:
-    try:
-        w = _Writer(stream)
-        for piece in pieces:
-            w.write(piece)
-        w.flush()
-    except BrokenPipeError:
-        raise  # the reader left: main() ends quietly
-    except OSError as e:
-        raise OutputError(f"cannot write the output ({e.strerror or e})") from None
-
-
-def _write_file(pieces: Iterable[str], path: str) -> None:
-    """Write to a temporary file beside `path`, then rename it: `path` is either the whole
-    output or what it was before."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".chunker-", suffix=".tmp", dir=folder)
-    except OSError as e:
-        raise OutputError(f"{shown_name(path)}: cannot write there ({e.strerror or e})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            _write(pieces, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise OutputError(f"{shown_name(path)}: cannot write it ({e.strerror or e})") from None
-        raise
-
-
 def _normalise(argv: Sequence[str]) -> list[str]:
     """``--overlap -5%`` as ``--overlap=-5%``: argparse would take "-5%" for an option and report
     a missing value instead of the value's own problem."""
     out: list[str] = []
     it = iter(argv)
     for arg in it:
-        if arg in ("--size", "--overlap", "--max-chunk-chars"):
+        if arg in ("--size", "--overlap", "--max-chunk-chars", "--jobs", "-j"):
             value = next(it, None)
             out.append(arg if value is None else f"{arg}={value}")
         else:
@@ -281,51 +181,78 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
     if argv[:1] == ["extract"]:
         return run_extract(argv[1:], stdin, stdout, stderr)
     try:
-        args = _parser().parse_args(_normalise(argv))
+        # Intermixed: `chunker docs -r more.md` takes both paths, wherever the options stand.
+        args = _parser().parse_intermixed_args(_normalise(argv))
         if args.format not in FORMATS:
             raise ChunkerError(f"unknown format {args.format!r}: choose one of {', '.join(FORMATS)}")
         settings = settings_from(args)
         limit = _max_chunk_chars(args.max_chunk_chars)
-        files: list[str] = args.files or ["-"]
-        if files.count("-") > 1:
+        jobs = _jobs(args.jobs)
+        paths: list[str] = args.files or ["-"]
+        if paths.count("-") > 1:
             raise ChunkerError("'-' is given more than once: standard input can be read only once")
-        several = len(files) > 1
-        docs = [read_document(name, stdin, raw=args.raw, keep_running=args.keep_running,
-                              source=shown_name(name) if several else None) for name in files]
-        show_progress = several and stderr is not None and stderr.isatty()
-        results: list[ChunkResult] = []
-        for n, doc in enumerate(docs, 1):
-            try:
-                results.append(doc.run(settings, max_chunk_chars=limit))
-            except ChunkerError as e:
-                if several:
-                    raise ChunkerError(f"{doc.source}: {e}") from None
-                raise
-            if show_progress:
-                _progress(n, len(files), stderr)  # type: ignore[arg-type]
-        pieces: Iterable[str]
-        if args.stats or args.advice:
-            objects = [r.stats.to_dict() if args.stats else d.advise(r).to_dict()
-                       for d, r in zip(docs, results)]
-            if several:
-                objects = [{"source": r.source, **o} for r, o in zip(results, objects)]
-            pieces = [json.dumps(o, ensure_ascii=False) + "\n" for o in objects]
-        else:
-            pieces = FORMATS[args.format].pieces(results)
-        if args.output:
-            _write_file(pieces, args.output)
-        else:
-            _write(pieces, stdout)
+        items, named = find_inputs(paths, recursive=args.recursive)
+        # Loaded here, once: workers forked from this process have it, and a tokenizer that
+        # cannot load is one error, not one for every file.
+        get_tokenizer(settings.tokenizer)
+        job = Job(settings, args.format, "stats" if args.stats else "advice" if args.advice else "records",
+                  args.raw, args.keep_running, limit, named)
+        stdin_data = read_bytes("-", stdin) if "-" in paths else None
+        failed = _chunk_into(job, items, args, stdin_data, stdout, stderr, jobs)
+        for message in failed:
+            _say(stderr, message)
+        return 1 if failed else 0
     except ChunkerError as e:
         _say(stderr, str(e))
         return 2
-    except OutputError as e:
+    except (OutputError, WorkerError) as e:
         _say(stderr, str(e))
         return 1
     except MemoryError:
         _say(stderr, "out of memory: chunk fewer or smaller files at a time, or lower the overlap")
         return 1
-    return 0
+
+
+def _chunk_into(job: Job, items: list[Input], args: argparse.Namespace, stdin_data: bytes | str | None,
+                stdout: TextIO | None, stderr: TextIO | None, jobs: int) -> list[str]:
+    """Write every file's records in order; the files that failed (with --keep-going), one
+    message each. Without --keep-going the first failure (in input order) is raised."""
+    frame = job.frame
+    failed: list[str] = []
+    progress = Progress(items, stderr) if job.named and stderr is not None and stderr.isatty() else None
+    with Sink(args.output, stdout) as sink:
+        first = True  # no record written yet
+        begun = False  # this input's records have begun
+        try:
+            for item, kind, payload in chunk_all(job, items, jobs=jobs, stdin_data=stdin_data,
+                                                 done=progress.step if progress else None,
+                                                 stop_on_error=not args.keep_going):
+                if kind == "part":
+                    if not begun:
+                        sink.write((frame.open if first else frame.sep).encode("utf-8"))
+                        first, begun = False, True
+                    sink.write(payload)
+                    continue
+                begun = False
+                if kind == "error":
+                    if not args.keep_going:
+                        raise ChunkerError(payload)
+                    failed.append(_naming(item.label, payload))
+        finally:
+            if progress is not None:
+                progress.finish()
+        sink.write((frame.empty if first else frame.close).encode("utf-8"))
+        sink.commit()
+    return failed
+
+
+def _naming(label: str, message: str) -> str:
+    """`message` as "<file>: <reason>" (a reader's errors say "<file> is ...")."""
+    if message.startswith(label + ": "):
+        return message
+    if message.startswith(label + " "):
+        return f"{label}: {message[len(label) + 1:]}"
+    return f"{label}: {message}"
 
 
 def run_extract(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None) -> int:

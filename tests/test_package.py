@@ -175,6 +175,7 @@ def test_console_script_help(venv_bin, elsewhere):
     ["doc.md", "--strategy", "sentence", "--unit", "chars", "--size", "40", "--overlap", "10%", "--format", "txt"],
     ["doc.md", "--stats"],
     ["-", "--unit", "words", "--size", "5", "--overlap", "1"],
+    ["doc.md", "-", "*.md", "--jobs", "2", "--format", "json"],  # a worker process, standard input here
     ["doc.md", "--size", "100", "--overlap", "100"],  # an error: one line, exit status 2
     ["missing.md"],
 ])
