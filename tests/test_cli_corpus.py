@@ -148,7 +148,7 @@ def test_jobs_write_the_same_bytes_as_one_process(corpus, opts):
     assert cli(str(corpus), "-r", "--jobs", "2", *opts) == (0, one, "")
     assert cli(str(corpus), "-r", "--jobs", "3", *opts)[1] == one  # more workers than cores
     if opts[:2] == ["--format", "json"]:
-        assert len(json.loads(one)) > 20
+        assert len(json.loads(one)) > 10  # a real output, records from every kind of file
 
 
 def test_jobs_with_standard_input_among_the_files(corpus):
