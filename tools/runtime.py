@@ -68,6 +68,9 @@ STAMP = ".runtime.json"
 STDLIB_MODULE = "stdlib.mjs"
 """Name under ``VENDOR`` of the module telling static/pyodide.mjs which standard library to load."""
 
+OFFLINE_LIST = "offline.js"
+"""Name under ``VENDOR`` of the list of the page's files the service worker keeps (tools/offline.py)."""
+
 TOOLS = Path(__file__).resolve().parent
 
 
@@ -332,8 +335,38 @@ def vendored_files(root: Path) -> dict[str, str]:
     app = (stamp.get("app") or {}).get("sha256")
     if app:
         files[APP_ZIP] = app
+    offline = (stamp.get("offline") or {}).get("sha256")
+    if offline:
+        files[OFFLINE_LIST] = offline
     # The stamp is a file on disk: only plain relative names from it, nothing like "../x".
     return {rel: str(digest) for rel, digest in sorted(files.items()) if _plain_path(rel)}
+
+
+def stdlib_file(root: Path) -> str | None:
+    """The standard library the page loads, relative to ``static/vendor`` (what stdlib.mjs names),
+    or None before set-up.
+
+    >>> import tempfile; stdlib_file(Path(tempfile.mkdtemp())) is None
+    True
+    """
+    name = (_stamp(Path(root) / VENDOR).get("stdlib") or {}).get("file")
+    return name if isinstance(name, str) and _plain_path(name) else None
+
+
+def write_offline_list(root: Path, data: bytes) -> bool:
+    """Put ``data`` in place as ``static/vendor/offline.js`` and record its sha256 in the stamp,
+    unless it is there already; return whether it was written. Under the lock app.zip's builds
+    take, since both rewrite the stamp."""
+    vendor = Path(root) / VENDOR
+    digest = hashlib.sha256(data).hexdigest()
+    with _app_zip_lock:
+        stamp = _stamp(vendor)
+        if (stamp.get("offline") or {}).get("sha256") == digest and sha256_of(vendor / OFFLINE_LIST) == digest:
+            return False
+        _write_atomically(vendor / OFFLINE_LIST, data)
+        stamp["offline"] = {"sha256": digest}
+        _write_stamp(vendor, stamp)
+    return True
 
 
 def _plain_path(rel: object) -> bool:
