@@ -592,7 +592,7 @@ def test_node_is_the_pinned_build_cached_or_fetched(tmp_path, monkeypatch):
 def copy_repo(dest: Path, *, downloads: bool = False) -> Path:
     """What serve.py needs, copied to ``dest``: the page, its runtime, serve.py and tools/."""
     dest.mkdir(parents=True, exist_ok=True)
-    for name in ("serve.py", "index.html", "pyscript.toml", "micropython.toml"):
+    for name in ("serve.py", "index.html", "pyscript.toml", "micropython.toml", "sw.js"):
         shutil.copy2(ROOT / name, dest / name)
     for name in ("tools", "chunker", "app", "static"):
         shutil.copytree(ROOT / name, dest / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
@@ -794,13 +794,14 @@ def test_decoded_paths_to_the_pages_own_files_still_work(serve_url):
 
 def test_the_allow_list_is_what_the_page_loads(tmp_path, runtime):
     repo = copy_repo(tmp_path / "repo")
-    (repo / "static" / "sw.js").write_text("// a service worker, later\n")
-    (repo / "static" / "icons").mkdir()
-    (repo / "static" / "icons" / "icon-192.png").write_bytes(b"\x89PNG\r\n")
+    (repo / "static" / "later.js").write_text("// a script the page gains later\n")
+    (repo / "static" / "images").mkdir()
+    (repo / "static" / "images" / "logo.png").write_bytes(b"\x89PNG\r\n")
     (repo / "static" / "vendor" / "stray.js").write_text("// not vendored by set-up\n")
     (repo / "static" / ".hidden.js").write_text("//\n")
     with running(repo) as port:
-        for path in ("/static/sw.js", "/static/icons/icon-192.png", "/app/sample.md", "/app/worker.py",
+        for path in ("/static/later.js", "/static/images/logo.png", "/app/sample.md", "/app/worker.py",
+                     "/sw.js", "/static/sw.js", "/static/icons/icon-192.png", "/static/vendor/offline.js",
                      "/static/vendor/pyscript/core.js", "/static/vendor/stdlib.mjs"):
             assert request(port, path)[0] == 200, path
         for path in ("/static/vendor/stray.js", "/static/.hidden.js", "/app/render.py", "/tools/runtime.py"):
