@@ -2,16 +2,15 @@
 //
 // On a first visit the service worker is registered only once the first chunks are on screen:
 // its downloads (mostly from the HTTP cache by then) must not compete with the page's own.
-// On a return visit the page is already served by it, and registering again just checks for
-// an update. A new version downloads in the background and waits; the next time the page
-// starts, before anyone could have typed into it, this reloads into the new version, so a
-// page always runs on the files of one version. Nothing here, nor in the service worker,
-// ever sees the document.
+// On a return visit the page is already served by it, and registering again checks for an
+// update. A new version downloads in the background and waits; the service worker hands over to
+// it the next time the page is opened or reloaded, so a page always runs on the files of one
+// version. Nothing here, nor in the service worker, ever sees the document.
 //
 // <body data-offline>: "unavailable" (no service workers here: an insecure origin, a private
 // window of some browsers), "installing", "ready" (this version is kept: the page opens
-// offline), "update" (a new version is waiting for the next start), "failed" (it could not be
-// kept; the page works online as before).
+// offline; <body data-offline-version> says which), "update" (a new version is waiting for the
+// next start), "failed" (it could not be kept; the page works online as before).
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -31,16 +30,31 @@
     watch.observe(document.body, { attributes: true, attributeFilter: ["data-ready"] });
   }
 
+  function ready(registration) {
+    mark("ready");
+    var worker = navigator.serviceWorker.controller || registration.active;
+    if (!worker) return;
+    var channel = new MessageChannel();
+    channel.port1.onmessage = function (event) {
+      document.body.setAttribute("data-offline-version", String(event.data));
+    };
+    worker.postMessage("version?", [channel.port2]);
+  }
+
   function follow(worker, registration) {
-    // A worker on its way: ready once it is the active one, failed if it gives up.
+    // A worker on its way: ready once it is the active one; one that gives up before it is
+    // installed could not keep every file (one that a newer version replaces gave up nothing).
+    var installed = false;
     worker.addEventListener("statechange", function () {
-      if (worker.state === "redundant" && registration.active !== worker) {
-        if (!registration.active) mark("failed");
-        console.warn("The offline copy of this page could not be updated: its files did not all arrive intact.");
-      } else if (worker.state === "installed" && registration.active && registration.active !== worker) {
-        mark("update");
+      if (worker.state === "installed") {
+        installed = true;
+        if (registration.active && registration.active !== worker) mark("update");
       } else if (worker.state === "activated") {
-        mark("ready");
+        ready(registration);
+      } else if (worker.state === "redundant" && !installed) {
+        if (!registration.active) mark("failed");
+        console.warn("The offline copy of this page could not be " + (registration.active ? "updated" : "made") +
+                     ": its files did not all arrive intact.");
       }
     });
   }
@@ -48,22 +62,17 @@
   function register() {
     var url = new URL("../sw.js", script.src);
     navigator.serviceWorker.register(url, { updateViaCache: "none" }).then(function (registration) {
-      if (registration.waiting && registration.active) {
-        // A version installed during an earlier visit: move to it now, at the page's start.
-        mark("update");
-        navigator.serviceWorker.addEventListener("controllerchange", function () { location.reload(); });
-        registration.waiting.postMessage("activate");
-        return;
-      }
-      if (registration.installing) {
-        if (!registration.active) mark("installing");
-        follow(registration.installing, registration);
-      } else if (registration.active) {
-        mark("ready");
-      }
+      if (registration.active) ready(registration);
+      else mark("installing");
+      if (registration.waiting && registration.active) mark("update");
+      if (registration.installing) follow(registration.installing, registration);
       registration.addEventListener("updatefound", function () {
         if (registration.installing) follow(registration.installing, registration);
       });
+      if (navigator.serviceWorker.controller) {
+        // Is there a new version? Offline, or with the server gone, the answer is no.
+        registration.update().catch(function () {});
+      }
     }, function (error) {
       mark("failed");
       console.warn("The offline copy of this page could not be registered:", String(error));

@@ -106,8 +106,8 @@ self.addEventListener("activate", (event) => {
       if (name.startsWith(PREFIX) && name !== CACHE) await caches.delete(name);
     }
     // The first version takes the page that registered it at once, so that what that page
-    // still loads (the tokenizers' wheel) is kept too. A later version waits for a new page:
-    // static/register-sw.js reloads to it.
+    // still loads (the tokenizers' wheel) is kept too. A later version takes over from the
+    // previous one only when no page shows that one (or at a navigation: see navigate()).
     await self.clients.claim();
   })());
 });
@@ -128,8 +128,31 @@ async function respond(event, rel) {
   return response;
 }
 
+// The page while this worker hands over to a new version: it asks the browser to load the page
+// again, which the new version then serves. A page with nothing to load, so that the handover is
+// not held up by a page starting on the old version (Chromium waits for that, sometimes for good).
+const HANDOVER = `<!doctype html><html lang="en"><meta charset="utf-8"><meta http-equiv="refresh" content="0">
+<title>Chunker</title><p>Updating the page's offline copy…</p></html>`;
+
+/** The page itself: a new version that finished downloading during an earlier visit takes over
+ *  now, before the page starts, unless another tab still shows this version. */
+async function navigate(event) {
+  const waiting = self.registration.waiting;
+  if (waiting) {
+    const pages = await self.clients.matchAll({ type: "window" });
+    if (pages.length <= 1) {  // at most the page this navigation replaces
+      waiting.postMessage("activate");
+      return new Response(HANDOVER, { headers: {
+        "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
+        "Content-Security-Policy": "default-src 'none'; base-uri 'none'; form-action 'none'" } });
+    }
+  }
+  return respond(event, "index.html");
+}
+
 self.addEventListener("fetch", (event) => {
   if (event.request.method !== "GET") return;
   const rel = fileOf(event.request);
-  if (rel !== null) event.respondWith(respond(event, rel));
+  if (rel === "index.html" && event.request.mode === "navigate") event.respondWith(navigate(event));
+  else if (rel !== null) event.respondWith(respond(event, rel));
 });
