@@ -128,23 +128,36 @@ async function respond(event, rel) {
   return response;
 }
 
-// The page while this worker hands over to a new version: it asks the browser to load the page
-// again, which the new version then serves. A page with nothing to load, so that the handover is
-// not held up by a page starting on the old version (Chromium waits for that, sometimes for good).
-const HANDOVER = `<!doctype html><html lang="en"><meta charset="utf-8"><meta http-equiv="refresh" content="0">
-<title>Chunker</title><p>Updating the page's offline copy…</p></html>`;
+// The page while this worker hands over to a new version: nothing to load, so that nothing
+// holds the handover up (Chromium waits until the old version has no request in hand, and a page
+// starting on it can keep it busy for good). It reloads once the new version controls it.
+function handover(nonce) {
+  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>Chunker</title>
+<p>Updating the page's offline copy…</p>
+<script nonce="${nonce}">
+const sw = navigator.serviceWorker;
+sw.addEventListener("controllerchange", () => location.reload());
+sw.getRegistration().then((r) => { if (!r || !r.waiting) location.reload(); });
+setTimeout(() => location.reload(), 10000);
+</script></html>`;
+}
+const HANDOVER_AGAIN_MS = 30000;
+let handoverAt = -Infinity;
 
 /** The page itself: a new version that finished downloading during an earlier visit takes over
- *  now, before the page starts, unless another tab still shows this version. */
+ *  now, before the page starts, unless another tab still shows this version (or a handover
+ *  was just tried: then the page opens on this version, and the next visit tries again). */
 async function navigate(event) {
   const waiting = self.registration.waiting;
-  if (waiting) {
+  if (waiting && Date.now() - handoverAt > HANDOVER_AGAIN_MS) {
     const pages = await self.clients.matchAll({ type: "window" });
-    if (pages.length <= 1) {  // at most the page this navigation replaces
+    if (pages.length <= 1) { // at most the page this navigation replaces
+      handoverAt = Date.now();
       waiting.postMessage("activate");
-      return new Response(HANDOVER, { headers: {
+      const nonce = crypto.randomUUID();
+      return new Response(handover(nonce), { headers: {
         "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store",
-        "Content-Security-Policy": "default-src 'none'; base-uri 'none'; form-action 'none'" } });
+        "Content-Security-Policy": `default-src 'none'; script-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'` } });
     }
   }
   return respond(event, "index.html");

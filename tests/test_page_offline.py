@@ -53,14 +53,17 @@ class ServePy:
 
 
 class StaticSite:
-    """A folder behind a plain static server (what GitHub Pages does) in a thread, for a test to stop."""
+    """A folder behind a plain static server (what GitHub Pages does) in a thread, for a test to
+    stop; ``under`` serves it in a folder of the site, as GitHub Pages serves a repository's
+    site under /<repository>/."""
 
-    def __init__(self, folder):
+    def __init__(self, folder, *, under: bool = False):
+        root = folder.parent if under else folder
         self.server = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(PlainHandler, directory=str(folder)))
+            ("127.0.0.1", 0), functools.partial(PlainHandler, directory=str(root)))
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/" + (f"{folder.name}/" if under else "")
         self.stopped = False
 
     def stop(self):
@@ -120,11 +123,13 @@ def kept(app: Page) -> tuple[str, dict]:
 
 
 def requested_files(app: Page) -> set[str]:
-    """The files of the page's origin it asked for (a query aside; "" is the page itself)."""
+    """The files of the page's site it asked for (a query aside; "" is the page itself)."""
     out = set()
     for url in app.requests:
-        if url.startswith(app.origin + "/"):
-            out.add(urllib.parse.urlsplit(url).path.removeprefix("/"))
+        if url.startswith(app.url):
+            out.add(urllib.parse.urlsplit(url).path.removeprefix(urllib.parse.urlsplit(app.url).path))
+        else:
+            assert not url.startswith(app.origin + "/"), url  # nothing outside the site's folder
     return out
 
 
@@ -186,7 +191,7 @@ def test_after_one_visit_the_page_opens_offline_from_serve_py(chromium):
 
 
 def test_after_one_visit_the_built_site_opens_offline(chromium, built_site):
-    server = StaticSite(built_site)
+    server = StaticSite(built_site, under=True)  # in a folder of its host, as on GitHub Pages
     app = None
     try:
         app = open_then_stop(chromium, server)
