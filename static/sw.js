@@ -12,7 +12,7 @@
 // Cache first, for every file in the list: all of them come from the one version this worker
 // has, so a page never mixes an app of one version with a runtime of another. A file the cache
 // lacks goes to the network as if there were no service worker. Requests for anything else are
-// not touched. Static/pyodide.mjs's memory snapshot lives in a cache of its own
+// not touched. The memory snapshot static/pyodide.mjs makes lives in a cache of its own
 // ("chunker-runtime"), which this worker leaves alone.
 "use strict";
 
