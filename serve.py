@@ -27,13 +27,14 @@ import http.server
 import io
 import socket
 import sys
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from tools import site  # noqa: E402
+from tools import offline, site  # noqa: E402
 from tools.runtime import APP_ZIP, VENDOR, RuntimeVendorError, build_app_zip, ensure_runtime  # noqa: E402
 from tools.served import COMPRESSIBLE, Files, Loaded, Tampered, accepts_gzip  # noqa: E402
 
@@ -146,6 +147,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if rel == f"{VENDOR.as_posix()}/{APP_ZIP}":
             # Rebuilt when the sources changed, so an edited chunker/ shows up on reload.
             build_app_zip(self.server.root)
+        elif rel == offline.LIST_URL:
+            # The service worker's list, written again when a file of the page changed: an edit
+            # is a new version of the offline copy.
+            offline.ensure_list(self.server.root)
         file = self.server.files.lookup(rel) if rel else None
         try:
             loaded = self.server.files.load(rel, file) if file and rel else None
@@ -159,7 +164,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         suffix = Path(rel).suffix
         compressible = suffix in COMPRESSIBLE
-        pinned = rel.startswith(f"{VENDOR.as_posix()}/") and not rel.endswith(f"/{APP_ZIP}")
+        pinned = rel.startswith(f"{VENDOR.as_posix()}/") and rel not in (f"{VENDOR.as_posix()}/{APP_ZIP}", offline.LIST_URL)
         # The pinned runtime, as GitHub Pages serves it (ten minutes): the worker then takes the
         # files the page preloaded from the cache, without a round trip each. The rest is
         # revalidated every time (cheap 304s): an edited file is never stale.
@@ -362,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     host, port = str(server.server_address[0]), server.server_address[1]
     shown = f"[{host}]" if ":" in host else host
+    # The large files gzipped before anyone asks (the WebAssembly: half a second of compressing).
+    threading.Thread(target=server.files.warm, name="warm", daemon=True).start()
     print(f"Chunker playground: http://{shown}:{port}/  (Ctrl+C to stop)", flush=True)
     serve_until_interrupted(server)
     return 0

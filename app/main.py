@@ -239,7 +239,7 @@ async def watchdog():
         waited += 1
         if L.worker is not None or L.start_failed:
             return
-        status("Loading Python in a worker… " + str(waited) + " s (about 19 MB the first time, then cached)")
+        status("Loading Python in a worker… " + str(waited) + " s (about 7.5 MB the first time, then cached)")
         if waited >= limit and el("error").hidden:
             show_error("Python has not started after " + str(waited) + " seconds. On a slow connection it may "
                        "still arrive; otherwise reload the page. If you serve it yourself, use python serve.py: "
@@ -248,7 +248,7 @@ async def watchdog():
 
 async def start():
     mark("ui", "true")
-    status("Loading Python in a worker (about 19 MB the first time, then cached)…", 1)
+    status("Loading Python in a worker (about 7.5 MB the first time, then cached)…", 1)
     # The sample fills an empty box, but not one the reader is already in: typed or pasted
     # text is theirs, and a box they clicked into is about to get some.
     if not BRIDGE.documentLength() and not BRIDGE.documentFocused():

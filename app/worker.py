@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import chunker
-from app import panels, questions
+from app import lazy, panels, questions
 from app import view as views
 from app.cards import cards_html
 from app.html import utf16
@@ -156,6 +156,7 @@ def run(doc: Any, settings_json: str) -> dict[str, Any]:
             return {**_failure(exc), "counts": ""}
     try:
         settings, limit = _settings(settings_json)
+        lazy.ensure(settings.tokenizer)  # an exact tokenizer's vocabulary, fetched on first use
         result = S.document.run(settings)
         advice = S.document.advise(result, limit=limit)
         view, S.doc_rest = views.view(S.document, result, advice, chunker.FLAGS, filename=S.filename)

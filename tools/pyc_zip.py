@@ -8,12 +8,19 @@ packages (app.zip) cost another 0.13 s the same way. tools/runtime.py runs :func
 CPython build writes bytecode that CPython will load; it must therefore use nothing but the
 standard library.
 
-Each ``x.py`` that compiles becomes ``x.pyc`` and the source is left out, which keeps the
-library's zip at 4.5 MB rather than 7 MB (a traceback then shows no source line). Python loads
-such a sourceless ``.pyc`` from a zip (``zipimport``) and from a directory alike. The files are
-hash-based and unchecked (PEP 552): nothing compares them with a source or a file time, and the
-same input gives the same bytes. A file that does not compile keeps its source, so that importing
-it fails exactly as it did before.
+Each ``x.py`` that compiles becomes ``x.pyc`` and the source is left out (a traceback then shows
+no source line). Python loads such a sourceless ``.pyc`` from a zip (``zipimport``) and from a
+directory alike. The files are hash-based and unchecked (PEP 552): nothing compares them with a
+source or a file time, and the same input gives the same bytes. A file that does not compile
+keeps its source, so that importing it fails exactly as it did before.
+
+Bytecode is bigger than its source, even deflated (the whole library: 4.5 MB against 2.5 MB),
+and every first visit downloads it. So the standard library is compiled only where that pays:
+the modules the worker imports (``only``: tools/stdlib_compiled.txt); the few hundred it never
+imports keep their source, compiled in the browser if a rare path ever imports one. And the
+compiling interpreter runs without column positions (``PYTHONNODEBUGRANGES``, set by
+tools/compile_pyc.mjs): a fifth off the bytecode, at the cost of the ``^^^`` markers under a
+traceback's line, which the app never shows anyway.
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ import importlib.util
 import io
 import marshal
 import zipfile
+
+LEVEL = 9  # deflate's best: every first visit downloads these zips
 
 # PEP 552: bit 0 set = hash-based; bit 1 clear = "unchecked", never compared with a source.
 UNCHECKED_HASH = 0b01
@@ -38,8 +47,9 @@ def pyc_bytes(source: bytes, filename: str) -> bytes:
     return header + importlib.util.source_hash(source) + marshal.dumps(code)
 
 
-def compile_zip(data: bytes, archive_path: str) -> tuple[bytes, int]:
-    """``data`` (a zip of sources) with each compilable ``.py`` replaced by its ``.pyc``.
+def compile_zip(data: bytes, archive_path: str, only: set[str] | None = None) -> tuple[bytes, int]:
+    """``data`` (a zip of sources) with each compilable ``.py`` replaced by its ``.pyc`` (of those
+    named in ``only``, when given: members such as ``json/__init__.py``).
 
     ``archive_path`` is where the files are imported from: where the zip sits on ``sys.path``
     (``/lib/python314.zip`` in Pyodide), or the directory it is unpacked into.
@@ -58,14 +68,14 @@ def compile_zip(data: bytes, archive_path: str) -> tuple[bytes, int]:
     with zipfile.ZipFile(io.BytesIO(data)) as source_zip, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         for info in source_zip.infolist():
             content = source_zip.read(info)
-            if info.filename.endswith(".py"):
+            if info.filename.endswith(".py") and (only is None or info.filename in only):
                 try:
                     pyc = pyc_bytes(content, f"{archive_path}/{info.filename}")
                 except (SyntaxError, ValueError):
                     pass  # kept as source: importing it fails as it always did
                 else:
-                    zf.writestr(entry(info, info.filename + "c"), pyc)
+                    zf.writestr(entry(info, info.filename + "c"), pyc, compresslevel=LEVEL)
                     compiled += 1
                     continue
-            zf.writestr(entry(info, info.filename), content)
+            zf.writestr(entry(info, info.filename), content, compresslevel=LEVEL)
     return out.getvalue(), compiled

