@@ -81,7 +81,7 @@ def per_text(fn: Callable[[str], T]) -> Callable[[str], T]:
         if last[0] is not text:
             last[1] = fn(text)
             last[0] = text
-        return last[1]  # type: ignore[no-any-return]
+        return last[1]
 
     cached.__doc__ = fn.__doc__
     return cached

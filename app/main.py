@@ -59,8 +59,12 @@ async def restart_worker():
     await worker.hello()
     set_worker(worker)
     controls.C.in_worker = set()
-    await controls.give_tokenizer()  # the one in use, if the reader loaded it; others when chosen
     L.text_sent = False
+    extracted = BRIDGE.kept("document")
+    if extracted.length and extracted[0].value:  # a PDF, Word or HTML file: its pages too
+        view = await worker.open_document(extracted[0].value)
+        L.text_sent = bool(view.ok)
+    await controls.give_tokenizer()  # the one in use, if the reader loaded it; others when chosen
     L.replay = True
 
 
@@ -224,7 +228,14 @@ def compare_now():
     spawn(pump())
 
 
-hooks.update(changed=changed, text_changed=text_changed, compare_now=compare_now)
+def document_taken():
+    """The worker already holds the new document (it extracted it): chunk it, send nothing."""
+    L.text_sent = True
+    kick(now=False)
+
+
+hooks.update(changed=changed, text_changed=text_changed, compare_now=compare_now,
+             document_taken=document_taken, worker=lambda: L.worker)
 
 
 # ---------------------------------------------------------------- start-up

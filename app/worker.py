@@ -48,7 +48,11 @@ class Session:
         self.sweep_key: Any = None
 
     def take(self, text: str, filename: str | None) -> None:
-        self.document = chunker.Document(text)
+        self.take_document(chunker.Document(text), filename)
+
+    def take_document(self, document: chunker.Document, filename: str | None) -> None:
+        text = document.text
+        self.document = document
         self.version += 1
         self.filename = filename or "document.md"
         # Questions are about a document: those whose answers are no longer where they were go.
@@ -248,6 +252,36 @@ def _blocks(pieces: Iterator[str] | Any, size: int = 1 << 20) -> Iterator[str]:
         yield "".join(batch)
 
 
+# ---------------------------------------------------------------- documents: PDF, Word, HTML
+
+
+def open_document(doc: Any) -> dict[str, Any]:
+    """A PDF, Word or HTML file the reader opened (``{binary, name}``: its bytes and name), extracted here as the
+    command line extracts it; the worker keeps the document (with its pages) for the next run,
+    and the page shows the text, read-only."""
+    name = _name_of(doc) or "document"
+    try:
+        raw: Any = doc.get("binary") if isinstance(doc, dict) else getattr(doc, "binary", None)
+        data = bytes(raw.to_py() if hasattr(raw, "to_py") else raw)
+        kind = chunker.detect_kind(data, name)
+        lazy.ensure_readers(kind)
+
+        def progress(done: int, total: int) -> None:
+            lazy.tell(f"Reading {name}: page {done} of {total}…")
+
+        document = chunker.Document.from_bytes(data, name=name, progress=progress)
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a message on the page
+        return _failure(exc)
+    finally:
+        lazy.tell("")  # the status box closes after the last page's line
+    S.take_document(document, name)
+    pages = len(document.pages)
+    about = f"{pages} pages" if pages else {"docx": "a Word document", "html": "an HTML page"}.get(kind, kind)
+    return {"ok": True, "text": document.text, "name": name, "kind": kind, "pages": pages,
+            "note": f"Extracted from {name} ({about}): this is the text that gets chunked, read-only. "
+                    "python -m chunker extracts the very same text from the file."}
+
+
 # ---------------------------------------------------------------- the reader's own tokenizer
 
 
@@ -380,5 +414,5 @@ def q_sweep(k: int) -> str:
     return questions.sweep_html(rows, questions.SWEEP_STRATEGIES, questions.SWEEP_SIZES)
 
 
-__export__ = ["hello", "run", "cards", "more_doc", "compare", "export", "use_tokenizer",
+__export__ = ["hello", "run", "cards", "more_doc", "compare", "export", "use_tokenizer", "open_document",
               "q_view", "q_load", "q_replace", "q_add", "q_remove", "q_select", "q_export", "q_sweep"]

@@ -19,7 +19,7 @@ from ._bm25 import BM25Index
 from ._errors import ChunkerError
 from ._eval import Evaluation, QuestionResult, SweepRow, evaluate, mark_best, sweep
 from ._export import FORMATS, Format, records, to_json, to_jsonl, to_text
-from ._extract import Extracted, extract
+from ._extract import Extracted, detect_kind, extract
 from ._presets import MODEL_LIMITS, PRESETS, ModelLimit, Preset
 from ._questions import Question, Reference, dump_questions, load_questions
 from ._records import FLAGS, Chunk, ChunkResult, Stats
@@ -59,6 +59,7 @@ __all__ = [
     "to_text",
     "Format",
     "extract",
+    "detect_kind",
     "Extracted",
     "FORMATS",
     "Strategy",

@@ -236,7 +236,7 @@ class Tokenizer:
                 for t, starts in mid.items():
                     self._full[t] = starts
             # Every width is known now (_learn filled them in): no None is summed.
-            offs = list(accumulate(map(self._full.__getitem__, ids), initial=base))  # type: ignore[arg-type]
+            offs = list(accumulate(map(self._full.__getitem__, ids), initial=base))
             # A token that starts mid-character steps back onto that character. Found with
             # compress(): the few such tokens are picked out at C speed, not in a Python loop.
             for k in compress(_naturals(), map(mid.__contains__, ids)):

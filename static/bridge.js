@@ -44,7 +44,7 @@
   // `asIs`: a file's text, kept exactly as it is (CR LF included), as python -m chunker reads
   // the file. Otherwise (a paste) line breaks become what the text box would make of them
   // (it turns CR LF and CR into LF), so the text is chunked as the same text in the box would be.
-  function hold(text, asIs) {
+  function hold(text, asIs, said) {
     var b = box(), note = document.getElementById("held-note");
     if (!asIs) text = text.replace(/\r\n?/g, "\n");
     held = text;
@@ -60,7 +60,9 @@
       why.push("The box shows the first " + PREVIEW.toLocaleString("en") + " of " + text.length.toLocaleString("en") +
                " characters, read-only; all of them are chunked. A text box this long would freeze the page while it lays the text out.");
     }
-    if (text.indexOf("\r") !== -1) {
+    if (said) {
+      why.push(said);  // a file extracted to text: read-only, whatever its line breaks
+    } else if (text.indexOf("\r") !== -1) {
       why.push("The file's line breaks (CR LF) are kept and counted as they are in the file, as python -m chunker " +
                "reads it, so the box shows the text read-only: a text box turns them into LF, and so does editing.");
     }
@@ -74,6 +76,14 @@
     b.readOnly = false;
     b.classList.remove("held");
     document.getElementById("held-note").hidden = true;
+  }
+
+  // Whether a file is a PDF, a Word file (or an old binary one, which the worker names), or an
+  // HTML page by its name: the worker extracts those (chunker.detect_kind judges for itself).
+  function extracted(bytes, fileName) {
+    var head = String.fromCharCode.apply(null, bytes.subarray(0, 8));
+    return head.indexOf("%PDF-") === 0 || head.indexOf("PK\u0003\u0004") === 0 ||
+      head === "\u00d0\u00cf\u0011\u00e0\u00a1\u00b1\u001a\u00e1" || /\.(x?html?|docx|pdf|doc)$/i.test(fileName);
   }
 
   // Where the first byte that is not UTF-8 starts, counted as Python's decoder counts it (the
@@ -229,22 +239,28 @@
 
     // Read a dropped or chosen file into the text box, or hold it (see hold). Resolves to ""
     // or a message saying why the file was not opened.
+    // Resolves to {error, binary, name}: a text file is in the box (or held) and error is "";
+    // a PDF, Word or HTML file comes back as its bytes (binary), for the worker to extract as the
+    // command line does; error says why a file was not opened.
     openFile: function (file, maxBytes) {
-      // Any file that is UTF-8 text opens, whatever its name (.rst, .html, .csv, .py...), as the
-      // command line reads it; a PDF or a Word file is not text and is refused below.
+      // Any file that is UTF-8 text opens, whatever its name (.rst, .csv, .py...), as the command
+      // line reads it; a PDF, a Word or an HTML file is extracted, again as the command line does.
       var fileName = file.name;
+      var done = function (error, binary) { return { error: error, binary: binary || null, name: fileName }; };
       if (file.size > maxBytes) {
-        return Promise.resolve(fileName + " is " + Math.round(file.size / 1e6) + " MB: open a file under " +
-                               Math.round(maxBytes / 1e6) + " MB.");
+        return Promise.resolve(done(fileName + " is " + Math.round(file.size / 1e6) + " MB: open a file under " +
+                                    Math.round(maxBytes / 1e6) + " MB."));
       }
       return file.arrayBuffer().then(function (buffer) {
         var bytes = new Uint8Array(buffer), text;
+        if (extracted(bytes, fileName)) return done("", bytes);
         try {
           // As python -m chunker reads a file: strict UTF-8, a byte order mark kept as U+FEFF.
           text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
         } catch (error) {
-          return fileName + ": not UTF-8 text (bad byte at offset " + firstBadByte(bytes) + "); convert it to UTF-8 first.";
+          return done(fileName + ": not UTF-8 text (bad byte at offset " + firstBadByte(bytes) + "); convert it to UTF-8 first.");
         }
+        if (/^\s*<(!doctype\s+html|html[\s>])/i.test(text.slice(0, 512).replace(/^\ufeff/, ""))) return done("", bytes);
         // The text box would turn CR LF into LF: such a file is held, to be chunked as it is.
         if (text.length >= LARGE || text.indexOf("\r") !== -1) {
           hold(text, true);
@@ -253,10 +269,16 @@
           box().value = text;
         }
         name = fileName;
-        return "";
+        return done("");
       }, function (error) {
-        return "Cannot read " + fileName + ": " + error.message;
+        return done("Cannot read " + fileName + ": " + error.message);
       });
+    },
+
+    // The text the worker extracted from a document ({text, name, note}), shown read-only.
+    holdExtracted: function (found) {
+      hold(found.text, true, found.note);
+      name = found.name;
     },
 
     // Offer a Blob (an export built in the worker) as a download.

@@ -20,10 +20,10 @@ function showStatus({ status, lazy }) {
   if (lazy) document.body.dataset.lazy = lazy;
   const box = document.getElementById("status");
   const text = document.getElementById("status-text");
-  if (status && box && text) {
-    text.textContent = status;
-    box.hidden = false;
-  }
+  if (!box || !text || status === undefined) return;
+  // "" ends a long call's lines: it comes on the same channel as they do, so after the last one.
+  if (status) text.textContent = status;
+  box.hidden = !status;
 }
 
 hooks.main.onWorker.add((_wrap, xworker) => {

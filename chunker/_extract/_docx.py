@@ -24,7 +24,7 @@ _BACKLINK = re.compile(r'<a href="#(?:footnote|endnote|comment)-ref-[^"]*">[^<]*
 def docx_to_text(data: bytes, *, label: str) -> str:
     """The text of a .docx given as bytes (see the module docstring)."""
     try:
-        import mammoth  # type: ignore[import-untyped]
+        import mammoth
     except ImportError:
         raise ChunkerError(f"{label}: reading Word documents needs the mammoth package: "
                            "pip install 'chunker[documents]' (or pip install mammoth)") from None
