@@ -24,9 +24,10 @@ site, app = page_fixtures()
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def handbook() -> documents.Typeset:
-    sections = [(f"Part {n}: {title}", documents.sentences_for(n, 80))
-                for n, title in enumerate(["Arrival", "Safety", "Tools", "Departure"], start=1)]
+def handbook(parts: int = 4) -> documents.Typeset:
+    titles = ["Arrival", "Safety", "Tools", "Departure", "Weather", "Supplies", "Maps", "Radio"]
+    sections = [(f"Part {n}: {titles[(n - 1) % len(titles)]}", documents.sentences_for(n, 80))
+                for n in range(1, parts + 1)]
     return documents.typeset(sections, header="Field handbook", footer="Page {page} of {pages}")
 
 
@@ -143,3 +144,32 @@ def test_a_file_that_cannot_be_read_says_why_in_one_line_and_keeps_the_document(
         assert name in error
         assert app.page.input_value("#document") == before  # nothing lost
         assert app.cards()
+
+
+def test_a_worker_started_again_extracts_the_file_again(app, chromium, tmp_path):
+    # Stale work (a model's tokenizer.json on the whole handbook) makes the page stop its worker
+    # and start another (see test_page_questions); the new one is given the PDF again, not its
+    # text, so the chunks still know their pages.
+    from conftest import Page
+
+    from tests.hf_fixtures import claude_path
+
+    pdf = tmp_path / "handbook.pdf"
+    pdf.write_bytes(handbook(parts=16).pdf)
+    page = Page(chromium, app.url, context=app.context)
+    try:
+        page.page.add_init_script("window.chunkerStaleSeconds = 0.5; window.chunkerCompareAutoChars = 1")
+        page.open()
+        open_file(page, pdf)
+        page.page.set_input_files("#tokenizer-file", str(claude_path()))
+        page.page.wait_for_function("document.getElementById('tokenizer').value === 'tokenizer.json'")
+        page.page.wait_for_function("document.body.dataset.busy === 'true'")
+        page.select("tokenizer", "estimate")
+        page.page.wait_for_function("document.getElementById('counts').textContent.endsWith('(estimate)')")
+        assert page.page.get_attribute("body", "data-restarts") == "1"
+        result = chunker.Document.open(pdf).chunk(**page.controls())
+        assert [(c["start"], c["end"]) for c in page.cards()] == \
+            [(c.start_char, c.end_char) for c in result.chunks[:len(page.cards())]]
+        assert page.page.locator("#cards .card .pages").count() == len(page.cards())
+    finally:
+        page.close()
