@@ -21,7 +21,9 @@ stored its memory snapshot, and a reload right away for comparison; the bare pag
 npm ships it, and a second one the standard library compiled as the app has it), when the
 text box takes a keystroke, slider move to updated view at 100 KB (median of ~10 moves, page
 idle, and after a drag-like burst), 1 MB document: time to result and longest freeze, exact
-o200k counting of 1 MB, and whether a 10 MB paste crashes the page. Printed as a table and
+o200k counting of 1 MB, whether a 10 MB paste crashes the page, and a 200-page PDF, a Word file
+and an HTML page opened (bench/extract.py makes them): time to the chunks, pages or MB per second,
+the longest freeze. Printed as a table and
 written to .cache/bench/browser.md and browser.json.
 """
 
@@ -504,6 +506,42 @@ def one_megabyte(browser, app_url: str, text: str) -> dict:
         ctx.close()
 
 
+def documents(browser, app_url: str) -> dict:
+    """A 200-page text PDF, a Word file and an HTML page opened on the page: the worker fetches
+    the reader (the first PDF), extracts the text with progress, and chunks it. Timed from the
+    file's arrival to the chunks on screen, with the longest main-thread freeze meanwhile."""
+    sys.path.insert(0, str(BENCH))
+    import extract as docs  # noqa: PLC0415 - bench/extract.py, the same documents as the CPython figures
+    import pypdf  # noqa: PLC0415
+
+    folder = OUT / "documents"
+    folder.mkdir(parents=True, exist_ok=True)
+    pdf = docs.pdf_of_pages(200)
+    files = {"first PDF": (folder / "report.pdf", pdf), "PDF again": (folder / "report-again.pdf", pdf),
+             "DOCX": (folder / "report.docx", docs.word_document(200)),
+             "HTML": (folder / "report.html", docs.html_page(2000))}
+    for path, data in files.values():
+        path.write_bytes(data)
+    pages = len(pypdf.PdfReader(str(files["first PDF"][0])).pages)
+    ctx, page = new_page(browser)
+    out: dict = {"pages": pages}
+    try:
+        load_settled(page, app_url)
+        for label, (path, data) in files.items():
+            t0 = page.evaluate("() => performance.now()")
+            page.set_input_files("#file", str(path))
+            wait_idle_after(page, t0, compare=False)
+            got = result_after(page, t0)
+            error = page.evaluate("() => { const e = document.getElementById('error'); return e.hidden ? '' : e.textContent; }")
+            out[label] = {"ms": got["latency_ms"], "freeze_ms": got["freeze_ms"], "mb": len(data) / 1e6,
+                          "summary": page.evaluate("() => document.getElementById('summary').textContent"),
+                          "error": error}
+            page.wait_for_function("() => document.body.dataset.compare === 'done'")
+    finally:
+        ctx.close()
+    return out
+
+
 def plain_textarea(browser, text: str) -> float:
     """Longest freeze when a bare <textarea> (no app) is given the same text: the browser's share."""
     ctx, page = new_page(browser)
@@ -560,7 +598,7 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="one load each, 5 slider moves, no 10 MB paste")
     p.add_argument("--loads", type=int, help="cold/warm loads of each page (default 5; --quick 1)")
     p.add_argument("--no-10mb", action="store_true", help="skip the 10 MB paste")
-    p.add_argument("--only", help="comma-separated steps: start-up,typing,slider,1mb,10mb")
+    p.add_argument("--only", help="comma-separated steps: start-up,typing,slider,1mb,10mb,documents")
     args = p.parse_args(argv)
     bench.ensure_bench_venv(argv, Path(__file__).resolve())
     if not Path(CHROMIUM).exists():
@@ -596,8 +634,9 @@ def main(argv=None) -> int:
                          ("1 MB", lambda: one_megabyte(browser, app_url, texts[1.0]))]
                 if 10.0 in texts:
                     steps.append(("10 MB paste", lambda: ten_megabytes(browser, app_url, texts[10.0])))
+                steps.append(("documents", lambda: documents(browser, app_url)))
                 keys = {"start-up": "start-up", "typing": "typing", "slider 100 KB": "slider", "1 MB": "1mb",
-                        "10 MB paste": "10mb"}
+                        "10 MB paste": "10mb", "documents": "documents"}
                 steps = [(n, st) for n, st in steps if only is None or keys[n] in only]
                 for name, step in steps:
                     print(f"  {name} ...", end=" ", file=sys.stderr, flush=True)
@@ -743,6 +782,20 @@ def report_rows(f: dict) -> list[list[str]]:
             (f"; longest freeze {_ms(s.get('freeze_ms'))}" if "freeze_ms" in s else "") + \
             (f"; message: {s['error'][:100]}" if s.get("error") else "")
         rows.append(["10 MB paste", what, "no crash (nor the app's own failure message)", _verdict(ok)])
+    if "documents" in f and not err("documents"):
+        s = f["documents"]
+        for label in ("first PDF", "PDF again"):
+            d = s[label]
+            rows.append([f"{s['pages']}-page PDF opened -> chunks on screen ({label}"
+                         + ("; fetches the PDF reader)" if label == "first PDF" else ")"),
+                         f"{_ms(d['ms'])}: {s['pages'] / d['ms'] * 1000:.1f} pages/s; longest freeze {_ms(d['freeze_ms'])}"
+                         + (f"; error: {d['error'][:80]}" if d["error"] else ""),
+                         "no freeze > 100 ms", _verdict(d["freeze_ms"] <= 100 and not d["error"])])
+        for label in ("DOCX", "HTML"):
+            d = s[label]
+            rows.append([f"{d['mb']:.2f} MB {label} opened -> chunks on screen",
+                         f"{_ms(d['ms'])}: {d['mb'] / d['ms'] * 1000:.2f} MB/s; longest freeze {_ms(d['freeze_ms'])}"
+                         + (f"; error: {d['error'][:80]}" if d["error"] else ""), "", ""])
     return rows
 
 

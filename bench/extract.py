@@ -7,8 +7,10 @@
   through mammoth and our HTML converter: MB of .docx per second.
 - HTML: a page of the same structure, through ``html.parser`` and our converter: MB/s.
 
-CPython, one process; median of 3 runs after a warm-up. Needs the test requirements (pypdf,
-mammoth, reportlab, python-docx). Run: ``python bench/extract.py``.
+CPython, one process; median of 3 runs after a warm-up. Needs pypdf, mammoth, reportlab and
+python-docx (the test requirements and bench/requirements.txt have them). Run:
+``python bench/run.py --documents``, which adds the same documents opened on the page
+(bench/browser.py), or ``python bench/extract.py`` for the CPython figures alone.
 """
 
 from __future__ import annotations

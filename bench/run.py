@@ -5,6 +5,7 @@
     python bench/run.py --sizes 1,10 --only recursive-chars,memory
     python bench/run.py --profile        # cProfile of our slow paths (top functions)
     python bench/run.py --browser        # the playground's timings (bench/browser.py)
+    python bench/run.py --documents      # PDF pages/s, DOCX and HTML MB/s: CPython, then the page
 
 The first run creates ``.venv-bench`` (git-ignored) with the peers pinned in
 bench/requirements.txt and re-executes itself there; our ``chunker`` is imported from this
@@ -506,11 +507,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", help=f"comma-separated sections: {','.join(SECTIONS)}")
     p.add_argument("--profile", action="store_true", help="cProfile our slow paths instead (bench/_profile.py)")
     p.add_argument("--browser", action="store_true", help="time the playground in Chromium instead (bench/browser.py)")
+    p.add_argument("--documents", action="store_true",
+                   help="PDF pages per second and DOCX/HTML MB/s, in CPython (bench/extract.py) and in the page")
     args, rest = p.parse_known_args(argv)
     if rest and not (args.browser or args.profile):
         p.error(f"unrecognized arguments: {' '.join(rest)}")
 
     ensure_bench_venv(argv)
+    if args.documents:
+        cpython = subprocess.call([sys.executable, str(BENCH / "extract.py")])
+        return cpython or subprocess.call([sys.executable, str(BENCH / "browser.py"), "--only", "documents"])
     if args.browser or args.profile:
         script = BENCH / ("browser.py" if args.browser else "_profile.py")
         extra = (["--quick"] if args.quick else []) + (["--sizes", args.sizes] if args.sizes and args.profile else []) \
