@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 
-from ._text import word_spans
+from ._text import word_columns
 from ._tokenizers import Tokenizer
 
 __all__ = ["Measure", "make_measure"]
@@ -86,9 +86,7 @@ class WordMeasure(Measure):
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
-        spans = word_spans(text)
-        self.starts: list[int] = [s for s, _ in spans]
-        self.ends: list[int] = [e for _, e in spans]
+        self.starts, self.ends = word_columns(text)
 
     def count(self, start: int, end: int) -> int:
         return bisect.bisect_left(self.starts, end) - bisect.bisect_right(self.ends, start)

@@ -4,6 +4,8 @@ offsets into the text it was given, never starting or ending on whitespace."""
 from __future__ import annotations
 
 import re
+from array import array
+from itertools import islice
 
 from ._punct import CLOSERS, TERMINALS
 
@@ -111,6 +113,24 @@ def word_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     """Maximal runs of non-whitespace."""
     end = len(text) if end is None else end
     return [m.span() for m in _WORD.finditer(text, start, end)]
+
+
+def word_columns(text: str) -> tuple[array[int], array[int]]:  # noqa: F821
+    """`word_spans` of the whole text as two arrays, starts and ends: 8 bytes a word, where a
+    list of pairs costs about 120 (a megabyte holds some 150,000 words).
+
+    >>> [list(a) for a in word_columns(" ab  c")]
+    [[1, 5], [3, 6]]
+    """
+    kind = position_kind(len(text))
+    starts, ends = array(kind), array(kind)
+    found = _WORD.finditer(text)
+    while True:
+        batch = [m.span() for m in islice(found, 1 << 14)]
+        if not batch:
+            return starts, ends
+        starts.extend([a for a, _ in batch])
+        ends.extend([b for _, b in batch])
 
 
 def stripped_length(text: str) -> int:

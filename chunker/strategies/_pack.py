@@ -1,25 +1,21 @@
 """The machinery the structure-aware strategies share: the cascade that splits an oversized
-span into pieces that fit, and the packer that merges pieces into chunks with overlap."""
+span into pieces that fit, and the packer that merges pieces into chunks with overlap.
+
+Pieces and chunks are held as columns (arrays of positions, see `Spans`): a character cascade
+over a megabyte makes a million pieces.
+"""
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from array import array
+from collections.abc import Callable, Collection, Sequence
 
 from .._measure import CharMeasure, Measure
-from .._text import line_spans, paragraph_spans, word_spans
+from .._text import line_spans, paragraph_spans, position_kind, word_spans
+from ._spans import Marks, Span, Spans
 
-__all__ = ["Span", "Leaves", "pack", "cascade", "LEVELS", "spans_from_pack"]
-
-
-class Span(NamedTuple):
-    """A chunk as a strategy sees it: offsets plus what only the strategy knows."""
-
-    start: int
-    end: int
-    cut: bool = False  # a sentence was cut to make this chunk fit
-    headings: tuple[str, ...] = ()
+__all__ = ["Span", "Spans", "Leaves", "pack", "pack_columns", "cascade", "LEVELS", "spans_from_pack"]
 
 
 LEVELS = ("paragraph", "line", "sentence", "clause", "word", "char")
@@ -51,24 +47,31 @@ class Leaves:
 
     `hard` holds indices of pieces that must start a new chunk (overlap may still reach back
     across); `walls` holds indices that nothing crosses, not even overlap (markdown sections).
+    Pieces are columns: `starts`, `ends` and a `cut` byte each.
     """
 
-    def __init__(self) -> None:
-        self.spans: list[tuple[int, int]] = []
-        self.cut: list[bool] = []
-        self.hard: set[int] = set()
-        self.walls: set[int] = set()
+    def __init__(self, kind: str = "q") -> None:
+        self.starts: array[int] = array(kind)  # noqa: F821
+        self.ends: array[int] = array(kind)  # noqa: F821
+        self.cut = bytearray()
+        self.hard = Marks()
+        self.walls = Marks()
 
-    def add(self, start: int, end: int, cut: bool = False) -> None:
-        self.spans.append((start, end))
+    def add(self, start: int, end: int, cut: bool | int = False) -> None:
+        self.starts.append(start)
+        self.ends.append(end)
         self.cut.append(cut)
 
     def extend(self, spans: Sequence[tuple[int, int]], cut: bool = False) -> None:
-        self.spans.extend(spans)
-        self.cut.extend([cut] * len(spans))
+        self.starts.extend([a for a, _ in spans])
+        self.ends.extend([b for _, b in spans])
+        self.cut.extend(b"\x01" * len(spans) if cut else bytes(len(spans)))
+
+    def span(self, k: int) -> tuple[int, int]:
+        return self.starts[k], self.ends[k]
 
     def __len__(self) -> int:
-        return len(self.spans)
+        return len(self.starts)
 
 
 def _wrapped_prose(text: str, lines: Sequence[tuple[int, int]]) -> bool:
@@ -95,6 +98,15 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
     """
     name = levels[level]
     if name == "char":
+        if isinstance(measure, CharMeasure):
+            # Windows of exactly `size` characters, made at C speed.
+            step = max(1, size)
+            firsts = range(start, end, step)
+            leaves.starts.extend(firsts)
+            leaves.ends.extend(range(start + step, end, step))
+            leaves.ends.append(end)
+            leaves.cut.extend(b"\x01" * len(firsts))
+            return
         pos = start
         while pos < end:
             stop = measure.advance(pos, end, size)
@@ -131,7 +143,7 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
 
 
 def pack(spans: Sequence[tuple[int, int]], *, size: int, overlap: int, measure: Measure,
-         hard: set[int] | None = None, walls: set[int] | None = None,
+         hard: Collection[int] | None = None, walls: Collection[int] | None = None,
          walk: bool = False) -> list[tuple[int, int]]:
     """Greedy packing of pieces into chunks of at most `size`, as (first, last) piece indices.
 
@@ -139,62 +151,77 @@ def pack(spans: Sequence[tuple[int, int]], *, size: int, overlap: int, measure: 
     fits within `overlap` and still leaves room for the first new piece, so overlap is always
     whole pieces and never more than asked. `spans` ascend and do not overlap. Measures with an
     inverse are packed by bisection, the others by galloping; `walk=True` forces the
-    piece-by-piece reference.
+    piece-by-piece reference. `pack_columns` is the same on columns.
     """
-    walls = walls or set()
-    stops = (hard or set()) | walls
-    if not spans:
-        return []
-    finder = (_Walk if walk else _Bisect if hasattr(measure, "reach") else _Gallop)(spans, measure, stops)
+    kind = position_kind(max((e for _, e in spans), default=0))
+    firsts, lasts = pack_columns(array(kind, [s for s, _ in spans]), array(kind, [e for _, e in spans]),
+                                 size=size, overlap=overlap, measure=measure, hard=hard, walls=walls,
+                                 walk=walk)
+    return list(zip(firsts, lasts))
+
+
+def pack_columns(starts: Sequence[int], ends: Sequence[int], *, size: int, overlap: int, measure: Measure,
+                 hard: Collection[int] | None = None, walls: Collection[int] | None = None,
+                 walk: bool = False) -> tuple[array[int], array[int]]:  # noqa: F821
+    """`pack` for pieces given as columns; the chunks' first and last pieces as two arrays."""
+    walls = Marks.union(walls)
+    stops = Marks.union(hard, walls)
+    kind = position_kind(len(starts))
+    firsts, lasts = array(kind), array(kind)
+    if not len(starts):
+        return firsts, lasts
+    finder = (_Walk if walk else _Bisect if hasattr(measure, "reach") else _Gallop)(starts, ends, measure, stops)
     # Measures whose document counts can differ from a chunk's own count at its edges (exact
     # tokens) have the last word on whether a chunk fits; `over` asks the exact count only
     # when the document count is within a few tokens of the size.
     over = measure.over if hasattr(measure, "exact") else None
-    out: list[tuple[int, int]] = []
+    n = len(starts)
     i = first_new = 0
     while True:
-        j = _exact_fit(over, spans, i, finder.furthest(i, first_new, size), first_new, size)
-        out.append((i, j))
+        j = _exact_fit(over, starts, ends, i, finder.furthest(i, first_new, size), first_new, size)
+        firsts.append(i)
+        lasts.append(j)
         nxt = j + 1
-        if nxt >= len(spans):
-            return out
+        if nxt >= n:
+            return firsts, lasts
         k = nxt
         if overlap > 0 and nxt not in walls:
             # Overlap never reaches back across a wall, nor to this chunk's own start.
             floor = max(i + 1, first_new) if first_new in walls else i + 1
-            k = _exact_overlap(over, spans, finder.earliest(floor, j, overlap, size), nxt, size)
+            k = _exact_overlap(over, starts, ends, finder.earliest(floor, j, overlap, size), nxt, size)
         i, first_new = k, nxt
 
 
-def _next_stop(stops: Sequence[int], first_new: int, n: int) -> int:
-    """The first piece after `first_new` that must start a chunk (`stops` sorted), or `n`:
-    no chunk that holds `first_new` reaches it."""
-    k = bisect.bisect_right(stops, first_new)
-    return stops[k] if k < len(stops) and stops[k] < n else n
+def _next_stop(stops: Marks, first_new: int, n: int) -> int:
+    """The first piece after `first_new` that must start a chunk, or `n`: no chunk that holds
+    `first_new` reaches it."""
+    items = stops.items
+    k = bisect.bisect_right(items, first_new)
+    return items[k] if k < len(items) and items[k] < n else n
 
 
 class _Walk:
     """The reference: walks piece by piece, for measures without an inverse."""
 
-    def __init__(self, spans, measure, stops):
-        self.spans, self.count, self.stops = spans, measure.count, stops
+    def __init__(self, starts, ends, measure, stops):
+        self.starts, self.ends, self.count, self.stops = starts, ends, measure.count, stops
 
     def furthest(self, i, first_new, size):
         """The last piece j >= first_new such that pieces i..j fit (first_new at least)."""
-        spans, count, stops = self.spans, self.count, self.stops
-        start, j = spans[i][0], first_new
-        while j + 1 < len(spans) and (j + 1) not in stops and count(start, spans[j + 1][1]) <= size:
+        ends, count, stops = self.ends, self.count, self.stops
+        start, j = self.starts[i], first_new
+        while j + 1 < len(ends) and (j + 1) not in stops and count(start, ends[j + 1]) <= size:
             j += 1
         return j
 
     def earliest(self, floor, j, overlap, size):
         """The first piece k in floor..j such that k..j fits the overlap and k..j+1 the size;
         j + 1 when there is none."""
-        spans, count = self.spans, self.count
-        end_prev, end_next = spans[j][1], spans[j + 1][1]
+        starts, count = self.starts, self.count
+        end_prev, end_next = self.ends[j], self.ends[j + 1]
         k = j + 1
         while k - 1 >= floor:
-            s = spans[k - 1][0]
+            s = starts[k - 1]
             if count(s, end_prev) > overlap or count(s, end_next) > size:
                 break
             k -= 1
@@ -207,16 +234,14 @@ class _Gallop(_Walk):
     fit are a prefix: aim at the piece where the size should end, at the characters per unit
     seen so far, then step out from there, doubling the step, and halve the gap."""
 
-    def __init__(self, spans, measure, stops):
-        super().__init__(spans, measure, stops)
-        self.ends = [e for _, e in spans]
-        self.sorted_stops = sorted(stops)
+    def __init__(self, starts, ends, measure, stops):
+        super().__init__(starts, ends, measure, stops)
         self.chars_per_unit = 4.0  # learnt from every chunk found
 
     def furthest(self, i, first_new, size):
-        spans, ends, count = self.spans, self.ends, self.count
-        limit = _next_stop(self.sorted_stops, first_new, len(spans))
-        start = spans[i][0]
+        ends, count = self.ends, self.count
+        limit = _next_stop(self.stops, first_new, len(ends))
+        start = self.starts[i]
         aim = bisect.bisect_right(ends, start + size * self.chars_per_unit, first_new, limit) - 1
         lo, hi = first_new, limit  # lo fits (or is the least answer); every piece from hi is over
         if aim > lo:
@@ -249,12 +274,12 @@ class _Gallop(_Walk):
     def earliest(self, floor, j, overlap, size):
         # The walk's two tests apart: the short spans against the overlap first, then the
         # whole next chunk against the size, which usually fits at once.
-        spans, count = self.spans, self.count
-        end_prev, end_next = spans[j][1], spans[j + 1][1]
+        starts, count = self.starts, self.count
+        end_prev, end_next = self.ends[j], self.ends[j + 1]
         k = j + 1
-        while k - 1 >= floor and count(spans[k - 1][0], end_prev) <= overlap:
+        while k - 1 >= floor and count(starts[k - 1], end_prev) <= overlap:
             k -= 1
-        while k <= j and count(spans[k][0], end_next) > size:
+        while k <= j and count(starts[k], end_next) > size:
             k += 1
         return k
 
@@ -263,16 +288,14 @@ class _Bisect:
     """The same answers in O(log n): ends and starts ascend, and the measure can say how far a
     count reaches (`reach`) and from where it reaches back (`back`)."""
 
-    def __init__(self, spans, measure, stops):
-        self.starts = [s for s, _ in spans]
-        self.ends = [e for _, e in spans]
-        self.stops = sorted(stops)
+    def __init__(self, starts, ends, measure, stops):
+        self.starts, self.ends, self.stops = starts, ends, stops
         self.reach, self.back = measure.reach, measure.back
 
     def furthest(self, i, first_new, size):
-        n, stops = len(self.ends), self.stops
-        limit = _next_stop(stops, first_new, n)
-        return max(first_new, bisect.bisect_right(self.ends, self.reach(self.starts[i], size), first_new, limit) - 1)
+        ends = self.ends
+        limit = _next_stop(self.stops, first_new, len(ends))
+        return max(first_new, bisect.bisect_right(ends, self.reach(self.starts[i], size), first_new, limit) - 1)
 
     def earliest(self, floor, j, overlap, size):
         if floor > j:
@@ -281,7 +304,7 @@ class _Bisect:
         return bisect.bisect_left(self.starts, earliest, floor, j + 1)
 
 
-def _exact_fit(over, spans, i, j, floor, size):
+def _exact_fit(over, starts, ends, i, j, floor, size):
     """Step `j` back (not below `floor`) until the chunk i..j fits by the exact count.
 
     Span counts from the document's encoding can differ from the chunk's own encoding by a
@@ -289,25 +312,31 @@ def _exact_fit(over, spans, i, j, floor, size):
     """
     if over is None:
         return j
-    start = spans[i][0]
-    while j > floor and over(start, spans[j][1], size):
+    start = starts[i]
+    while j > floor and over(start, ends[j], size):
         j -= 1
     return j
 
 
-def _exact_overlap(over, spans, k, nxt, size):
+def _exact_overlap(over, starts, ends, k, nxt, size):
     """Drop leading overlap pieces until the overlap and the first new piece fit exactly."""
     if over is None:
         return k
-    end = spans[nxt][1]
-    while k < nxt and over(spans[k][0], end, size):
+    end = ends[nxt]
+    while k < nxt and over(starts[k], end, size):
         k += 1
     return k
 
 
-def spans_from_pack(leaves: Leaves, groups: Sequence[tuple[int, int]]) -> list[Span]:
-    out = []
-    spans, cut = leaves.spans, leaves.cut
-    for i, j in groups:
-        out.append(Span(spans[i][0], spans[j][1], any(cut[i:j + 1])))
-    return out
+def spans_from_pack(leaves: Leaves, groups: tuple[Sequence[int], Sequence[int]]) -> Spans:
+    """The chunks of packed `leaves`, from `pack_columns`' (firsts, lasts)."""
+    firsts, lasts = groups
+    kind = leaves.starts.typecode
+    starts = array(kind, map(leaves.starts.__getitem__, firsts))
+    ends = array(kind, map(leaves.ends.__getitem__, lasts))
+    cut = leaves.cut
+    flags = None
+    if cut.find(1) >= 0:  # a chunk is cut when any of its pieces is
+        find = cut.find
+        flags = bytearray(find(1, i, j + 1) >= 0 for i, j in zip(firsts, lasts))
+    return Spans(starts, ends, flags)

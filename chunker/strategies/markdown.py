@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import bisect
 import re
+from array import array
 from typing import NamedTuple
 
 from .._measure import Measure
-from .._text import is_caps_heading
-from ._pack import Leaves, Span, cascade, pack
+from .._text import is_caps_heading, position_kind
+from ._pack import Leaves, Spans, cascade, pack_columns
 
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
@@ -123,7 +124,7 @@ def blocks(text: str) -> list[Block]:
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: tuple[str, ...] = ()) -> list[Span]:
+          breaks: tuple[str, ...] = ()) -> Spans:
     """
     >>> from chunker import chunk
     >>> res = chunk("# Guide\\n\\n## Install\\n\\nRun it.\\n\\n## Use\\n\\nCall it.", strategy="markdown", size=100)
@@ -131,7 +132,8 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     [('# Guide\\n\\n## Install\\n\\nRun it.', ('Guide', 'Install')), ('## Use\\n\\nCall it.', ('Guide', 'Use'))]
     """
     found = blocks(text)
-    raw = Leaves()
+    kind = position_kind(len(text))
+    raw = Leaves(kind)
     is_heading: list[bool] = []
     for b in found:
         n0 = len(raw)
@@ -152,7 +154,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     # Glue each run of headings to the piece after it, so a heading never ends a chunk. A run
     # too long to fit with its body (a table of contents) keeps only the trailing headings
     # that fit; the others are empty sections and stand alone.
-    leaves = Leaves()
+    leaves = Leaves(kind)
     pending: list[int] = []  # raw indices of a run of headings waiting for its body
 
     def add(k: int, start: int, wall: bool) -> None:
@@ -161,17 +163,17 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
             leaves.walls.add(n)
         elif k in raw.hard:
             leaves.hard.add(n)
-        leaves.add(start, raw.spans[k][1], raw.cut[k])
+        leaves.add(start, raw.ends[k], raw.cut[k])
 
     def glue(k: int, start: int, wall: bool) -> None:
         # Heading plus body piece too big: cut the piece again with what the heading leaves.
-        s, e = raw.spans[k]
+        s, e = raw.span(k)
         budget = size - measure.count(start, s)
         if measure.over(start, e, size) and budget > 0:
-            sub = Leaves()
+            sub = Leaves(kind)
             cascade(text, s, e, 0, measure=measure, size=budget, leaves=sub, levels=_GLUE_LEVELS)
             if len(sub) > 1:
-                for idx, (a, b) in enumerate(sub.spans):
+                for idx, (a, b) in enumerate(zip(sub.starts, sub.ends)):
                     n = len(leaves)
                     if idx == 0:
                         if wall:
@@ -184,7 +186,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
                 return
         add(k, start, wall)
 
-    for k, (s, e) in enumerate(raw.spans):
+    for k, (s, e) in enumerate(zip(raw.starts, raw.ends)):
         if is_heading[k]:
             pending.append(k)
             continue
@@ -192,18 +194,18 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
             add(k, s, k in raw.walls)
             continue
         keep = len(pending) - 1
-        while keep > 0 and not measure.over(raw.spans[pending[keep - 1]][0], e, size):
+        while keep > 0 and not measure.over(raw.starts[pending[keep - 1]], e, size):
             keep -= 1
         for h in pending[:keep]:
-            add(h, raw.spans[h][0], h in raw.walls)
-        glue(k, raw.spans[pending[keep]][0], keep > 0 or pending[0] in raw.walls)
+            add(h, raw.starts[h], h in raw.walls)
+        glue(k, raw.starts[pending[keep]], keep > 0 or pending[0] in raw.walls)
         pending = []
     if pending:  # the document ends with headings and no body
         for h in pending:
-            add(h, raw.spans[h][0], h in raw.walls)
+            add(h, raw.starts[h], h in raw.walls)
 
-    groups = pack(leaves.spans, size=size, overlap=overlap, measure=measure,
-                  hard=leaves.hard, walls=leaves.walls)
+    firsts, lasts = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure,
+                                 hard=leaves.hard, walls=leaves.walls)
 
     # Heading path in force at each chunk's end: every heading before it, by level.
     heads = [b for b in found if b.kind == "heading"]
@@ -215,9 +217,9 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         stack.append((h.level, h.title))
         paths.append(tuple(t for _, t in stack))
     head_starts = [h.start for h in heads]
-    out = []
-    for i, j in groups:
-        s, e = leaves.spans[i][0], leaves.spans[j][1]
-        h = bisect.bisect_left(head_starts, e) - 1
-        out.append(Span(s, e, any(leaves.cut[i:j + 1]), paths[h] if h >= 0 else ()))
-    return out
+    starts = array(kind, map(leaves.starts.__getitem__, firsts))
+    ends = array(kind, map(leaves.ends.__getitem__, lasts))
+    find = leaves.cut.find
+    cut = bytearray(find(1, i, j + 1) >= 0 for i, j in zip(firsts, lasts))
+    headings = [paths[h] if h >= 0 else () for h in (bisect.bisect_left(head_starts, e) - 1 for e in ends)]
+    return Spans(starts, ends, cut, headings)
