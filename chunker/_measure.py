@@ -220,6 +220,38 @@ class ExactTokenMeasure(Measure):
         return max(start + 1, min(limit, end))
 
 
+    def cut(self, start: int, limit: int, n: int) -> int:
+        """Where to end the next piece of text[start:limit] cut to at most `n` tokens counted
+        as its own text is (`exact`), the chunk it will be.
+
+        The document's count says how far to go (`advance`); the piece's own encoding can hold
+        a token more at its edges ("xxx" cut from a run the document encodes as " xx", "x"),
+        so the end moves back to earlier token starts, then (when the piece starts inside a
+        document token) to earlier characters, until the piece fits. start + 1 when even one
+        character is over: no cut can make it fit.
+        """
+        end = self.advance(start, limit, n)
+        if not self.over(start, end, n):
+            return end
+        off, mid, over = self.offsets, self.mid_chars, self.over
+        k = bisect.bisect_left(off, end) - 1
+        while k >= 0 and off[k] > start:
+            if k not in mid and not over(start, off[k], n):
+                return off[k]
+            k -= 1
+        # No token start in the piece will do: cut between characters, before the first one.
+        lo, hi = start + 1, off[k + 1] if k + 1 < len(off) and off[k + 1] < end else end
+        if over(start, lo, n):
+            return lo
+        while hi - lo > 1:  # over(start, hi) or hi is that token start; lo fits
+            mid_point = (lo + hi) // 2
+            if over(start, mid_point, n):
+                hi = mid_point
+            else:
+                lo = mid_point
+        return lo
+
+
 class EstimateTokenMeasure(Measure):
     """Estimated tokens of the span's own text (approx and estimate are cheap to recount)."""
 

@@ -108,8 +108,10 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
             leaves.cut.extend(b"\x01" * len(firsts))
             return
         pos = start
+        # Exact tokens: each piece's own count fits, not just its count within the document.
+        cut = getattr(measure, "cut", measure.advance)
         while pos < end:
-            stop = measure.advance(pos, end, size)
+            stop = cut(pos, end, size)
             leaves.add(pos, stop, cut=True)
             pos = stop
         return
@@ -188,7 +190,8 @@ def pack_columns(starts: Sequence[int], ends: Sequence[int], *, size: int, overl
         if overlap > 0 and nxt not in walls:
             # Overlap never reaches back across a wall, nor to this chunk's own start.
             floor = max(i + 1, first_new) if first_new in walls else i + 1
-            k = _exact_overlap(over, starts, ends, finder.earliest(floor, j, overlap, size), nxt, size)
+            k = _exact_overlap(over, starts, ends, finder.earliest(floor, j, overlap, size), nxt, size,
+                               overlap + getattr(measure, "specials", 0))
         i, first_new = k, nxt
 
 
@@ -318,12 +321,14 @@ def _exact_fit(over, starts, ends, i, j, floor, size):
     return j
 
 
-def _exact_overlap(over, starts, ends, k, nxt, size):
-    """Drop leading overlap pieces until the overlap and the first new piece fit exactly."""
+def _exact_overlap(over, starts, ends, k, nxt, size, overlap):
+    """Drop leading overlap pieces until the overlap fits `overlap` and the overlap with the
+    first new piece fits `size`, both by the exact count: the text a chunk repeats is counted
+    as its own text is (`overlap` holds the special tokens that count adds to any text)."""
     if over is None:
         return k
-    end = ends[nxt]
-    while k < nxt and over(starts[k], end, size):
+    end_prev, end = ends[nxt - 1], ends[nxt]
+    while k < nxt and (over(starts[k], end_prev, overlap) or over(starts[k], end, size)):
         k += 1
     return k
 

@@ -73,15 +73,19 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
 
 def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int,
                    kind: str) -> tuple[array[int], array[int]]:  # noqa: F821
-    """Token windows cut only where a token starts a character.
+    """Token windows cut only where a token starts a character, each within the size and each
+    overlap within the overlap, counted as their own text.
 
     A character split over several tokens (bytes of a rare character, some CJK) cannot be cut,
-    so a window's start moves forward past it and its end back before it: windows keep at most
-    `size` tokens and overlaps at most `overlap`. A start never passes the previous end (no
-    text is lost) and starts ascend. Only a character of more than `size` tokens gets a window
-    that is over (and flagged).
+    so a window's start moves forward past it and its end back before it. A window is `size`
+    of the document's tokens, but it is embedded alone, and its own encoding can differ at its
+    edges (a run of CJK characters cut in the middle): then its end moves back a token at a
+    time until it fits, and the next window's start forward until the overlap fits. A start
+    never passes the previous end (no text is lost) and starts ascend. Only a character of more
+    than `size` tokens gets a window that is over (and flagged).
     """
     off, count, mid = measure.offsets, len(measure.offsets), measure.mid_chars
+    over, specials = measure.over, measure.specials
 
     def up(i: int) -> int:
         while i in mid:
@@ -95,18 +99,32 @@ def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int,
 
     at = lambda i: off[i] if i < count else n  # noqa: E731
     starts, ends = array(kind), array(kind)
+    if not count:
+        return starts, ends
+    stride = size - overlap
     prev_s = prev_e = -1
-    for i, j in zip(*_windows(count, size, overlap)):
-        s, e = up(i), down(j)
+    i = 0  # where the window would start on the document's tokens, a stride from the last
+    while i < count or prev_e < count:
+        s, e = up(i), down(min(i + size, count))
         if prev_e >= 0:
             s = min(s, prev_e)
             if s <= prev_s:
                 s = up(prev_s + 1)
+            while s < prev_e and over(at(s), at(prev_e), overlap + specials):
+                s = up(s + 1)
         if e <= s:
             e = up(s + 1)
+        while over(at(s), at(e), size + specials):
+            shorter = down(e - 1)
+            if shorter <= s:
+                break  # one character: no cut can make it fit
+            e = shorter
         starts.append(at(s))
         ends.append(at(e))
+        if e >= count:
+            break
         prev_s, prev_e = s, e
+        i += stride
     return starts, ends
 
 

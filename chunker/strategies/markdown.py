@@ -5,7 +5,9 @@ Sections never share a chunk or overlap. Inside a section, blocks (paragraphs, l
 code, tables, front matter) are packed up to `size`; code and tables are cut only when one
 alone exceeds `size`, and then by the recursive cascade (lines, words, characters), as is an
 oversized paragraph (lines, sentences, words, characters). A heading is glued to what follows
-it, so it never ends a chunk, and each chunk carries the heading path it sits under.
+it, so it never ends a chunk, unless the heading alone leaves no room for any of its body: then
+it stands alone (flagged orphan_heading, and oversize when it is over by itself: a heading is
+never cut). Each chunk carries the heading path it sits under.
 """
 
 from __future__ import annotations
@@ -166,13 +168,17 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         leaves.add(start, raw.ends[k], raw.cut[k])
 
     def glue(k: int, start: int, wall: bool) -> None:
-        # Heading plus body piece too big: cut the piece again with what the heading leaves.
+        # Headings (from `start`) plus body piece k. Too big together: cut the piece again with
+        # what the headings leave, as the glued chunk counts (its own count has the last word).
         s, e = raw.span(k)
+        if not measure.over(start, e, size):
+            add(k, start, wall)
+            return
         budget = size - measure.count(start, s)
-        if measure.over(start, e, size) and budget > 0:
+        while budget > 0:
             sub = Leaves(kind)
             cascade(text, s, e, 0, measure=measure, size=budget, leaves=sub, levels=_GLUE_LEVELS)
-            if len(sub) > 1:
+            if not measure.over(start, sub.ends[0], size):
                 for idx, (a, b) in enumerate(zip(sub.starts, sub.ends)):
                     n = len(leaves)
                     if idx == 0:
@@ -184,7 +190,12 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
                             leaves.hard.add(n)
                         leaves.add(a, b, sub.cut[idx] or raw.cut[k])
                 return
-        add(k, start, wall)
+            budget -= 1
+        # The headings fill the size on their own: they stand alone, and the body follows.
+        if wall:
+            leaves.walls.add(len(leaves))
+        leaves.add(start, raw.ends[k - 1])
+        add(k, s, False)
 
     for k, (s, e) in enumerate(zip(raw.starts, raw.ends)):
         if is_heading[k]:
