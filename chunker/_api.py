@@ -14,7 +14,7 @@ from ._errors import ChunkerError
 from ._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
 from ._records import ChunkResult, Chunks, Stats
 from ._settings import DEFAULTS, Settings, volume_limit, whole_number
-from ._text import count_words, ends_sentence, is_heading_line, rstripped_tail
+from ._text import Fences, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ._tokenizers import Tokenizer, get_tokenizer
 from .strategies import STRATEGIES, Spans
 
@@ -314,6 +314,7 @@ def _records(text: str, spans: Spans, settings: Settings, tok: Tokenizer,
     flags: list[tuple[str, ...]] = []
     shared: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per set of flags, not per chunk
     cut = spans.cut
+    fences = Fences.of(text)  # whether a chunk's last fence line closes a block is the document's to say
     for k, (start, end) in enumerate(zip(spans.starts, spans.ends)):
         piece = text[start:end]
         n = counts[k] if counts is not None else tok.count(piece)
@@ -325,11 +326,11 @@ def _records(text: str, spans: Spans, settings: Settings, tok: Tokenizer,
         else:
             measured = count_words(piece)
         found: list[str] = []
-        if not ends_sentence(piece):
+        if not ends_sentence(piece, fences, start):
             found.append("mid_sentence")
         if size > 0 and measured * 5 < size:
             found.append("fragment")
-        if _last_line_is_heading(piece):
+        if _last_line_is_heading(text, start, piece):
             found.append("orphan_heading")
         if size > 0 and measured > size:
             found.append("oversize")
@@ -391,8 +392,18 @@ def _repeats(starts: Sequence[int], ends: Sequence[int], count_span: Callable[[i
     return out
 
 
-def _last_line_is_heading(piece: str) -> bool:
+def _last_line_is_heading(text: str, start: int, piece: str) -> bool:
+    """Whether the last line of `piece` (text[start:...]) is a heading. A chunk's first line
+    lost its indentation to trimming: it is judged with it, as the document has it ("    # x"
+    is code, not a heading)."""
     tail = rstripped_tail(piece)
     if "\n" not in tail and len(tail) < len(piece):  # a last line longer than the tail
         tail = piece.rstrip()
-    return is_heading_line(tail[tail.rfind("\n") + 1:])
+    if "\n" in tail:
+        return is_heading_line(tail[tail.rfind("\n") + 1:])
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start < start:
+        indent = text[line_start:start]
+        if not indent.lstrip("\ufeff").strip():  # only whitespace (or a byte order mark) before it
+            tail = indent + tail
+    return is_heading_line(tail)

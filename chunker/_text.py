@@ -9,7 +9,7 @@ from itertools import islice
 
 from ._punct import CLOSERS, TERMINALS
 
-__all__ = ["trim", "paragraph_spans", "line_spans", "word_spans", "is_heading_line",
+__all__ = ["trim", "paragraph_spans", "line_spans", "word_spans", "is_heading_line", "Fences",
            "count_words", "stripped_length"]
 
 Span = tuple[int, int]
@@ -165,9 +165,18 @@ def rstripped_tail(text: str, n: int = 256) -> str:
     return text.rstrip()[-n:]  # more than n characters of trailing whitespace
 
 
-def ends_sentence(text: str) -> bool:
+def ends_sentence(text: str, fences: Fences | None = None, at: int = 0) -> bool:
     """True when `text` ends with terminal punctuation (closing quotes/brackets allowed after it)
-    or with a closing code fence: the opposite of seed 001's "ends mid-sentence" flag."""
+    or with a closing code fence: the opposite of seed 001's "ends mid-sentence" flag.
+
+    Whether a fence line closes a block is the document's to say: `fences` (`Fences.of` the
+    document `text` is part of, at offset `at`) pairs its fence lines. Without it, `text` alone
+    decides: a fence line closes when an odd number of fence lines precede it in `text`.
+
+    >>> doc = "```\\ncode\\n\\nmore\\n```"
+    >>> ends_sentence(doc[11:]), ends_sentence(doc[11:], Fences.of(doc), 11)
+    (False, True)
+    """
     tail = rstripped_tail(text, 16)[-8:]
     if not tail:
         return True
@@ -178,7 +187,16 @@ def ends_sentence(text: str) -> bool:
             return True
     if last not in "`~":  # a closing fence line ends with one of these
         return False
-    return _FENCE_CLOSE.search(rstripped_tail(text, 200)) is not None and _closes_fence(text.rstrip())
+    tail = rstripped_tail(text, 200)
+    if _FENCE_CLOSE.search(tail) is None:
+        return False
+    if fences is None:
+        return _closes_fence(text.rstrip())
+    end = len(text)
+    while text[end - 1].isspace():  # a chunk rarely ends on whitespace: this is cheap
+        end -= 1
+    marker = tail[tail.rfind("\n") + 1:].lstrip()
+    return fences.closes(at + end - len(marker))
 
 
 def _closes_fence(text: str) -> bool:
@@ -187,28 +205,110 @@ def _closes_fence(text: str) -> bool:
     return len(fences) % 2 == 0 and len(fences) > 0
 
 
+_FENCE_LINE = re.compile(r"(?m)^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)")
+
+
+class Fences:
+    """The fence lines of a document's fenced code blocks, paired as CommonMark pairs them: a
+    block opens at a line of three or more backticks or tildes (indented at most three spaces;
+    a backtick fence's info string holds no backtick) and closes at the next such line of the
+    same character, at least as long, with nothing after it.
+
+    `lines` maps where each fence line's marker starts to (whether it closes a block, where the
+    line's text ends): a piece of the text that is exactly one fence line is found in one look.
+
+    >>> Fences.of("```py\\nx = 1\\n```\\n").lines
+    {0: (False, 5), 12: (True, 15)}
+    """
+
+    __slots__ = ("lines",)
+
+    def __init__(self, text: str) -> None:
+        self.lines: dict[int, tuple[bool, int]] = {}
+        opened = ""
+        for m in _FENCE_LINE.finditer(text):
+            run, rest = m.group(1), m.group(2)
+            end = m.start() + len(m.group().rstrip())
+            if not opened:
+                if run[0] == "`" and "`" in rest:
+                    continue  # inline code at the start of a line, not a fence
+                opened = run
+                self.lines[m.start(1)] = (False, end)
+            elif run[0] == opened[0] and len(run) >= len(opened) and not rest.strip():
+                opened = ""
+                self.lines[m.start(1)] = (True, end)
+
+    @classmethod
+    def of(cls, text: str) -> Fences | None:
+        """The fences of `text`, or None when it has none (most text: nothing is scanned)."""
+        return cls(text) if "```" in text or "~~~" in text else None
+
+    def closes(self, marker: int) -> bool:
+        """Whether the fence line whose marker starts at `marker` closes a block."""
+        found = self.lines.get(marker)
+        return found is not None and found[0]
+
+    def line(self, start: int, end: int) -> bool | None:
+        """For a piece text[start:end] that is exactly one fence line: whether it closes a
+        block (True) or opens one (False); None for any other piece."""
+        found = self.lines.get(start)
+        return found[0] if found is not None and found[1] == end else None
+
+
+def indent_columns(line: str) -> int:
+    """Columns of leading whitespace, a tab reaching the next multiple of four (CommonMark).
+
+    >>> indent_columns("  \\t# x"), indent_columns("    code")
+    (4, 4)
+    """
+    n = 0
+    for c in line:
+        if c == " ":
+            n += 1
+        elif c == "\t":
+            n += 4 - n % 4
+        else:
+            break
+    return n
+
+
 def is_heading_line(line: str) -> bool:
-    """An ATX heading (``# Title``) or a short ALL-CAPS line (seed 004's heading rule).
+    """An ATX heading (``# Title``) or a short ALL-CAPS line (see `is_caps_heading`). A line
+    indented four columns or more is neither (Markdown reads it as code); a byte order mark
+    before a document's first line is no part of it.
 
     >>> is_heading_line("## Chunk size"), is_heading_line("ASSUMPTIONS AND LIMITS")
     (True, True)
-    >>> is_heading_line("NASA."), is_heading_line("Plain text")
-    (False, False)
+    >>> is_heading_line("NASA."), is_heading_line("Plain text"), is_heading_line("    # code")
+    (False, False, False)
     """
+    if line.startswith("\ufeff"):
+        line = line[1:]
     s = line.strip()
-    if not s:
+    if not s or (line[0] in " \t" and indent_columns(line) >= 4):
         return False
-    if s.startswith("#") and _ATX.match(line.rstrip("\r\n")):
-        return True
+    if s.startswith("#"):
+        return _ATX.match(line.rstrip("\r\n")) is not None
     return is_caps_heading(s)
 
 
+_ONE_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\Z")
+
+
 def is_caps_heading(s: str) -> bool:
-    # Short, at least two words' worth of letters, no lowercase, no sentence punctuation:
-    # "TERMS AND CONDITIONS" is a heading, "NASA." or "OK" is not.
-    if len(s) > 60 or s[-1] in ".,;:!?" or s.startswith(("|", "-", "*", "`")):
+    """A line of capitals that stands for a heading in plain text: `s` (stripped) has no
+    lowercase letter, at least four letters, at most 60 characters, no sentence punctuation at
+    its end and no Markdown marker at its start, and it is two words or more, or one word of
+    letters only (a hyphen or an apostrophe inside).
+
+    >>> [is_caps_heading(s) for s in ("TERMS AND CONDITIONS", "INTRODUCTION", "SUMMARY", "NASA.")]
+    [True, True, True, False]
+    >>> [is_caps_heading(s) for s in ("OK", "UTF8", "C++", "IMPORTANT:", "# NOTE", "NO")]
+    [False, False, False, False, False, False]
+    """
+    if len(s) > 60 or s[-1] in ".,;:!?" or s.startswith(("|", "-", "*", "`", "#")):
         return False
     letters = [c for c in s if c.isalpha()]
-    if len(letters) < 4 or any(c.islower() for c in letters):
+    if len(letters) < 4 or any(c.islower() for c in letters) or not any(c.isupper() for c in letters):
         return False
-    return any(c.isupper() for c in letters) and " " in s.strip()
+    return " " in s or _ONE_WORD.match(s) is not None

@@ -12,7 +12,7 @@ from array import array
 from collections.abc import Callable, Collection, Sequence
 
 from .._measure import CharMeasure, Measure
-from .._text import line_spans, paragraph_spans, position_kind, word_spans
+from .._text import Fences, line_spans, paragraph_spans, position_kind, word_spans
 from ._spans import Marks, Span, Spans
 
 __all__ = ["Span", "Spans", "Leaves", "pack", "pack_columns", "cascade", "LEVELS", "spans_from_pack"]
@@ -87,14 +87,47 @@ def _wrapped_prose(text: str, lines: Sequence[tuple[int, int]]) -> bool:
     return soft * 2 > len(lines) - 1
 
 
+def glue_fences(segments: list[tuple[int, int]], fences: Fences | None) -> list[tuple[int, int]]:
+    """`segments` with every piece that is exactly a code fence line joined to a neighbour: an
+    opening fence to the piece after it, a closing fence to the piece before it (or the other
+    way round at the edge of `segments`). A fence line alone is no chunk to embed.
+
+    >>> text = "Run:\\n\\n```\\nls\\n\\n```\\n\\nDone."
+    >>> paragraph_spans(text), glue_fences(paragraph_spans(text), Fences.of(text))
+    ([(0, 4), (6, 12), (14, 17), (19, 24)], [(0, 4), (6, 17), (19, 24)])
+    """
+    if fences is None or len(segments) < 2:
+        return segments
+    line = fences.line
+    out: list[tuple[int, int]] = []
+    waiting = -1  # the start of a fence line waiting for the piece after it
+    for a, b in segments:
+        if waiting >= 0:
+            out.append((waiting, b))
+            waiting = -1
+            continue
+        closes = line(a, b)
+        if closes is None:
+            out.append((a, b))
+        elif closes and out:
+            out[-1] = (out[-1][0], b)
+        else:
+            waiting = a
+    if waiting >= 0:  # a fence line ends the segments: it joins the piece before it
+        out[-1] = (out[-1][0], segments[-1][1])
+    return out
+
+
 def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, size: int,
-            leaves: Leaves, levels: Sequence[str] = LEVELS, split_all_until: int = -1) -> None:
+            leaves: Leaves, levels: Sequence[str] = LEVELS, split_all_until: int = -1,
+            fences: Fences | None = None) -> None:
     """Append to `leaves` the pieces of text[start:end] at `levels[level]`, splitting every
     piece that does not fit at the next level down.
 
     A piece split further is fenced by hard boundaries on both sides, so its parts never merge
     with a neighbour's text (the boundary seed 001 describes). Levels up to `split_all_until`
-    are split even when they fit: the sentence strategy packs sentences, not paragraphs.
+    are split even when they fit: the sentence strategy packs sentences, not paragraphs. A code
+    fence line is never a piece of its own (see `glue_fences`; `fences` are the document's).
     """
     name = levels[level]
     if name == "char":
@@ -118,12 +151,13 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
     segments = SEGMENTERS[name](text, start, end)
     if name == "line" and _wrapped_prose(text, segments):
         segments = [(start, end)]  # skip the line level for this paragraph
+    segments = glue_fences(segments, fences)
     cut = name == "word"
     if level < split_all_until:
         # A coarser break than the strategy packs: segment further, no fences.
         for a, b in segments:
             cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
-                    levels=levels, split_all_until=split_all_until)
+                    levels=levels, split_all_until=split_all_until, fences=fences)
         return
     if size == 0:
         oversized: list[int] = []
@@ -138,7 +172,7 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
         a, b = segments[k]
         leaves.hard.add(len(leaves))
         cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
-                levels=levels, split_all_until=split_all_until)
+                levels=levels, split_all_until=split_all_until, fences=fences)
         leaves.hard.add(len(leaves))  # whatever comes next starts afresh
         done = k + 1
     leaves.extend(segments[done:], cut)

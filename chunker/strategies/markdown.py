@@ -1,13 +1,31 @@
 """Strategy `markdown`: heading-aware sections with a size cap (seed 004's "semantic").
 
-A section starts at an ATX heading (``## Title``), a setext heading, or a short ALL-CAPS line.
-Sections never share a chunk or overlap. Inside a section, blocks (paragraphs, lists, fenced
-code, tables, front matter) are packed up to `size`; code and tables are cut only when one
-alone exceeds `size`, and then by the recursive cascade (lines, words, characters), as is an
-oversized paragraph (lines, sentences, words, characters). A heading is glued to what follows
-it, so it never ends a chunk, unless the heading alone leaves no room for any of its body: then
-it stands alone (flagged orphan_heading, and oversize when it is over by itself: a heading is
-never cut). Each chunk carries the heading path it sits under.
+A section starts at a heading. Sections never share a chunk or overlap. Inside a section,
+blocks (paragraphs, lists, fenced and indented code, HTML blocks, tables, front matter) are
+packed up to `size`; code, HTML and tables are cut only when one alone exceeds `size`, and then
+by the recursive cascade (lines, words, characters), as is an oversized paragraph (lines,
+sentences, words, characters). A code fence line is never a piece of its own: it stays with
+the line it opens or closes. A heading is glued to what follows it, so it never ends a chunk,
+unless the heading alone leaves no room for any of its body: then it stands alone (flagged
+orphan_heading, and oversize when it is over by itself: a heading is never cut). Each chunk
+carries the heading path it sits under.
+
+What is a heading (the scanner follows CommonMark where the two could differ; docs/markdown.md
+has the comparison with a CommonMark parser):
+
+- an ATX heading, ``## Title``, indented at most three spaces; a byte order mark before the
+  document's first line is no part of it;
+- a setext heading: one line of text underlined with ``===`` or ``---``;
+- a line of capitals, alone at the start of a block (plain-text documents mark headings this
+  way): no lowercase letter, at least four letters, at most 60 characters, no sentence
+  punctuation at its end, and two words or more ("TERMS AND CONDITIONS") or one word of
+  letters only ("INTRODUCTION", "SUMMARY"). "NASA." (a full stop), "OK" (two letters) and
+  "UTF8" (a digit) are not; a four-letter acronym alone on a line would be.
+
+Nothing inside a block is a heading: not a line in fenced code; not a line indented four
+columns or more where no paragraph or list goes on (indented code: ``    # code``); not a line
+of an HTML block (CommonMark's seven kinds: ``<!-- ... -->`` and the other declarations end
+at their end marker, block-level tags and any lone tag at a blank line).
 """
 
 from __future__ import annotations
@@ -18,15 +36,31 @@ from array import array
 from typing import NamedTuple
 
 from .._measure import Measure
-from .._text import is_caps_heading, position_kind
+from .._text import Fences, indent_columns, is_caps_heading, position_kind
 from ._pack import Leaves, Spans, cascade, pack_columns
 
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
-_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})(.*)")
 _ATX = re.compile(r"[ \t]{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\Z")
 _SETEXT = re.compile(r"[ \t]{0,3}(=+|-+)[ \t]*\Z")
 _TABLE_DELIM = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\Z")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
+
+# CommonMark's HTML blocks (spec 0.31.2, section 4.6): how each of the seven kinds starts, and
+# how kinds 1-5 end (on the line that holds the end, which may be the first); kinds 6 and 7 end
+# at a blank line, and kind 7 cannot interrupt a paragraph.
+_BLOCK_TAGS = ("address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
+               "dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|"
+               "hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|"
+               "search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul")
+_ATTRIBUTE = r"""\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?"""
+_HTML_START = re.compile(
+    r"[ \t]{0,3}(?:(<(?:pre|script|style|textarea)(?:[ \t>]|\Z))|(<!--)|(<\?)|(<![A-Za-z])|(<!\[CDATA\[)"
+    rf"|(</?(?:{_BLOCK_TAGS})(?:[ \t>]|/>|\Z))"
+    rf"|((?:<[A-Za-z][A-Za-z0-9-]*(?:{_ATTRIBUTE})*\s*/?>|</[A-Za-z][A-Za-z0-9-]*\s*>)[ \t]*\Z))",
+    re.IGNORECASE)
+_HTML_END = (re.compile(r"</(?:pre|script|style|textarea)>", re.IGNORECASE), re.compile("-->"),
+             re.compile(r"\?>"), re.compile(">"), re.compile(r"\]\]>"))
 
 _TEXT_LEVELS = ("paragraph", "line", "sentence", "word", "char")
 _BLOCK_LEVELS = ("line", "word", "char")
@@ -36,7 +70,7 @@ _GLUE_LEVELS = ("line", "sentence", "word", "char")
 class Block(NamedTuple):
     start: int
     end: int
-    kind: str  # heading | text | code | table
+    kind: str  # heading | text | code | table | html
     level: int = 0
     title: str = ""
 
@@ -46,15 +80,22 @@ def _trimmed_end(text: str, start: int, end: int) -> int:
 
 
 def blocks(text: str) -> list[Block]:
-    """Markdown blocks in document order, each a trimmed span.
+    """Markdown blocks in document order, each a trimmed span. See the module's docstring for
+    what counts as a heading.
 
     >>> [b.kind for b in blocks("# T\\n\\nSome text.\\n\\n```\\ncode\\n\\nmore\\n```\\n|a|b|\\n|-|-|")]
     ['heading', 'text', 'code', 'table']
+    >>> [b.kind for b in blocks("<!--\\n# not a heading\\n-->\\n\\n    # code, indented\\n\\nINTRODUCTION")]
+    ['html', 'code', 'heading']
     """
     lines = [m.span() for m in _LINES.finditer(text)]
     out: list[Block] = []
-    cur = None  # [kind, start, end, nlines]
+    cur: list | None = None  # [kind, start, end, nlines]
     fence = ""
+    html_end: re.Pattern[str] | None = None  # HTML kinds 1-5: what ends the block
+    html_blank = False  # HTML kinds 6 and 7: a blank line ends the block
+    indented = False  # an indented code block
+    in_list = False  # a list item started the last text block: indented lines are its content
     last_atx = 0
 
     def flush() -> None:
@@ -75,41 +116,84 @@ def blocks(text: str) -> list[Block]:
                 break
     while i < len(lines):
         s, e = lines[i]
-        line = text[s:e].rstrip("\r\n")
+        raw = text[s:e].rstrip("\r\n")
+        # A byte order mark is no part of the first line's Markdown (but stays in its block).
+        line = raw[1:] if s == 0 and raw.startswith("\ufeff") else raw
         stripped = line.strip()
         i += 1
         if fence:
-            cur[2] = _trimmed_end(text, s, e) if stripped else cur[2]
+            cur[2] = _trimmed_end(text, s, e) if stripped else cur[2]  # type: ignore[index]
             if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
                 fence = ""
                 flush()
             continue
+        if html_end is not None:
+            cur[2] = _trimmed_end(text, s, e) if stripped else cur[2]  # type: ignore[index]
+            if html_end.search(line):
+                html_end = None
+                flush()
+            continue
+        if indented:
+            if not stripped:
+                continue  # blank lines inside an indented block belong to it, if more code follows
+            if indent_columns(line) >= 4:
+                cur[2] = _trimmed_end(text, s, e)  # type: ignore[index]
+                continue
+            indented = False
+            flush()
         if not stripped:
+            html_blank = False
             flush()
             continue
-        m = _FENCE.match(line)
-        if m:
-            flush()
-            fence = m.group(1)
-            cur = ["code", s + len(line) - len(line.lstrip()), _trimmed_end(text, s, e), 1]
+        if html_blank:
+            cur[2] = _trimmed_end(text, s, e)  # type: ignore[index]
             continue
+        indent = indent_columns(line) if line[0] in " \t" else 0
+        lead = s + (len(raw) - len(raw.lstrip()) if raw[0].isspace() or s == 0 else 0)
+        if indent >= 4 and cur is None and not in_list:
+            # CommonMark's indented code (it cannot interrupt a paragraph): nothing in it is a heading.
+            cur = ["code", lead, _trimmed_end(text, s, e), 1]
+            indented = True
+            continue
+        if indent < 4:
+            m = _FENCE.match(line)
+            if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+                flush()
+                fence = m.group(1)
+                in_list = in_list and indent > 0
+                cur = ["code", lead, _trimmed_end(text, s, e), 1]
+                continue
+            m = _HTML_START.match(line) if stripped[0] == "<" else None
+            if m and (m.lastindex != 7 or cur is None):
+                flush()
+                in_list = in_list and indent > 0
+                cur = ["html", lead, _trimmed_end(text, s, e), 1]
+                if m.lastindex is not None and m.lastindex <= 5:
+                    end_of = _HTML_END[m.lastindex - 1]
+                    if end_of.search(line, m.end() - (m.lastindex == 4)):
+                        flush()  # it ends on the line it starts
+                    else:
+                        html_end = end_of
+                else:
+                    html_blank = True
+                continue
         m = _ATX.match(line)
         if m:
             flush()
+            in_list = False
             last_atx = len(m.group(1))
-            lead = s + len(line) - len(line.lstrip())
             out.append(Block(lead, _trimmed_end(text, s, e), "heading", last_atx, (m.group(2) or "").strip()))
             continue
         if (cur is not None and cur[0] == "text" and cur[3] == 1 and _SETEXT.match(line)
                 and not _LIST_ITEM.match(text[cur[1]:cur[2]])):
-            title = text[cur[1]:cur[2]].strip()
+            title = text[cur[1]:cur[2]].strip().lstrip("\ufeff")
             level = 1 if stripped[0] == "=" else 2
             out.append(Block(cur[1], _trimmed_end(text, s, e), "heading", level, title))
             last_atx = level
             cur = None
             continue
-        if cur is None and is_caps_heading(stripped):
-            lead = s + len(line) - len(line.lstrip())
+        if cur is None and indent < 4 and is_caps_heading(stripped):
+            in_list = False
             out.append(Block(lead, _trimmed_end(text, s, e), "heading", last_atx + 1 if last_atx else 1, stripped))
             continue
         next_line = text[lines[i][0]:lines[i][1]] if i < len(lines) else ""
@@ -118,7 +202,11 @@ def blocks(text: str) -> list[Block]:
         if cur is not None and (cur[0] == "table") != is_table:
             flush()
         if cur is None:
-            cur = ["table" if is_table else "text", s + len(line) - len(line.lstrip()), s, 0]
+            if _LIST_ITEM.match(line):
+                in_list = True
+            elif indent == 0:
+                in_list = False
+            cur = ["table" if is_table else "text", lead, s, 0]
         cur[2] = _trimmed_end(text, s, e)
         cur[3] += 1
     flush()
@@ -134,6 +222,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     [('# Guide\\n\\n## Install\\n\\nRun it.', ('Guide', 'Install')), ('## Use\\n\\nCall it.', ('Guide', 'Use'))]
     """
     found = blocks(text)
+    fences = Fences.of(text)
     kind = position_kind(len(text))
     raw = Leaves(kind)
     is_heading: list[bool] = []
@@ -149,7 +238,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
             raw.hard.add(n0)
             levels = _TEXT_LEVELS if b.kind == "text" else _BLOCK_LEVELS
             cascade(text, b.start, b.end, 1 if b.kind == "text" else 0, measure=measure,
-                    size=size, leaves=raw, levels=levels)
+                    size=size, leaves=raw, levels=levels, fences=fences)
             raw.hard.add(len(raw))
         is_heading.extend([b.kind == "heading"] * (len(raw) - n0))
 
@@ -177,7 +266,8 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         budget = size - measure.count(start, s)
         while budget > 0:
             sub = Leaves(kind)
-            cascade(text, s, e, 0, measure=measure, size=budget, leaves=sub, levels=_GLUE_LEVELS)
+            cascade(text, s, e, 0, measure=measure, size=budget, leaves=sub, levels=_GLUE_LEVELS,
+                    fences=fences)
             if not measure.over(start, sub.ends[0], size):
                 for idx, (a, b) in enumerate(zip(sub.starts, sub.ends)):
                     n = len(leaves)

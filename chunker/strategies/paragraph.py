@@ -9,8 +9,8 @@ from __future__ import annotations
 from array import array
 
 from .._measure import Measure
-from .._text import paragraph_spans, position_kind
-from ._pack import Spans, pack_columns
+from .._text import Fences, paragraph_spans, position_kind
+from ._pack import Spans, glue_fences, pack_columns
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
@@ -21,7 +21,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     ['A.\\n\\nB.', 'C.']
     """
     kind = position_kind(len(text))
-    spans = paragraph_spans(text)
+    spans = glue_fences(paragraph_spans(text), Fences.of(text))  # a fence line is no paragraph of its own
     starts, ends = array(kind, [s for s, _ in spans]), array(kind, [e for _, e in spans])
     del spans
     firsts, lasts = pack_columns(starts, ends, size=size, overlap=overlap, measure=measure)

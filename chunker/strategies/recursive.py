@@ -7,7 +7,7 @@ up to `size`, and the overlap is whole trailing pieces. Hard-wrapped prose skips
 from __future__ import annotations
 
 from .._measure import Measure
-from .._text import position_kind
+from .._text import Fences, position_kind
 from ._pack import Leaves, Spans, cascade, pack_columns, spans_from_pack
 
 _LEVELS = ("paragraph", "line", "sentence", "word", "char")
@@ -21,7 +21,8 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     ['One. Two.', 'Three.']
     """
     leaves = Leaves(position_kind(len(text)))
-    cascade(text, 0, len(text), 0, measure=measure, size=size, leaves=leaves, levels=_LEVELS)
+    cascade(text, 0, len(text), 0, measure=measure, size=size, leaves=leaves, levels=_LEVELS,
+            fences=Fences.of(text))
     groups = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure,
                           hard=leaves.hard)
     return spans_from_pack(leaves, groups)

@@ -9,7 +9,7 @@ Size 0 gives one chunk per sentence (seed 000's "by sentence").
 from __future__ import annotations
 
 from .._measure import Measure
-from .._text import position_kind
+from .._text import Fences, position_kind
 from ._pack import Leaves, Spans, cascade, pack_columns, spans_from_pack
 
 _ORDER = ("paragraph", "line", "sentence", "clause")
@@ -27,7 +27,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     levels = tuple(dict.fromkeys(["paragraph"] + enabled)) + ("word", "char")
     leaves = Leaves(position_kind(len(text)))
     cascade(text, 0, len(text), 0, measure=measure, size=size, leaves=leaves, levels=levels,
-            split_all_until=len(levels) - 3)
+            split_all_until=len(levels) - 3, fences=Fences.of(text))
     groups = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure,
                           hard=leaves.hard)
     return spans_from_pack(leaves, groups)
