@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import operator
 import os
-import re
 from array import array
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -14,14 +13,13 @@ from ._errors import ChunkerError
 from ._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
 from ._records import ChunkResult, Chunks, Stats
 from ._settings import DEFAULTS, Settings, volume_limit, whole_number
-from ._text import Fences, count_words, ends_sentence, is_heading_line, rstripped_tail
+from ._text import Fences, check_text, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ._tokenizers import Tokenizer, get_tokenizer
 from .strategies import STRATEGIES, Spans
 
 __all__ = ["Document", "chunk"]
 
 Overlap = int | str
-_SURROGATE = re.compile("[\ud800-\udfff]")
 Breaks = str | Sequence[str]
 
 
@@ -42,16 +40,7 @@ class Document:
     """
 
     def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = ()) -> None:
-        if not isinstance(text, str):
-            raise ChunkerError(f"text must be a str, got {type(text).__name__}: decode bytes as UTF-8 first")
-        if not text.isascii():
-            bad = _SURROGATE.search(text)
-            if bad is not None:
-                # No UTF-8 file can hold one, no tokenizer can encode one, no output can write one.
-                raise ChunkerError(f"the text holds a lone surrogate (U+{ord(bad.group()):04X}) at offset "
-                                   f"{bad.start()}, which is not Unicode text: decode the source with "
-                                   "errors='replace', or fix it")
-        self.text = text
+        self.text = check_text(text)
         self.source = source
         pages = tuple(pages)
         if pages and (pages[0] != 0 or any(b <= a for a, b in zip(pages, pages[1:])) or pages[-1] > len(text)):

@@ -7,6 +7,7 @@ import re
 from array import array
 from itertools import islice
 
+from ._errors import ChunkerError
 from ._punct import CLOSERS, TERMINALS
 
 __all__ = ["trim", "paragraph_spans", "line_spans", "word_spans", "is_heading_line", "Fences",
@@ -32,6 +33,33 @@ _WS_BYTES = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 _WORD_TABLE = bytes(0 if b in _WS_BYTES else 1 for b in range(256))
 # Whitespace outside ASCII, which the byte trick cannot see: such text takes the slow path.
 _WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_text(text: object) -> str:
+    """`text` itself when it is Unicode text a tokenizer can read, else `ChunkerError` saying
+    what to pass instead: bytes and other types, and a str holding a lone surrogate (what
+    decoding with errors='surrogateescape' leaves: no UTF-8 file can hold one, no tokenizer
+    can encode one, no output can write one).
+
+    >>> check_text("fine")
+    'fine'
+    >>> check_text(b"bytes")
+    Traceback (most recent call last):
+    ...
+    chunker._errors.ChunkerError: text must be a str, got bytes: decode bytes as UTF-8 first
+    """
+    if not isinstance(text, str):
+        raise ChunkerError(f"text must be a str, got {type(text).__name__}: decode bytes as UTF-8 first")
+    if not text.isascii():
+        bad = _SURROGATE.search(text)
+        if bad is not None:
+            raise ChunkerError(f"the text holds a lone surrogate (U+{ord(bad.group()):04X}) at offset "
+                               f"{bad.start()}, which is not Unicode text: decode the source with "
+                               "errors='replace', or fix it")
+    return text
 
 
 def position_kind(n: int) -> str:
