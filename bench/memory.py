@@ -2,23 +2,26 @@
 
     python bench/memory.py                     # 1 MB of the Python docs, every setting below
     python bench/memory.py --mb 5 --only chars1
-    python bench/memory.py --text FILE --tracemalloc
+    python bench/memory.py --text FILE --all-traced
 
-Each figure is a peak beyond the text, less the same peak for settings that make one chunk of
-the same file in the same unit and tokenizer (which read and measure the text alike), divided
-by the chunks; each run is a fresh process:
+Every figure comes from a fresh process, with the text read, the `Document` made and its token
+measure built and kept (the exact tokenizer's encoding of the whole text, the estimate's
+running sums: what any chunking of the text costs, whatever the settings), as the page keeps
+them between runs, and the same settings run once already (what a first run builds lazily for
+the text, such as the estimate's index, stays built); then the measured run:
 
-- **call**: the peak resident memory of ``Document.run(settings)`` plus writing its JSON Lines
-  to /dev/null (as the CLI streams them), minus the resident memory just before, with the text
-  read and the document made (the kernel's peak mark is reset through /proc/self/clear_refs);
-- **cli**: the peak resident memory of ``python -m chunker FILE ... > /dev/null`` (ru_maxrss of
-  the child);
-- **tracemalloc** (``--tracemalloc``, slow: several times the run): the peak of Python's own
-  allocations during the call.
+- **rss**: the peak resident memory of ``Document.run(settings)`` plus writing its JSON Lines
+  to /dev/null (as the CLI streams them), minus the resident memory just before (the kernel's
+  peak mark is reset through /proc/self/clear_refs). Noisy by a megabyte or two: it means
+  something where chunks are counted in hundreds of thousands;
+- **traced**: tracemalloc's peak of Python's own allocations during the same call, from the
+  same start (several times slower: by default only for the settings that make fewer chunks).
 
-The target is 250 bytes a chunk at
-``--unit chars --size 1 --overlap 0`` on 1 MB and on a realistic setting. Printed, never
-asserted (the tests hold no timing or memory thresholds).
+B/chunk is that extra peak divided by the chunks: what a chunk costs beyond the text and its
+measure, everything the call makes on the way included (pieces, packing, counts, flags,
+records written one at a time).
+The target is 250 bytes a chunk at ``--unit chars --size 1 --overlap 0`` on 1 MB and on a
+realistic setting. Printed, never asserted (the tests hold no timing or memory thresholds).
 """
 
 from __future__ import annotations
@@ -47,7 +50,8 @@ SETTINGS: dict[str, list[str]] = {
 """Settings measured: the first three make about a chunk per character or word, the rest are
 what a pipeline uses."""
 
-ONE_CHUNK = ["--strategy", "fixed", "--unit", "chars", "--size", "1000000000", "--overlap", "0"]
+BIG = {"chars1", "fixed-chars1", "words1"}
+"""Settings traced only with --all-traced (minutes each under tracemalloc)."""
 
 
 def _status(field: str) -> int:
@@ -65,16 +69,18 @@ def _settings(argv: list[str]):
 
 
 def worker(path: str, argv: list[str], trace: bool) -> dict:
-    """In this process: the call's peak beyond the document (see the module's docstring)."""
+    """In this process: the call's peak beyond the document and its measure."""
     sys.path.insert(0, str(ROOT))
     import chunker
     from chunker._export import jsonl_pieces
+    from chunker._tokenizers import get_tokenizer
 
     settings = _settings(argv)
     text = Path(path).read_text(encoding="utf-8")
     chunker.chunk(text[:20000], **{k: v for k, v in settings.to_dict().items() if k != "model_max"})  # imports
     doc = chunker.Document(text)
-    doc._keep = False  # as chunk() and the CLI: the measure goes once the chunks are counted
+    doc._token_measure(get_tokenizer(settings.tokenizer))  # kept, as the page keeps it
+    doc.run(settings)  # once before: what the first run builds lazily for the text stays built
     with open(os.devnull, "w", encoding="utf-8") as sink:
         if trace:
             import tracemalloc
@@ -89,59 +95,28 @@ def worker(path: str, argv: list[str], trace: bool) -> dict:
         for piece in jsonl_pieces(res):
             sink.write(piece)
         seconds = time.perf_counter() - t0
-        if trace:
-            _, peak = tracemalloc.get_traced_memory()
-            extra = peak
-        else:
-            extra = _status("VmHWM") - before
+        extra = tracemalloc.get_traced_memory()[1] if trace else _status("VmHWM") - before
     return {"chunks": len(res.chunks), "extra": extra, "seconds": seconds}
 
 
 def _run_worker(path: Path, argv: list[str], trace: bool) -> dict:
     proc = subprocess.run([sys.executable, __file__, "--worker", str(path), json.dumps(argv)]
-                          + (["--tracemalloc"] if trace else []), capture_output=True, text=True, cwd=ROOT)
+                          + (["--traced"] if trace else []), capture_output=True, text=True, cwd=ROOT)
     if proc.returncode:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
     return json.loads(proc.stdout.splitlines()[-1])
 
 
-def _cli_peak(path: Path, argv: list[str]) -> tuple[int, float, int]:
-    """ru_maxrss of `python -m chunker FILE argv > /dev/null`, its seconds and exit status."""
-    code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
-            "r = subprocess.run([sys.executable, '-m', 'chunker', *sys.argv[1:]], stdout=subprocess.DEVNULL, "
-            "stderr=subprocess.PIPE); "
-            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, time.perf_counter() - t, r.returncode)")
-    out = subprocess.run([sys.executable, "-c", code, str(path), *argv], capture_output=True, text=True,
-                         cwd=ROOT, check=True).stdout.split()
-    return int(out[0]), float(out[1]), int(out[2])
-
-
-def one_chunk(argv: list[str]) -> list[str]:
-    """Settings that make one chunk of any file, in the same unit and tokenizer as `argv`: their
-    run reads the text and measures it as `argv`'s does, and makes no chunks to speak of."""
-    out = list(ONE_CHUNK)
-    for flag in ("--unit", "--tokenizer"):
-        if flag not in argv:
-            continue
-        value = argv[argv.index(flag) + 1]
-        if flag in out:
-            out[out.index(flag) + 1] = value
-        else:
-            out += [flag, value]
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--worker"]:
-        print(json.dumps(worker(argv[1], json.loads(argv[2]), "--tracemalloc" in argv)))
+        print(json.dumps(worker(argv[1], json.loads(argv[2]), "--traced" in argv)))
         return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--mb", type=float, default=1.0, help="size of the Python docs text in MB (default 1)")
     p.add_argument("--text", help="measure this UTF-8 file instead")
     p.add_argument("--only", help=f"comma-separated settings: {', '.join(SETTINGS)}")
-    p.add_argument("--tracemalloc", action="store_true", help="also tracemalloc's peak (slow)")
-    p.add_argument("--no-cli", action="store_true", help="skip the whole-CLI figure")
+    p.add_argument("--all-traced", action="store_true", help=f"trace {', '.join(sorted(BIG))} too (slow)")
     args = p.parse_args(argv)
     if args.text:
         path = Path(args.text)
@@ -153,38 +128,24 @@ def main(argv: list[str] | None = None) -> int:
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(corpus.sized(corpus.python_docs_markdown(), int(args.mb * MB)), encoding="utf-8")
-    size = path.stat().st_size
     names = args.only.split(",") if args.only else list(SETTINGS)
-    print(f"text: {path} ({size:,} bytes). Peaks in MB; B/chunk = (peak - the peak of a one-chunk run in "
-          "the same unit and tokenizer) / chunks: what the chunks cost beyond reading and measuring the text.")
-    header = f"{'setting':20s} {'chunks':>9s} {'call MB':>8s} {'call B/chunk':>13s} {'call s':>7s}"
-    header += "" if args.no_cli else f" {'cli MB':>7s} {'cli B/chunk':>12s} {'cli s':>6s}"
-    header += f" {'traced MB':>10s} {'traced B/chunk':>15s}" if args.tracemalloc else ""
-    print(header)
-    bases: dict[tuple[str, ...], tuple[dict, tuple[int, float, int] | None, dict | None]] = {}
+    print(f"text: {path} ({path.stat().st_size:,} bytes); extra peak in MB beyond the text and its measure, "
+          "and that per chunk")
+    print(f"{'setting':20s} {'chunks':>9s} {'seconds':>8s} | {'rss MB':>7s} {'B/chunk':>8s} | "
+          f"{'traced MB':>9s} {'B/chunk':>8s}")
     for name in names:
-        key = tuple(one_chunk(SETTINGS[name]))
-        if key not in bases:
-            bases[key] = (_run_worker(path, list(key), False),
-                          None if args.no_cli else _cli_peak(path, list(key)),
-                          _run_worker(path, list(key), True) if args.tracemalloc else None)
-        base_call, base_cli, base_trace = bases[key]
+        cells = []
         r = _run_worker(path, SETTINGS[name], False)
-        if "error" in r or "error" in base_call:
-            print(f"{name:20s} error: {r.get('error') or base_call.get('error')}")
+        if "error" in r:
+            print(f"{name:20s} error: {r['error']}")
             continue
-        n = max(1, r["chunks"] - 1)
-        line = (f"{name:20s} {r['chunks']:9,d} {r['extra'] / MB:8.1f} {(r['extra'] - base_call['extra']) / n:13,.0f}"
-                f" {r['seconds']:7.2f}")
-        if base_cli is not None:
-            peak, seconds, code = _cli_peak(path, SETTINGS[name])
-            line += f" {peak / MB:7.1f} {(peak - base_cli[0]) / n:12,.0f} {seconds:6.2f}" + (
-                "" if code == 0 else f" exit {code}")
-        if base_trace is not None:
+        head = f"{name:20s} {r['chunks']:9,d} {r['seconds']:8.2f} | "
+        cells.append(f"{r['extra'] / MB:7.1f} {r['extra'] / max(1, r['chunks']):8,.0f}")
+        if name not in BIG or args.all_traced:
             t = _run_worker(path, SETTINGS[name], True)
-            line += (f" {t['extra'] / MB:10.1f} {(t['extra'] - base_trace['extra']) / n:15,.0f}" if "extra" in t
-                     else f" error: {t['error']}")
-        print(line, flush=True)
+            cells.append(f"{t['extra'] / MB:9.1f} {t['extra'] / max(1, t['chunks']):8,.0f}" if "extra" in t
+                         else f"error: {t['error']}")
+        print(head + " | ".join(cells), flush=True)
     return 0
 
 

@@ -187,6 +187,7 @@ class Document:
             counts = array("q", map(counter.exact, spans.starts, spans.ends))
             repeats = _repeats(spans.starts, spans.ends, counter.plain)
             doc_tokens = len(counter.offsets) + counter.specials
+            counter.forget()  # a kept measure keeps the encoding, not this chunking's edges
         elif isinstance(counter, EstimateTokenMeasure):
             # approx and estimate count a span's own text, and their measures do that from the
             # document already read (estimate's running sums; approx's length rule).

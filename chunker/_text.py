@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Iterator
 from itertools import islice
 
 from ._errors import ChunkerError
@@ -106,29 +107,32 @@ def paragraph_spans(text: str, start: int = 0, end: int | None = None) -> list[S
     >>> [t[s:e] for s, e in paragraph_spans(t)]
     ['One.\\nStill one.', 'Two.']
     """
+    return list(iter_paragraph_spans(text, start, end))
+
+
+def iter_paragraph_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[Span]:
+    """`paragraph_spans` one at a time (a megabyte holds some 15,000 paragraphs: as a list of
+    pairs they would cost more than the pieces they become)."""
     end = len(text) if end is None else end
-    out = []
-    append = out.append
     pos = start
     # Blank-line separators are rare next to the text, so scanning for them is cheap; each
     # paragraph between them is then trimmed. A separator takes the whitespace after it, so
     # only the first paragraph can start on whitespace.
     if pos < end and text[pos].isspace():
         m = _LEADING_SPACE.match(text, pos, end)
-        pos = m.end()
+        pos = m.end()  # type: ignore[union-attr]
     for m in _BLANK.finditer(text, pos, end):
         stop, after = m.span()
         if pos < stop and not text[stop - 1].isspace():
-            append((pos, stop))  # already trimmed: the common case, no slicing
+            yield pos, stop  # already trimmed: the common case, no slicing
         else:
             span = trim(text, pos, stop)
             if span is not None:
-                append(span)
+                yield span
         pos = after
     span = trim(text, pos, end)
     if span is not None:
-        out.append(span)
-    return out
+        yield span
 
 
 def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:

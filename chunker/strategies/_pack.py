@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
 from .._measure import CharMeasure, Measure
-from .._text import Fences, line_spans, paragraph_spans, position_kind, word_spans
+from .._text import Fences, iter_paragraph_spans, line_spans, paragraph_spans, position_kind, word_spans  # noqa: F401 - a doctest
 from ._spans import Marks, Span, Spans
 
 __all__ = ["Span", "Spans", "Leaves", "pack", "pack_columns", "cascade", "LEVELS", "spans_from_pack"]
@@ -33,8 +33,8 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return clause_spans(text, start, end)
 
 
-SEGMENTERS: dict[str, Callable[[str, int, int], list[tuple[int, int]]]] = {
-    "paragraph": paragraph_spans,
+SEGMENTERS: dict[str, Callable[[str, int, int], Iterable[tuple[int, int]]]] = {
+    "paragraph": iter_paragraph_spans,  # a document's paragraphs, one at a time
     "line": line_spans,
     "sentence": _sentences,
     "clause": _clauses,
@@ -96,26 +96,38 @@ def glue_fences(segments: list[tuple[int, int]], fences: Fences | None) -> list[
     >>> paragraph_spans(text), glue_fences(paragraph_spans(text), Fences.of(text))
     ([(0, 4), (6, 12), (14, 17), (19, 24)], [(0, 4), (6, 17), (19, 24)])
     """
-    if fences is None or len(segments) < 2:
-        return segments
+    return list(_glued(segments, fences))
+
+
+def _glued(segments: Iterable[tuple[int, int]], fences: Fences | None) -> Iterator[tuple[int, int]]:
+    """`glue_fences` one piece at a time: each piece is held back until the next one shows
+    whether it is a closing fence that joins it."""
+    if fences is None:
+        yield from segments
+        return
     line = fences.line
-    out: list[tuple[int, int]] = []
-    waiting = -1  # the start of a fence line waiting for the piece after it
+    held: tuple[int, int] | None = None
+    waiting: tuple[int, int] | None = None  # a fence line waiting for the piece after it
     for a, b in segments:
-        if waiting >= 0:
-            out.append((waiting, b))
-            waiting = -1
-            continue
-        closes = line(a, b)
-        if closes is None:
-            out.append((a, b))
-        elif closes and out:
-            out[-1] = (out[-1][0], b)
+        if waiting is not None:
+            piece, waiting = (waiting[0], b), None
         else:
-            waiting = a
-    if waiting >= 0:  # a fence line ends the segments: it joins the piece before it
-        out[-1] = (out[-1][0], segments[-1][1])
-    return out
+            closes = line(a, b)
+            if closes is None:
+                piece = (a, b)
+            elif closes and held is not None:
+                held = (held[0], b)
+                continue
+            else:
+                waiting = (a, b)
+                continue
+        if held is not None:
+            yield held
+        held = piece
+    if waiting is not None:  # a fence line ends the segments: it joins the piece before it
+        held = (held[0] if held is not None else waiting[0], waiting[1])
+    if held is not None:
+        yield held
 
 
 def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, size: int,
@@ -128,6 +140,7 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
     with a neighbour's text (the boundary seed 001 describes). Levels up to `split_all_until`
     are split even when they fit: the sentence strategy packs sentences, not paragraphs. A code
     fence line is never a piece of its own (see `glue_fences`; `fences` are the document's).
+    Pieces go to `leaves` as they are found: a document's paragraphs are never all held at once.
     """
     name = levels[level]
     if name == "char":
@@ -142,40 +155,37 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
             return
         pos = start
         # Exact tokens: each piece's own count fits, not just its count within the document.
-        cut = getattr(measure, "cut", measure.advance)
+        cut_at = getattr(measure, "cut", measure.advance)
         while pos < end:
-            stop = cut(pos, end, size)
+            stop = cut_at(pos, end, size)
             leaves.add(pos, stop, cut=True)
             pos = stop
         return
-    segments = SEGMENTERS[name](text, start, end)
-    if name == "line" and _wrapped_prose(text, segments):
-        segments = [(start, end)]  # skip the line level for this paragraph
-    segments = glue_fences(segments, fences)
-    cut = name == "word"
+    segments: Iterable[tuple[int, int]] = SEGMENTERS[name](text, start, end)
+    if name == "line":
+        segments = list(segments)
+        if _wrapped_prose(text, segments):  # type: ignore[arg-type]
+            segments = [(start, end)]  # skip the line level for this paragraph
+    segments = _glued(segments, fences)
     if level < split_all_until:
         # A coarser break than the strategy packs: segment further, no fences.
         for a, b in segments:
             cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
                     levels=levels, split_all_until=split_all_until, fences=fences)
         return
-    if size == 0:
-        oversized: list[int] = []
-    elif isinstance(measure, CharMeasure):
-        oversized = [k for k, (a, b) in enumerate(segments) if b - a > size]
-    else:
-        over = measure.over
-        oversized = [k for k, (a, b) in enumerate(segments) if over(a, b, size)]
-    done = 0
-    for k in oversized:
-        leaves.extend(segments[done:k], cut)
-        a, b = segments[k]
-        leaves.hard.add(len(leaves))
-        cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
-                levels=levels, split_all_until=split_all_until, fences=fences)
-        leaves.hard.add(len(leaves))  # whatever comes next starts afresh
-        done = k + 1
-    leaves.extend(segments[done:], cut)
+    cut = name == "word"
+    starts, ends, cuts, hard = leaves.starts, leaves.ends, leaves.cut, leaves.hard
+    over = None if size == 0 or isinstance(measure, CharMeasure) else measure.over
+    for a, b in segments:
+        if size and (over(a, b, size) if over is not None else b - a > size):
+            hard.add(len(starts))
+            cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
+                    levels=levels, split_all_until=split_all_until, fences=fences)
+            hard.add(len(starts))  # whatever comes next starts afresh
+        else:
+            starts.append(a)
+            ends.append(b)
+            cuts.append(cut)
 
 
 def pack(spans: Sequence[tuple[int, int]], *, size: int, overlap: int, measure: Measure,

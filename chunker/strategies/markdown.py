@@ -33,6 +33,7 @@ from __future__ import annotations
 import bisect
 import re
 from array import array
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from .._measure import Measure
@@ -80,16 +81,23 @@ def _trimmed_end(text: str, start: int, end: int) -> int:
 
 
 def blocks(text: str) -> list[Block]:
-    """Markdown blocks in document order, each a trimmed span. See the module's docstring for
-    what counts as a heading.
+    """Markdown blocks in document order, each a trimmed span (`iter_blocks` as a list). See the
+    module's docstring for what counts as a heading.
 
     >>> [b.kind for b in blocks("# T\\n\\nSome text.\\n\\n```\\ncode\\n\\nmore\\n```\\n|a|b|\\n|-|-|")]
     ['heading', 'text', 'code', 'table']
     >>> [b.kind for b in blocks("<!--\\n# not a heading\\n-->\\n\\n    # code, indented\\n\\nINTRODUCTION")]
     ['html', 'code', 'heading']
     """
-    lines = [m.span() for m in _LINES.finditer(text)]
-    out: list[Block] = []
+    return list(iter_blocks(text))
+
+
+_FRONT_MATTER_END = re.compile(r"^[^\S\n]*(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
+
+
+def iter_blocks(text: str) -> Iterator[Block]:
+    """`blocks` one at a time, reading the text a line at a time."""
+    out: list[Block] = []  # blocks found, handed on before the next line is read
     cur: list | None = None  # [kind, start, end, nlines]
     fence = ""
     html_end: re.Pattern[str] | None = None  # HTML kinds 1-5: what ends the block
@@ -104,23 +112,24 @@ def blocks(text: str) -> list[Block]:
             out.append(Block(cur[1], cur[2], cur[0]))
             cur = None
 
-    i = 0
+    pos = 0
     # YAML front matter: a leading '---' line up to the next '---' or '...' line is one block.
-    first = text[lines[0][0]:lines[0][1]].strip().lstrip("\ufeff") if lines else ""
-    if first == "---":
-        for k in range(1, len(lines)):
-            if text[lines[k][0]:lines[k][1]].strip() in ("---", "..."):
-                s0 = len(text) - len(text.lstrip())
-                out.append(Block(s0, _trimmed_end(text, lines[k][0], lines[k][1]), "code"))
-                i = k + 1
-                break
-    while i < len(lines):
-        s, e = lines[i]
+    first_end = text.find("\n") + 1 or len(text)
+    if text[:first_end].strip().lstrip("\ufeff") == "---":
+        m = _FRONT_MATTER_END.search(text, first_end)
+        if m is not None:
+            line_end = text.find("\n", m.end()) + 1 or len(text)
+            yield Block(len(text) - len(text.lstrip()), _trimmed_end(text, m.start(), line_end), "code")
+            pos = line_end
+    for line_match in _LINES.finditer(text, pos):
+        if out:
+            yield from out
+            out.clear()
+        s, e = line_match.span()
         raw = text[s:e].rstrip("\r\n")
         # A byte order mark is no part of the first line's Markdown (but stays in its block).
         line = raw[1:] if s == 0 and raw.startswith("\ufeff") else raw
         stripped = line.strip()
-        i += 1
         if fence:
             cur[2] = _trimmed_end(text, s, e) if stripped else cur[2]  # type: ignore[index]
             if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
@@ -196,9 +205,8 @@ def blocks(text: str) -> list[Block]:
             in_list = False
             out.append(Block(lead, _trimmed_end(text, s, e), "heading", last_atx + 1 if last_atx else 1, stripped))
             continue
-        next_line = text[lines[i][0]:lines[i][1]] if i < len(lines) else ""
         is_table = "|" in line and (
-            stripped.startswith("|") or (cur is None and _TABLE_DELIM.match(next_line.rstrip("\r\n")) is not None))
+            stripped.startswith("|") or (cur is None and _TABLE_DELIM.match(_line_at(text, e)) is not None))
         if cur is not None and (cur[0] == "table") != is_table:
             flush()
         if cur is None:
@@ -210,7 +218,32 @@ def blocks(text: str) -> list[Block]:
         cur[2] = _trimmed_end(text, s, e)
         cur[3] += 1
     flush()
-    return out
+    yield from out
+
+
+def _line_at(text: str, start: int) -> str:
+    """The line that starts at `start`, without its line break ('' past the end)."""
+    end = text.find("\n", start)
+    return text[start:end if end >= 0 else len(text)].rstrip("\r")
+
+
+def _lone_fences_joined(found: Iterator[Block], fences: Fences | None) -> Iterator[Block]:
+    """`found` with a block that is one fence line (a code block opened at the end of the text
+    and never closed) joined to the block before it, unless that is a heading (which the
+    fence then follows as its body)."""
+    if fences is None:
+        yield from found
+        return
+    held: Block | None = None
+    for b in found:
+        if held is not None and held.kind != "heading" and fences.line(b.start, b.end) is not None:
+            held = held._replace(end=b.end)
+            continue
+        if held is not None:
+            yield held
+        held = b
+    if held is not None:
+        yield held
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
@@ -221,12 +254,12 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     >>> [(c.text, c.headings) for c in res]
     [('# Guide\\n\\n## Install\\n\\nRun it.', ('Guide', 'Install')), ('## Use\\n\\nCall it.', ('Guide', 'Use'))]
     """
-    found = blocks(text)
     fences = Fences.of(text)
     kind = position_kind(len(text))
     raw = Leaves(kind)
-    is_heading: list[bool] = []
-    for b in found:
+    is_heading = bytearray()  # a byte for each piece of raw
+    heads: list[Block] = []
+    for b in _lone_fences_joined(iter_blocks(text), fences):
         n0 = len(raw)
         if b.kind == "heading":
             if not (is_heading and is_heading[-1]):
@@ -240,7 +273,9 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
             cascade(text, b.start, b.end, 1 if b.kind == "text" else 0, measure=measure,
                     size=size, leaves=raw, levels=levels, fences=fences)
             raw.hard.add(len(raw))
-        is_heading.extend([b.kind == "heading"] * (len(raw) - n0))
+        if b.kind == "heading":
+            heads.append(b)
+        is_heading.extend((b"\x01" if b.kind == "heading" else b"\x00") * (len(raw) - n0))
 
     # Glue each run of headings to the piece after it, so a heading never ends a chunk. A run
     # too long to fit with its body (a table of contents) keeps only the trailing headings
@@ -309,7 +344,6 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
                                  hard=leaves.hard, walls=leaves.walls)
 
     # Heading path in force at each chunk's end: every heading before it, by level.
-    heads = [b for b in found if b.kind == "heading"]
     paths: list[tuple[str, ...]] = []
     stack: list[tuple[int, str]] = []
     for h in heads:
