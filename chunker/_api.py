@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import operator
 import os
-import re
+from array import array
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -12,14 +13,13 @@ from ._errors import ChunkerError
 from ._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
 from ._records import ChunkResult, Chunks, Stats
 from ._settings import DEFAULTS, Settings, volume_limit, whole_number
-from ._text import count_words, ends_sentence, is_heading_line, rstripped_tail
+from ._text import Fences, check_text, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ._tokenizers import Tokenizer, get_tokenizer
-from .strategies import STRATEGIES, Span
+from .strategies import STRATEGIES, Spans
 
 __all__ = ["Document", "chunk"]
 
 Overlap = int | str
-_SURROGATE = re.compile("[\ud800-\udfff]")
 Breaks = str | Sequence[str]
 
 
@@ -40,16 +40,7 @@ class Document:
     """
 
     def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = ()) -> None:
-        if not isinstance(text, str):
-            raise ChunkerError(f"text must be a str, got {type(text).__name__}: decode bytes as UTF-8 first")
-        if not text.isascii():
-            bad = _SURROGATE.search(text)
-            if bad is not None:
-                # No UTF-8 file can hold one, no tokenizer can encode one, no output can write one.
-                raise ChunkerError(f"the text holds a lone surrogate (U+{ord(bad.group()):04X}) at offset "
-                                   f"{bad.start()}, which is not Unicode text: decode the source with "
-                                   "errors='replace', or fix it")
-        self.text = text
+        self.text = check_text(text)
         self.source = source
         pages = tuple(pages)
         if pages and (pages[0] != 0 or any(b <= a for a, b in zip(pages, pages[1:])) or pages[-1] > len(text)):
@@ -180,28 +171,29 @@ class Document:
             # Chunks are sized in characters or words, but counted in tokens all the same: from
             # one encoding of the document (or the estimate's sums), not chunk by chunk.
             counter = None if tok.name == "approx" else self._token_measure(tok)
-        spans = strategy.split(text, size=size, overlap=overlap_count, measure=measure,
-                               breaks=settings.breaks)
+        spans = Spans.of(strategy.split(text, size=size, overlap=overlap_count, measure=measure,
+                                        breaks=settings.breaks), len(text))
         if not strategy.keeps_blank:
-            spans = [sp for sp in spans if not _blank(text, sp)]
+            spans = _without_blanks(text, spans)
         if limit is not None:
             _check_volume(text, spans, settings, limit)
-        counts: list[int] | None = None
+        counts: Sequence[int] | None = None
         doc_tokens = None
-        repeats: list[int] | None = None
+        repeats: Sequence[int] | None = None
         if isinstance(counter, ExactTokenMeasure):
             # The exact measure has encoded the whole document already: count every chunk and
             # every overlap from it now, then let its token offsets go (unless this document
             # keeps them) before the chunk texts are made, so the peak memory is the larger of
             # the two, not their sum.
-            counts = [counter.exact(sp.start, sp.end) for sp in spans]
-            repeats = _repeats(spans, counter.plain)
+            counts = array("q", map(counter.exact, spans.starts, spans.ends))
+            repeats = _repeats(spans.starts, spans.ends, counter.plain)
             doc_tokens = len(counter.offsets) + counter.specials
+            counter.forget()  # a kept measure keeps the encoding, not this chunking's edges
         elif isinstance(counter, EstimateTokenMeasure):
             # approx and estimate count a span's own text, and their measures do that from the
             # document already read (estimate's running sums; approx's length rule).
-            counts = [counter.count(sp.start, sp.end) for sp in spans]
-            repeats = _repeats(spans, counter.count)
+            counts = array("q", map(counter.count, spans.starts, spans.ends))
+            repeats = _repeats(spans.starts, spans.ends, counter.count)
             doc_tokens = counter.count(0, len(text))
         del measure, counter
         if doc_tokens is not None:
@@ -220,7 +212,7 @@ class Document:
         return measure
 
     def _stats(self, chunks: Chunks | Sequence[Any], tok: Tokenizer, settings: Settings,
-               doc_tokens: int | None = None, repeats: list[int] | None = None) -> Stats:
+               doc_tokens: int | None = None, repeats: Sequence[int] | None = None) -> Stats:
         """`repeats` are the tokens of each chunk after the first that earlier chunks hold."""
         text = self.text
         if doc_tokens is None:
@@ -235,25 +227,26 @@ class Document:
         for fs in chunks._flags:
             for f in fs:
                 flag_counts[f] = flag_counts.get(f, 0) + 1
-        spans = [Span(a, b) for a, b in chunks.spans()]
+        starts, ends = chunks._starts, chunks._ends
         if repeats is None:
-            repeats = _repeats(spans, lambda a, b: tok.count(text[a:b]))
+            repeats = _repeats(starts, ends, lambda a, b: tok.count(text[a:b]))
         # What the overlap really came to, in the unit it was asked in: whole sentences or
         # sections may share less than asked, or nothing.
         if settings.unit == "tokens":
             shared = repeats
         elif settings.unit == "chars":
-            shared = _repeats(spans, lambda a, b: b - a)
+            shared = _repeats(starts, ends, _length)
         else:
-            shared = _repeats(spans, lambda a, b: count_words(text[a:b]))
+            shared = _repeats(starts, ends, lambda a, b: count_words(text[a:b]))
         tokens = chunks._tokens
-        chars = [sp.end - sp.start for sp in spans]
         n = len(chunks)
+        total_chars = sum(ends) - sum(starts)
         duplicated = sum(repeats)
         return Stats(
             chunks=n, document_chars=len(text), document_words=self.words, document_tokens=doc_tokens,
             min_tokens=min(tokens), avg_tokens=round(sum(tokens) / n, 2), max_tokens=max(tokens),
-            min_chars=min(chars), avg_chars=round(sum(chars) / n, 2), max_chars=max(chars),
+            min_chars=min(map(operator.sub, ends, starts)), avg_chars=round(total_chars / n, 2),
+            max_chars=max(map(operator.sub, ends, starts)),
             duplicated_tokens=duplicated,
             duplicated_pct=round(100.0 * duplicated / doc_tokens, 2) if doc_tokens else 0.0,
             avg_overlap=round(sum(shared) / len(shared), 2) if shared else 0.0,
@@ -301,7 +294,7 @@ def _limit(text: str, max_chunk_chars: Any) -> int | None:
     return n or None
 
 
-def _records(text: str, spans: Sequence[Span], settings: Settings, tok: Tokenizer,
+def _records(text: str, spans: Spans, settings: Settings, tok: Tokenizer,
              counts: Sequence[int] | None = None, pages: Sequence[int] = ()) -> Chunks:
     """The chunks of `spans`, flagged; `counts` are the spans' token counts when already known.
 
@@ -310,38 +303,41 @@ def _records(text: str, spans: Sequence[Span], settings: Settings, tok: Tokenize
     """
     size, unit = settings.size, settings.unit
     limit = settings.model_tokens
-    tokens: list[int] = []
+    tokens = array("q")
     flags: list[tuple[str, ...]] = []
-    for k, span in enumerate(spans):
-        piece = text[span.start:span.end]
+    shared: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per set of flags, not per chunk
+    cut = spans.cut
+    fences = Fences.of(text)  # whether a chunk's last fence line closes a block is the document's to say
+    for k, (start, end) in enumerate(zip(spans.starts, spans.ends)):
+        piece = text[start:end]
         n = counts[k] if counts is not None else tok.count(piece)
         tokens.append(n)
         if unit == "tokens":
             measured = n
         elif unit == "chars":
-            measured = len(piece)
+            measured = end - start
         else:
             measured = count_words(piece)
         found: list[str] = []
-        if not ends_sentence(piece):
+        if not ends_sentence(piece, fences, start):
             found.append("mid_sentence")
         if size > 0 and measured * 5 < size:
             found.append("fragment")
-        if _last_line_is_heading(piece):
+        if _last_line_is_heading(text, start, piece):
             found.append("orphan_heading")
         if size > 0 and measured > size:
             found.append("oversize")
-        if span.cut:
+        if cut is not None and cut[k]:
             found.append("split_sentence")
         if limit is not None and n > limit:
             found.append("truncated")
-        flags.append(tuple(found))
-    return Chunks(text, [sp.start for sp in spans], [sp.end for sp in spans], tokens, flags,
-                  [sp.headings for sp in spans], not tok.exact, pages)
+        key = tuple(found)
+        flags.append(shared.setdefault(key, key))
+    return Chunks(text, spans.starts, spans.ends, tokens, flags, spans.headings, not tok.exact, pages)
 
 
-def _check_volume(text: str, spans: Sequence[Span], settings: Settings, limit: int) -> None:
-    total = sum(sp.end - sp.start for sp in spans)
+def _check_volume(text: str, spans: Spans, settings: Settings, limit: int) -> None:
+    total = sum(spans.ends) - sum(spans.starts)
     if total <= limit:
         return
     raise ChunkerError(_volume_message(f"{total:,}", total / max(1, len(text)), settings, limit))
@@ -353,10 +349,9 @@ def _volume_message(total: str, times: float, settings: Settings, limit: int) ->
             f"{settings.size} {settings.unit} now) or raise the size")
 
 
-def _blank(text: str, span: Span) -> bool:
+def _blank(text: str, start: int, end: int) -> bool:
     """Nothing but whitespace (a window of it has nothing to embed). Only a span that starts
     and ends on whitespace can be, so most are answered without copying their text."""
-    start, end = span.start, span.end
     if end <= start:
         return True
     if not (text[start].isspace() and text[end - 1].isspace()):
@@ -364,20 +359,44 @@ def _blank(text: str, span: Span) -> bool:
     return text[start:end].isspace()
 
 
-def _repeats(spans: Sequence[Span], count_span: Callable[[int, int], int]) -> list[int]:
+_NOT = bytes([1]) + bytes(255)  # 0 -> 1, 1 -> 0
+
+
+def _without_blanks(text: str, spans: Spans) -> Spans:
+    blank = bytearray(_blank(text, a, b) for a, b in zip(spans.starts, spans.ends))
+    if blank.find(1) < 0:
+        return spans
+    return spans.keep(blank.translate(_NOT))
+
+
+def _length(start: int, end: int) -> int:
+    return end - start
+
+
+def _repeats(starts: Sequence[int], ends: Sequence[int], count_span: Callable[[int, int], int]) -> array[int]:  # noqa: F821
     """For each chunk after the first, how much of it earlier chunks already hold (its overlap),
     by `count_span`; summed in tokens, that is what gets embedded more than once."""
-    out: list[int] = []
+    out = array("q")
     covered = None
-    for sp in spans:
+    for start, end in zip(starts, ends):
         if covered is not None:
-            out.append(count_span(sp.start, min(covered, sp.end)) if sp.start < covered else 0)
-        covered = sp.end if covered is None else max(covered, sp.end)
+            out.append(count_span(start, min(covered, end)) if start < covered else 0)
+        covered = end if covered is None else max(covered, end)
     return out
 
 
-def _last_line_is_heading(piece: str) -> bool:
+def _last_line_is_heading(text: str, start: int, piece: str) -> bool:
+    """Whether the last line of `piece` (text[start:...]) is a heading. A chunk's first line
+    lost its indentation to trimming: it is judged with it, as the document has it ("    # x"
+    is code, not a heading)."""
     tail = rstripped_tail(piece)
     if "\n" not in tail and len(tail) < len(piece):  # a last line longer than the tail
         tail = piece.rstrip()
-    return is_heading_line(tail[tail.rfind("\n") + 1:])
+    if "\n" in tail:
+        return is_heading_line(tail[tail.rfind("\n") + 1:])
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start < start:
+        indent = text[line_start:start]
+        if not indent.lstrip("\ufeff").strip():  # only whitespace (or a byte order mark) before it
+            tail = indent + tail
+    return is_heading_line(tail)

@@ -287,6 +287,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say(sys.stderr, "interrupted")
         return 130
+    except MemoryError:  # `run` says so itself; this is for the subcommands (extract, eval)
+        _say(sys.stderr, "out of memory: chunk fewer or smaller files at a time, or lower the overlap")
+        return 1
     except BrokenPipeError:
         # The reader left (`| head`): nothing more to say. Point stdout at nothing so that the
         # interpreter's own flush at exit does not complain a second time.

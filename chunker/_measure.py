@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 
-from ._text import word_spans
+from ._text import word_columns
 from ._tokenizers import Tokenizer
 
 __all__ = ["Measure", "make_measure"]
@@ -86,9 +86,7 @@ class WordMeasure(Measure):
 
     def __init__(self, text: str) -> None:
         super().__init__(text)
-        spans = word_spans(text)
-        self.starts: list[int] = [s for s, _ in spans]
-        self.ends: list[int] = [e for _, e in spans]
+        self.starts, self.ends = word_columns(text)
 
     def count(self, start: int, end: int) -> int:
         return bisect.bisect_left(self.starts, end) - bisect.bisect_right(self.ends, start)
@@ -126,12 +124,16 @@ class ExactTokenMeasure(Measure):
         self.offsets = tokenizer.offsets(text, mid_chars=mid_chars)  # array('i'): 4 bytes a token
         # Tokens that start inside a character: no chunk may begin or end at one.
         self.mid_chars = frozenset(mid_chars)
-        self._exact: dict[tuple[int, int], int] = {}
         # Every token holds at least one UTF-8 byte, so a span has at most this many tokens per
         # character: spans short enough need no counting at all.
         self._max_tokens_per_char = 1 if text.isascii() else 4
-        self._heads: dict[int, tuple[int, int]] = {}  # start -> (first boundary, tokens before it)
-        self._tails: dict[int, tuple[int, int]] = {}  # end -> (last boundary, tokens after it)
+        # What counting edges found, kept while a chunking lasts (`forget` lets it go). Pairs
+        # are packed into one int (a * _k + b): a fixed window of a few tokens is a chunk, and a
+        # tuple per chunk would cost more than the chunk's record.
+        self._k = 4 * len(text) + 1  # above any position, and any piece's tokens (4 UTF-8 bytes a character at most)
+        self._heads: dict[int, int] = {}  # start -> first boundary * _k + tokens before it
+        self._tails: dict[int, int] = {}  # end -> last boundary * _k + tokens after it
+        self._whole: dict[int, int] = {}  # start * _k + end -> count, for spans with no boundary inside
 
     def count(self, start: int, end: int) -> int:
         off = self.offsets
@@ -171,55 +173,95 @@ class ExactTokenMeasure(Measure):
         """Exactly ``tokenizer.count(text[start:end])``, encoding only the span's first and last
         pieces: between two boundaries the span's tokens are the document's tokens.
         """
-        key = (start, end)
-        known = self._exact.get(key)
-        if known is not None:  # packing checked this chunk already; its record asks again
-            return known
         # Packing tries several ends for one start and several starts for one end, so each
         # edge piece is encoded once, not once per try; a boundary found for one span serves
-        # any other span that holds it. An edge that is itself a boundary costs nothing: most
-        # chunks start a line, or end before a space or a line break.
-        head = self._heads.get(start)
-        if head is None:
-            head = self._head(start, end)
-        elif head[0] >= end:  # the first boundary after start is past this span
-            head = None
-        tail = self._tails.get(end)
-        if tail is None:
-            tail = self._tail(start, end)
-        elif tail[0] <= start:  # the last boundary before end is before this span
-            tail = None
+        # any other span that holds it. An edge that is itself a boundary costs nothing (and is
+        # not kept): most chunks start a line, or end before a space or a line break.
+        head = self._head(start, end)
+        tail = self._tail(start, end) if head is not None else None
         if head is None or tail is None or tail[0] < head[0]:  # no boundary inside: one long word
-            result = self.tokenizer.count(self.text[start:end])
-        else:
-            (h, head_tokens), (t, tail_tokens) = head, tail
-            off = self.offsets
-            middle = bisect.bisect_left(off, t) - bisect.bisect_left(off, h)
-            result = head_tokens + middle + tail_tokens + self.specials
-        self._exact[key] = result
-        return result
+            key = start * self._k + end
+            known = self._whole.get(key)
+            if known is None:
+                known = self._whole[key] = self.tokenizer.count(self.text[start:end])
+            return known
+        (h, head_tokens), (t, tail_tokens) = head, tail
+        off = self.offsets
+        return head_tokens + bisect.bisect_left(off, t) - bisect.bisect_left(off, h) + tail_tokens + self.specials
+
+    def forget(self) -> None:
+        """Let go of what counting edges found (the document's encoding stays)."""
+        self._heads.clear()
+        self._tails.clear()
+        self._whole.clear()
 
     def _head(self, start: int, end: int) -> tuple[int, int] | None:
         """The first boundary in [start, end), and the tokens of the text before it."""
+        if start < end and self.tokenizer.boundary_at(self.text, start):
+            return start, 0
+        known = self._heads.get(start)
+        if known is not None:
+            h, tokens = divmod(known, self._k)
+            return (h, tokens) if h < end else None  # the first boundary after start may be past this span
         h = self.tokenizer.first_boundary(self.text, start, end)
         if h is None:
             return None
-        found = self._heads[start] = (h, self._plain_count(self.text[start:h]) if h > start else 0)
-        return found
+        tokens = self._plain_count(self.text[start:h])
+        self._heads[start] = h * self._k + tokens
+        return h, tokens
 
     def _tail(self, start: int, end: int) -> tuple[int, int] | None:
         """The last boundary in (start, end], and the tokens of the text after it."""
+        if end > start and self.tokenizer.boundary_at(self.text, end):
+            return end, 0
+        known = self._tails.get(end)
+        if known is not None:
+            t, tokens = divmod(known, self._k)
+            return (t, tokens) if t > start else None  # the last boundary before end may be before this span
         t = self.tokenizer.last_boundary(self.text, start, end)
         if t is None:
             return None
-        found = self._tails[end] = (t, self._plain_count(self.text[t:end]) if t < end else 0)
-        return found
+        tokens = self._plain_count(self.text[t:end])
+        self._tails[end] = t * self._k + tokens
+        return t, tokens
 
     def advance(self, start: int, limit: int, n: int) -> int:
         off = self.offsets
         i = bisect.bisect_left(off, start) + max(1, n - self.specials)
         end = off[i] if i < len(off) else len(self.text)
         return max(start + 1, min(limit, end))
+
+
+    def cut(self, start: int, limit: int, n: int) -> int:
+        """Where to end the next piece of text[start:limit] cut to at most `n` tokens counted
+        as its own text is (`exact`), the chunk it will be.
+
+        The document's count says how far to go (`advance`); the piece's own encoding can hold
+        a token more at its edges ("xxx" cut from a run the document encodes as " xx", "x"),
+        so the end moves back to earlier token starts, then (when the piece starts inside a
+        document token) to earlier characters, until the piece fits. start + 1 when even one
+        character is over: no cut can make it fit.
+        """
+        end = self.advance(start, limit, n)
+        if not self.over(start, end, n):
+            return end
+        off, mid, over = self.offsets, self.mid_chars, self.over
+        k = bisect.bisect_left(off, end) - 1
+        while k >= 0 and off[k] > start:
+            if k not in mid and not over(start, off[k], n):
+                return off[k]
+            k -= 1
+        # No token start in the piece will do: cut between characters, before the first one.
+        lo, hi = start + 1, off[k + 1] if k + 1 < len(off) and off[k + 1] < end else end
+        if over(start, lo, n):
+            return lo
+        while hi - lo > 1:  # over(start, hi) or hi is that token start; lo fits
+            mid_point = (lo + hi) // 2
+            if over(start, mid_point, n):
+                hi = mid_point
+            else:
+                lo = mid_point
+        return lo
 
 
 class EstimateTokenMeasure(Measure):

@@ -122,13 +122,15 @@ class Chunks(Sequence[Chunk]):
                  estimated: bool, pages: Sequence[int] = ()) -> None:
         kind = position_kind(len(text))
         self._text = text
-        self._starts = array(kind, starts)
-        self._ends = array(kind, ends)
-        self._tokens = array("q", tokens)
+        self._starts = _array(kind, starts)
+        self._ends = _array(kind, ends)
+        self._tokens = _array("q", tokens)
         # Flag and heading tuples repeat from chunk to chunk: one shared tuple each, so a
         # chunk costs a reference, not a tuple of its own.
         shared: dict[tuple[str, ...], tuple[str, ...]] = {}
-        self._flags = [shared.setdefault(f, f) for f in flags]
+        self._flags = flags if type(flags) is list else list(flags)
+        for k, f in enumerate(self._flags):
+            self._flags[k] = shared.setdefault(f, f)
         self._headings = None if headings is None or not any(headings) else list(headings)
         self._estimated = estimated
         self._pages = tuple(pages)
@@ -182,6 +184,14 @@ class Chunks(Sequence[Chunk]):
         return Chunk._made_from(self._text[start:end], k, start, end, self._tokens[k], self._estimated,
                                 self._flags[k], self._headings[k] if self._headings else (), shared,
                                 first, last)
+
+
+def _array(kind: str, values: Sequence[int]) -> array[int]:  # noqa: F821
+    """`values` as an array of `kind`: the array itself when it is one already (a million chunks'
+    positions are not copied again)."""
+    if isinstance(values, array) and values.typecode == kind:
+        return values
+    return array(kind, values)
 
 
 @dataclass(frozen=True)

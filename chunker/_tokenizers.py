@@ -19,7 +19,7 @@ from itertools import count as _naturals
 from typing import Any
 
 from ._errors import ChunkerError
-from ._text import position_kind, stripped_length
+from ._text import check_text, position_kind, stripped_length
 
 __all__ = ["Tokenizer", "TokenizerInfo", "TOKENIZERS", "get_tokenizer", "load_tokenizer", "count_tokens",
            "approx_tokens"]
@@ -491,4 +491,4 @@ def count_tokens(text: str, tokenizer: Any = "estimate") -> int:
     >>> count_tokens("Chunk size is a balance.", tokenizer="cl100k")
     6
     """
-    return get_tokenizer(tokenizer).count(text)
+    return get_tokenizer(tokenizer).count(check_text(text))

@@ -43,13 +43,15 @@ def test_gallop_finds_what_the_walk_finds(text, tokenizer, data):
     # Sizes drawn from the spans' own counts, so that chunks of exactly the size come up, and
     # every starting piece: the galloping finder must stop exactly where the walk stops.
     from chunker.strategies._pack import _Gallop, _Walk
+    from chunker.strategies._spans import Marks
 
     measure = make_measure(text, "tokens", get_tokenizer(tokenizer))
     spans = word_spans(text)
     if len(spans) < 2:
         return
     stops = set(data.draw(st.lists(st.integers(0, len(spans)), max_size=3)))
-    walk, gallop = _Walk(spans, measure, stops), _Gallop(spans, measure, stops)
+    starts, ends = [a for a, _ in spans], [b for _, b in spans]
+    walk, gallop = _Walk(starts, ends, measure, Marks(stops)), _Gallop(starts, ends, measure, Marks(stops))
     # Its aim learns from each chunk: ask in document order, as packing does, and out of it.
     for i in data.draw(st.permutations(range(len(spans) - 1))):
         first_new = data.draw(st.integers(i, min(i + 2, len(spans) - 2)))

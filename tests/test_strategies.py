@@ -257,3 +257,25 @@ def test_fixed_volume_estimate_refuses_a_stride_of_one_at_once():
     doc = "word " * 200_000  # a megabyte: a stride of one would make a million windows
     with pytest.raises(chunker.ChunkerError, match=r"about 2,000,000,000 characters in all, 2,000 times"):
         chunker.chunk(doc, strategy="fixed", unit="chars", size=2000, overlap=1999, max_chunk_chars=20 * len(doc))
+
+
+def test_a_registered_strategy_may_return_span_tuples_or_columns():
+    # Strategies in this package return columns (Spans); one registered from outside may
+    # still return a list of Span, with its cut flag and heading path.
+    from chunker.strategies import STRATEGIES, Span, Spans, Strategy, register_strategy
+
+    def halves(text, *, size, overlap, measure, breaks=()):
+        mid = text.index(" ", len(text) // 2)
+        return [Span(0, mid, False, ("Top",)), Span(mid + 1, len(text), True, ("Top", "Sub"))]
+
+    def halves_as_columns(text, **kw):
+        return Spans.of(halves(text, **kw), len(text))
+
+    try:
+        for fn in (halves, halves_as_columns):
+            register_strategy(Strategy("halves", "Two halves.", function=fn))
+            res = chunker.chunk("One two three. Four five six.", strategy="halves", unit="chars", size=100, overlap=0)
+            assert [(c.text, c.headings, "split_sentence" in c.flags) for c in res] == [
+                ("One two three.", ("Top",), False), ("Four five six.", ("Top", "Sub"), True)]
+    finally:
+        STRATEGIES.pop("halves", None)

@@ -1,7 +1,8 @@
 """The strategy registry: one entry per strategy, each strategy a module of this package.
 
-A strategy module exposes ``split(text, *, size, overlap, measure, breaks) -> list[Span]``: the
-chunks' offsets in document order, sized by `measure` (see chunker/_measure.py). Everything
+A strategy module exposes ``split(text, *, size, overlap, measure, breaks)``, which returns the
+chunks' offsets in document order, sized by `measure` (see chunker/_measure.py): a list of
+`Span`, or `Spans`, the same as columns (strategies that can make millions of chunks). Everything
 else (the CLI's choices and help, the page's select, the comparison table, the docs' table)
 is drawn from `STRATEGIES`, so a new strategy is its module plus one line below.
 
@@ -18,11 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._pack import Span
+from ._spans import Span, Spans
 
-__all__ = ["Span", "Strategy", "STRATEGIES", "register_strategy"]
+__all__ = ["Span", "Spans", "Strategy", "STRATEGIES", "register_strategy"]
 
-SplitFunction = Callable[..., "list[Span]"]
+SplitFunction = Callable[..., "list[Span] | Spans"]
 
 
 @dataclass(frozen=True)

@@ -1,25 +1,21 @@
 """The machinery the structure-aware strategies share: the cascade that splits an oversized
-span into pieces that fit, and the packer that merges pieces into chunks with overlap."""
+span into pieces that fit, and the packer that merges pieces into chunks with overlap.
+
+Pieces and chunks are held as columns (arrays of positions, see `Spans`): a character cascade
+over a megabyte makes a million pieces.
+"""
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from array import array
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
 from .._measure import CharMeasure, Measure
-from .._text import line_spans, paragraph_spans, word_spans
+from .._text import Fences, iter_paragraph_spans, line_spans, paragraph_spans, position_kind, word_spans  # noqa: F401 - a doctest
+from ._spans import Marks, Span, Spans
 
-__all__ = ["Span", "Leaves", "pack", "cascade", "LEVELS", "spans_from_pack"]
-
-
-class Span(NamedTuple):
-    """A chunk as a strategy sees it: offsets plus what only the strategy knows."""
-
-    start: int
-    end: int
-    cut: bool = False  # a sentence was cut to make this chunk fit
-    headings: tuple[str, ...] = ()
+__all__ = ["Span", "Spans", "Leaves", "pack", "pack_columns", "cascade", "LEVELS", "spans_from_pack"]
 
 
 LEVELS = ("paragraph", "line", "sentence", "clause", "word", "char")
@@ -37,8 +33,8 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return clause_spans(text, start, end)
 
 
-SEGMENTERS: dict[str, Callable[[str, int, int], list[tuple[int, int]]]] = {
-    "paragraph": paragraph_spans,
+SEGMENTERS: dict[str, Callable[[str, int, int], Iterable[tuple[int, int]]]] = {
+    "paragraph": iter_paragraph_spans,  # a document's paragraphs, one at a time
     "line": line_spans,
     "sentence": _sentences,
     "clause": _clauses,
@@ -51,24 +47,31 @@ class Leaves:
 
     `hard` holds indices of pieces that must start a new chunk (overlap may still reach back
     across); `walls` holds indices that nothing crosses, not even overlap (markdown sections).
+    Pieces are columns: `starts`, `ends` and a `cut` byte each.
     """
 
-    def __init__(self) -> None:
-        self.spans: list[tuple[int, int]] = []
-        self.cut: list[bool] = []
-        self.hard: set[int] = set()
-        self.walls: set[int] = set()
+    def __init__(self, kind: str = "q") -> None:
+        self.starts: array[int] = array(kind)  # noqa: F821
+        self.ends: array[int] = array(kind)  # noqa: F821
+        self.cut = bytearray()
+        self.hard = Marks()
+        self.walls = Marks()
 
-    def add(self, start: int, end: int, cut: bool = False) -> None:
-        self.spans.append((start, end))
+    def add(self, start: int, end: int, cut: bool | int = False) -> None:
+        self.starts.append(start)
+        self.ends.append(end)
         self.cut.append(cut)
 
     def extend(self, spans: Sequence[tuple[int, int]], cut: bool = False) -> None:
-        self.spans.extend(spans)
-        self.cut.extend([cut] * len(spans))
+        self.starts.extend([a for a, _ in spans])
+        self.ends.extend([b for _, b in spans])
+        self.cut.extend(b"\x01" * len(spans) if cut else bytes(len(spans)))
+
+    def span(self, k: int) -> tuple[int, int]:
+        return self.starts[k], self.ends[k]
 
     def __len__(self) -> int:
-        return len(self.spans)
+        return len(self.starts)
 
 
 def _wrapped_prose(text: str, lines: Sequence[tuple[int, int]]) -> bool:
@@ -84,54 +87,109 @@ def _wrapped_prose(text: str, lines: Sequence[tuple[int, int]]) -> bool:
     return soft * 2 > len(lines) - 1
 
 
+def glue_fences(segments: list[tuple[int, int]], fences: Fences | None) -> list[tuple[int, int]]:
+    """`segments` with every piece that is exactly a code fence line joined to a neighbour: an
+    opening fence to the piece after it, a closing fence to the piece before it (or the other
+    way round at the edge of `segments`). A fence line alone is no chunk to embed.
+
+    >>> text = "Run:\\n\\n```\\nls\\n\\n```\\n\\nDone."
+    >>> paragraph_spans(text), glue_fences(paragraph_spans(text), Fences.of(text))
+    ([(0, 4), (6, 12), (14, 17), (19, 24)], [(0, 4), (6, 17), (19, 24)])
+    """
+    return list(_glued(segments, fences))
+
+
+def _glued(segments: Iterable[tuple[int, int]], fences: Fences | None) -> Iterator[tuple[int, int]]:
+    """`glue_fences` one piece at a time: each piece is held back until the next one shows
+    whether it is a closing fence that joins it."""
+    if fences is None:
+        yield from segments
+        return
+    line = fences.line
+    held: tuple[int, int] | None = None
+    waiting: tuple[int, int] | None = None  # a fence line waiting for the piece after it
+    for a, b in segments:
+        if waiting is not None:
+            piece, waiting = (waiting[0], b), None
+        else:
+            closes = line(a, b)
+            if closes is None:
+                piece = (a, b)
+            elif closes and held is not None:
+                held = (held[0], b)
+                continue
+            else:
+                waiting = (a, b)
+                continue
+        if held is not None:
+            yield held
+        held = piece
+    if waiting is not None:  # a fence line ends the segments: it joins the piece before it
+        held = (held[0] if held is not None else waiting[0], waiting[1])
+    if held is not None:
+        yield held
+
+
 def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, size: int,
-            leaves: Leaves, levels: Sequence[str] = LEVELS, split_all_until: int = -1) -> None:
+            leaves: Leaves, levels: Sequence[str] = LEVELS, split_all_until: int = -1,
+            fences: Fences | None = None) -> None:
     """Append to `leaves` the pieces of text[start:end] at `levels[level]`, splitting every
     piece that does not fit at the next level down.
 
     A piece split further is fenced by hard boundaries on both sides, so its parts never merge
     with a neighbour's text (the boundary seed 001 describes). Levels up to `split_all_until`
-    are split even when they fit: the sentence strategy packs sentences, not paragraphs.
+    are split even when they fit: the sentence strategy packs sentences, not paragraphs. A code
+    fence line is never a piece of its own (see `glue_fences`; `fences` are the document's).
+    Pieces go to `leaves` as they are found: a document's paragraphs are never all held at once.
     """
     name = levels[level]
     if name == "char":
+        if isinstance(measure, CharMeasure):
+            # Windows of exactly `size` characters, made at C speed.
+            step = max(1, size)
+            firsts = range(start, end, step)
+            leaves.starts.extend(firsts)
+            leaves.ends.extend(range(start + step, end, step))
+            leaves.ends.append(end)
+            leaves.cut.extend(b"\x01" * len(firsts))
+            return
         pos = start
+        # Exact tokens: each piece's own count fits, not just its count within the document.
+        cut_at = getattr(measure, "cut", measure.advance)
         while pos < end:
-            stop = measure.advance(pos, end, size)
+            stop = cut_at(pos, end, size)
             leaves.add(pos, stop, cut=True)
             pos = stop
         return
-    segments = SEGMENTERS[name](text, start, end)
-    if name == "line" and _wrapped_prose(text, segments):
-        segments = [(start, end)]  # skip the line level for this paragraph
-    cut = name == "word"
+    segments: Iterable[tuple[int, int]] = SEGMENTERS[name](text, start, end)
+    if name == "line":
+        segments = list(segments)
+        if _wrapped_prose(text, segments):  # type: ignore[arg-type]
+            segments = [(start, end)]  # skip the line level for this paragraph
+    segments = _glued(segments, fences)
     if level < split_all_until:
         # A coarser break than the strategy packs: segment further, no fences.
         for a, b in segments:
             cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
-                    levels=levels, split_all_until=split_all_until)
+                    levels=levels, split_all_until=split_all_until, fences=fences)
         return
-    if size == 0:
-        oversized: list[int] = []
-    elif isinstance(measure, CharMeasure):
-        oversized = [k for k, (a, b) in enumerate(segments) if b - a > size]
-    else:
-        over = measure.over
-        oversized = [k for k, (a, b) in enumerate(segments) if over(a, b, size)]
-    done = 0
-    for k in oversized:
-        leaves.extend(segments[done:k], cut)
-        a, b = segments[k]
-        leaves.hard.add(len(leaves))
-        cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
-                levels=levels, split_all_until=split_all_until)
-        leaves.hard.add(len(leaves))  # whatever comes next starts afresh
-        done = k + 1
-    leaves.extend(segments[done:], cut)
+    cut = name == "word"
+    starts, ends, cuts, hard = leaves.starts, leaves.ends, leaves.cut, leaves.hard
+    over = None if size == 0 or isinstance(measure, CharMeasure) else measure.over
+    for a, b in segments:
+        if size and (over(a, b, size) if over is not None else b - a > size):
+            hard.add(len(starts))
+            cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
+                    levels=levels, split_all_until=split_all_until, fences=fences)
+            hard.add(len(starts))  # whatever comes next starts afresh
+        else:
+            starts.append(a)
+            ends.append(b)
+            cuts.append(cut)
 
 
 def pack(spans: Sequence[tuple[int, int]], *, size: int, overlap: int, measure: Measure,
-         hard: set[int] | None = None, walls: set[int] | None = None,
+         hard: Collection[int] | None = None, walls: Collection[int] | None = None,
          walk: bool = False) -> list[tuple[int, int]]:
     """Greedy packing of pieces into chunks of at most `size`, as (first, last) piece indices.
 
@@ -139,62 +197,78 @@ def pack(spans: Sequence[tuple[int, int]], *, size: int, overlap: int, measure: 
     fits within `overlap` and still leaves room for the first new piece, so overlap is always
     whole pieces and never more than asked. `spans` ascend and do not overlap. Measures with an
     inverse are packed by bisection, the others by galloping; `walk=True` forces the
-    piece-by-piece reference.
+    piece-by-piece reference. `pack_columns` is the same on columns.
     """
-    walls = walls or set()
-    stops = (hard or set()) | walls
-    if not spans:
-        return []
-    finder = (_Walk if walk else _Bisect if hasattr(measure, "reach") else _Gallop)(spans, measure, stops)
+    kind = position_kind(max((e for _, e in spans), default=0))
+    firsts, lasts = pack_columns(array(kind, [s for s, _ in spans]), array(kind, [e for _, e in spans]),
+                                 size=size, overlap=overlap, measure=measure, hard=hard, walls=walls,
+                                 walk=walk)
+    return list(zip(firsts, lasts))
+
+
+def pack_columns(starts: Sequence[int], ends: Sequence[int], *, size: int, overlap: int, measure: Measure,
+                 hard: Collection[int] | None = None, walls: Collection[int] | None = None,
+                 walk: bool = False) -> tuple[array[int], array[int]]:  # noqa: F821
+    """`pack` for pieces given as columns; the chunks' first and last pieces as two arrays."""
+    walls = Marks.union(walls)
+    stops = Marks.union(hard, walls)
+    kind = position_kind(len(starts))
+    firsts, lasts = array(kind), array(kind)
+    if not len(starts):
+        return firsts, lasts
+    finder = (_Walk if walk else _Bisect if hasattr(measure, "reach") else _Gallop)(starts, ends, measure, stops)
     # Measures whose document counts can differ from a chunk's own count at its edges (exact
     # tokens) have the last word on whether a chunk fits; `over` asks the exact count only
     # when the document count is within a few tokens of the size.
     over = measure.over if hasattr(measure, "exact") else None
-    out: list[tuple[int, int]] = []
+    n = len(starts)
     i = first_new = 0
     while True:
-        j = _exact_fit(over, spans, i, finder.furthest(i, first_new, size), first_new, size)
-        out.append((i, j))
+        j = _exact_fit(over, starts, ends, i, finder.furthest(i, first_new, size), first_new, size)
+        firsts.append(i)
+        lasts.append(j)
         nxt = j + 1
-        if nxt >= len(spans):
-            return out
+        if nxt >= n:
+            return firsts, lasts
         k = nxt
         if overlap > 0 and nxt not in walls:
             # Overlap never reaches back across a wall, nor to this chunk's own start.
             floor = max(i + 1, first_new) if first_new in walls else i + 1
-            k = _exact_overlap(over, spans, finder.earliest(floor, j, overlap, size), nxt, size)
+            k = _exact_overlap(over, starts, ends, finder.earliest(floor, j, overlap, size), nxt, size,
+                               overlap + getattr(measure, "specials", 0))
         i, first_new = k, nxt
 
 
-def _next_stop(stops: Sequence[int], first_new: int, n: int) -> int:
-    """The first piece after `first_new` that must start a chunk (`stops` sorted), or `n`:
-    no chunk that holds `first_new` reaches it."""
-    k = bisect.bisect_right(stops, first_new)
-    return stops[k] if k < len(stops) and stops[k] < n else n
+def _next_stop(stops: Marks, first_new: int, n: int) -> int:
+    """The first piece after `first_new` that must start a chunk, or `n`: no chunk that holds
+    `first_new` reaches it."""
+    items = stops.items
+    k = bisect.bisect_right(items, first_new)
+    return items[k] if k < len(items) and items[k] < n else n
 
 
 class _Walk:
     """The reference: walks piece by piece, for measures without an inverse."""
 
-    def __init__(self, spans, measure, stops):
-        self.spans, self.count, self.stops = spans, measure.count, stops
+    def __init__(self, starts, ends, measure, stops):
+        self.starts, self.ends, self.count, self.stops = starts, ends, measure.count, stops
 
     def furthest(self, i, first_new, size):
         """The last piece j >= first_new such that pieces i..j fit (first_new at least)."""
-        spans, count, stops = self.spans, self.count, self.stops
-        start, j = spans[i][0], first_new
-        while j + 1 < len(spans) and (j + 1) not in stops and count(start, spans[j + 1][1]) <= size:
+        ends, count, stops = self.ends, self.count, self.stops
+        start, j = self.starts[i], first_new
+        while j + 1 < len(ends) and (j + 1) not in stops and count(start, ends[j + 1]) <= size:
             j += 1
         return j
 
     def earliest(self, floor, j, overlap, size):
         """The first piece k in floor..j such that k..j fits the overlap and k..j+1 the size;
         j + 1 when there is none."""
-        spans, count = self.spans, self.count
-        end_prev, end_next = spans[j][1], spans[j + 1][1]
+        starts, count = self.starts, self.count
+        end_prev, end_next = self.ends[j], self.ends[j + 1]
         k = j + 1
         while k - 1 >= floor:
-            s = spans[k - 1][0]
+            s = starts[k - 1]
             if count(s, end_prev) > overlap or count(s, end_next) > size:
                 break
             k -= 1
@@ -207,16 +281,14 @@ class _Gallop(_Walk):
     fit are a prefix: aim at the piece where the size should end, at the characters per unit
     seen so far, then step out from there, doubling the step, and halve the gap."""
 
-    def __init__(self, spans, measure, stops):
-        super().__init__(spans, measure, stops)
-        self.ends = [e for _, e in spans]
-        self.sorted_stops = sorted(stops)
+    def __init__(self, starts, ends, measure, stops):
+        super().__init__(starts, ends, measure, stops)
         self.chars_per_unit = 4.0  # learnt from every chunk found
 
     def furthest(self, i, first_new, size):
-        spans, ends, count = self.spans, self.ends, self.count
-        limit = _next_stop(self.sorted_stops, first_new, len(spans))
-        start = spans[i][0]
+        ends, count = self.ends, self.count
+        limit = _next_stop(self.stops, first_new, len(ends))
+        start = self.starts[i]
         aim = bisect.bisect_right(ends, start + size * self.chars_per_unit, first_new, limit) - 1
         lo, hi = first_new, limit  # lo fits (or is the least answer); every piece from hi is over
         if aim > lo:
@@ -249,12 +321,12 @@ class _Gallop(_Walk):
     def earliest(self, floor, j, overlap, size):
         # The walk's two tests apart: the short spans against the overlap first, then the
         # whole next chunk against the size, which usually fits at once.
-        spans, count = self.spans, self.count
-        end_prev, end_next = spans[j][1], spans[j + 1][1]
+        starts, count = self.starts, self.count
+        end_prev, end_next = self.ends[j], self.ends[j + 1]
         k = j + 1
-        while k - 1 >= floor and count(spans[k - 1][0], end_prev) <= overlap:
+        while k - 1 >= floor and count(starts[k - 1], end_prev) <= overlap:
             k -= 1
-        while k <= j and count(spans[k][0], end_next) > size:
+        while k <= j and count(starts[k], end_next) > size:
             k += 1
         return k
 
@@ -263,16 +335,14 @@ class _Bisect:
     """The same answers in O(log n): ends and starts ascend, and the measure can say how far a
     count reaches (`reach`) and from where it reaches back (`back`)."""
 
-    def __init__(self, spans, measure, stops):
-        self.starts = [s for s, _ in spans]
-        self.ends = [e for _, e in spans]
-        self.stops = sorted(stops)
+    def __init__(self, starts, ends, measure, stops):
+        self.starts, self.ends, self.stops = starts, ends, stops
         self.reach, self.back = measure.reach, measure.back
 
     def furthest(self, i, first_new, size):
-        n, stops = len(self.ends), self.stops
-        limit = _next_stop(stops, first_new, n)
-        return max(first_new, bisect.bisect_right(self.ends, self.reach(self.starts[i], size), first_new, limit) - 1)
+        ends = self.ends
+        limit = _next_stop(self.stops, first_new, len(ends))
+        return max(first_new, bisect.bisect_right(ends, self.reach(self.starts[i], size), first_new, limit) - 1)
 
     def earliest(self, floor, j, overlap, size):
         if floor > j:
@@ -281,7 +351,7 @@ class _Bisect:
         return bisect.bisect_left(self.starts, earliest, floor, j + 1)
 
 
-def _exact_fit(over, spans, i, j, floor, size):
+def _exact_fit(over, starts, ends, i, j, floor, size):
     """Step `j` back (not below `floor`) until the chunk i..j fits by the exact count.
 
     Span counts from the document's encoding can differ from the chunk's own encoding by a
@@ -289,25 +359,33 @@ def _exact_fit(over, spans, i, j, floor, size):
     """
     if over is None:
         return j
-    start = spans[i][0]
-    while j > floor and over(start, spans[j][1], size):
+    start = starts[i]
+    while j > floor and over(start, ends[j], size):
         j -= 1
     return j
 
 
-def _exact_overlap(over, spans, k, nxt, size):
-    """Drop leading overlap pieces until the overlap and the first new piece fit exactly."""
+def _exact_overlap(over, starts, ends, k, nxt, size, overlap):
+    """Drop leading overlap pieces until the overlap fits `overlap` and the overlap with the
+    first new piece fits `size`, both by the exact count: the text a chunk repeats is counted
+    as its own text is (`overlap` holds the special tokens that count adds to any text)."""
     if over is None:
         return k
-    end = spans[nxt][1]
-    while k < nxt and over(spans[k][0], end, size):
+    end_prev, end = ends[nxt - 1], ends[nxt]
+    while k < nxt and (over(starts[k], end_prev, overlap) or over(starts[k], end, size)):
         k += 1
     return k
 
 
-def spans_from_pack(leaves: Leaves, groups: Sequence[tuple[int, int]]) -> list[Span]:
-    out = []
-    spans, cut = leaves.spans, leaves.cut
-    for i, j in groups:
-        out.append(Span(spans[i][0], spans[j][1], any(cut[i:j + 1])))
-    return out
+def spans_from_pack(leaves: Leaves, groups: tuple[Sequence[int], Sequence[int]]) -> Spans:
+    """The chunks of packed `leaves`, from `pack_columns`' (firsts, lasts)."""
+    firsts, lasts = groups
+    kind = leaves.starts.typecode
+    starts = array(kind, map(leaves.starts.__getitem__, firsts))
+    ends = array(kind, map(leaves.ends.__getitem__, lasts))
+    cut = leaves.cut
+    flags = None
+    if cut.find(1) >= 0:  # a chunk is cut when any of its pieces is
+        find = cut.find
+        flags = bytearray(find(1, i, j + 1) >= 0 for i, j in zip(firsts, lasts))
+    return Spans(starts, ends, flags)

@@ -9,68 +9,83 @@ start to its last word's end.
 
 from __future__ import annotations
 
+from array import array
+
 from .._measure import CharMeasure, ExactTokenMeasure, Measure, WordMeasure
-from .._text import ends_sentence
-from ._pack import Span
+from .._text import ends_sentence, position_kind
+from ._spans import Spans
 
 
-def _windows(n_units: int, size: int, overlap: int) -> list[tuple[int, int]]:
-    """Unit-index windows [i, j) covering 0..n_units, the last one ending at n_units."""
+def _windows(n_units: int, size: int, overlap: int, kind: str = "q") -> tuple[array[int], array[int]]:  # noqa: F821
+    """Unit-index windows [i, j) covering 0..n_units, the last one ending at n_units, as two
+    arrays (a stride of one character over a megabyte is a million windows).
+
+    >>> [list(a) for a in _windows(10, 4, 1)]
+    [[0, 3, 6], [4, 7, 10]]
+    """
+    if n_units <= 0:
+        return array(kind), array(kind)
     stride = size - overlap
-    out = []
-    i = 0
-    while i < n_units:
-        j = min(i + size, n_units)
-        out.append((i, j))
-        if j == n_units:
-            break
-        i += stride
-    return out
+    # Every window but the last ends before n_units; the last is the first to reach it.
+    count = 1 if n_units <= size else -(-(n_units - size) // stride) + 1
+    starts = array(kind, range(0, (count - 1) * stride + 1, stride))
+    ends = array(kind, range(size, size + (count - 1) * stride, stride))
+    ends.append(n_units)
+    return starts, ends
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: tuple[str, ...] = ()) -> list[Span]:
+          breaks: tuple[str, ...] = ()) -> Spans:
     """
     >>> from chunker import chunk
     >>> [(c.start_char, c.end_char) for c in chunk("x" * 1188, strategy="fixed", unit="chars", size=500, overlap=50)]
     [(0, 500), (450, 950), (900, 1188)]
     """
     n = len(text)
+    kind = position_kind(n)
     if isinstance(measure, CharMeasure):
-        bounds = [(i, j) for i, j in _windows(n, size, overlap)]
+        starts, ends = _windows(n, size, overlap, kind)
     elif isinstance(measure, WordMeasure):
-        starts, ends = measure.starts, measure.ends
-        bounds = [(starts[i], ends[j - 1]) for i, j in _windows(len(starts), size, overlap)]
+        first, last = _windows(len(measure.starts), size, overlap, kind)
+        starts = array(kind, map(measure.starts.__getitem__, first))
+        ends = array(kind, (measure.ends[j - 1] for j in last))
     elif isinstance(measure, ExactTokenMeasure):
         # A tokenizer that adds special tokens to every sequence counts them in every window.
         room = max(1, size - measure.specials)
-        bounds = _token_windows(measure, n, room, min(overlap, room - 1))
+        starts, ends = _token_windows(measure, n, room, min(overlap, room - 1), kind)
     else:
         # Estimated tokens have no boundaries of their own: grow each window as far as the
         # estimate allows, and start the next one where `overlap` tokens of it remain. (Stepping
         # forward by the stride instead could leave more than `overlap` behind: estimates are
         # rounded, so they do not add up exactly.)
-        bounds = []
+        starts, ends = array(kind), array(kind)
         pos = 0
         while pos < n:
             end = measure.advance(pos, n, size)
-            bounds.append((pos, end))
+            starts.append(pos)
+            ends.append(end)
             if end >= n:
                 break
             pos = measure.retreat(end, pos + 1, overlap)
-    return [Span(s, e, _cuts_sentence(text, s, e)) for s, e in bounds]
+    cut = bytearray(_cuts_sentence(text, s, e) for s, e in zip(starts, ends))
+    return Spans(starts, ends, cut)
 
 
-def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int) -> list[tuple[int, int]]:
-    """Token windows cut only where a token starts a character.
+def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int,
+                   kind: str) -> tuple[array[int], array[int]]:  # noqa: F821
+    """Token windows cut only where a token starts a character, each within the size and each
+    overlap within the overlap, counted as their own text.
 
     A character split over several tokens (bytes of a rare character, some CJK) cannot be cut,
-    so a window's start moves forward past it and its end back before it: windows keep at most
-    `size` tokens and overlaps at most `overlap`. A start never passes the previous end (no
-    text is lost) and starts ascend. Only a character of more than `size` tokens gets a window
-    that is over (and flagged).
+    so a window's start moves forward past it and its end back before it. A window is `size`
+    of the document's tokens, but it is embedded alone, and its own encoding can differ at its
+    edges (a run of CJK characters cut in the middle): then its end moves back a token at a
+    time until it fits, and the next window's start forward until the overlap fits. A start
+    never passes the previous end (no text is lost) and starts ascend. Only a character of more
+    than `size` tokens gets a window that is over (and flagged).
     """
     off, count, mid = measure.offsets, len(measure.offsets), measure.mid_chars
+    over, specials = measure.over, measure.specials
 
     def up(i: int) -> int:
         while i in mid:
@@ -83,19 +98,34 @@ def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int) 
         return j
 
     at = lambda i: off[i] if i < count else n  # noqa: E731
-    bounds: list[tuple[int, int]] = []
+    starts, ends = array(kind), array(kind)
+    if not count:
+        return starts, ends
+    stride = size - overlap
     prev_s = prev_e = -1
-    for i, j in _windows(count, size, overlap):
-        s, e = up(i), down(j)
+    i = 0  # where the window would start on the document's tokens, a stride from the last
+    while i < count or prev_e < count:
+        s, e = up(i), down(min(i + size, count))
         if prev_e >= 0:
             s = min(s, prev_e)
             if s <= prev_s:
                 s = up(prev_s + 1)
+            while s < prev_e and over(at(s), at(prev_e), overlap + specials):
+                s = up(s + 1)
         if e <= s:
             e = up(s + 1)
-        bounds.append((at(s), at(e)))
+        while over(at(s), at(e), size + specials):
+            shorter = down(e - 1)
+            if shorter <= s:
+                break  # one character: no cut can make it fit
+            e = shorter
+        starts.append(at(s))
+        ends.append(at(e))
+        if e >= count:
+            break
         prev_s, prev_e = s, e
-    return bounds
+        i += stride
+    return starts, ends
 
 
 def _cuts_sentence(text: str, start: int, end: int) -> bool:

@@ -36,7 +36,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from .._measure import ExactTokenMeasure, IndexedEstimateMeasure, Measure
-from ._pack import Span
+from ._spans import Spans
 
 __all__ = ["DEFAULT_SEPARATORS", "langchain_spans", "split"]
 
@@ -99,7 +99,7 @@ def spans_measured(text: str, *, size: int, overlap: int, length: Callable[[str]
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: tuple[str, ...] = ()) -> list[Span]:
+          breaks: tuple[str, ...] = ()) -> Spans:
     """The strategy: LangChain's splitter measuring pieces in the measure's unit, as
     ``from_tiktoken_encoder`` does for tokens (and ``len(s.split())`` for words).
 
@@ -119,9 +119,9 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         span_length = (measure.count if isinstance(measure, IndexedEstimateMeasure) else
                        measure.exact if isinstance(measure, ExactTokenMeasure) else None)
         if span_length is not None:
-            return [Span(s, e) for s, e in spans_measured(text, size=size, overlap=overlap,
-                                                          length=length, span_length=span_length)]
-    return [Span(s, e) for s, e in langchain_spans(text, size=size, overlap=overlap, length=length)]
+            return Spans.of(spans_measured(text, size=size, overlap=overlap, length=length,
+                                           span_length=span_length), len(text))
+    return Spans.of(langchain_spans(text, size=size, overlap=overlap, length=length), len(text))
 
 
 def _count_words(s: str) -> int:

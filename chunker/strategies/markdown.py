@@ -1,29 +1,67 @@
 """Strategy `markdown`: heading-aware sections with a size cap (seed 004's "semantic").
 
-A section starts at an ATX heading (``## Title``), a setext heading, or a short ALL-CAPS line.
-Sections never share a chunk or overlap. Inside a section, blocks (paragraphs, lists, fenced
-code, tables, front matter) are packed up to `size`; code and tables are cut only when one
-alone exceeds `size`, and then by the recursive cascade (lines, words, characters), as is an
-oversized paragraph (lines, sentences, words, characters). A heading is glued to what follows
-it, so it never ends a chunk, and each chunk carries the heading path it sits under.
+A section starts at a heading. Sections never share a chunk or overlap. Inside a section,
+blocks (paragraphs, lists, fenced and indented code, HTML blocks, tables, front matter) are
+packed up to `size`; code, HTML and tables are cut only when one alone exceeds `size`, and then
+by the recursive cascade (lines, words, characters), as is an oversized paragraph (lines,
+sentences, words, characters). A code fence line is never a piece of its own: it stays with
+the line it opens or closes. A heading is glued to what follows it, so it never ends a chunk,
+unless the heading alone leaves no room for any of its body: then it stands alone (flagged
+orphan_heading, and oversize when it is over by itself: a heading is never cut). Each chunk
+carries the heading path it sits under.
+
+What is a heading (the scanner follows CommonMark where the two could differ; docs/markdown.md
+has the comparison with a CommonMark parser):
+
+- an ATX heading, ``## Title``, indented at most three spaces; a byte order mark before the
+  document's first line is no part of it;
+- a setext heading: one line of text underlined with ``===`` or ``---``;
+- a line of capitals, alone at the start of a block (plain-text documents mark headings this
+  way): no lowercase letter, at least four letters, at most 60 characters, no sentence
+  punctuation at its end, and two words or more ("TERMS AND CONDITIONS") or one word of
+  letters only ("INTRODUCTION", "SUMMARY"). "NASA." (a full stop), "OK" (two letters) and
+  "UTF8" (a digit) are not; a four-letter acronym alone on a line would be.
+
+Nothing inside a block is a heading: not a line in fenced code; not a line indented four
+columns or more where no paragraph or list goes on (indented code: ``    # code``); not a line
+of an HTML block (CommonMark's seven kinds: ``<!-- ... -->`` and the other declarations end
+at their end marker, block-level tags and any lone tag at a blank line).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from array import array
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from .._measure import Measure
-from .._text import is_caps_heading
-from ._pack import Leaves, Span, cascade, pack
+from .._text import Fences, indent_columns, is_caps_heading, position_kind
+from ._pack import Leaves, Spans, cascade, pack_columns
 
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
-_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})(.*)")
 _ATX = re.compile(r"[ \t]{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\Z")
 _SETEXT = re.compile(r"[ \t]{0,3}(=+|-+)[ \t]*\Z")
 _TABLE_DELIM = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\Z")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
+
+# CommonMark's HTML blocks (spec 0.31.2, section 4.6): how each of the seven kinds starts, and
+# how kinds 1-5 end (on the line that holds the end, which may be the first); kinds 6 and 7 end
+# at a blank line, and kind 7 cannot interrupt a paragraph.
+_BLOCK_TAGS = ("address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
+               "dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|"
+               "hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|"
+               "search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul")
+_ATTRIBUTE = r"""\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?"""
+_HTML_START = re.compile(
+    r"[ \t]{0,3}(?:(<(?:pre|script|style|textarea)(?:[ \t>]|\Z))|(<!--)|(<\?)|(<![A-Za-z])|(<!\[CDATA\[)"
+    rf"|(</?(?:{_BLOCK_TAGS})(?:[ \t>]|/>|\Z))"
+    rf"|((?:<[A-Za-z][A-Za-z0-9-]*(?:{_ATTRIBUTE})*\s*/?>|</[A-Za-z][A-Za-z0-9-]*\s*>)[ \t]*\Z))",
+    re.IGNORECASE)
+_HTML_END = (re.compile(r"</(?:pre|script|style|textarea)>", re.IGNORECASE), re.compile("-->"),
+             re.compile(r"\?>"), re.compile(">"), re.compile(r"\]\]>"))
 
 _TEXT_LEVELS = ("paragraph", "line", "sentence", "word", "char")
 _BLOCK_LEVELS = ("line", "word", "char")
@@ -33,7 +71,7 @@ _GLUE_LEVELS = ("line", "sentence", "word", "char")
 class Block(NamedTuple):
     start: int
     end: int
-    kind: str  # heading | text | code | table
+    kind: str  # heading | text | code | table | html
     level: int = 0
     title: str = ""
 
@@ -43,15 +81,29 @@ def _trimmed_end(text: str, start: int, end: int) -> int:
 
 
 def blocks(text: str) -> list[Block]:
-    """Markdown blocks in document order, each a trimmed span.
+    """Markdown blocks in document order, each a trimmed span (`iter_blocks` as a list). See the
+    module's docstring for what counts as a heading.
 
     >>> [b.kind for b in blocks("# T\\n\\nSome text.\\n\\n```\\ncode\\n\\nmore\\n```\\n|a|b|\\n|-|-|")]
     ['heading', 'text', 'code', 'table']
+    >>> [b.kind for b in blocks("<!--\\n# not a heading\\n-->\\n\\n    # code, indented\\n\\nINTRODUCTION")]
+    ['html', 'code', 'heading']
     """
-    lines = [m.span() for m in _LINES.finditer(text)]
-    out: list[Block] = []
-    cur = None  # [kind, start, end, nlines]
+    return list(iter_blocks(text))
+
+
+_FRONT_MATTER_END = re.compile(r"^[^\S\n]*(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
+
+
+def iter_blocks(text: str) -> Iterator[Block]:
+    """`blocks` one at a time, reading the text a line at a time."""
+    out: list[Block] = []  # blocks found, handed on before the next line is read
+    cur: list | None = None  # [kind, start, end, nlines]
     fence = ""
+    html_end: re.Pattern[str] | None = None  # HTML kinds 1-5: what ends the block
+    html_blank = False  # HTML kinds 6 and 7: a blank line ends the block
+    indented = False  # an indented code block
+    in_list = False  # a list item started the last text block: indented lines are its content
     last_atx = 0
 
     def flush() -> None:
@@ -60,80 +112,154 @@ def blocks(text: str) -> list[Block]:
             out.append(Block(cur[1], cur[2], cur[0]))
             cur = None
 
-    i = 0
+    pos = 0
     # YAML front matter: a leading '---' line up to the next '---' or '...' line is one block.
-    first = text[lines[0][0]:lines[0][1]].strip().lstrip("\ufeff") if lines else ""
-    if first == "---":
-        for k in range(1, len(lines)):
-            if text[lines[k][0]:lines[k][1]].strip() in ("---", "..."):
-                s0 = len(text) - len(text.lstrip())
-                out.append(Block(s0, _trimmed_end(text, lines[k][0], lines[k][1]), "code"))
-                i = k + 1
-                break
-    while i < len(lines):
-        s, e = lines[i]
-        line = text[s:e].rstrip("\r\n")
+    first_end = text.find("\n") + 1 or len(text)
+    if text[:first_end].strip().lstrip("\ufeff") == "---":
+        m = _FRONT_MATTER_END.search(text, first_end)
+        if m is not None:
+            line_end = text.find("\n", m.end()) + 1 or len(text)
+            yield Block(len(text) - len(text.lstrip()), _trimmed_end(text, m.start(), line_end), "code")
+            pos = line_end
+    for line_match in _LINES.finditer(text, pos):
+        if out:
+            yield from out
+            out.clear()
+        s, e = line_match.span()
+        raw = text[s:e].rstrip("\r\n")
+        # A byte order mark is no part of the first line's Markdown (but stays in its block).
+        line = raw[1:] if s == 0 and raw.startswith("\ufeff") else raw
         stripped = line.strip()
-        i += 1
         if fence:
-            cur[2] = _trimmed_end(text, s, e) if stripped else cur[2]
+            cur[2] = _trimmed_end(text, s, e) if stripped else cur[2]  # type: ignore[index]
             if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
                 fence = ""
                 flush()
             continue
+        if html_end is not None:
+            cur[2] = _trimmed_end(text, s, e) if stripped else cur[2]  # type: ignore[index]
+            if html_end.search(line):
+                html_end = None
+                flush()
+            continue
+        if indented:
+            if not stripped:
+                continue  # blank lines inside an indented block belong to it, if more code follows
+            if indent_columns(line) >= 4:
+                cur[2] = _trimmed_end(text, s, e)  # type: ignore[index]
+                continue
+            indented = False
+            flush()
         if not stripped:
+            html_blank = False
             flush()
             continue
-        m = _FENCE.match(line)
-        if m:
-            flush()
-            fence = m.group(1)
-            cur = ["code", s + len(line) - len(line.lstrip()), _trimmed_end(text, s, e), 1]
+        if html_blank:
+            cur[2] = _trimmed_end(text, s, e)  # type: ignore[index]
             continue
+        indent = indent_columns(line) if line[0] in " \t" else 0
+        lead = s + (len(raw) - len(raw.lstrip()) if raw[0].isspace() or s == 0 else 0)
+        if indent >= 4 and cur is None and not in_list:
+            # CommonMark's indented code (it cannot interrupt a paragraph): nothing in it is a heading.
+            cur = ["code", lead, _trimmed_end(text, s, e), 1]
+            indented = True
+            continue
+        if indent < 4:
+            m = _FENCE.match(line)
+            if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+                flush()
+                fence = m.group(1)
+                in_list = in_list and indent > 0
+                cur = ["code", lead, _trimmed_end(text, s, e), 1]
+                continue
+            m = _HTML_START.match(line) if stripped[0] == "<" else None
+            if m and (m.lastindex != 7 or cur is None):
+                flush()
+                in_list = in_list and indent > 0
+                cur = ["html", lead, _trimmed_end(text, s, e), 1]
+                if m.lastindex is not None and m.lastindex <= 5:
+                    end_of = _HTML_END[m.lastindex - 1]
+                    if end_of.search(line, m.end() - (m.lastindex == 4)):
+                        flush()  # it ends on the line it starts
+                    else:
+                        html_end = end_of
+                else:
+                    html_blank = True
+                continue
         m = _ATX.match(line)
         if m:
             flush()
+            in_list = False
             last_atx = len(m.group(1))
-            lead = s + len(line) - len(line.lstrip())
             out.append(Block(lead, _trimmed_end(text, s, e), "heading", last_atx, (m.group(2) or "").strip()))
             continue
         if (cur is not None and cur[0] == "text" and cur[3] == 1 and _SETEXT.match(line)
                 and not _LIST_ITEM.match(text[cur[1]:cur[2]])):
-            title = text[cur[1]:cur[2]].strip()
+            title = text[cur[1]:cur[2]].strip().lstrip("\ufeff")
             level = 1 if stripped[0] == "=" else 2
             out.append(Block(cur[1], _trimmed_end(text, s, e), "heading", level, title))
             last_atx = level
             cur = None
             continue
-        if cur is None and is_caps_heading(stripped):
-            lead = s + len(line) - len(line.lstrip())
+        if cur is None and indent < 4 and is_caps_heading(stripped):
+            in_list = False
             out.append(Block(lead, _trimmed_end(text, s, e), "heading", last_atx + 1 if last_atx else 1, stripped))
             continue
-        next_line = text[lines[i][0]:lines[i][1]] if i < len(lines) else ""
         is_table = "|" in line and (
-            stripped.startswith("|") or (cur is None and _TABLE_DELIM.match(next_line.rstrip("\r\n")) is not None))
+            stripped.startswith("|") or (cur is None and _TABLE_DELIM.match(_line_at(text, e)) is not None))
         if cur is not None and (cur[0] == "table") != is_table:
             flush()
         if cur is None:
-            cur = ["table" if is_table else "text", s + len(line) - len(line.lstrip()), s, 0]
+            if _LIST_ITEM.match(line):
+                in_list = True
+            elif indent == 0:
+                in_list = False
+            cur = ["table" if is_table else "text", lead, s, 0]
         cur[2] = _trimmed_end(text, s, e)
         cur[3] += 1
     flush()
-    return out
+    yield from out
+
+
+def _line_at(text: str, start: int) -> str:
+    """The line that starts at `start`, without its line break ('' past the end)."""
+    end = text.find("\n", start)
+    return text[start:end if end >= 0 else len(text)].rstrip("\r")
+
+
+def _lone_fences_joined(found: Iterator[Block], fences: Fences | None) -> Iterator[Block]:
+    """`found` with a block that is one fence line (a code block opened at the end of the text
+    and never closed) joined to the block before it, unless that is a heading (which the
+    fence then follows as its body)."""
+    if fences is None:
+        yield from found
+        return
+    held: Block | None = None
+    for b in found:
+        if held is not None and held.kind != "heading" and fences.line(b.start, b.end) is not None:
+            held = held._replace(end=b.end)
+            continue
+        if held is not None:
+            yield held
+        held = b
+    if held is not None:
+        yield held
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: tuple[str, ...] = ()) -> list[Span]:
+          breaks: tuple[str, ...] = ()) -> Spans:
     """
     >>> from chunker import chunk
     >>> res = chunk("# Guide\\n\\n## Install\\n\\nRun it.\\n\\n## Use\\n\\nCall it.", strategy="markdown", size=100)
     >>> [(c.text, c.headings) for c in res]
     [('# Guide\\n\\n## Install\\n\\nRun it.', ('Guide', 'Install')), ('## Use\\n\\nCall it.', ('Guide', 'Use'))]
     """
-    found = blocks(text)
-    raw = Leaves()
-    is_heading: list[bool] = []
-    for b in found:
+    fences = Fences.of(text)
+    kind = position_kind(len(text))
+    raw = Leaves(kind)
+    is_heading = bytearray()  # a byte for each piece of raw
+    heads: list[Block] = []
+    for b in _lone_fences_joined(iter_blocks(text), fences):
         n0 = len(raw)
         if b.kind == "heading":
             if not (is_heading and is_heading[-1]):
@@ -145,14 +271,16 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
             raw.hard.add(n0)
             levels = _TEXT_LEVELS if b.kind == "text" else _BLOCK_LEVELS
             cascade(text, b.start, b.end, 1 if b.kind == "text" else 0, measure=measure,
-                    size=size, leaves=raw, levels=levels)
+                    size=size, leaves=raw, levels=levels, fences=fences)
             raw.hard.add(len(raw))
-        is_heading.extend([b.kind == "heading"] * (len(raw) - n0))
+        if b.kind == "heading":
+            heads.append(b)
+        is_heading.extend((b"\x01" if b.kind == "heading" else b"\x00") * (len(raw) - n0))
 
     # Glue each run of headings to the piece after it, so a heading never ends a chunk. A run
     # too long to fit with its body (a table of contents) keeps only the trailing headings
     # that fit; the others are empty sections and stand alone.
-    leaves = Leaves()
+    leaves = Leaves(kind)
     pending: list[int] = []  # raw indices of a run of headings waiting for its body
 
     def add(k: int, start: int, wall: bool) -> None:
@@ -161,17 +289,22 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
             leaves.walls.add(n)
         elif k in raw.hard:
             leaves.hard.add(n)
-        leaves.add(start, raw.spans[k][1], raw.cut[k])
+        leaves.add(start, raw.ends[k], raw.cut[k])
 
     def glue(k: int, start: int, wall: bool) -> None:
-        # Heading plus body piece too big: cut the piece again with what the heading leaves.
-        s, e = raw.spans[k]
+        # Headings (from `start`) plus body piece k. Too big together: cut the piece again with
+        # what the headings leave, as the glued chunk counts (its own count has the last word).
+        s, e = raw.span(k)
+        if not measure.over(start, e, size):
+            add(k, start, wall)
+            return
         budget = size - measure.count(start, s)
-        if measure.over(start, e, size) and budget > 0:
-            sub = Leaves()
-            cascade(text, s, e, 0, measure=measure, size=budget, leaves=sub, levels=_GLUE_LEVELS)
-            if len(sub) > 1:
-                for idx, (a, b) in enumerate(sub.spans):
+        while budget > 0:
+            sub = Leaves(kind)
+            cascade(text, s, e, 0, measure=measure, size=budget, leaves=sub, levels=_GLUE_LEVELS,
+                    fences=fences)
+            if not measure.over(start, sub.ends[0], size):
+                for idx, (a, b) in enumerate(zip(sub.starts, sub.ends)):
                     n = len(leaves)
                     if idx == 0:
                         if wall:
@@ -182,9 +315,14 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
                             leaves.hard.add(n)
                         leaves.add(a, b, sub.cut[idx] or raw.cut[k])
                 return
-        add(k, start, wall)
+            budget -= 1
+        # The headings fill the size on their own: they stand alone, and the body follows.
+        if wall:
+            leaves.walls.add(len(leaves))
+        leaves.add(start, raw.ends[k - 1])
+        add(k, s, False)
 
-    for k, (s, e) in enumerate(raw.spans):
+    for k, (s, e) in enumerate(zip(raw.starts, raw.ends)):
         if is_heading[k]:
             pending.append(k)
             continue
@@ -192,21 +330,20 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
             add(k, s, k in raw.walls)
             continue
         keep = len(pending) - 1
-        while keep > 0 and not measure.over(raw.spans[pending[keep - 1]][0], e, size):
+        while keep > 0 and not measure.over(raw.starts[pending[keep - 1]], e, size):
             keep -= 1
         for h in pending[:keep]:
-            add(h, raw.spans[h][0], h in raw.walls)
-        glue(k, raw.spans[pending[keep]][0], keep > 0 or pending[0] in raw.walls)
+            add(h, raw.starts[h], h in raw.walls)
+        glue(k, raw.starts[pending[keep]], keep > 0 or pending[0] in raw.walls)
         pending = []
     if pending:  # the document ends with headings and no body
         for h in pending:
-            add(h, raw.spans[h][0], h in raw.walls)
+            add(h, raw.starts[h], h in raw.walls)
 
-    groups = pack(leaves.spans, size=size, overlap=overlap, measure=measure,
-                  hard=leaves.hard, walls=leaves.walls)
+    firsts, lasts = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure,
+                                 hard=leaves.hard, walls=leaves.walls)
 
     # Heading path in force at each chunk's end: every heading before it, by level.
-    heads = [b for b in found if b.kind == "heading"]
     paths: list[tuple[str, ...]] = []
     stack: list[tuple[int, str]] = []
     for h in heads:
@@ -215,9 +352,9 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         stack.append((h.level, h.title))
         paths.append(tuple(t for _, t in stack))
     head_starts = [h.start for h in heads]
-    out = []
-    for i, j in groups:
-        s, e = leaves.spans[i][0], leaves.spans[j][1]
-        h = bisect.bisect_left(head_starts, e) - 1
-        out.append(Span(s, e, any(leaves.cut[i:j + 1]), paths[h] if h >= 0 else ()))
-    return out
+    starts = array(kind, map(leaves.starts.__getitem__, firsts))
+    ends = array(kind, map(leaves.ends.__getitem__, lasts))
+    find = leaves.cut.find
+    cut = bytearray(find(1, i, j + 1) >= 0 for i, j in zip(firsts, lasts))
+    headings = [paths[h] if h >= 0 else () for h in (bisect.bisect_left(head_starts, e) - 1 for e in ends)]
+    return Spans(starts, ends, cut, headings)

@@ -6,18 +6,23 @@ A paragraph is never split: one larger than `size` becomes its own chunk, flagge
 
 from __future__ import annotations
 
+from array import array
+
 from .._measure import Measure
-from .._text import paragraph_spans
-from ._pack import Span, pack
+from .._text import Fences, paragraph_spans, position_kind
+from ._pack import Spans, glue_fences, pack_columns
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: tuple[str, ...] = ()) -> list[Span]:
+          breaks: tuple[str, ...] = ()) -> Spans:
     """
     >>> from chunker import chunk
     >>> [c.text for c in chunk("A.\\n\\nB.\\n\\nC.", strategy="paragraph", unit="chars", size=6, overlap=0)]
     ['A.\\n\\nB.', 'C.']
     """
-    spans = paragraph_spans(text)
-    groups = pack(spans, size=size, overlap=overlap, measure=measure)
-    return [Span(spans[i][0], spans[j][1]) for i, j in groups]
+    kind = position_kind(len(text))
+    spans = glue_fences(paragraph_spans(text), Fences.of(text))  # a fence line is no paragraph of its own
+    starts, ends = array(kind, [s for s, _ in spans]), array(kind, [e for _, e in spans])
+    del spans
+    firsts, lasts = pack_columns(starts, ends, size=size, overlap=overlap, measure=measure)
+    return Spans(array(kind, map(starts.__getitem__, firsts)), array(kind, map(ends.__getitem__, lasts)))

@@ -9,13 +9,14 @@ Size 0 gives one chunk per sentence (seed 000's "by sentence").
 from __future__ import annotations
 
 from .._measure import Measure
-from ._pack import Leaves, Span, cascade, pack, spans_from_pack
+from .._text import Fences, position_kind
+from ._pack import Leaves, Spans, cascade, pack_columns, spans_from_pack
 
 _ORDER = ("paragraph", "line", "sentence", "clause")
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: tuple[str, ...] = ("paragraph", "line", "sentence")) -> list[Span]:
+          breaks: tuple[str, ...] = ("paragraph", "line", "sentence")) -> Spans:
     """
     >>> from chunker import chunk
     >>> [c.text for c in chunk("Dr. Smith left. He came back.", strategy="sentence", size=0)]
@@ -24,8 +25,9 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     enabled = [b for b in _ORDER if b in breaks]
     # The paragraph level always runs first: a blank line ends every sentence anyway.
     levels = tuple(dict.fromkeys(["paragraph"] + enabled)) + ("word", "char")
-    leaves = Leaves()
+    leaves = Leaves(position_kind(len(text)))
     cascade(text, 0, len(text), 0, measure=measure, size=size, leaves=leaves, levels=levels,
-            split_all_until=len(levels) - 3)
-    groups = pack(leaves.spans, size=size, overlap=overlap, measure=measure, hard=leaves.hard)
+            split_all_until=len(levels) - 3, fences=Fences.of(text))
+    groups = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure,
+                          hard=leaves.hard)
     return spans_from_pack(leaves, groups)
