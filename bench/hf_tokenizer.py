@@ -18,10 +18,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-import hf_fixtures as F
+import hf_fixtures as F  # noqa: E402
 
-from bench import corpus
-from chunker._hf import load_tokenizer
+from bench import corpus  # noqa: E402
+from chunker._hf import load_tokenizer  # noqa: E402
 
 DEFAULT = ["wordpiece-lower", "real-minilm", "bytelevel-bpe", "real-claude-bpe",
            "unigram-metaspace", "unigram-precompiled", "byte-fallback-bpe-metaspace"]

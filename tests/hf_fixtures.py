@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import corpus
+from bench import corpus  # noqa: E402
 
 KINDS = ("english", "german", "dutch", "cjk", "code")
 

@@ -16,9 +16,12 @@ groups are refused.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from functools import lru_cache
+from typing import Any
 
 from .._errors import ChunkerError
-from ._unicode import category_class, ranges_class, whitespace_class, word_class
+from ._unicode import Ranges, category_ranges, complement, ranges_class, whitespace_ranges, word_ranges
 
 _CATEGORY_NAMES = {
     "L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "Mn", "Mc", "Me", "N", "Nd", "Nl", "No", "P", "Pc",
@@ -28,7 +31,8 @@ _CATEGORY_NAMES = {
 _LONG_NAMES = {"Letter": "L", "Mark": "M", "Number": "N", "Punctuation": "P", "Symbol": "S",
                "Separator": "Z", "Other": "C", "Uppercase_Letter": "Lu",
                "Lowercase_Letter": "Ll", "Decimal_Number": "Nd", "Alpha": "L", "Digit": "Nd"}
-_HEX = "0-9A-Fa-f"
+_HEX = ((0x30, 0x39), (0x41, 0x46), (0x61, 0x66))
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def _refuse(pattern: str, what: str) -> ChunkerError:
@@ -36,87 +40,70 @@ def _refuse(pattern: str, what: str) -> ChunkerError:
                         "tokenizer cannot translate exactly; use a tokenizer.json without it")
 
 
-def _class_body(name: str, pattern: str) -> str:
+def _category(name: str, pattern: str) -> Ranges:
     name = _LONG_NAMES.get(name, name)
     if name not in _CATEGORY_NAMES:
         raise _refuse(pattern, f"the Unicode property \\p{{{name}}}")
     if name == "C":  # Cs has no code points in a str that came from UTF-8
-        return category_class("Cc,Cf,Co,Cn")
-    return category_class(name)
+        return category_ranges("Cc,Cf,Co,Cn")
+    return category_ranges(name)
 
 
-def _negated(body: str) -> str:
-    """A class body for the complement of `body` (a union of ranges)."""
-    rx = re.compile(f"[{body}]")
-    ranges, start = [], -1
-    for cp in range(0x110000):
-        inside = rx.match(chr(cp)) is not None
-        if not inside and start < 0:
-            start = cp
-        elif inside and start >= 0:
-            ranges.append((start, cp - 1))
-            start = -1
-    if start >= 0:
-        ranges.append((start, 0x10FFFF))
-    return ranges_class(ranges)
+_SIMPLE: dict[str, tuple[Callable[[], Ranges], bool]] = {
+    "s": (whitespace_ranges, False), "S": (whitespace_ranges, True),
+    "d": (lambda: category_ranges("Nd"), False), "D": (lambda: category_ranges("Nd"), True),
+    "w": (word_ranges, False), "W": (word_ranges, True),
+    "h": (lambda: _HEX, False), "H": (lambda: _HEX, True),
+}
 
 
-def _escape_body(pattern: str, i: int, in_class: bool) -> tuple[str, int, bool]:
+def _escape_body(pattern: str, i: int, in_class: bool, bmp: bool) -> tuple[str, int, bool]:
     """Translate the escape at pattern[i] == '\\\\'; returns (text, next index, is_set) where
     is_set says the text is a class body (to wrap in [] outside a class)."""
     if i + 1 >= len(pattern):
         raise _refuse(pattern, "a trailing backslash")
     c = pattern[i + 1]
+    ranges: Ranges | None = None
+    end = i + 2
     if c in "pP":
         m = re.compile(r"\{(\^?)(\w+)\}").match(pattern, i + 2)
         if m is None:
             raise _refuse(pattern, "a \\p without {Name}")
-        body = _class_body(m.group(2), pattern)
+        ranges, end = _category(m.group(2), pattern), m.end()
         negate = (c == "P") != bool(m.group(1))
-        if negate:
-            if in_class:
-                body = _negated(body)
-            else:
-                return f"[^{body}]", m.end(), False
-        return body, m.end(), True
-    simple = {"s": (whitespace_class(), False), "S": (whitespace_class(), True),
-              "d": (category_class("Nd"), False), "D": (category_class("Nd"), True),
-              "w": (word_class(), False), "W": (word_class(), True),
-              "h": (_HEX, False), "H": (_HEX, True)}
-    if c in simple:
-        body, negate = simple[c]
-        if negate:
-            if in_class:
-                return _negated(body), i + 2, True
-            return f"[^{body}]", i + 2, False
-        return body, i + 2, True
+    elif c in _SIMPLE:
+        make, negate = _SIMPLE[c]
+        ranges = make()
+    if ranges is not None:
+        if not negate:
+            return ranges_class(ranges, bmp), end, True
+        if in_class:
+            return ranges_class(complement(ranges), bmp), end, True
+        return f"[^{ranges_class(ranges, bmp)}]", end, False
     if c in "GKXRk" or c.isdigit() and c != "0":
         raise _refuse(pattern, f"\\{c}")
     if c == "z":
         return r"\Z", i + 2, False
     if c == "x" and i + 2 < len(pattern) and pattern[i + 2] == "{":
         end = pattern.index("}", i + 3)
-        return _escape_cp(int(pattern[i + 3:end], 16)), end + 1, False
+        return ranges_class([(int(pattern[i + 3:end], 16),) * 2]), end + 1, False
     if c in "abfnrtvAbB0xuU" or not c.isalnum():
         return pattern[i:i + 2], i + 2, False
     raise _refuse(pattern, f"the escape \\{c}")
 
 
-def _escape_cp(cp: int) -> str:
-    return f"\\U{cp:08x}" if cp > 0xFFFF else f"\\u{cp:04x}"
-
-
-def translate_source(pattern: str) -> str:
-    """The Python `re` source for an Onig pattern (raises ChunkerError when it cannot)."""
+def translate_source(pattern: str, bmp: bool = False) -> str:
+    """The Python `re` source for an Onig pattern (raises ChunkerError when it cannot); with
+    `bmp`, one that matches the same on text without characters above U+FFFF."""
     out: list[str] = []
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
         if c == "\\":
-            text, i, is_set = _escape_body(pattern, i, False)
+            text, i, is_set = _escape_body(pattern, i, False, bmp)
             out.append(f"[{text}]" if is_set else text)
         elif c == "[":
-            body, i = _class(pattern, i)
+            body, i = _class(pattern, i, bmp)
             out.append(body)
         elif c == "(" and pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
             raise _refuse(pattern, "a named group")
@@ -128,7 +115,7 @@ def translate_source(pattern: str) -> str:
     return "".join(out)
 
 
-def _class(pattern: str, i: int) -> tuple[str, int]:
+def _class(pattern: str, i: int, bmp: bool) -> tuple[str, int]:
     """Translate the bracket class starting at pattern[i] == '['."""
     j = i + 1
     negate = j < len(pattern) and pattern[j] == "^"
@@ -148,7 +135,7 @@ def _class(pattern: str, i: int) -> tuple[str, int]:
         if c == "&" and pattern.startswith("&&", j):
             raise _refuse(pattern, "class intersection (&&)")
         if c == "\\":
-            text, j, _ = _escape_body(pattern, j, True)
+            text, j, _ = _escape_body(pattern, j, True, bmp)
             parts.append(text)
         else:
             parts.append("\\" + c if c in "]^-&~|" and c != "-" else c)
@@ -156,10 +143,52 @@ def _class(pattern: str, i: int) -> tuple[str, int]:
     return ("[^" if negate else "[") + "".join(parts) + "]", j + 1
 
 
-def translate(pattern: str) -> re.Pattern[str]:
-    """Compile an Onig pattern as a Python regex, or raise ChunkerError."""
-    source = translate_source(pattern)
-    try:
-        return re.compile(source)
-    except re.error as e:
-        raise _refuse(pattern, f"a construct Python's re rejects ({e})") from None
+class Pattern:
+    """A regex compiled twice: as given, and with its classes cut to code points below
+    U+10000. Python's `re` tests a class's ranges above the BMP one by one for every
+    character the class rejects (\\p{L} has hundreds), so on text without such characters
+    (nearly all text) the second is several times faster, and it matches the same there."""
+
+    def __init__(self, source: str, bmp_source: str, onig: str = "") -> None:
+        self.onig = onig
+        self.source = source
+        self._full: re.Pattern[str] | None = None
+        try:
+            self.bmp = re.compile(bmp_source)
+        except re.error as e:
+            raise _refuse(onig or source, f"a construct Python's re rejects ({e})") from None
+        if bmp_source == source:
+            self._full = self.bmp
+        self.groups = self.bmp.groups
+
+    @property
+    def full(self) -> re.Pattern[str]:
+        if self._full is None:
+            self._full = re.compile(self.source)
+        return self._full
+
+    def pick(self, s: str) -> re.Pattern[str]:
+        """The compiled form to run on s."""
+        return self.bmp if self._full is self.bmp or _ASTRAL.search(s) is None else self.full
+
+    def findall(self, s: str) -> list[Any]:
+        return self.pick(s).findall(s)
+
+    def finditer(self, s: str) -> Iterator[re.Match[str]]:
+        return self.pick(s).finditer(s)
+
+    def sub(self, repl: str, s: str) -> str:
+        return self.pick(s).sub(repl, s)
+
+
+@lru_cache(maxsize=64)
+def translate(pattern: str) -> Pattern:
+    """An Onig pattern as a Python regex (see Pattern), or ChunkerError."""
+    return Pattern(translate_source(pattern), translate_source(pattern, bmp=True), pattern)
+
+
+@lru_cache(maxsize=64)
+def classes(make: Callable[[bool], str]) -> Pattern:
+    """A Pattern from a function that writes a regex with or without code points above the
+    BMP (make(bmp))."""
+    return Pattern(make(False), make(True))

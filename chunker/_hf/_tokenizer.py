@@ -24,13 +24,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from array import array
-from itertools import chain
+from itertools import accumulate, chain
 from typing import Any
 
 from .._errors import ChunkerError
 from . import _added, _models, _normalizers, _pretokenizers, _processors
-from ._pretokenizers import ISOLATES, LOCAL
+from ._general import General, needs_general
+from ._pretokenizers import ISOLATES, LOCAL, byte_chars
 from ._unicode import PREPEND, WHITESPACE
+from ._words import Words
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -40,16 +42,6 @@ def clean_surrogates(text: str) -> str:
     for one, so offsets stay those of the caller's text. HF's Python binding refuses such a
     str; encoding it with errors="replace" to U+FFFD gives what we count."""
     return _SURROGATE.sub("\ufffd", text) if not text.isascii() else text
-
-
-class _WordCache(dict):  # type: ignore[type-arg]
-    def __init__(self, fn: Any) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def __missing__(self, word: str) -> Any:
-        v = self[word] = self.fn(word)
-        return v
 
 
 class HFTokenizer:
@@ -81,12 +73,15 @@ class HFTokenizer:
         norm_text = self.normalizer.text if self.normalizer is not None else None
         self.raw_added, self.norm_added, self.added = _added.build(
             config.get("added_tokens") or [], self.model.vocab, norm_text)
-        self._ids = _WordCache(lambda w: tuple(self.model.ids(w)))
-        self._counts = _WordCache(lambda w: len(self._ids[w]))
-        self._needs_first = self._uses_first(self.pre)
-        self._subsplit: re.Pattern[str] | None = None
+        self.needs_first = self._uses_first(self.pre)
+        self._general = General(self) if needs_general(self.pre) else None
+        self.subsplit: re.Pattern[str] | None = None  # on the model's words
+        self._key_subsplit: re.Pattern[str] | None = None  # on keys (see _words)
         self.cut_blockers: list[str] = []
         self._cut_ok = self._judge_cuts()
+        self._words = Words(self.model, self.pre.transform if self.pre is not None else None,
+                            self._words_rep(), bool(self.pre is not None and self.pre.drops_ws),
+                            self._key_subsplit)
         self._risky_raw = any(t.risky for t in self.raw_added.tokens.values())
         self._solid: dict[str, bool] = {}
         self._blocked_key: tuple[int, int] | None = None
@@ -129,9 +124,9 @@ class HFTokenizer:
             elif n.kind == "Replace":
                 lit = n.literal
                 spacey = (lit is not None and (" " not in lit or set(lit) == {" "})) or (
-                    lit is None and n.rx.pattern in _SPACE_RUNS)
+                    lit is None and n.onig in _SPACE_RUNS)
                 if not spacey:
-                    blockers.append(f"normalizer Replace {n.rx.pattern!r}")
+                    blockers.append(f"normalizer Replace {n.onig!r}")
         if any(t.risky for t in self.norm_added.tokens.values()):
             blockers.append("an added token with normalized=true that can match whitespace or "
                             "has lstrip/rstrip/single_word")
@@ -140,13 +135,16 @@ class HFTokenizer:
             pass
         elif cut == LOCAL:
             marker = self._space_marker()
-            if not isinstance(self.model, _models.BPE) or marker is None \
+            sources = self._marker_sources(marker) if marker is not None else None
+            if not isinstance(self.model, _models.BPE) or marker is None or sources is None \
                     or not self._bpe_separable(marker):
                 blockers.append(f"model {self.model.kind} sees words across spaces "
                                 f"(pre-tokenizer {getattr(self.pre, 'kind', None)})")
             else:
                 m = re.escape(marker)
-                self._subsplit = re.compile(f"{m}*[^{m}]+|{m}+")
+                self.subsplit = re.compile(f"{m}*[^{m}]+|{m}+")
+                k = "".join(map(re.escape, sources))
+                self._key_subsplit = re.compile(f"[{k}]*[^{k}]+|[{k}]+")
         else:
             blockers.append(f"pre-tokenizer {self.pre.kind} (its split can cross or merge "  # type: ignore[union-attr]
                             "at a space)")
@@ -154,12 +152,28 @@ class HFTokenizer:
 
     def _space_marker(self) -> str | None:
         """What a space between two letters becomes in the model's input."""
-        words = self._pre_words(self._normalize("a b"), True)
+        words = self.model_words(self.normalize("a b"), True)
         joined = "".join(words)
         k = joined.rfind("b")
         if k >= 2 and joined[k - 2] == "a" and joined[k - 1] != "a":
             return joined[k - 1]
         return None
+
+    def _marker_sources(self, marker: str) -> str | None:
+        """The characters of a key that become the marker in the model's input."""
+        transform = self.pre.transform if self.pre is not None else None
+        if self._general is not None:
+            return marker
+        if transform == "bytes":
+            b = byte_chars().index(marker) if marker in byte_chars() else 0x80
+            return chr(b) if b < 0x80 else None
+        if transform == "metaspace":
+            return " " + marker if self._words_rep() == marker else (None if marker == " " else marker)
+        return marker
+
+    def _words_rep(self) -> str:
+        last = self.pre.parts[-1] if isinstance(self.pre, _pretokenizers.Sequence) and self.pre.parts else self.pre
+        return getattr(last, "rep", "")
 
     def _bpe_separable(self, marker: str) -> bool:
         """No merge can join a non-marker symbol to a following marker: no vocabulary token
@@ -173,60 +187,84 @@ class HFTokenizer:
 
     # ------------------------------------------------------------------ pipeline
 
-    def _normalize(self, s: str) -> str:
+    def normalize(self, s: str) -> str:
         return self.normalizer.text(s) if self.normalizer is not None else s
 
-    def _pre_words(self, s: str, first: bool) -> list[str]:
+    def norm_split(self, normed: str) -> list[tuple[int, int, int]]:
+        """Normalized added tokens in a normalized piece: (start, end, id or -1) parts."""
+        if self.norm_added.rx is None:
+            return [(0, len(normed), -1)]
+        return self.norm_added.split(normed)
+
+    def model_words(self, s: str, first: bool) -> list[str]:
+        """The model's words for one normalized piece (the general path's split)."""
         if not s:
             return []
         words = self.pre.split(s, first) if self.pre is not None else [s]
-        if self._subsplit is not None:
-            fa = self._subsplit.findall
+        if self.subsplit is not None:
+            fa = self.subsplit.findall
             words = [x for w in words for x in fa(w)]
         return words
 
-    def _first_flag(self, piece: str) -> bool:
+    def first_flag(self, piece: str) -> bool:
         """HF's offsets_original().0 == 0 for the normalized first piece: its first
-        character must come from the text's first character."""
+        character must come from the text's first character. Normalizers act locally, so a
+        prefix of the piece answers unless it normalizes to nothing."""
         if self.normalizer is None:
             return True
-        _, al = self.normalizer.aligned(piece, list(range(len(piece))))
-        return bool(al) and al[0] == 0
+        k = 64
+        while True:
+            normed, al = self.normalizer.aligned(piece[:k])
+            if normed or k >= len(piece):
+                return bool(normed) and (al is None or al[0] == 0)
+            k *= 8
 
-    def _segments(self, text: str) -> list[Any]:
-        """Words (str) and added-token ids (int), in order."""
-        out: list[Any] = []
-        text = clean_surrogates(text)
+    def _keys(self, s: str, first: bool) -> list[str]:
+        if self.pre is None:
+            return [s] if s else []
+        return self.pre.keys(s, first)
+
+    def _keyed(self, s: str, first: bool, base: int) -> tuple[list[str], list[int]]:
+        if self.pre is None:
+            return ([s], [base]) if s else ([], [])
+        return self.pre.keyed(s, first, base)
+
+    def _pieces(self, text: str) -> Any:
+        """(key lists and added-token ids), piece by piece, for count and encode."""
         for a, b, tid in self.raw_added.split(text):
             if tid >= 0:
-                out.append(tid)
+                yield tid
                 continue
             piece = text[a:b]
-            first = a == 0 and self._needs_first and self._first_flag(piece)
-            normed = self._normalize(piece)
-            parts = self.norm_added.split(normed) if self.norm_added.rx is not None else [(0, len(normed), -1)]
-            for k, (c, d, tid2) in enumerate(parts):
-                if tid2 >= 0:
-                    out.append(tid2)
-                else:
-                    out.extend(self._pre_words(normed[c:d], first and k == 0 and c == 0))
-        return out
+            first = a == 0 and self.needs_first and self.first_flag(piece)
+            normed = self.normalize(piece)
+            for k, (c, d, tid2) in enumerate(self.norm_split(normed)):
+                yield tid2 if tid2 >= 0 else self._keys(normed[c:d], first and k == 0 and c == 0)
 
     def encode(self, text: str) -> list[int]:
         """Ids as HF gives them with truncation and padding off, specials included."""
-        ids = self._ids
-        body = list(chain.from_iterable(
-            (s,) if isinstance(s, int) else ids[s] for s in self._segments(text)))
+        text = clean_surrogates(text)
+        if self._general is not None:
+            return self.before + self._general.encode(text) + self.after
+        ids = self._words.ids
+        body: list[int] = []
+        for p in self._pieces(text):
+            if isinstance(p, int):
+                body.append(p)
+            else:
+                body += chain.from_iterable(map(ids.__getitem__, p))
         return self.before + body + self.after
 
     def count(self, text: str) -> int:
         """len(encode(text)), without building the ids."""
-        counts = self._counts
-        segs = self._segments(text)
-        try:
-            return self.specials + sum(map(counts.__getitem__, segs))
-        except TypeError:  # an added token's id among the words
-            return self.specials + sum(1 if isinstance(s, int) else counts[s] for s in segs)
+        text = clean_surrogates(text)
+        if self._general is not None:
+            return self.specials + self._general.count(text)
+        counts = self._words.counts
+        total = self.specials
+        for p in self._pieces(text):
+            total += 1 if isinstance(p, int) else sum(map(counts.__getitem__, p))
+        return total
 
     # ------------------------------------------------------------------ offsets
 
@@ -237,50 +275,48 @@ class HFTokenizer:
         and, when `mid_chars` is given, its index is appended there.
         """
         kind = "i" if len(text) < (1 << 31) else "q"
-        out = array(kind)
         text = clean_surrogates(text)
+        if self._general is not None:
+            return array(kind, self._general.offsets(text, mid_chars))
+        return array(kind, self._offsets(text, mid_chars))
+
+    def _offsets(self, text: str, mid_chars: list[int] | None) -> list[int]:
+        starts = self._words.starts
+        out: list[int] = []
         for a, b, tid in self.raw_added.split(text):
             if tid >= 0:
                 out.append(a)
                 continue
             piece = text[a:b]
-            al = list(range(a, b))
             if self.normalizer is not None:
-                normed, al = self.normalizer.aligned(piece, al)
+                normed, al = self.normalizer.aligned(piece)
             else:
-                normed = piece
-            first = a == 0 and bool(al) and al[0] == 0
-            parts = self.norm_added.split(normed) if self.norm_added.rx is not None else [(0, len(normed), -1)]
-            for k, (c, d, tid2) in enumerate(parts):
+                normed, al = piece, None
+            # Without an alignment, positions in the normalized piece are the text's, shifted.
+            first = a == 0 and (al is None or (bool(al) and al[0] == 0))
+            base = a if al is None else 0
+            local = out if al is None else []
+            for k, (c, d, tid2) in enumerate(self.norm_split(normed)):
                 if tid2 >= 0:
-                    out.append(al[c] if c < len(al) else (al[-1] if al else a))
+                    local.append(base + c)
                     continue
-                self._word_offsets(normed[c:d], al[c:d], first and k == 0 and c == 0, out, mid_chars)
-        # Offsets can step back where a normalizer reorders; the contract wants them sorted.
-        for i in range(1, len(out)):
-            out[i] = max(out[i], out[i - 1])
+                keys, pos = self._keyed(normed[c:d], first and k == 0 and c == 0, base + c)
+                if mid_chars is not None:
+                    self._mids(keys, len(out) + (len(local) if local is not out else 0), mid_chars)
+                local += [p + r for key, p in zip(keys, pos) for r in starts[key]]
+            if al is not None:
+                # Offsets can step back where a normalizer reorders; the contract wants them sorted.
+                mapped = accumulate(map(al.__getitem__, local), max)
+                out += [a + x for x in mapped] if a else mapped
         return out
 
-    def _word_offsets(self, s: str, al: list[int], first: bool, out: array,  # type: ignore[type-arg]
-                      mid_chars: list[int] | None) -> None:
-        if not s:
-            return
-        if self.pre is not None:
-            words = self.pre.split_aligned(s, al, first)
-        else:
-            words = [(s, al)]
-        if self._subsplit is not None:
-            words = [(w[m.start():m.end()], wal[m.start():m.end()])
-                     for w, wal in words for m in self._subsplit.finditer(w)]
-        starts = self.model.starts
-        for w, wal in words:
-            for _, i, mid in starts(w):
-                o = wal[i]
-                if o < 0:  # a byte that continues a character (byte-level alphabet)
-                    o, mid = -o - 1, True
-                if mid and mid_chars is not None:
-                    mid_chars.append(len(out))
-                out.append(o)
+    def _mids(self, keys: list[str], at: int, mid_chars: list[int]) -> None:
+        mids, counts = self._words.mids, self._words.counts
+        for key in keys:
+            m = mids[key]
+            if m:
+                mid_chars.extend(at + x for x in m)
+            at += counts[key]
 
     # ------------------------------------------------------------------ boundaries
 
@@ -289,14 +325,14 @@ class HFTokenizer:
         if known is None:
             known = False
             if unicodedata.category(c)[0] in "LNPS" and c not in PREPEND:
-                n = self._normalize(c)
+                n = self.normalize(c)
                 known = bool(n) and n[-1] not in WHITESPACE and n[-1] != "\u2581" \
                     and n[0] not in WHITESPACE
             self._solid[c] = known
         return known
 
     def _space_ok(self) -> bool:
-        n = self._normalize(" ")
+        n = self.normalize(" ")
         return n in (" ", "\u2581")
 
     def _blocked_spans(self, text: str) -> list[tuple[int, int]]:
