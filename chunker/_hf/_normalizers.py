@@ -48,15 +48,31 @@ def compose(first: Alignment, second: Alignment) -> Alignment:
     return list(map(first.__getitem__, second))
 
 
-def expand(s: str, rx: re.Pattern[str], width: Callable[[str], int]) -> list[int]:
-    """The alignment of a per-character map in which the characters `rx` matches (one at a
-    time) become width(c) characters and every other character stays one."""
+def find_all(s: str, chars: list[str]) -> list[int]:
+    """Ascending indices of the characters of s that are in `chars`."""
+    if len(chars) <= 8:  # str.find beats compiling a class (re builds a 64K-entry map for it)
+        at: list[int] = []
+        for c in chars:
+            i = s.find(c)
+            while i >= 0:
+                at.append(i)
+                i = s.find(c, i + 1)
+        at.sort()
+        return at
+    if len(s) < 4096:
+        wanted = set(chars)
+        return [i for i, c in enumerate(s) if c in wanted]
+    return [m.start() for m in char_class(chars).finditer(s)]
+
+
+def expand(s: str, odd: list[str], width: Callable[[str], int]) -> list[int]:
+    """The alignment of a per-character map in which the characters `odd` become width(c)
+    characters and every other character stays one."""
     al: list[int] = []
     last = 0
-    for m in rx.finditer(s):
-        i = m.start()
+    for i in find_all(s, odd):
         al.extend(range(last, i))
-        al.extend([i] * width(m.group()))
+        al.extend([i] * width(s[i]))
         last = i + 1
     al.extend(range(last, len(s)))
     return al
@@ -79,40 +95,90 @@ def char_class(chars: set[str] | list[str]) -> re.Pattern[str]:
     return re.compile("[" + "".join(map(re.escape, sorted(chars))) + "]")
 
 
+class CharTable:
+    """A per-character map (`one`), learned lazily as a translate table of the characters it
+    changes, and the set of those it does not map to exactly one character (`odd`). ASCII
+    text, when every ASCII character maps to one ASCII character or to nothing, goes
+    through bytes.translate."""
+
+    def __init__(self, one: Callable[[str], str]) -> None:
+        self.one = one
+        self.table: dict[int, str] = {}
+        self.seen: set[str] = set()
+        self.changed: set[str] = set()
+        self.odd: set[str] = set()
+        amap = bytearray(range(256))
+        delete = bytearray()
+        self.ascii_ok = True
+        for k in range(128):
+            r = self._learn(chr(k))
+            if len(r) == 1 and r.isascii():
+                amap[k] = ord(r)
+            elif not r:
+                delete.append(k)
+            else:
+                self.ascii_ok = False
+        self.ascii_same = amap == bytearray(range(256)) and not delete
+        self.ascii_deletes = bool(delete)
+        self._amap, self._adelete = bytes(amap), bytes(delete)
+
+    def _learn(self, c: str) -> str:
+        r = self.one(c)
+        if r != c:
+            self.table[ord(c)] = r
+            self.changed.add(c)
+            if len(r) != 1:
+                self.odd.add(c)
+        self.seen.add(c)
+        return r
+
+    def present(self, s: str) -> list[str]:
+        """The characters of s that change, learning new ones."""
+        chars = set(s)
+        for c in chars - self.seen:
+            self._learn(c)
+        return list(chars & self.changed)
+
+    def apply(self, s: str) -> str:
+        if self.ascii_ok and s.isascii():
+            if self.ascii_same:
+                return s
+            return s.encode("ascii").translate(self._amap, self._adelete).decode("ascii")
+        return map_chars(s, self.table, self.present(s))
+
+    def run(self, s: str) -> Aligned:
+        """apply(s) and its alignment."""
+        if self.ascii_ok and s.isascii():
+            if self.ascii_same:
+                return s, None
+            out = s.encode("ascii").translate(self._amap, self._adelete).decode("ascii")
+            if len(out) == len(s):
+                return out, None
+            present = [c for c in self._adelete.decode("ascii") if c in s]  # all odd
+        else:
+            present = self.present(s)
+            out = map_chars(s, self.table, present)
+        odd = [c for c in present if c in self.odd] if self.odd else []
+        if not odd:
+            return out, None
+        table = self.table
+        return out, expand(s, odd, lambda c: len(table[ord(c)]))
+
+
 class CharMap(Normalizer):
-    """A normalizer that maps each character on its own (`one`), via a translate table."""
+    """A normalizer that maps each character on its own (`one`)."""
 
     def __init__(self) -> None:
-        self._table: dict[int, str] = {}
-        self._seen: set[str] = set()
+        self.chars = CharTable(self.one)
 
     def one(self, c: str) -> str:
         raise NotImplementedError
 
-    def _present(self, s: str) -> list[str]:
-        """The characters of s that change, learning new ones into the table."""
-        chars = set(s)
-        new = chars - self._seen
-        if new:
-            for c in new:
-                out = self.one(c)
-                if out != c:
-                    self._table[ord(c)] = out
-            self._seen |= new
-        table = self._table
-        return [c for c in chars if ord(c) in table] if table else []
-
     def text(self, s: str) -> str:
-        return map_chars(s, self._table, self._present(s))
+        return self.chars.apply(s)
 
     def aligned(self, s: str) -> Aligned:
-        present = self._present(s)
-        out = self.text(s)
-        table = self._table
-        odd = [c for c in present if len(table[ord(c)]) != 1]
-        if not odd:
-            return out, None
-        return out, expand(s, char_class(odd), lambda c: len(table[ord(c)]))
+        return self.chars.run(s)
 
 
 class Lowercase(Normalizer):
@@ -130,7 +196,7 @@ class Lowercase(Normalizer):
         out = self.text(s)
         if len(out) == len(s):
             return out, None
-        return out, expand(s, re.compile("\u0130"), lambda c: len(c.lower()))
+        return out, expand(s, ["\u0130"], lambda c: 2)
 
 
 # Starters that compose with a starter before them (second halves of primary composites,
@@ -156,8 +222,7 @@ class Unicode(Normalizer):
     def __init__(self, form: str) -> None:
         self.form = self.kind = form
         self._cuts: dict[str, bool] = {}
-        self._one: dict[int, str] = {}  # code point -> its normalization, where it changes
-        self._seen: set[str] = set()
+        self._chars = CharTable(lambda c: unicodedata.normalize(form, c))  # type: ignore[arg-type]
 
     def text(self, s: str) -> str:
         return s if s.isascii() else unicodedata.normalize(self.form, s)  # type: ignore[arg-type]
@@ -168,17 +233,8 @@ class Unicode(Normalizer):
             return s, None
         # Usually each character normalizes on its own (no composition or reordering
         # across characters): then the alignment is a per-character map's.
-        one, norm, form = self._one, unicodedata.normalize, self.form
-        chars = set(s)
-        for c in chars - self._seen:
-            r = norm(form, c)  # type: ignore[arg-type]
-            if r != c:
-                one[ord(c)] = r
-        self._seen |= chars
-        if map_chars(s, one, [c for c in chars if ord(c) in one]) == out:
-            odd = [c for c in chars if len(one.get(ord(c), c)) != 1]
-            return out, expand(s, char_class(odd), lambda c: len(one[ord(c)])) if odd else None
-        return out, self._align(s)
+        alone, al = self._chars.run(s)
+        return out, al if alone == out else self._align(s)
 
     def _align(self, s: str) -> list[int]:
         """Cut s before every character normalization cannot reach across (ASCII included;
@@ -225,8 +281,8 @@ class _BertFirst(CharMap):
     """BertNormalizer's clean_text and Chinese padding: both per character."""
 
     def __init__(self, clean: bool, chinese: bool) -> None:
-        super().__init__()
         self.clean, self.chinese = clean, chinese
+        super().__init__()
 
     def one(self, c: str) -> str:
         if self.clean:
@@ -250,22 +306,78 @@ class _DropMarks(CharMap):
 
 
 class Sequence(Normalizer):
+    """Normalizers one after the other; runs of per-character ones go as one (_Fused)."""
+
     kind = "Sequence"
 
-    def __init__(self, parts: list[Normalizer]) -> None:
+    def __init__(self, parts: list[Normalizer], fuse: bool = True) -> None:
         self.parts = parts
+        self._runs: list[Normalizer] = []
+        group: list[Normalizer] = []
+        for p in [*parts, None]:
+            if p is not None and fuse and _per_char(p):
+                group.append(p)
+                continue
+            if len(group) > 1:
+                self._runs.append(_Fused(group))
+            else:
+                self._runs += group
+            group = []
+            if p is not None:
+                self._runs.append(p)
 
     def text(self, s: str) -> str:
-        for p in self.parts:
+        for p in self._runs:
             s = p.text(s)
         return s
 
     def aligned(self, s: str) -> Aligned:
         al: Alignment = None
-        for p in self.parts:
+        for p in self._runs:
             s, step = p.aligned(s)
             al = compose(al, step)
         return s, al
+
+
+def _per_char(n: Normalizer) -> bool:
+    """Whether n maps each character on its own (NFD and NFKD up to the order of marks)."""
+    return isinstance(n, (CharMap, Lowercase)) or (
+        isinstance(n, Replace) and n.literal is not None and len(n.literal) == 1) or (
+        isinstance(n, Unicode) and n.form in ("NFD", "NFKD"))
+
+
+class _Fused(Normalizer):
+    """Consecutive per-character normalizers as one table (BertNormalizer's four steps in
+    one pass). A decomposition can reorder combining marks across characters; that changes
+    the result only when a later step keeps such a mark, so a text holding a character whose
+    decomposition has a kept mark goes through the steps one by one."""
+
+    def __init__(self, parts: list[Normalizer]) -> None:
+        self.parts = parts
+        self._steps = Sequence(parts, fuse=False)
+        self._risky: set[str] = set()
+        self.chars = CharTable(self._one)
+
+    def _one(self, c: str) -> str:
+        r = c
+        for k, p in enumerate(self.parts):
+            r = p.text(r)
+            if isinstance(p, Unicode):
+                rest = Sequence(self.parts[k + 1:], fuse=False)
+                if any(unicodedata.combining(x) and rest.text(x) for x in r):
+                    self._risky.add(c)
+        return r
+
+    def _plain(self, s: str) -> bool:
+        return not self._risky or self._risky.isdisjoint(s)
+
+    def text(self, s: str) -> str:
+        out = self.chars.apply(s)  # learns s's characters, and so which are risky
+        return out if self._plain(s) else self._steps.text(s)
+
+    def aligned(self, s: str) -> Aligned:
+        out = self.chars.run(s)
+        return out if self._plain(s) else self._steps.aligned(s)
 
 
 def BertNormalizer(clean_text: bool = True, handle_chinese_chars: bool = True,
@@ -358,7 +470,8 @@ class Replace(Normalizer):
         for m in self.rx.finditer(s):
             a, b = m.span()
             al.extend(range(last, a))
-            al.extend([a if a < len(s) else max(a - 1, 0)] * n)
+            # HF aligns the replacement with the match's last character.
+            al.extend([b - 1 if b > a else min(a, max(len(s) - 1, 0))] * n)
             last = b
         al.extend(range(last, len(s)))
         return out, al

@@ -17,7 +17,7 @@ import array
 import sys
 
 from .._errors import ChunkerError
-from ._normalizers import Aligned, Normalizer, char_class
+from ._normalizers import Aligned, CharTable, Normalizer, find_all
 from ._unicode import graphemes, joins_graphemes
 
 
@@ -41,8 +41,8 @@ class Precompiled(Normalizer):
         self.units = units.tolist()
         self.blob = charsmap[4 + size:]
         self._char: dict[str, str | None] = {}
-        self._table: dict[int, str] = {}
         self._joins: dict[str, bool] = {}
+        self._chars = CharTable(self._alone)
 
     def common_prefix_search(self, key: bytes) -> list[int]:
         """Values of the trie's keys that are prefixes of `key`, shortest first."""
@@ -78,9 +78,12 @@ class Precompiled(Normalizer):
             return self._char[c]
         except KeyError:
             r = self._char[c] = self.transform(c)
-            if r is not None:
-                self._table[ord(c)] = r
             return r
+
+    def _alone(self, c: str) -> str:
+        """What c becomes as a cluster of its own."""
+        r = self._one(c)
+        return c if r is None else r
 
     def _cluster(self, g: str) -> list[str]:
         """Replacement strings for one cluster, one per character it was taken as."""
@@ -99,20 +102,20 @@ class Precompiled(Normalizer):
 
     def _windows(self, s: str) -> list[tuple[int, int]]:
         """Spans where clusters may hold several characters; outside them every character
-        is its own cluster. Learns every character of s into the table."""
-        chars = set(s)
-        for c in chars - self._char.keys():
-            self._one(c)
+        is its own cluster."""
+        if s.isascii() and "\r" not in s:
+            return []
         joins = self._joins
-        for c in chars - joins.keys():
+        chars = set(s)
+        for c in [c for c in chars if c not in joins]:
             joins[c] = joins_graphemes(c)
         joiners = [c for c in chars if joins[c]]
         if not joiners:
             return []
         out: list[tuple[int, int]] = []
         n = len(s)
-        for m in char_class(joiners).finditer(s):
-            a, b = max(m.start() - 1, 0), min(m.end() + 1, n)
+        for i in find_all(s, joiners):
+            a, b = max(i - 1, 0), min(i + 2, n)
             if out and a <= out[-1][1]:
                 out[-1] = (out[-1][0], max(b, out[-1][1]))
             else:
@@ -121,46 +124,39 @@ class Precompiled(Normalizer):
 
     def text(self, s: str) -> str:
         windows = self._windows(s)
-        table = self._table
+        apply = self._chars.apply
         if not windows:
-            return s.translate(table)
+            return apply(s)
         out: list[str] = []
         last = 0
         for a, b in windows:
-            out.append(s[last:a].translate(table))
+            out.append(apply(s[last:a]))
             out.extend(r for g in graphemes(s[a:b]) for r in self._cluster(g))
             last = b
-        out.append(s[last:].translate(table))
+        out.append(apply(s[last:]))
         return "".join(out)
 
     def aligned(self, s: str) -> Aligned:
         windows = self._windows(s)
-        table = self._table
-        odd = [c for c in set(s) if len(table.get(ord(c), c)) != 1]
-        if not windows and not odd:
-            return s.translate(table), None
-        rx = char_class(odd) if odd else None
-        out: list[str] = []
+        chars = self._chars
+        if not windows:
+            return chars.run(s)
+        parts: list[str] = []
         al: list[int] = []
         last = 0
         for a, b in [*windows, (len(s), len(s))]:
-            out.append(s[last:a].translate(table))
-            if rx is not None:
-                for m in rx.finditer(s, last, a):
-                    i = m.start()
-                    al.extend(range(last, i))
-                    al.extend([i] * len(table[ord(s[i])]))
-                    last = i + 1
-            al.extend(range(last, a))
+            mapped, step = chars.run(s[last:a])
+            parts.append(mapped)
+            al.extend(range(last, a) if step is None else [last + x for x in step])
             k = a
             for g in graphemes(s[a:b]):
-                parts = self._cluster(g)
-                if len(parts) == 1 and len(g) > 1:  # the whole cluster was replaced
-                    al.extend([k] * len(parts[0]))
+                replaced = self._cluster(g)
+                if len(replaced) == 1 and len(g) > 1:  # the whole cluster was replaced
+                    al.extend([k] * len(replaced[0]))
                 else:
-                    for j, p in enumerate(parts):
+                    for j, p in enumerate(replaced):
                         al.extend([k + j] * len(p))
-                out.extend(parts)
+                parts.extend(replaced)
                 k += len(g)
             last = b
-        return "".join(out), al
+        return "".join(parts), al

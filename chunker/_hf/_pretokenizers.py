@@ -33,6 +33,7 @@ from ._unicode import WHITESPACE, category_class, punctuation_class, whitespace_
 
 ISOLATES, LOCAL, UNSAFE = "isolates", "local", "unsafe"
 VIRTUAL = "\ud801"  # a lone surrogate: never in a piece (clean_surrogates replaced them)
+FIRST = "\ud802"  # marks the key that starts the input, for a tail that asks (see Sequence)
 AlPiece = tuple[str, list[int]]
 Keyed = tuple[list[str], list[int]]
 _BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
@@ -118,7 +119,8 @@ class PreTokenizer:
     removes_spaces = False  # pieces never hold the whitespace (Strip before it is harmless)
     drops_ws = False
     transform: str | None = None  # "bytes" or "metaspace": the model sees keys rewritten
-    fast = True
+    tail: PreTokenizer | None = None
+    splits = True  # False: keyed(s) is always ([s], [base]) (a transform alone)
 
     def spans(self, s: str, first: bool) -> list[tuple[int, int]]:
         raise NotImplementedError
@@ -272,7 +274,14 @@ class _CharClassSplit(_Cover):
     def spans(self, s: str, first: bool) -> list[tuple[int, int]]:
         if not s:
             return []
+        if self.cover is not None:
+            return [m.span() for m in self.cover.finditer(s)]
         return split_spans(s, regex_matches(self.rx, s), self.behavior)
+
+    def split(self, s: str, first: bool) -> list[str]:
+        if self.cover is not None:
+            return self.cover.findall(s) if s else []
+        return super().split(s, first)
 
 
 def Punctuation(behavior: str) -> PreTokenizer:
@@ -342,6 +351,7 @@ class ByteLevel(PreTokenizer):
         self.add_prefix_space, self.use_regex = add_prefix_space, use_regex
         self.rx = translate(_GPT2) if use_regex else None
         self.cut = ISOLATES if use_regex else LOCAL
+        self.splits = use_regex or add_prefix_space
 
     def _words(self, s: str) -> list[str]:
         if self.add_prefix_space and not s.startswith(" "):
@@ -356,18 +366,22 @@ class ByteLevel(PreTokenizer):
     def split_aligned(self, s: str, al: list[int], first: bool) -> list[AlPiece]:
         if self.add_prefix_space and not s.startswith(" ") and s:
             s, al = " " + s, al[:1] + al
-        spans = [m.span() for m in self.rx.finditer(s)] if self.rx is not None else (
-            [(0, len(s))] if s else [])
+        words = self.rx.findall(s) if self.rx is not None else ([s] if s else [])
         out = []
-        for a, b in spans:
-            word = s[a:b]
-            w_al: list[int] = []
-            for c, o in zip(word, al[a:b]):
-                n = len(c.encode("utf-8", "surrogatepass"))
-                w_al.append(o)
-                if n > 1:
-                    w_al.extend([-o - 1] * (n - 1))
+        a = 0
+        for word in words:
+            b = a + len(word)
+            if word.isascii():
+                w_al = al[a:b]
+            else:
+                w_al = []
+                for c, o in zip(word, al[a:b]):
+                    w_al.append(o)
+                    n = len(c.encode("utf-8", "surrogatepass"))
+                    if n > 1:
+                        w_al.extend([-o - 1] * (n - 1))
             out.append((to_byte_chars(word), w_al))
+            a = b
         return out
 
     def keyed(self, s: str, first: bool, base: int) -> Keyed:
@@ -387,12 +401,19 @@ class ByteLevel(PreTokenizer):
 class Sequence(PreTokenizer):
     kind = "Sequence"
 
-    def __init__(self, parts: list[PreTokenizer]) -> None:
+    def __init__(self, parts: list[PreTokenizer], whole: bool = True) -> None:
         self.parts = parts
         self.removes_spaces = any(p.removes_spaces for p in parts)
-        self.fast = all(p.fast and (p.transform is None or i == len(parts) - 1)
-                        for i, p in enumerate(parts))
-        self.transform = parts[-1].transform if parts and self.fast else None
+        # Keys come from the parts up to the last one or the first transform, whichever is
+        # first; parts after a transform (Falcon's Digits after ByteLevel) split the
+        # rewritten text: they form the `tail`, run per key (see _words).
+        cut = next((i for i, p in enumerate(parts) if p.transform is not None or p.tail is not None),
+                   len(parts))
+        if not whole or cut == len(parts) or (cut == len(parts) - 1 and parts[-1].tail is None):
+            self.key_parts, self.tail = parts, None
+            self.transform = parts[-1].transform if parts and whole else None
+        else:
+            self.key_parts, self.tail = parts[:cut], Sequence(parts[cut:], whole=False)
         self.cut = LOCAL
         for i, p in enumerate(parts):
             if p.cut == UNSAFE:
@@ -424,7 +445,9 @@ class Sequence(PreTokenizer):
 
     def keyed(self, s: str, first: bool, base: int) -> Keyed:
         keys, starts = [s], [base]
-        for part in self.parts:
+        for part in self.key_parts:
+            if not part.splits:
+                continue
             new_keys: list[str] = []
             new_starts: list[int] = []
             for k, (piece, p) in enumerate(zip(keys, starts)):
@@ -436,6 +459,19 @@ class Sequence(PreTokenizer):
                 new_starts += ps
             keys, starts = new_keys, new_starts
         return keys, starts
+
+    def keys(self, s: str, first: bool) -> list[str]:
+        keys = [s]
+        for part in self.key_parts:
+            if not keys:
+                break
+            if not part.splits:
+                continue
+            out = part.keys(keys[0], first)
+            for piece in keys[1:]:
+                out += part.keys(piece, False)
+            keys = [x for x in out if x[0] not in WHITESPACE] if part.drops_ws else out
+        return keys
 
 
 _BUILDERS: dict[str, Callable[[dict[str, Any]], PreTokenizer]] = {

@@ -29,8 +29,7 @@ from typing import Any
 
 from .._errors import ChunkerError
 from . import _added, _models, _normalizers, _pretokenizers, _processors
-from ._general import General, needs_general
-from ._pretokenizers import ISOLATES, LOCAL, byte_chars
+from ._pretokenizers import FIRST, ISOLATES, LOCAL, byte_chars, positions
 from ._unicode import PREPEND, WHITESPACE
 from ._words import Words
 
@@ -74,14 +73,15 @@ class HFTokenizer:
         self.raw_added, self.norm_added, self.added = _added.build(
             config.get("added_tokens") or [], self.model.vocab, norm_text)
         self.needs_first = self._uses_first(self.pre)
-        self._general = General(self) if needs_general(self.pre) else None
+        self._tail = getattr(self.pre, "tail", None)
+        self._tail_first = self._uses_first(self._tail)
         self.subsplit: re.Pattern[str] | None = None  # on the model's words
         self._key_subsplit: re.Pattern[str] | None = None  # on keys (see _words)
         self.cut_blockers: list[str] = []
         self._cut_ok = self._judge_cuts()
         self._words = Words(self.model, self.pre.transform if self.pre is not None else None,
                             self._words_rep(), bool(self.pre is not None and self.pre.drops_ws),
-                            self._key_subsplit)
+                            self._tail, self.subsplit if self._key_subsplit is None else None)
         self._risky_raw = any(t.risky for t in self.raw_added.tokens.values())
         self._solid: dict[str, bool] = {}
         self._blocked_key: tuple[int, int] | None = None
@@ -135,16 +135,19 @@ class HFTokenizer:
             pass
         elif cut == LOCAL:
             marker = self._space_marker()
-            sources = self._marker_sources(marker) if marker is not None else None
-            if not isinstance(self.model, _models.BPE) or marker is None or sources is None \
+            if not isinstance(self.model, _models.BPE) or marker is None \
                     or not self._bpe_separable(marker):
                 blockers.append(f"model {self.model.kind} sees words across spaces "
                                 f"(pre-tokenizer {getattr(self.pre, 'kind', None)})")
             else:
+                # Cut the keys where the model's words would be cut (the parts repeat more
+                # often than whole keys), or else the model's words themselves (_words).
                 m = re.escape(marker)
                 self.subsplit = re.compile(f"{m}*[^{m}]+|{m}+")
-                k = "".join(map(re.escape, sources))
-                self._key_subsplit = re.compile(f"[{k}]*[^{k}]+|[{k}]+")
+                sources = self._marker_sources(marker) if self._tail is None else None
+                if sources:
+                    k = "".join(map(re.escape, sources))
+                    self._key_subsplit = re.compile(f"[{k}]*[^{k}]+|[{k}]+")
         else:
             blockers.append(f"pre-tokenizer {self.pre.kind} (its split can cross or merge "  # type: ignore[union-attr]
                             "at a space)")
@@ -162,8 +165,6 @@ class HFTokenizer:
     def _marker_sources(self, marker: str) -> str | None:
         """The characters of a key that become the marker in the model's input."""
         transform = self.pre.transform if self.pre is not None else None
-        if self._general is not None:
-            return marker
         if transform == "bytes":
             b = byte_chars().index(marker) if marker in byte_chars() else 0x80
             return chr(b) if b < 0x80 else None
@@ -220,14 +221,34 @@ class HFTokenizer:
             k *= 8
 
     def _keys(self, s: str, first: bool) -> list[str]:
-        if self.pre is None:
-            return [s] if s else []
-        return self.pre.keys(s, first)
+        keys = ([s] if s else []) if self.pre is None else self.pre.keys(s, first)
+        if first and self._tail_first and keys:
+            keys[0] = FIRST + keys[0]
+        if self._key_subsplit is not None:
+            fa = self._key_subsplit.findall
+            keys = [x for k in keys for x in fa(k)]
+        return keys
 
     def _keyed(self, s: str, first: bool, base: int) -> tuple[list[str], list[int]]:
         if self.pre is None:
-            return ([s], [base]) if s else ([], [])
-        return self.pre.keyed(s, first, base)
+            keys, pos = ([s], [base]) if s else ([], [])
+        else:
+            keys, pos = self.pre.keyed(s, first, base)
+        if first and self._tail_first and keys:
+            keys[0] = FIRST + keys[0]
+            pos[0] -= 1
+        if self._key_subsplit is not None:
+            # BPE merges never join a symbol to a following space marker: each part merges
+            # alone, and parts repeat far more often than whole keys.
+            fa = self._key_subsplit.findall
+            new_keys: list[str] = []
+            new_pos: list[int] = []
+            for k, p in zip(keys, pos):
+                parts = fa(k)
+                new_keys += parts
+                new_pos += positions(parts, p)
+            keys, pos = new_keys, new_pos
+        return keys, pos
 
     def _pieces(self, text: str) -> Any:
         """(key lists and added-token ids), piece by piece, for count and encode."""
@@ -244,8 +265,6 @@ class HFTokenizer:
     def encode(self, text: str) -> list[int]:
         """Ids as HF gives them with truncation and padding off, specials included."""
         text = clean_surrogates(text)
-        if self._general is not None:
-            return self.before + self._general.encode(text) + self.after
         ids = self._words.ids
         body: list[int] = []
         for p in self._pieces(text):
@@ -258,8 +277,6 @@ class HFTokenizer:
     def count(self, text: str) -> int:
         """len(encode(text)), without building the ids."""
         text = clean_surrogates(text)
-        if self._general is not None:
-            return self.specials + self._general.count(text)
         counts = self._words.counts
         total = self.specials
         for p in self._pieces(text):
@@ -275,10 +292,7 @@ class HFTokenizer:
         and, when `mid_chars` is given, its index is appended there.
         """
         kind = "i" if len(text) < (1 << 31) else "q"
-        text = clean_surrogates(text)
-        if self._general is not None:
-            return array(kind, self._general.offsets(text, mid_chars))
-        return array(kind, self._offsets(text, mid_chars))
+        return array(kind, self._offsets(clean_surrogates(text), mid_chars))
 
     def _offsets(self, text: str, mid_chars: list[int] | None) -> list[int]:
         starts = self._words.starts

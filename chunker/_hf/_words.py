@@ -12,9 +12,7 @@ each key this module keeps, in plain dicts so the hot loops are C-level lookups:
 - `mids[key]`: which tokens start inside a character (a byte of it, byte-level models).
 
 Keys the pre-tokenizer drops (whitespace that BertPreTokenizer and friends remove) map to no
-tokens. When the model is a BPE whose merges never join a symbol to a following space marker,
-a key is first cut before each such marker (`subsplit`, a regex over the key's characters):
-the merges run on the shorter parts, which repeat far more often than whole keys.
+tokens.
 
 Natural text repeats its words, so after the first few thousand words nearly every lookup
 hits; keys longer than LONG are computed but not kept, and the dicts are emptied when they
@@ -26,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._pretokenizers import VIRTUAL, _latin1_to_bytechars
+from ._pretokenizers import FIRST, VIRTUAL, _latin1_to_bytechars
 from ._unicode import WHITESPACE
 
 LONG = 128
@@ -45,24 +43,27 @@ class _Cache(dict):  # type: ignore[type-arg]
 
 
 class Words:
+    """`tail`: pre-tokenizer parts that run on each key (a Sequence's parts from its first
+    transform on, when more follow it, see _pretokenizers.Sequence); `subsplit`: a regex
+    over the model's words that cuts them where no merge reaches across (when the tokenizer
+    could not cut the keys themselves)."""
+
     def __init__(self, model: Any, transform: str | None, replacement: str, drops_ws: bool,
-                 subsplit: re.Pattern[str] | None) -> None:
+                 tail: Any = None, subsplit: re.Pattern[str] | None = None) -> None:
         self.model = model
         self.transform = transform
         self.rep = replacement
         self.drops_ws = drops_ws
+        self.tail = tail
         self.subsplit = subsplit
+        self._by_word: dict[str, list[tuple[int, int, bool]]] = {}  # the model's words, when not keys
         self.ids = _Cache(self, 0)
         self.starts = _Cache(self, 1)
         self.mids = _Cache(self, 2)
         self.counts = _Cache(self, 3)
 
     def entry(self, key: str) -> tuple[Any, ...]:
-        if self.subsplit is not None:
-            parts = self.subsplit.findall(key)
-            e = self._joined(parts) if len(parts) > 1 else self._compute(key)
-        else:
-            e = self._compute(key)
+        e = self._compute(key)
         out = (*e, len(e[0]))
         if len(key) <= LONG:
             if len(self.ids) >= LIMIT:
@@ -71,22 +72,33 @@ class Words:
             self.ids[key], self.starts[key], self.mids[key], self.counts[key] = out
         return out
 
-    def _joined(self, parts: list[str]) -> Entry:
-        ids: list[int] = []
-        starts: list[int] = []
-        mids: list[int] = []
-        at = 0
-        for p in parts:
-            n = len(ids)
-            ids += self.ids[p]
-            starts += [at + x for x in self.starts[p]]
-            mids += [n + x for x in self.mids[p]]
-            at += len(p)
-        return tuple(ids), tuple(starts), tuple(mids)
+    def _starts(self, word: str) -> list[tuple[int, int, bool]]:
+        """The model's (id, index, mid) for one of its words, cut by subsplit first."""
+        if self.subsplit is None:
+            return self._model(word)
+        out = []
+        for m in self.subsplit.finditer(word):
+            at = m.start()
+            out += [(t, at + i, mid) for t, i, mid in self._model(m.group())]
+        return out
+
+    def _model(self, word: str) -> list[tuple[int, int, bool]]:
+        if self.tail is None and self.subsplit is None:  # keys are the words: cached above
+            return self.model.starts(word)
+        known = self._by_word.get(word)
+        if known is None:
+            known = self.model.starts(word)
+            if len(word) <= LONG:
+                if len(self._by_word) >= LIMIT:
+                    self._by_word.clear()
+                self._by_word[word] = known
+        return known
 
     def _compute(self, key: str) -> Entry:
         if not key or (self.drops_ws and key[0] in WHITESPACE):
             return _EMPTY
+        if self.tail is not None:
+            return self._through_tail(key)
         virtual = key[0] == VIRTUAL
         index: list[int] | None = None
         cont: list[bool] | None = None
@@ -104,7 +116,7 @@ class Words:
         ids: list[int] = []
         starts: list[int] = []
         mids: list[int] = []
-        for k, (t, i, mid) in enumerate(self.model.starts(word)):
+        for k, (t, i, mid) in enumerate(self._starts(word)):
             ids.append(t)
             if cont is not None:
                 mid = mid or cont[i]
@@ -113,4 +125,24 @@ class Words:
             starts.append(i or int(virtual))
             if mid:
                 mids.append(k)
+        return tuple(ids), tuple(starts), tuple(mids)
+
+    def _through_tail(self, key: str) -> Entry:
+        """The tail pre-tokenizer on the key, each character carrying its index (a byte
+        that continues a character: -index-1), then the model on each word."""
+        first = key[0] == FIRST
+        shift = int(first)
+        src = key[shift:]
+        ids: list[int] = []
+        starts: list[int] = []
+        mids: list[int] = []
+        for word, al in self.tail.split_aligned(src, list(range(shift, len(key))), first):
+            for t, i, mid in self._starts(word):
+                o = al[i]
+                if o < 0:
+                    o, mid = -o - 1, True
+                if mid:
+                    mids.append(len(ids))
+                ids.append(t)
+                starts.append(o)
         return tuple(ids), tuple(starts), tuple(mids)
