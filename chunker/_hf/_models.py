@@ -29,8 +29,9 @@ class Model:
 
 
 class WordPiece(Model):
-    """Greedy longest-match-first. Per first character, the lengths that vocabulary tokens
-    starting with it have (longest first), so a position tries only lengths that exist."""
+    """Greedy longest-match-first. At each position the candidate grows one character at a
+    time while some token starts with it (`_ext`), keeping the longest token met: a few
+    lookups per position instead of one per possible length."""
 
     kind = "WordPiece"
 
@@ -43,39 +44,37 @@ class WordPiece(Model):
             raise ChunkerError(f"WordPiece unk_token {self.unk!r} is not in the vocabulary; "
                                "the tokenizer.json is inconsistent")
         self.unk_id = self.vocab[self.unk]
-        plain: dict[str, set[int]] = {}
-        cont: dict[str, set[int]] = {}
         p = self.prefix
-        for t in self.vocab:
-            if p and t.startswith(p) and len(t) > len(p):
-                cont.setdefault(t[len(p)], set()).add(len(t) - len(p))
-            if t:
-                plain.setdefault(t[0], set()).add(len(t))
-        self._plain = {c: sorted(v, reverse=True) for c, v in plain.items()}
-        self._cont = {c: sorted(v, reverse=True) for c, v in cont.items()} if p else self._plain
+        # Continuing tokens by their text after the prefix, so no prefix is glued on per lookup.
+        self._cont = {t[len(p):]: i for t, i in self.vocab.items() if p and t.startswith(p) and len(t) > len(p)}
+        if not p:
+            self._cont = self.vocab
+        self._ext = {t[:k] for t in self.vocab for k in range(1, len(t))}
+        self._cont_ext = {t[:k] for t in self._cont for k in range(1, len(t))}
 
     def starts(self, word: str) -> list[Start]:
         n = len(word)
         if n > self.max_chars:
             return [(self.unk_id, 0, False)]
-        vocab, prefix = self.vocab, self.prefix
         out: list[Start] = []
         start = 0
-        lengths = self._plain
+        get, ext = self.vocab.get, self._ext
         while start < n:
             found = None
-            for k in lengths.get(word[start], ()):
-                end = start + k
-                if end > n:
-                    continue
-                found = vocab.get(prefix + word[start:end] if start else word[start:end])
-                if found is not None:
+            end = k = start
+            while k < n:
+                k += 1
+                sub = word[start:k]
+                t = get(sub)
+                if t is not None:
+                    found, end = t, k
+                if sub not in ext:
                     break
             if found is None:
                 return [(self.unk_id, 0, False)]
             out.append((found, start, False))
             start = end
-            lengths = self._cont
+            get, ext = self._cont.get, self._cont_ext
         return out
 
 

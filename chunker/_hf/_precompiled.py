@@ -17,7 +17,8 @@ import array
 import sys
 
 from .._errors import ChunkerError
-from ._normalizers import Aligned, CharTable, Normalizer, find_all
+from ._chartable import Aligned, CharTable, find_all
+from ._normalizers import Normalizer
 from ._unicode import graphemes, joins_graphemes
 
 

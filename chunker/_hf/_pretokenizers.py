@@ -1,15 +1,16 @@
 """Pre-tokenizers: split a normalized piece into the words the model sees.
 
-Two ways to run one. `keyed(s, first, base)` is the fast path: the words as KEYS, substrings
-of s (the model's form of a key is derived once per distinct key, see _tokenizer), with the
-position in s (plus `base`) where each starts. A key that starts with VIRTUAL stands for a
-word that gets a character prepended (Metaspace's replacement, ByteLevel's prefix space): the
-virtual character counts one in the key's length and its position is one before the word's
-first real character. When `drops_ws` is true, keys that start with whitespace are gaps HF
-removes (they get no tokens). `keyed` works for every pre-tokenizer except a Sequence with a
-ByteLevel or Metaspace before its last part (see `fast`); those run the general path,
-`split_aligned(s, al, first)`, which carries each character's offset (with -offset-1 for a
-byte that continues a character). `split(s, first)` gives the model's words.
+Two ways to run one (ByteLevel and Metaspace, which rewrite what the model sees, are in
+_rewriting). `keyed(s, first, base)` gives the words as KEYS, substrings of s, and the
+position in s (plus `base`) where each starts; the model's form of a key is derived once per
+distinct key (_words). A key that starts with VIRTUAL stands for a word that gets a character
+prepended (Metaspace's replacement, ByteLevel's prefix space): the virtual character counts
+one in the key's length and its position is one before the word's first real character.
+When `drops_ws` is true, keys that start with whitespace are gaps HF removes (no tokens).
+A Sequence whose parts go on after a ByteLevel or Metaspace (Falcon's Digits after
+ByteLevel) cuts keys with the parts before it; the rest (`tail`) runs per key through
+`split_aligned(s, al, first)`, which carries each character's index (-index-1 for a byte
+that continues a character). `split(s, first)` gives the model's words.
 
 `first` says the piece starts the input (HF's `offsets_original().0 == 0`), which
 Metaspace's prepend_scheme "first" asks.
@@ -23,8 +24,7 @@ or UNSAFE.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
-from itertools import accumulate, pairwise
+from itertools import accumulate
 from typing import Any
 
 from .._errors import ChunkerError
@@ -37,28 +37,6 @@ FIRST = "\ud802"  # marks the key that starts the input, for a tail that asks (s
 AlPiece = tuple[str, list[int]]
 Keyed = tuple[list[str], list[int]]
 _BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
-
-
-@lru_cache(maxsize=1)
-def byte_chars() -> tuple[str, ...]:
-    """GPT-2's printable stand-in for each byte value."""
-    keep = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
-    out = {b: chr(b) for b in keep}
-    n = 0
-    for b in range(256):
-        if b not in out:
-            out[b] = chr(256 + n)
-            n += 1
-    return tuple(out[b] for b in range(256))
-
-
-@lru_cache(maxsize=1)
-def _latin1_to_bytechars() -> dict[int, str]:
-    return dict(enumerate(byte_chars()))
-
-
-def to_byte_chars(s: str) -> str:
-    return s.encode("utf-8", "surrogatepass").decode("latin-1").translate(_latin1_to_bytechars())
 
 
 def positions(keys: list[str], start: int) -> list[int]:
@@ -121,6 +99,7 @@ class PreTokenizer:
     transform: str | None = None  # "bytes" or "metaspace": the model sees keys rewritten
     tail: PreTokenizer | None = None
     splits = True  # False: keyed(s) is always ([s], [base]) (a transform alone)
+    uses_first = False  # splits differently when the piece starts the input (Metaspace "first")
 
     def spans(self, s: str, first: bool) -> list[tuple[int, int]]:
         raise NotImplementedError
@@ -258,7 +237,6 @@ _KNOWN_WORD_REGEXES = {
     r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
     r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
 }
-_GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
 
 
 class _CharClassSplit(_Cover):
@@ -293,111 +271,6 @@ def Digits(individual: bool) -> PreTokenizer:
                            "Isolated" if individual else "Contiguous")
 
 
-class Metaspace(PreTokenizer):
-    kind = "Metaspace"
-    transform = "metaspace"
-
-    def __init__(self, replacement: str, scheme: str, split: bool) -> None:
-        self.rep, self.scheme, self.split_on = replacement, scheme, split
-        self.cut = ISOLATES if split else LOCAL
-        import re
-
-        r = re.escape(replacement)
-        self.cover = Pattern(f"[ {r}][^ {r}]*|[^ {r}]+", f"[ {r}][^ {r}]*|[^ {r}]+")
-
-    def _prepend(self, s: str, first: bool) -> bool:
-        if s.startswith(self.rep) or not s:
-            return False
-        return self.scheme == "always" or (self.scheme == "first" and first)
-
-    def split(self, s: str, first: bool) -> list[str]:
-        s = s.replace(" ", self.rep)
-        if self._prepend(s, first):
-            s = self.rep + s
-        if not self.split_on:
-            return [s] if s else []
-        parts = s.split(self.rep)
-        rep = self.rep
-        out = [rep + p for p in parts[1:]]
-        if parts[0]:
-            out.insert(0, parts[0])
-        return out
-
-    def split_aligned(self, s: str, al: list[int], first: bool) -> list[AlPiece]:
-        s = s.replace(" ", self.rep)
-        if self._prepend(s, first):
-            s, al = self.rep + s, al[:1] + al
-        if not self.split_on:
-            return [(s, al)] if s else []
-        starts = [i for i, c in enumerate(s) if c == self.rep and i > 0]
-        bounds = [0, *starts, len(s)]
-        return [(s[a:b], al[a:b]) for a, b in pairwise(bounds) if b > a]
-
-    def keyed(self, s: str, first: bool, base: int) -> Keyed:
-        if not s:
-            return [], []
-        keys = self.cover.findall(s) if self.split_on else [s]
-        if s[0] != " " and self._prepend(s, first):
-            keys[0] = VIRTUAL + keys[0]
-            base -= 1
-        return keys, positions(keys, base)
-
-
-class ByteLevel(PreTokenizer):
-    kind = "ByteLevel"
-    transform = "bytes"
-
-    def __init__(self, add_prefix_space: bool, use_regex: bool) -> None:
-        self.add_prefix_space, self.use_regex = add_prefix_space, use_regex
-        self.rx = translate(_GPT2) if use_regex else None
-        self.cut = ISOLATES if use_regex else LOCAL
-        self.splits = use_regex or add_prefix_space
-
-    def _words(self, s: str) -> list[str]:
-        if self.add_prefix_space and not s.startswith(" "):
-            s = " " + s
-        if self.rx is None:
-            return [s] if s else []
-        return self.rx.findall(s)
-
-    def split(self, s: str, first: bool) -> list[str]:
-        return [to_byte_chars(w) for w in self._words(s)]
-
-    def split_aligned(self, s: str, al: list[int], first: bool) -> list[AlPiece]:
-        if self.add_prefix_space and not s.startswith(" ") and s:
-            s, al = " " + s, al[:1] + al
-        words = self.rx.findall(s) if self.rx is not None else ([s] if s else [])
-        out = []
-        a = 0
-        for word in words:
-            b = a + len(word)
-            if word.isascii():
-                w_al = al[a:b]
-            else:
-                w_al = []
-                for c, o in zip(word, al[a:b]):
-                    w_al.append(o)
-                    n = len(c.encode("utf-8", "surrogatepass"))
-                    if n > 1:
-                        w_al.extend([-o - 1] * (n - 1))
-            out.append((to_byte_chars(word), w_al))
-            a = b
-        return out
-
-    def keyed(self, s: str, first: bool, base: int) -> Keyed:
-        if not s:
-            return [], []
-        virtual = self.add_prefix_space and s[0] != " "
-        if self.rx is None:
-            keys = [VIRTUAL + s if virtual else s]
-        elif virtual:
-            keys = self.rx.findall(" " + s)
-            keys[0] = VIRTUAL + keys[0][1:]
-        else:
-            keys = self.rx.findall(s)
-        return keys, positions(keys, base - virtual)
-
-
 class Sequence(PreTokenizer):
     kind = "Sequence"
 
@@ -423,8 +296,7 @@ class Sequence(PreTokenizer):
                 # Later parts see pieces that never cross the cut; only a position-dependent
                 # Metaspace after a space-removing split would treat a side differently.
                 later = parts[i + 1:]
-                if any(isinstance(q, Metaspace) and q.scheme == "first" for q in later) \
-                        and any(q.removes_spaces for q in parts[:i + 1]):
+                if any(q.uses_first for q in later) and any(q.removes_spaces for q in parts[:i + 1]):
                     self.cut = UNSAFE
                 else:
                     self.cut = ISOLATES
@@ -478,14 +350,20 @@ _BUILDERS: dict[str, Callable[[dict[str, Any]], PreTokenizer]] = {
     "BertPreTokenizer": lambda d: Bert(),
     "Whitespace": lambda d: Whitespace(),
     "WhitespaceSplit": lambda d: WhitespaceSplit(),
-    "Metaspace": lambda d: Metaspace(d.get("replacement", "\u2581"), _scheme(d),
-                                     d.get("split", True)),
-    "ByteLevel": lambda d: ByteLevel(d.get("add_prefix_space", True), d.get("use_regex", True)),
+    "Metaspace": lambda d: _rewriting().Metaspace(d.get("replacement", "\u2581"), _scheme(d),
+                                                  d.get("split", True)),
+    "ByteLevel": lambda d: _rewriting().ByteLevel(d.get("add_prefix_space", True), d.get("use_regex", True)),
     "Split": lambda d: Split(d["pattern"], d["behavior"], d.get("invert", False)),
     "Punctuation": lambda d: Punctuation(d.get("behavior", "Isolated")),
     "Digits": lambda d: Digits(d.get("individual_digits", False)),
     "Sequence": lambda d: Sequence([build(x) for x in d["pretokenizers"]]),
 }
+
+
+def _rewriting() -> Any:
+    from . import _rewriting  # it builds on this module
+
+    return _rewriting
 
 
 def _scheme(d: dict[str, Any]) -> str:

@@ -24,7 +24,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._pretokenizers import FIRST, VIRTUAL, _latin1_to_bytechars
+from ._pretokenizers import FIRST, VIRTUAL
+from ._rewriting import _latin1_to_bytechars
 from ._unicode import WHITESPACE
 
 LONG = 128
