@@ -87,10 +87,40 @@ def _hf_offsets_sound(tok, text: str) -> bool:
 
 def _matches_hf(tok, text: str, enc) -> bool:
     ids = tok.encode(text)
-    offsets = list(tok.offsets(text))
+    mids: list[int] = []
+    offsets = list(tok.offsets(text, mids))
     if ids != enc.ids or tok.count(text) != len(enc.ids) or len(offsets) != len(ids) - tok.specials:
         return False
+    if mids != _continuing(tok, enc):
+        return False
     return offsets == F.starts(enc) or not _hf_offsets_sound(tok, text)
+
+
+@functools.cache
+def _byte_values() -> dict[str, int]:
+    from chunker._hf._rewriting import byte_chars
+
+    return {c: b for b, c in enumerate(byte_chars())}
+
+
+def _continuing(tok, enc) -> list[int]:
+    """Indices (among non-special tokens) of HF's tokens that start with a byte continuing a
+    character: a byte-level token whose first character stands for 0x80-0xBF, or a
+    byte-fallback token <0x80>-<0xBF>. offsets() must report exactly these in mid_chars."""
+    byte_level = any(getattr(p, "kind", "") == "ByteLevel" for p in getattr(tok.pre, "parts", [tok.pre]))
+    values = _byte_values()
+    out = []
+    tokens = [t for t, special in zip(enc.tokens, enc.special_tokens_mask) if not special]
+    for i, t in enumerate(tokens):
+        if t.startswith("<0x") and len(t) == 6 and t.endswith(">"):
+            b = int(t[3:5], 16)
+        elif byte_level and t:
+            b = values.get(t[0], 0)
+        else:
+            continue
+        if 0x80 <= b < 0xC0:
+            out.append(i)
+    return out
 
 
 def _random_texts(n: int, seed: int, longest: int = 50) -> list[str]:
@@ -295,3 +325,25 @@ def test_unicode_table_is_unicode_14():
         pytest.skip(f"this Python has Unicode {unicodedata.unidata_version}; the table is "
                     f"{_ucd.UNICODE_VERSION}")
     assert _ucd.encode() == _ucd._RUNS
+
+
+def test_unicode_normalizers_match_hf_on_marks_jamo_and_characters_hf_does_not_know():
+    """NFC/NFD/NFKC/NFKD against HF's on strings of characters that compose, reorder or
+    decompose, among them ones assigned after HF's Unicode 12.1 tables (U+0898 has a
+    combining class in Unicode 14, not to HF; U+11938 decomposes in 14; U+107A1 has a
+    compatibility form). The alignment must always cover the output."""
+    from tokenizers import normalizers
+
+    from chunker._hf._normalizers import Unicode
+
+    chars = [chr(c) for c in (0x61, 0x301, 0x316, 0x327, 0x898, 0x1100, 0x1161, 0x11A8, 0xAC00,
+                              0x1EF4, 0xFB1D, 0x11930, 0x11935, 0x11938, 0x107A1, 0xAB69, 0x1FBF0,
+                              0x1E2AE, 0x1D15E, 0x2167, 0xFF76, 0xFF9E)]
+    rng = random.Random(7)
+    for form in ("NFC", "NFD", "NFKC", "NFKD"):
+        mine, ref = Unicode(form), getattr(normalizers, form)()
+        for _ in range(2500):
+            s = "".join(rng.choice(chars) for _ in range(rng.randrange(1, 7)))
+            out, al = mine.aligned(s)
+            assert out == mine.text(s) == ref.normalize_str(s), (form, ascii(s))
+            assert al is None or (len(al) == len(out) and al == sorted(al) and al[-1] < len(s))

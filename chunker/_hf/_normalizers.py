@@ -22,9 +22,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .._errors import ChunkerError
-from ._chartable import Aligned, Alignment, CharTable, compose, expand
+from ._chartable import Aligned, Alignment, CharTable, compose, expand, find_all
 from ._regex import translate
-from ._unicode import OLD_NOT_MN, OLD_NOT_OTHER, WHITESPACE, in_ranges
+from ._unicode import OLD_NOT_MN, OLD_NOT_OTHER, WHITESPACE, in_ranges, unknown_to_hf_normalizers
 
 
 class Normalizer:
@@ -82,22 +82,49 @@ _NON_ASCII = re.compile("[^\x00-\x7f]+")
 
 def _cuts_before(c: str, known: dict[str, bool]) -> bool:
     """Whether normalization never reaches across the start of c: its compatibility
-    decomposition starts with a starter that composes with nothing before it."""
+    decomposition starts with a starter that composes with nothing before it (or HF's tables
+    do not know it)."""
     r = known.get(c)
     if r is None:
         d = unicodedata.normalize("NFKD", c)[0]
-        r = known[c] = unicodedata.combining(d) == 0 and d not in _SECOND_STARTERS
+        r = known[c] = unknown_to_hf_normalizers(c) or (
+            unicodedata.combining(d) == 0 and d not in _SECOND_STARTERS)
     return r
 
 
 class Unicode(Normalizer):
+    """NFC, NFD, NFKC or NFKD as HF computes it: with Python's unicodedata, except that
+    characters HF's older tables do not know stay as they are and keep their neighbours
+    apart (see unknown_to_hf_normalizers)."""
+
     def __init__(self, form: str) -> None:
         self.form = self.kind = form
         self._cuts: dict[str, bool] = {}
-        self._chars = CharTable(lambda c: unicodedata.normalize(form, c))  # type: ignore[arg-type]
+        self._unknown: dict[str, bool] = {}
+        self._chars = CharTable(self._nf)
+
+    def _nf(self, s: str) -> str:
+        out = unicodedata.normalize(self.form, s)  # type: ignore[arg-type]
+        if out == s:
+            return s
+        unknown = self._unknown
+        chars = set(s)
+        for c in chars:
+            if c not in unknown:
+                unknown[c] = unknown_to_hf_normalizers(c)
+        odd = [c for c in chars if unknown[c]]
+        if not odd:
+            return out
+        parts: list[str] = []
+        last = 0
+        for i in find_all(s, odd):
+            parts += [unicodedata.normalize(self.form, s[last:i]), s[i]]  # type: ignore[arg-type]
+            last = i + 1
+        parts.append(unicodedata.normalize(self.form, s[last:]))  # type: ignore[arg-type]
+        return "".join(parts)
 
     def text(self, s: str) -> str:
-        return s if s.isascii() else unicodedata.normalize(self.form, s)  # type: ignore[arg-type]
+        return s if s.isascii() else self._nf(s)
 
     def aligned(self, s: str) -> Aligned:
         out = self.text(s)
@@ -113,7 +140,7 @@ class Unicode(Normalizer):
         the ASCII character before a non-ASCII run stays with it, a mark may follow it);
         each segment maps per character when its characters normalize alone to its whole
         normalization, else to its first character."""
-        form, norm, known = self.form, unicodedata.normalize, self._cuts
+        norm, known = self._nf, self._cuts
         al: list[int] = []
         last = 0
         for m in _NON_ASCII.finditer(s):
@@ -125,12 +152,12 @@ class Unicode(Normalizer):
                 if k < j and (k == start or not _cuts_before(s[k], known)):
                     continue
                 seg = s[start:k]
-                pieces = [norm(form, c) for c in seg]  # type: ignore[arg-type]
-                if len(seg) == 1 or "".join(pieces) == norm(form, seg):  # type: ignore[arg-type]
+                pieces = [norm(c) for c in seg]
+                if len(seg) == 1 or "".join(pieces) == norm(seg):
                     for x, p in enumerate(pieces):
                         al.extend([start + x] * len(p))
                 else:
-                    al.extend([start] * len(norm(form, seg)))  # type: ignore[arg-type]
+                    al.extend([start] * len(norm(seg)))
                 start = k
             last = j
         al.extend(range(last, len(s)))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from functools import cache
 
 UNICODE_VERSION = "14.0.0"
@@ -139,3 +140,25 @@ def runs() -> dict[str, list[tuple[int, int]]]:
         out[CATEGORIES[_LETTERS.index(letter)]].append((cp, cp + n - 1))
         cp += n
     return out
+
+
+@cache
+def _starts() -> tuple[list[int], list[str]]:
+    starts: list[int] = []
+    cats: list[str] = []
+    cp = 0
+    for letter, length in re.findall("([A-Zw-z])([0-9a-f]+)", _RUNS):
+        starts.append(cp)
+        cats.append(CATEGORIES[_LETTERS.index(letter)])
+        cp += int(length, 16)
+    return starts, cats
+
+
+def category(c: str) -> str:
+    """c's general category in this table (Unicode 14), whatever the running Python's is.
+
+    >>> category("a"), category("\\U0001fbf0"), category("\\U0001f6dc")
+    ('Ll', 'Nd', 'Cn')
+    """
+    starts, cats = _starts()
+    return cats[bisect_right(starts, ord(c)) - 1]

@@ -77,6 +77,26 @@ def in_ranges(c: str, ranges: tuple[tuple[int, int], ...]) -> bool:
     return any(a <= cp <= b for a, b in ranges)
 
 
+# HF's NFC/NFD/NFKC/NFKD (and BertNormalizer's NFD) use Unicode 12.1 tables (probed with
+# tokenizers 0.23.3): a character assigned later is, to them, a starter that neither
+# decomposes nor composes. These are the ones Unicode 14 (Python 3.11) gives a decomposition,
+# a combining class or a place in a composition (computed against Python 3.8's 12.1 data).
+NEW_FOR_HF_NORMALIZERS = (
+    (0x898, 0x89F), (0x8CA, 0x8D2), (0xC3C, 0xC3C), (0x1715, 0x1715), (0x1ABF, 0x1ACE),
+    (0x1DFA, 0x1DFA), (0xA7F2, 0xA7F4), (0xA82C, 0xA82C), (0xAB69, 0xAB69), (0x10781, 0x10785),
+    (0x10787, 0x107B0), (0x107B2, 0x107BA), (0x10EAB, 0x10EAC), (0x10F82, 0x10F85),
+    (0x11070, 0x11070), (0x11930, 0x11930), (0x11935, 0x11935), (0x11938, 0x11938),
+    (0x1193D, 0x1193E), (0x11943, 0x11943), (0x16FF0, 0x16FF1), (0x1E2AE, 0x1E2AE),
+    (0x1FBF0, 0x1FBF9))
+
+
+def unknown_to_hf_normalizers(c: str) -> bool:
+    """Whether HF's Unicode normalizers leave c alone as a starter while a Python's may not:
+    assigned after Unicode 12.1, or unassigned in Unicode 14 (a newer Python, like Pyodide's,
+    knows more)."""
+    return not c.isascii() and (in_ranges(c, NEW_FOR_HF_NORMALIZERS) or _ucd.category(c) == "Cn")
+
+
 Ranges = tuple[tuple[int, int], ...]
 
 

@@ -29,7 +29,7 @@ from ._rewriting import _latin1_to_bytechars
 from ._unicode import WHITESPACE
 
 LONG = 128
-LIMIT = 1 << 18
+LIMIT = 1 << 17
 Entry = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 _EMPTY: Entry = ((), (), ())
 
