@@ -108,6 +108,8 @@ def _continuing(tok, enc) -> list[int]:
     character: a byte-level token whose first character stands for 0x80-0xBF, or a
     byte-fallback token <0x80>-<0xBF>. offsets() must report exactly these in mid_chars."""
     byte_level = any(getattr(p, "kind", "") == "ByteLevel" for p in getattr(tok.pre, "parts", [tok.pre]))
+    if not byte_level and "<0x80>" not in tok.model.vocab:
+        return []
     values = _byte_values()
     out = []
     tokens = [t for t, special in zip(enc.tokens, enc.special_tokens_mask) if not special]
@@ -123,7 +125,7 @@ def _continuing(tok, enc) -> list[int]:
     return out
 
 
-def _random_texts(n: int, seed: int, longest: int = 50) -> list[str]:
+def _random_texts(n: int, seed: int, longest: int = 40) -> list[str]:
     rng = random.Random(seed)
     pool = "".join(F.short_texts(300, seed)) + "😀🇩🇪\u0301\u200d\ufe0f\u3000\t\r\n\x00\x1f\ufffd\ud83d"
     pool += "".join(chr(c) for c in rng.sample(range(0x20, 0x3000), 400))
@@ -138,7 +140,7 @@ def _random_texts(n: int, seed: int, longest: int = 50) -> list[str]:
 def _texts() -> list[str]:
     # Short texts keep the run quick; most words still come in context, and the long ones
     # (120 characters) reach the long-word paths (WordPiece's limit, BPE's heap).
-    return (F.short_texts(N_REAL, seed=1, lengths=(3, 8, 20, 50, 120)) + _random_texts(N_RANDOM, seed=2)
+    return (F.short_texts(N_REAL, seed=1, lengths=(3, 8, 16, 40, 120)) + _random_texts(N_RANDOM, seed=2)
             + REGRESSIONS)
 
 
@@ -157,7 +159,7 @@ def test_ids_counts_and_offsets_match_hf(family):
     assert [fresh.encode(t) for t in some] == [mine.encode(t) for t in some], name
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=_TEXT)
 def test_hypothesis_texts_match_hf(family, text):
     name, _, mine, ref = family
