@@ -9,8 +9,9 @@ caches start empty (the cold cost): `count` and `offsets` (what the chunker call
 document) each on its own tokenizer; HF's `encode` gives ids and offsets in one call. Each
 time is the best of --repeat runs (the machine is shared). MB/s counts 10^6 UTF-8 bytes.
 "load" is load_tokenizer's time on a fresh process's first load. On the 1 MB texts the ids
-must equal HF's and the offsets HF's token starts ("same"). t(8MB)/t(1MB) is 8 when linear.
-Nothing is asserted.
+must equal HF's and the offsets HF's token starts ("same"). t(8MB)/t(1MB) is 8 when linear:
+the sizes are timed alternately, round after round, and the median of the rounds' ratios is
+printed. Nothing is asserted.
 
 --pyodide runs the same count/offsets timings in Pyodide under Node (the WebAssembly CPython
 the playground's worker runs, in the same V8 as Chromium) from DIR (default: the vendored
@@ -24,6 +25,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -45,6 +47,12 @@ def _mb(text: str) -> float:
 
 
 REPEAT = 3
+
+
+def _once(fn, text: str) -> float:
+    t = time.perf_counter()
+    fn(text)
+    return time.perf_counter() - t
 
 
 def _time(make, text: str) -> float:
@@ -162,18 +170,24 @@ def main() -> None:
         js = F.FAMILIES[name]()
         ref = F.reference(js)
         load = _first_load(js)
-        times = {}
+        # Sizes alternate within each round, so a neighbour's burst of work does not land on
+        # one size only; a ratio is taken per round and the median reported.
+        runs: dict[tuple[str, str], list[float]] = {}
+        for _ in range(REPEAT):
+            for label, text in texts.items():
+                for what in ("count", "offsets"):
+                    runs.setdefault((label, what), []).append(_once(getattr(load_tokenizer(js), what), text))
+                runs.setdefault((label, "hf"), []).append(_once(ref.encode, text))
         for label, text in texts.items():
-            t_count, t_offs = _ours(js, text)
-            t_hf = _time(lambda r=ref: r.encode, text)
             same = _same(js, ref, text) if label != hi or len(sizes) == 1 else "-"
             mb = _mb(text)
-            times[label] = (t_count, t_offs)
-            print(f"{name:30} {load:6.2f} {label:10} {mb / t_count:10.2f} {mb / t_offs:12.2f} {mb / t_hf:8.2f} "
-                  f"{same!s:>5}", flush=True)
+            c, o, h = (min(runs[label, w]) for w in ("count", "offsets", "hf"))
+            print(f"{name:30} {load:6.2f} {label:10} {mb / c:10.2f} {mb / o:12.2f} {mb / h:8.2f} {same!s:>5}",
+                  flush=True)
         if len(sizes) > 1:
-            (c1, o1), (c8, o8) = times[lo], times[hi]
-            print(f"{name:30} t({max(sizes)}MB)/t({min(sizes)}MB): count {c8 / c1:.1f}, offsets {o8 / o1:.1f}")
+            ratio = {w: statistics.median(b / a for a, b in zip(runs[lo, w], runs[hi, w])) for w in ("count", "offsets")}
+            print(f"{name:30} t({max(sizes)}MB)/t({min(sizes)}MB): count {ratio['count']:.1f}, "
+                  f"offsets {ratio['offsets']:.1f}")
 
 
 def _compare_pyodide(pyodide_dir: Path, families: list[str], texts: dict[str, str]) -> None:

@@ -12,7 +12,8 @@ each key this module keeps, in plain dicts so the hot loops are C-level lookups:
 - `mids[key]`: which tokens start inside a character (a byte of it, byte-level models).
 
 Keys the pre-tokenizer drops (whitespace that BertPreTokenizer and friends remove) map to no
-tokens.
+tokens. A key that starts with FIRST is the input's first word, for a tail pre-tokenizer that
+treats it differently (Metaspace's prepend_scheme "first").
 
 Natural text repeats its words, so after the first few thousand words nearly every lookup
 hits; keys longer than LONG are computed but not kept, and the dicts are emptied when they
@@ -58,15 +59,20 @@ class Words:
         self.tail = tail
         self.subsplit = subsplit
         self._by_word: dict[str, list[tuple[int, int, bool]]] = {}  # the model's words, when not keys
+        self._last: tuple[str | None, tuple[Any, ...]] = (None, ())
         self.ids = _Cache(self, 0)
         self.starts = _Cache(self, 1)
         self.mids = _Cache(self, 2)
         self.counts = _Cache(self, 3)
 
     def entry(self, key: str) -> tuple[Any, ...]:
+        if self._last[0] == key:  # a long key, asked again for another field
+            return self._last[1]
         e = self._compute(key)
         out = (*e, len(e[0]))
-        if len(key) <= LONG:
+        if len(key) > LONG:
+            self._last = (key, out)
+        else:
             if len(self.ids) >= LIMIT:
                 for d in (self.ids, self.starts, self.mids, self.counts):
                     d.clear()
