@@ -349,3 +349,26 @@ def test_unicode_normalizers_match_hf_on_marks_jamo_and_characters_hf_does_not_k
             out, al = mine.aligned(s)
             assert out == mine.text(s) == ref.normalize_str(s), (form, ascii(s))
             assert al is None or (len(al) == len(out) and al == sorted(al) and al[-1] < len(s))
+
+
+_ASTRAL_TEXT = st.text(st.one_of(
+    st.characters(blacklist_categories=("Cs",)),
+    st.characters(min_codepoint=0x10000, blacklist_categories=("Cs",)),
+    st.sampled_from(" \n'sé1!😀𐐷𝟙🄰\U000110bd")), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_ASTRAL_TEXT)
+def test_patterns_with_stand_ins_match_the_full_classes(text):
+    """A pattern runs with characters above U+FFFF replaced by stand-ins below it (see
+    _regex.Pattern): the matches must be those of the full classes, for the word regexes of
+    real tokenizers and the covers of the built-in pre-tokenizers."""
+    from chunker._hf import _pretokenizers, _regex
+
+    patterns = [_regex.translate(p) for p in sorted(_pretokenizers._KNOWN_WORD_REGEXES)]
+    patterns += [_regex.classes(f) for f in (_pretokenizers._bert_cover, _pretokenizers._whitespace_cover)]
+    for p in patterns:
+        want = [m.span() for m in p.full.finditer(text)]
+        assert p.spans(text) == want, (p.source[:40], ascii(text))
+        assert p.findall(text) == [text[a:b] for a, b in want]
+        assert p.sub("<>", text) == p.full.sub("<>", text)

@@ -23,7 +23,7 @@ from typing import Any
 
 from .._errors import ChunkerError
 from ._chartable import Aligned, Alignment, CharTable, compose, expand, find_all
-from ._regex import translate
+from ._regex import Pattern, translate
 from ._unicode import OLD_NOT_MN, OLD_NOT_OTHER, WHITESPACE, in_ranges, unknown_to_hf_normalizers
 
 
@@ -346,7 +346,7 @@ class Replace(Normalizer):
         if "String" in pattern:
             self.literal: str | None = pattern["String"]
             self.onig = re.escape(pattern["String"])
-            self.rx: Any = re.compile(self.onig)
+            self.rx = Pattern(self.onig, self.onig)
         else:
             self.literal = None
             self.onig = pattern["Regex"]
@@ -356,7 +356,7 @@ class Replace(Normalizer):
     def text(self, s: str) -> str:
         if self.literal is not None:
             return s.replace(self.literal, self.content) if self.literal else s
-        return self.rx.sub(self.content.replace("\\", "\\\\"), s)
+        return self.rx.sub(self.content, s)
 
     def aligned(self, s: str) -> Aligned:
         out = self.text(s)
@@ -366,8 +366,7 @@ class Replace(Normalizer):
         al: list[int] = []
         last = 0
         n = len(self.content)
-        for m in self.rx.finditer(s):
-            a, b = m.span()
+        for a, b in self.rx.spans(s):
             al.extend(range(last, a))
             # HF aligns the replacement with the match's last character.
             al.extend([b - 1 if b > a else min(a, max(len(s) - 1, 0))] * n)

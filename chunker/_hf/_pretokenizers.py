@@ -77,11 +77,10 @@ def split_spans(s: str, matches: list[tuple[int, int, bool]], behavior: str) -> 
     return [(a, b) for a, b in acc if b > a]
 
 
-def regex_matches(rx: Any, s: str, invert: bool = False) -> list[tuple[int, int, bool]]:
+def regex_matches(rx: Pattern, s: str, invert: bool = False) -> list[tuple[int, int, bool]]:
     out: list[tuple[int, int, bool]] = []
     prev = 0
-    for m in rx.finditer(s):
-        a, b = m.span()
+    for a, b in rx.spans(s):
         if prev != a:
             out.append((prev, a, invert))
         out.append((a, b, not invert))
@@ -137,7 +136,7 @@ class _Cover(PreTokenizer):
 
     def spans(self, s: str, first: bool) -> list[tuple[int, int]]:
         assert self.cover is not None
-        out = [m.span() for m in self.cover.finditer(s)] if s else []
+        out = self.cover.spans(s) if s else []
         if self.drops_ws:
             out = [(a, b) for a, b in out if s[a] not in WHITESPACE]
         return out
@@ -253,7 +252,7 @@ class _CharClassSplit(_Cover):
         if not s:
             return []
         if self.cover is not None:
-            return [m.span() for m in self.cover.finditer(s)]
+            return self.cover.spans(s)
         return split_spans(s, regex_matches(self.rx, s), self.behavior)
 
     def split(self, s: str, first: bool) -> list[str]:

@@ -9,18 +9,19 @@ class intersection (``&&``), ``\\G``, ``\\K``, ``\\X``, ``\\R``, backreferences 
 groups are refused.
 
 >>> rx = translate(r" ?\\p{L}+| ?\\p{N}+")
->>> [m.group() for m in rx.finditer("Größe 42")]
-['Größe', ' 42']
+>>> rx.findall("Größe 42"), rx.findall("𐐷𐐸 7"), rx.spans("𐐷𐐸 7")
+(['Größe', ' 42'], ['𐐷𐐸', ' 7'], [(0, 2), (2, 4)])
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from itertools import accumulate
 
 from .._errors import ChunkerError
+from . import _ucd
 from ._unicode import Ranges, category_ranges, complement, ranges_class, whitespace_ranges, word_ranges
 
 _CATEGORY_NAMES = {
@@ -144,10 +145,16 @@ def _class(pattern: str, i: int, bmp: bool) -> tuple[str, int]:
 
 
 class Pattern:
-    """A regex compiled twice: as given, and with its classes cut to code points below
-    U+10000. Python's `re` tests a class's ranges above the BMP one by one for every
-    character the class rejects (\\p{L} has hundreds), so on text without such characters
-    (nearly all text) the second is several times faster, and it matches the same there."""
+    """A translated regex, compiled with its classes cut to code points below U+10000.
+
+    Python's `re` tests a class's ranges above the BMP one by one for every character the
+    class rejects (\\p{L} has hundreds of them), which makes the full classes ten to a
+    hundred times slower. Every class here is a union of general categories and a few fixed
+    sets (_unicode), so a character above U+FFFF can stand in for by one below it with the
+    same category and memberships (`_stand_in`): the pattern runs on the text with those
+    characters replaced, one for one, and the matches' spans are the same. Only a pattern
+    that names such characters itself runs in full on text that has them.
+    """
 
     def __init__(self, source: str, bmp_source: str, onig: str = "") -> None:
         self.onig = onig
@@ -160,6 +167,9 @@ class Pattern:
         if bmp_source == source:
             self._full = self.bmp
         self.groups = self.bmp.groups
+        self._literal = bmp_source  # stand-ins must not be characters the pattern names
+        self._substitutes = "\\U" not in bmp_source and _ASTRAL.search(bmp_source) is None
+        self._stand_ins: dict[str, str | None] = {}
 
     @property
     def full(self) -> re.Pattern[str]:
@@ -167,18 +177,77 @@ class Pattern:
             self._full = re.compile(self.source)
         return self._full
 
-    def pick(self, s: str) -> re.Pattern[str]:
-        """The compiled form to run on s."""
-        return self.bmp if self._full is self.bmp or _ASTRAL.search(s) is None else self.full
+    def _prepare(self, s: str) -> tuple[re.Pattern[str], str]:
+        """The compiled form to run, and the text to run it on (s, or s with its characters
+        above U+FFFF replaced by stand-ins)."""
+        if self._full is self.bmp or _ASTRAL.search(s) is None:
+            return self.bmp, s
+        if not self._substitutes:
+            return self.full, s
+        table: dict[int, str] = {}
+        for c in set(_ASTRAL.findall(s)):
+            if c not in self._stand_ins:
+                self._stand_ins[c] = _stand_in(c, self._literal)
+            r = self._stand_ins[c]
+            if r is None:
+                return self.full, s
+            table[ord(c)] = r
+        if len(table) <= 8:
+            for k, r in table.items():
+                s = s.replace(chr(k), r)
+            return self.bmp, s
+        return self.bmp, s.translate(table)
 
-    def findall(self, s: str) -> list[Any]:
-        return self.pick(s).findall(s)
+    def spans(self, s: str) -> list[tuple[int, int]]:
+        rx, t = self._prepare(s)
+        return [m.span() for m in rx.finditer(t)]
 
-    def finditer(self, s: str) -> Iterator[re.Match[str]]:
-        return self.pick(s).finditer(s)
+    def findall(self, s: str) -> list[str]:
+        rx, t = self._prepare(s)
+        found = rx.findall(t)
+        if t is s:
+            return found
+        if sum(map(len, found)) == len(s):  # the matches cover s: cut it at their lengths
+            ends = list(accumulate(map(len, found)))
+            return [s[a:b] for a, b in zip([0, *ends], ends)]
+        return [s[a:b] for a, b in (m.span() for m in rx.finditer(t))]
 
     def sub(self, repl: str, s: str) -> str:
-        return self.pick(s).sub(repl, s)
+        """s with each match replaced by the literal `repl`."""
+        rx, t = self._prepare(s)
+        if t is s:
+            return rx.sub(repl.replace("\\", "\\\\"), s)
+        out: list[str] = []
+        last = 0
+        for m in rx.finditer(t):
+            out += [s[last:m.start()], repl]
+            last = m.end()
+        out.append(s[last:])
+        return "".join(out)
+
+
+_STAND_IN_KEYS: dict[tuple[str, bool, bool], list[str]] = {}
+
+
+def _stand_in(c: str, literal: str) -> str | None:
+    """A character below U+10000 that every class of a translated pattern treats as c: the
+    same general category in the Unicode 14 table, the same membership in the sets that
+    amend categories (_unicode._OTHER_ALPHA, OLD_NOT_PUNCT), not ASCII (literals and hex
+    digits are), not whitespace, and not a character the pattern names (`literal`)."""
+    from ._unicode import _OTHER_ALPHA, OLD_NOT_PUNCT, WHITESPACE, in_ranges
+
+    key = (_ucd.category(c), in_ranges(c, _OTHER_ALPHA), in_ranges(c, OLD_NOT_PUNCT))
+    found = _STAND_IN_KEYS.get(key)
+    if found is None:
+        found = _STAND_IN_KEYS[key] = [
+            chr(cp) for cp in range(0x80, 0x10000)
+            if not 0xD800 <= cp < 0xE000 and _ucd.category(chr(cp)) == key[0]
+            and in_ranges(chr(cp), _OTHER_ALPHA) == key[1] and in_ranges(chr(cp), OLD_NOT_PUNCT) == key[2]
+            and chr(cp) not in WHITESPACE][:8]
+    for r in found:
+        if r not in literal and f"\\u{ord(r):04x}" not in literal:
+            return r
+    return None
 
 
 @lru_cache(maxsize=64)
