@@ -12,7 +12,8 @@ the best of --repeat runs. MB/s counts 10^6 UTF-8 bytes.
 "load" is load_tokenizer's time on a fresh process's first load. On the 1 MB texts the ids
 must equal HF's and the offsets HF's token starts ("same"). t(8MB)/t(1MB) is 8 when linear:
 the sizes are timed alternately, round after round, and the median of the rounds' ratios is
-printed. Nothing is asserted.
+printed, HF's beside it (on a busy machine larger working sets slow down everyone's).
+Nothing is asserted.
 
 --pyodide runs the same count/offsets timings in Pyodide under Node (the WebAssembly CPython
 the playground's worker runs, in the same V8 as Chromium) from DIR (default: the vendored
@@ -190,9 +191,10 @@ def main() -> None:
             print(f"{name:30} {load:6.2f} {label:10} {mb / c:10.2f} {mb / o:12.2f} {mb / h:8.2f} {same!s:>5}",
                   flush=True)
         if len(sizes) > 1:
-            ratio = {w: statistics.median(b / a for a, b in zip(runs[lo, w], runs[hi, w])) for w in ("count", "offsets")}
+            ratio = {w: statistics.median(b / a for a, b in zip(runs[lo, w], runs[hi, w]))
+                     for w in ("count", "offsets", "hf")}
             print(f"{name:30} t({max(sizes)}MB)/t({min(sizes)}MB): count {ratio['count']:.1f}, "
-                  f"offsets {ratio['offsets']:.1f}")
+                  f"offsets {ratio['offsets']:.1f} (HF {ratio['hf']:.1f})")
 
 
 def _compare_pyodide(pyodide_dir: Path, families: list[str], texts: dict[str, str]) -> None:
