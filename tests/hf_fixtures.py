@@ -56,15 +56,16 @@ def training_text(limit: int = 400) -> list[str]:
     return out
 
 
-def short_texts(n: int, seed: int = 0) -> list[str]:
-    """n short real texts (a sentence or line to a few hundred characters), all kinds."""
+def short_texts(n: int, seed: int = 0, lengths: tuple[int, ...] = (5, 20, 60, 150, 400)) -> list[str]:
+    """n short real texts (a few characters to a few hundred), all kinds: slices of
+    passages at random places, each as long as one of `lengths` (or to the passage's end)."""
     rng = random.Random(seed)
     pool = [p for k in KINDS for p in passages()[k]]
     out = []
     while len(out) < n:
         p = rng.choice(pool)
         a = rng.randrange(len(p))
-        b = min(len(p), a + rng.choice((5, 20, 60, 150, 400)))
+        b = min(len(p), a + rng.choice(lengths))
         out.append(p[a:b])
     return out
 
@@ -76,16 +77,28 @@ def _save(tok) -> str:
 
 
 CACHE = ROOT / ".cache" / "hf-fixtures"
+# Bump when a fixture's recipe changes, so cached files are remade rather than trusted.
+RECIPES = 2
+
+
+def _versions() -> tuple[str, ...]:
+    try:
+        import sentencepiece
+    except ImportError:  # only unigram_precompiled needs it, and says so when it runs
+        spm = "-"
+    else:
+        spm = sentencepiece.__version__
+    return RECIPES, hf().__version__, spm
 
 
 def cached(fn):
-    """Keep a trained file under .cache/ (git-ignored), keyed by the tokenizers version and
-    the training text, so a second run does not train again."""
+    """Keep a trained file under .cache/ (git-ignored), keyed by the recipe, the versions of
+    tokenizers and sentencepiece, and the training text, so training runs once per machine."""
     @functools.cache
     def wrapper(*args):
         import hashlib
 
-        key = hashlib.sha1(repr((fn.__name__, args, hf().__version__,
+        key = hashlib.sha1(repr((fn.__name__, args, _versions(),
                                  [len(p) for p in training_text()])).encode()).hexdigest()[:12]
         path = CACHE / f"{fn.__name__}-{'-'.join(map(str, args))}-{key}.json"
         if path.is_file():
@@ -106,7 +119,8 @@ def wordpiece(lowercase: bool) -> str:
     tok.normalizer = normalizers.BertNormalizer(lowercase=lowercase)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tok.train_from_iterator(training_text(), trainers.WordPieceTrainer(vocab_size=3000, special_tokens=specials))
+    tok.train_from_iterator(training_text(150), trainers.WordPieceTrainer(
+        vocab_size=3000, special_tokens=specials, show_progress=False))
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     if lowercase:
         tok.post_processor = processors.BertProcessing(("[SEP]", sep), ("[CLS]", cls))
@@ -125,8 +139,11 @@ def unigram_metaspace() -> str:
     tok = t.Tokenizer(models.Unigram())
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
     specials = ["<unk>", "<s>", "</s>"]
+    # A small seed and one EM sub-iteration: a real Unigram vocabulary with trained scores in
+    # 3 s instead of 15.
     tok.train_from_iterator(training_text(60), trainers.UnigramTrainer(
-        vocab_size=2000, special_tokens=specials, unk_token="<unk>"))
+        vocab_size=2000, special_tokens=specials, unk_token="<unk>", seed_size=20_000,
+        n_sub_iterations=1, shrinking_factor=0.5, show_progress=False))
     tok.post_processor = processors.TemplateProcessing(
         single="<s> $A </s>", special_tokens=[("<s>", 1), ("</s>", 2)])
     return _save(tok)
@@ -173,7 +190,7 @@ def unigram_precompiled() -> str:
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "train.txt")
         with open(src, "w", encoding="utf-8") as f:
-            f.writelines(p.replace("\n", " ") + "\n" for p in training_text(300))
+            f.writelines(p.replace("\n", " ") + "\n" for p in training_text(100))
         prefix = os.path.join(d, "m")
         spm.SentencePieceTrainer.train(
             input=src, model_prefix=prefix, vocab_size=3000, model_type="unigram",
@@ -230,9 +247,9 @@ def bytelevel_bpe() -> str:
     tok = t.Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
-    tok.train_from_iterator(training_text(), trainers.BpeTrainer(
+    tok.train_from_iterator(training_text(150), trainers.BpeTrainer(
         vocab_size=3000, special_tokens=specials,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
     tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
     config = json.loads(tok.to_str())
     for e in config["added_tokens"]:  # RoBERTa's <mask> strips the space before it
@@ -255,9 +272,9 @@ def byte_fallback_bpe(modern: bool = False) -> str:
     byte_tokens = [f"<0x{b:02X}>" for b in range(256)]
     specials = ["<unk>", "<s>", "</s>", *byte_tokens]
     # Train on text without rare scripts so byte fallback is exercised.
-    texts = [p for p in training_text() if p.isascii()] + passages()["german"][:200]
+    texts = [p for p in training_text(150) if p.isascii()] + passages()["german"][:100]
     tok.train_from_iterator(texts, trainers.BpeTrainer(
-        vocab_size=2500, special_tokens=specials, limit_alphabet=150))
+        vocab_size=2500, special_tokens=specials, limit_alphabet=150, show_progress=False))
     config = json.loads(tok.to_str())
     config["added_tokens"] = [e for e in config["added_tokens"] if e["content"] in ("<unk>", "<s>", "</s>")]
     config["model"]["byte_fallback"] = True
@@ -302,6 +319,45 @@ def claude_path() -> Path:
     return package_file("anthropic", "tokenizer.json")
 
 
+# ------------------------------------------------------------------ other pre-tokenizers
+
+def _with_pre_tokenizer(json_text: str, pre: dict) -> str:
+    """A trained file with another pre-tokenizer: the pipeline shapes real models use, on a
+    vocabulary trained with a simpler one (the merges still apply; HF must accept it)."""
+    config = json.loads(json_text)
+    config["pre_tokenizer"] = pre
+    text = json.dumps(config)
+    hf().Tokenizer.from_str(text)
+    return text
+
+
+LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
+                r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+
+
+def bytelevel_split() -> str:
+    """Llama 3's shape: a Split on its word regex, then ByteLevel without its own regex."""
+    return _with_pre_tokenizer(bytelevel_bpe(), {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": LLAMA3_SPLIT}, "behavior": "Isolated", "invert": False},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]})
+
+
+def bytelevel_falcon() -> str:
+    """Falcon's shape: Digits after ByteLevel, so digits are found among byte characters
+    (the general path of chunker._hf)."""
+    return _with_pre_tokenizer(bytelevel_bpe(), {"type": "Sequence", "pretokenizers": [
+        {"type": "Punctuation", "behavior": "Contiguous"},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+        {"type": "Digits", "individual_digits": False}]})
+
+
+def unigram_t5() -> str:
+    """T5's shape: WhitespaceSplit, then Metaspace prepending "▁" to every word."""
+    return _with_pre_tokenizer(unigram_metaspace(), {"type": "Sequence", "pretokenizers": [
+        {"type": "WhitespaceSplit"},
+        {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}]})
+
+
 FAMILIES = {
     "wordpiece-lower": lambda: wordpiece(True),
     "wordpiece-cased": lambda: wordpiece(False),
@@ -312,14 +368,35 @@ FAMILIES = {
     "byte-fallback-bpe-metaspace": lambda: byte_fallback_bpe(True),
     "real-minilm": lambda: minilm_path().read_text(encoding="utf-8"),
     "real-claude-bpe": lambda: claude_path().read_text(encoding="utf-8"),
+    "bytelevel-bpe-llama3-split": bytelevel_split,
+    "bytelevel-bpe-falcon-digits": bytelevel_falcon,
+    "unigram-t5-sequence": unigram_t5,
 }
 
 
 def reference(json_text: str):
-    tok = hf().Tokenizer.from_str(json_text)
+    """HF's tokenizer for a file, truncation and padding off, and post-processors' trim_offsets
+    off: our offsets are token starts with the leading space a byte-level token holds, HF's
+    trimming moves them past it (ids are the same either way)."""
+    config = json.loads(json_text)
+    _untrim(config.get("post_processor"))
+    tok = hf().Tokenizer.from_str(json.dumps(config))
     tok.no_truncation()
     tok.no_padding()
     return tok
+
+
+def _untrim(processor) -> None:
+    if isinstance(processor, dict):
+        if "trim_offsets" in processor:
+            processor["trim_offsets"] = False
+        for p in processor.get("processors") or []:
+            _untrim(p)
+
+
+def starts(encoding) -> list[int]:
+    """Where each of HF's non-special tokens starts (code points), as our offsets()."""
+    return [o[0] for o, special in zip(encoding.offsets, encoding.special_tokens_mask) if not special]
 
 
 _SURR = re.compile("[\ud800-\udfff]")

@@ -1,17 +1,20 @@
 """chunker._hf against Hugging Face's own `tokenizers` (pinned test requirement).
 
-Each family (trained in set-up, see tests/hf_fixtures.py, or a real model's file from a
-pinned package) must give HF's ids and counts on 10,000+ real and random texts, and keep the
-boundary contract: for boundaries a < b, count(text[a:b]) - specials equals the number of
-the document's token offsets in [a, b).
+Each family (trained once per machine in set-up, see tests/hf_fixtures.py, a real model's file
+from a pinned package, or one of those with the pre-tokenizer of another real model) must give
+HF's ids and counts, and offsets equal to the starts of HF's tokens, on 10,000+ short real and
+random texts, and keep the boundary contract: for boundaries a < b, count(text[a:b]) - specials
+equals the number of the document's token offsets in [a, b).
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import random
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -25,8 +28,16 @@ from chunker import ChunkerError
 from chunker._hf import load_tokenizer
 
 FAMILIES = list(F.FAMILIES)
-N_REAL = 8000
+N_REAL = 7500
 N_RANDOM = 2500
+# Texts that once broke a family, kept in every family's run. The two NFKC ones: a combining
+# mark after an ASCII letter composes with it; offsets() once kept them apart (25 offsets for
+# 23 tokens on anthropic's tokenizer).
+REGRESSIONS = [
+    "", " ", "\n", "  a", "a  \n b", "\r\n\r\n",
+    's\u0341   \nEner\u3059ie lts \u30b3 hlgl"\u6587:\u1a68ai \u9009e',
+    " n g >enedue B mhddo raogl=\n \u30b9goeu\u8b668\u9019m\u0301 sda\u5c07\u308bld rd  e  zs",
+]
 
 # Characters assigned in Python's Unicode (14.0); newer ones are unassigned here but may be
 # classified by HF's newer tables. Surrogates are added on purpose (see clean_surrogates).
@@ -35,41 +46,136 @@ _TEXT = st.text(st.one_of(_CHARS, st.sampled_from(" \n\t\r\u3000\u0301\u200d\ufe
                                                    "\ud800\x00\ufffd")), max_size=40)
 
 
+class Family(tuple):
+    """(name, json, ours, HF's), shown by name (Hypothesis prints its arguments)."""
+
+    def __repr__(self) -> str:
+        return f"<family {self[0]}>"
+
+
 @pytest.fixture(scope="module", params=FAMILIES)
 def family(request):
     js = F.FAMILIES[request.param]()
-    return request.param, js, load_tokenizer(js), F.reference(js)
+    return Family((request.param, js, load_tokenizer(js), F.reference(js)))
 
 
-def _random_texts(n: int, seed: int) -> list[str]:
+def _precompiled(tok):
+    from chunker._hf._precompiled import Precompiled
+
+    stack = [tok.normalizer]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Precompiled):
+            return n
+        stack += getattr(n, "parts", [])
+    return None
+
+
+def _hf_offsets_sound(tok, text: str) -> bool:
+    """Whether HF's offsets are the true token starts. Its Precompiled normalizer books a
+    character it removes (or merges into a cluster's replacement) on the change entry before
+    it (tokenizers' `replace` helper): removed at the text's start, every later offset shifts
+    left ("\\x08\\x08ab cd" puts "▁c" at 2, not 4); removed after a character it expanded,
+    that expansion's last character moves onto the removed one ("¼\\x0b": the "4" of "1⁄4" at
+    1). Ours stay true; such texts are compared on ids, counts and the number of offsets."""
+    pre = _precompiled(tok)
+    if pre is None or not text:
+        return True
+    _, al = pre.aligned(text)
+    return al is None or len(set(al)) == len(text)
+
+
+def _matches_hf(tok, text: str, enc) -> bool:
+    ids = tok.encode(text)
+    mids: list[int] = []
+    offsets = list(tok.offsets(text, mids))
+    if ids != enc.ids or tok.count(text) != len(enc.ids) or len(offsets) != len(ids) - tok.specials:
+        return False
+    if mids != _continuing(tok, enc):
+        return False
+    return offsets == F.starts(enc) or not _hf_offsets_sound(tok, text)
+
+
+@functools.cache
+def _byte_values() -> dict[str, int]:
+    from chunker._hf._rewriting import byte_chars
+
+    return {c: b for b, c in enumerate(byte_chars())}
+
+
+def _continuing(tok, enc) -> list[int]:
+    """Indices (among non-special tokens) of HF's tokens that start with a byte continuing a
+    character: a byte-level token whose first character stands for 0x80-0xBF, or a
+    byte-fallback token <0x80>-<0xBF>. offsets() must report exactly these in mid_chars."""
+    byte_level = any(getattr(p, "kind", "") == "ByteLevel" for p in getattr(tok.pre, "parts", [tok.pre]))
+    if not byte_level and "<0x80>" not in tok.model.vocab:
+        return []
+    values = _byte_values()
+    out = []
+    tokens = [t for t, special in zip(enc.tokens, enc.special_tokens_mask) if not special]
+    for i, t in enumerate(tokens):
+        if t.startswith("<0x") and len(t) == 6 and t.endswith(">"):
+            b = int(t[3:5], 16)
+        elif byte_level and t:
+            b = values.get(t[0], 0)
+        else:
+            continue
+        if 0x80 <= b < 0xC0:
+            out.append(i)
+    return out
+
+
+def _random_texts(n: int, seed: int, longest: int = 40) -> list[str]:
     rng = random.Random(seed)
     pool = "".join(F.short_texts(300, seed)) + "😀🇩🇪\u0301\u200d\ufe0f\u3000\t\r\n\x00\x1f\ufffd\ud83d"
     pool += "".join(chr(c) for c in rng.sample(range(0x20, 0x3000), 400))
     out = []
     for _ in range(n):
-        k = rng.randrange(0, 60)
+        k = rng.randrange(0, longest)
         out.append("".join(rng.choice(pool) for _ in range(k)))
     return out
 
 
-def test_ids_and_counts_match_hf(family):
-    name, _, mine, ref = family
-    texts = F.short_texts(N_REAL, seed=1) + _random_texts(N_RANDOM, seed=2) + ["", " ", "\n"]
+@functools.cache
+def _texts() -> list[str]:
+    # Short texts keep the run quick; most words still come in context, and the long ones
+    # (120 characters) reach the long-word paths (WordPiece's limit, BPE's heap).
+    return (F.short_texts(N_REAL, seed=1, lengths=(3, 8, 16, 40, 120)) + _random_texts(N_RANDOM, seed=2)
+            + REGRESSIONS)
+
+
+def test_ids_counts_and_offsets_match_hf(family):
+    name, js, mine, ref = family
+    texts = _texts()
     want = ref.encode_batch([F.for_hf(t) for t in texts])
-    bad = []
-    for text, enc in zip(texts, want):
-        ids = mine.encode(text)
-        if ids != enc.ids or mine.count(text) != len(enc.ids) or len(mine.offsets(text)) != len(ids) - mine.specials:
-            bad.append(text)
+    bad = [text for text, enc in zip(texts, want) if not _matches_hf(mine, text, enc)]
     assert not bad, f"{name}: {len(bad)} of {len(texts)} texts differ from HF, e.g. {bad[:3]!r}"
     assert len(texts) >= 10_000
+    # The caches learn as they go (characters, words): a fresh tokenizer that meets texts
+    # in another order must agree with the one that has seen them all.
+    fresh = load_tokenizer(js)
+    some = texts[::-25]
+    assert [list(fresh.offsets(t)) for t in some] == [list(mine.offsets(t)) for t in some], name
+    assert [fresh.encode(t) for t in some] == [mine.encode(t) for t in some], name
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=_TEXT)
 def test_hypothesis_texts_match_hf(family, text):
     name, _, mine, ref = family
-    assert mine.encode(text) == ref.encode(F.for_hf(text)).ids, name
+    enc = ref.encode(F.for_hf(text))
+    assert mine.encode(text) == enc.ids, name
+    assert _matches_hf(mine, text, enc), name
+
+
+def test_hf_precompiled_offset_shift_is_what_the_tests_allow():
+    """The one place our offsets may differ from HF's: HF shifts them after leading
+    characters its Precompiled normalizer removes (see _hf_offsets_sound)."""
+    js = F.unigram_precompiled()
+    tok, enc = load_tokenizer(js), F.reference(js).encode("\x08\x08ab cd")
+    assert F.starts(enc) == [0, 2, 4]  # a, the space before c, d: each two early
+    assert list(tok.offsets("\x08\x08ab cd")) == [2, 4, 6]
+    assert not _hf_offsets_sound(tok, "\x08\x08ab cd") and _hf_offsets_sound(tok, "ab cd")
 
 
 def _check_contract(tok, doc: str, rng: random.Random) -> None:
@@ -92,7 +198,7 @@ def _check_contract(tok, doc: str, rng: random.Random) -> None:
         assert lb == next((p for p in reversed(bounds) if s < p <= e), None)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_boundary_contract(family, data):
     _, _, mine, _ = family
@@ -108,8 +214,10 @@ def test_boundaries_exist_where_components_allow(family):
     name, _, mine, _ = family
     doc = F.passages()["english"][0]
     inner = [p for p in range(1, len(doc)) if mine.boundary_at(doc, p)]
-    if name == "byte-fallback-bpe":  # Prepend("▁") normalizer: no cut is safe
-        assert not inner and "normalizer Prepend" in mine.cut_blockers
+    blocked = {"byte-fallback-bpe": "normalizer Prepend",  # every slice would gain its "▁"
+               "bytelevel-bpe-falcon-digits": "pre-tokenizer Sequence"}  # Punctuation merges
+    if name in blocked:
+        assert not inner and any(b.startswith(blocked[name]) for b in mine.cut_blockers)
     else:
         assert len(inner) > 100, mine.cut_blockers
         _check_contract(mine, doc, random.Random(0))
@@ -194,3 +302,73 @@ def test_the_package_imports_without_third_party_modules():
             "bad = [m for m in ('tokenizers', 'sentencepiece', 'numpy') if m in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(F.ROOT))
+
+
+def test_nfkc_composes_a_mark_with_the_ascii_letter_before_it():
+    """The two anthropic texts in REGRESSIONS, in small: NFKC turns s + U+0341 into one
+    character, which offsets() must align with the s."""
+    tok = load_tokenizer(F.claude_path())
+    assert tok.normalizer.aligned("s\u0341 x") == ("\u015b x", [0, 2, 3])
+    # Reordered marks that compose: the segment maps to its first character.
+    assert tok.normalizer.aligned("ac\u0301\u0327d") == ("a\u1e09d", [0, 1, 4])
+    ref = F.reference(F.claude_path().read_text(encoding="utf-8"))
+    for text in REGRESSIONS[-2:]:
+        enc = ref.encode(text)
+        assert tok.encode(text) == enc.ids and tok.count(text) == len(enc.ids)
+        assert list(tok.offsets(text)) == F.starts(enc)
+
+
+def test_unicode_table_is_unicode_14():
+    """chunker._hf._ucd holds Python 3.11's general categories (Unicode 14), so every Python
+    that runs the package builds the same \\p{..} classes."""
+    from chunker._hf import _ucd
+
+    if unicodedata.unidata_version != _ucd.UNICODE_VERSION:
+        pytest.skip(f"this Python has Unicode {unicodedata.unidata_version}; the table is "
+                    f"{_ucd.UNICODE_VERSION}")
+    assert _ucd.encode() == _ucd._RUNS
+
+
+def test_unicode_normalizers_match_hf_on_marks_jamo_and_characters_hf_does_not_know():
+    """NFC/NFD/NFKC/NFKD against HF's on strings of characters that compose, reorder or
+    decompose, among them ones assigned after HF's Unicode 12.1 tables (U+0898 has a
+    combining class in Unicode 14, not to HF; U+11938 decomposes in 14; U+107A1 has a
+    compatibility form). The alignment must always cover the output."""
+    from tokenizers import normalizers
+
+    from chunker._hf._normalizers import Unicode
+
+    chars = [chr(c) for c in (0x61, 0x301, 0x316, 0x327, 0x898, 0x1100, 0x1161, 0x11A8, 0xAC00,
+                              0x1EF4, 0xFB1D, 0x11930, 0x11935, 0x11938, 0x107A1, 0xAB69, 0x1FBF0,
+                              0x1E2AE, 0x1D15E, 0x2167, 0xFF76, 0xFF9E)]
+    rng = random.Random(7)
+    for form in ("NFC", "NFD", "NFKC", "NFKD"):
+        mine, ref = Unicode(form), getattr(normalizers, form)()
+        for _ in range(2500):
+            s = "".join(rng.choice(chars) for _ in range(rng.randrange(1, 7)))
+            out, al = mine.aligned(s)
+            assert out == mine.text(s) == ref.normalize_str(s), (form, ascii(s))
+            assert al is None or (len(al) == len(out) and al == sorted(al) and al[-1] < len(s))
+
+
+_ASTRAL_TEXT = st.text(st.one_of(
+    st.characters(blacklist_categories=("Cs",)),
+    st.characters(min_codepoint=0x10000, blacklist_categories=("Cs",)),
+    st.sampled_from(" \n'sé1!😀𐐷𝟙🄰\U000110bd")), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_ASTRAL_TEXT)
+def test_patterns_with_stand_ins_match_the_full_classes(text):
+    """A pattern runs with characters above U+FFFF replaced by stand-ins below it (see
+    _regex.Pattern): the matches must be those of the full classes, for the word regexes of
+    real tokenizers and the covers of the built-in pre-tokenizers."""
+    from chunker._hf import _pretokenizers, _regex
+
+    patterns = [_regex.translate(p) for p in sorted(_pretokenizers._KNOWN_WORD_REGEXES)]
+    patterns += [_regex.classes(f) for f in (_pretokenizers._bert_cover, _pretokenizers._whitespace_cover)]
+    for p in patterns:
+        want = [m.span() for m in p.full.finditer(text)]
+        assert p.spans(text) == want, (p.source[:40], ascii(text))
+        assert p.findall(text) == [text[a:b] for a, b in want]
+        assert p.sub("<>", text) == p.full.sub("<>", text)

@@ -13,6 +13,8 @@ from typing import Any
 from .._errors import ChunkerError
 
 Start = tuple[int, int, bool]
+_ID_MASK = (1 << 32) - 1
+_NONE = 1 << 62
 
 
 class Model:
@@ -27,6 +29,10 @@ class Model:
 
 
 class WordPiece(Model):
+    """Greedy longest-match-first. At each position the candidate grows one character at a
+    time while some token starts with it (`_ext`), keeping the longest token met: a few
+    lookups per position instead of one per possible length."""
+
     kind = "WordPiece"
 
     def __init__(self, d: dict[str, Any]) -> None:
@@ -38,34 +44,37 @@ class WordPiece(Model):
             raise ChunkerError(f"WordPiece unk_token {self.unk!r} is not in the vocabulary; "
                                "the tokenizer.json is inconsistent")
         self.unk_id = self.vocab[self.unk]
-        plain = [len(t) for t in self.vocab if not t.startswith(self.prefix)] if self.prefix else \
-            [len(t) for t in self.vocab]
-        cont = [len(t) - len(self.prefix) for t in self.vocab if self.prefix and t.startswith(self.prefix)]
-        self.max_plain = max(plain, default=0)
-        self.max_cont = max(cont, default=0) if self.prefix else self.max_plain
+        p = self.prefix
+        # Continuing tokens by their text after the prefix, so no prefix is glued on per lookup.
+        self._cont = {t[len(p):]: i for t, i in self.vocab.items() if p and t.startswith(p) and len(t) > len(p)}
+        if not p:
+            self._cont = self.vocab
+        self._ext = {t[:k] for t in self.vocab for k in range(1, len(t))}
+        self._cont_ext = {t[:k] for t in self._cont for k in range(1, len(t))}
 
     def starts(self, word: str) -> list[Start]:
         n = len(word)
         if n > self.max_chars:
             return [(self.unk_id, 0, False)]
-        vocab, prefix = self.vocab, self.prefix
         out: list[Start] = []
         start = 0
+        get, ext = self.vocab.get, self._ext
         while start < n:
-            end = min(n, start + (self.max_cont if start else self.max_plain))
             found = None
-            while start < end:
-                sub = word[start:end]
-                if start:
-                    sub = prefix + sub
-                found = vocab.get(sub)
-                if found is not None:
+            end = k = start
+            while k < n:
+                k += 1
+                sub = word[start:k]
+                t = get(sub)
+                if t is not None:
+                    found, end = t, k
+                if sub not in ext:
                     break
-                end -= 1
             if found is None:
                 return [(self.unk_id, 0, False)]
             out.append((found, start, False))
             start = end
+            get, ext = self._cont.get, self._cont_ext
         return out
 
 
@@ -99,6 +108,8 @@ class BPE(Model):
                 raise ChunkerError(f"BPE merge {a!r} + {b!r} names a token missing from the "
                                    f"vocabulary ({e.args[0]!r}); the tokenizer.json is damaged") from None
         self.merges = merges
+        # (a, b) -> rank << 32 | merged id: min() over a word's pairs finds the next merge.
+        self.packed = {pair: (rank << 32) | new for pair, (rank, new) in merges.items()}
         self._bytes = [vocab.get(f"<0x{b:02X}>") for b in range(256)]
         if self.unk is not None and self.unk not in vocab:
             self.unk_id: int | None = None
@@ -110,10 +121,12 @@ class BPE(Model):
     def _symbols(self, word: str) -> tuple[list[int], list[int], list[bool]]:
         """Initial symbols: ids, the character each starts at, and mid-character flags."""
         vocab = self.vocab
-        ids: list[int] = []
-        at: list[int] = []
-        mid: list[bool] = []
-        unk: list[int] | None = None  # [id, char index] of a pending unknown
+        if not self.prefix and not self.suffix:
+            ids = [vocab.get(c) for c in word]
+            if None not in ids:  # the usual case: every character is a symbol
+                return ids, list(range(len(word))), [False] * len(word)  # type: ignore[return-value]
+        syms: list[tuple[int, int, bool]] = []
+        unk: tuple[int, int, bool] | None = None  # a pending unknown
         n = len(word)
         for i, c in enumerate(word):
             s = c
@@ -124,29 +137,28 @@ class BPE(Model):
             t = vocab.get(s)
             if t is not None:
                 if unk is not None:
-                    ids.append(unk[0]); at.append(unk[1]); mid.append(False)
+                    syms.append(unk)
                     unk = None
-                ids.append(t); at.append(i); mid.append(False)
+                syms.append((t, i, False))
                 continue
             if self.byte_fallback:
                 bs = [self._bytes[b] for b in s.encode("utf-8", "surrogatepass")]
                 if None not in bs:
                     # Like HF, a pending unknown is not flushed here: it lands after these.
-                    for k, b in enumerate(bs):
-                        ids.append(b); at.append(i); mid.append(k > 0)  # type: ignore[arg-type]
+                    syms += [(b, i, k > 0) for k, b in enumerate(bs)]  # type: ignore[misc]
                     continue
             if self.unk is not None:
                 if self._unk_missing:
                     raise ChunkerError(f"BPE unk_token {self.unk!r} is not in the vocabulary; "
                                        "the tokenizer.json is inconsistent")
                 if unk is not None and not self.fuse_unk:
-                    ids.append(unk[0]); at.append(unk[1]); mid.append(False)
+                    syms.append(unk)
                     unk = None
                 if unk is None:
-                    unk = [self.unk_id, i]  # type: ignore[list-item]
+                    unk = (self.unk_id, i, False)  # type: ignore[assignment]
         if unk is not None:
-            ids.append(unk[0]); at.append(unk[1]); mid.append(False)
-        return ids, at, mid
+            syms.append(unk)
+        return [t for t, _, _ in syms], [i for _, i, _ in syms], [m for _, _, m in syms]
 
     def starts(self, word: str) -> list[Start]:
         if not word:
@@ -166,24 +178,25 @@ class BPE(Model):
         """Lowest-rank pair first, leftmost among equals (as HF's queue); merges in place.
 
         Returns the indices (into the initial symbols) where surviving symbols start."""
-        merges = self.merges
-        pos = list(range(len(ids)))
-        merged = False
+        get = self.packed.get
         cur = ids[:]
-        while len(cur) > 1:
-            best = None
-            bi = -1
-            for i in range(len(cur) - 1):
-                m = merges.get((cur[i], cur[i + 1]))
-                if m is not None and (best is None or m[0] < best[0]):
-                    best, bi = m, i
-            if best is None:
-                break
-            cur[bi:bi + 2] = [best[1]]
-            del pos[bi + 1]
-            merged = True
-        if not merged:
+        ranks = [get(p, _NONE) for p in zip(cur, cur[1:])]
+        best = min(ranks)
+        if best == _NONE:
             return None
+        pos = list(range(len(ids)))
+        while best != _NONE:
+            i = ranks.index(best)
+            new = best & _ID_MASK
+            cur[i:i + 2] = [new]
+            del pos[i + 1]
+            # Only the pairs around the new symbol change.
+            del ranks[i]
+            if i < len(ranks):
+                ranks[i] = get((new, cur[i + 1]), _NONE)
+            if i:
+                ranks[i - 1] = get((cur[i - 1], new), _NONE)
+            best = min(ranks) if ranks else _NONE
         ids[:] = [0] * len(ids)
         for p, t in zip(pos, cur):
             ids[p] = t
@@ -231,6 +244,7 @@ class BPE(Model):
 
 
 _UNK_PENALTY = 10.0
+_MINUS_INF = float("-inf")
 
 
 class Unigram(Model):
@@ -250,6 +264,10 @@ class Unigram(Model):
                 if len(piece) > maxlen.get(c, 0):
                     maxlen[c] = len(piece)
         self.maxlen = maxlen
+        # Every proper prefix of a piece: the Viterbi stops extending a candidate as soon as
+        # no piece starts with it (most positions then try two or three lengths, not the
+        # longest piece's).
+        self.extends = {p[:k] for p in self.vocab for k in range(1, len(p))}
         self.unk_id = d.get("unk_id")
         if self.unk_id is not None and not 0 <= self.unk_id < len(vocab):
             raise ChunkerError(f"Unigram unk_id {self.unk_id} is outside the vocabulary; "
@@ -259,34 +277,37 @@ class Unigram(Model):
         self._bytes = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)]
 
     def _best_path(self, word: str) -> list[tuple[int, int, int]]:
-        """Viterbi over characters: (start, end, id) pieces, unknowns fused."""
+        """Viterbi over characters: (start, end, id) pieces, unknowns fused. Ties keep the
+        first candidate found, as HF's lattice does."""
         n = len(word)
-        vocab, scores, maxlen = self.vocab, self.scores, self.maxlen
-        best: list[float] = [0.0] * (n + 1)
+        get, scores, extends = self.vocab.get, self.scores, self.extends
+        best: list[float] = [_MINUS_INF] * (n + 1)
+        best[0] = 0.0
         back: list[int] = [-1] * (n + 1)
         tok: list[int] = [0] * (n + 1)
         unk_id, unk_score = self.unk_id, self.unk_score
         for i in range(n):
             here = best[i]
-            single = False
-            top = min(n, i + maxlen.get(word[i], 0))
-            for j in range(i + 1, top + 1):
-                t = vocab.get(word[i:j])
-                if t is None:
-                    continue
-                cand = scores[t] + here
-                if back[j] < 0 or cand > best[j]:
-                    best[j], back[j], tok[j] = cand, i, t
-                if j == i + 1:
-                    single = True
-            if not single:
+            sub = word[i]
+            t = get(sub)
+            if t is None:
                 if unk_id is None:
                     raise ChunkerError("Unigram model met a character outside its vocabulary "
                                        "and the tokenizer.json has no unk_id")
-                cand = unk_score + here
-                j = i + 1
-                if back[j] < 0 or cand > best[j]:
-                    best[j], back[j], tok[j] = cand, i, unk_id
+                t, cand = unk_id, unk_score + here
+            else:
+                cand = scores[t] + here
+            if cand > best[i + 1]:
+                best[i + 1], back[i + 1], tok[i + 1] = cand, i, t
+            j = i + 1
+            while sub in extends and j < n:
+                j += 1
+                sub = word[i:j]
+                t = get(sub)
+                if t is not None:
+                    cand = scores[t] + here
+                    if cand > best[j]:
+                        best[j], back[j], tok[j] = cand, i, t
         out: list[tuple[int, int, int]] = []
         end = n
         pending = -1  # start of fused unknowns, their end is `fused_end`

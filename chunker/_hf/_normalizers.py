@@ -1,10 +1,17 @@
 """Normalizers: each maps a string to its normalized form, two ways.
 
-`text(s)` is the fast path (counting). `aligned(s, al)` also carries `al`, the original
-code-point offset of every character of `s`, and returns the offsets of the output: a
-character another one turned into inherits that one's offset; an inserted one (Prepend,
-Chinese-character padding) the offset of the character it was inserted next to. Both paths
-give the same string.
+`text(s)` is the fast path (counting). `aligned(s)` also returns the alignment: for each
+character of the output, the index in `s` of the character it came from, or None when the
+output has s's length and character i came from character i (what nearly every normalizer
+does to nearly all text, so the common case builds no per-character list). A character that
+another one turned into inherits that one's index; an inserted one (Prepend, Chinese padding)
+the index of the character it was inserted next to. Both paths give the same string.
+
+>>> BertNormalizer().aligned("Héllo 中")
+('hello  中 ', [0, 1, 2, 3, 4, 5, 6, 6, 6])
+
+(NFD splits "é" in two and the mark is dropped again; the Chinese character is padded with
+spaces that take its index.)
 """
 
 from __future__ import annotations
@@ -15,17 +22,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .._errors import ChunkerError
-from ._regex import translate
-from ._unicode import (
-    OLD_NOT_MN,
-    OLD_NOT_OTHER,
-    WHITESPACE,
-    graphemes,
-    in_ranges,
-    joins_graphemes,
-)
-
-Aligned = tuple[str, list[int]]
+from ._chartable import Aligned, Alignment, CharTable, compose, expand, find_all
+from ._regex import Pattern, translate
+from ._unicode import OLD_NOT_MN, OLD_NOT_OTHER, WHITESPACE, in_ranges, unknown_to_hf_normalizers
 
 
 class Normalizer:
@@ -34,59 +33,30 @@ class Normalizer:
     def text(self, s: str) -> str:
         raise NotImplementedError
 
-    def aligned(self, s: str, al: list[int]) -> Aligned:
+    def aligned(self, s: str) -> Aligned:
         raise NotImplementedError
 
 
 class CharMap(Normalizer):
-    """A normalizer that maps each character on its own (`one`), via a translate table."""
+    """A normalizer that maps each character on its own (`one`)."""
 
     def __init__(self) -> None:
-        self._table: dict[int, str] = {}
-        self._seen: set[str] = set()
+        self.chars = CharTable(self.one)
 
     def one(self, c: str) -> str:
         raise NotImplementedError
 
-    def _learn(self, s: str) -> dict[int, str]:
-        new = set(s) - self._seen
-        if new:
-            for c in new:
-                out = self.one(c)
-                if out != c:
-                    self._table[ord(c)] = out
-            self._seen |= new
-        return self._table
-
     def text(self, s: str) -> str:
-        table = self._learn(s)
-        present = [c for c in set(s) if ord(c) in table] if table else []
-        keys = set(present)
-        if len(present) <= 8 and not any(keys.intersection(table[ord(c)]) - {c} for c in present):
-            # A few distinct characters to change (newlines to spaces, say): str.replace
-            # per character runs at memcpy speed, str.translate at a dict lookup per char.
-            for c in present:
-                s = s.replace(c, table[ord(c)])
-            return s
-        return s.translate(table)
+        return self.chars.apply(s)
 
-    def aligned(self, s: str, al: list[int]) -> Aligned:
-        table = self._learn(s)
-        out: list[str] = []
-        new_al: list[int] = []
-        for c, o in zip(s, al):
-            r = table.get(ord(c), c)
-            out.append(r)
-            new_al.extend([o] * len(r))
-        return "".join(out), new_al
-
-
-def _lower_one(c: str) -> str:
-    # Rust lowercases each char alone: no final-sigma rule (Python's str.lower has one).
-    return c.lower()
+    def aligned(self, s: str) -> Aligned:
+        return self.chars.run(s)
 
 
 class Lowercase(Normalizer):
+    """Rust lowercases each char alone: no final-sigma rule (Python's str.lower has one).
+    Only U+0130 lowercases to two characters."""
+
     kind = "Lowercase"
 
     def text(self, s: str) -> str:
@@ -94,56 +64,104 @@ class Lowercase(Normalizer):
             s = s.replace("\u03a3", "\u03c3")
         return s.lower()
 
-    def aligned(self, s: str, al: list[int]) -> Aligned:
-        if s.isascii():
-            return s.lower(), al
-        out: list[str] = []
-        new_al: list[int] = []
-        for c, o in zip(s, al):
-            r = _lower_one(c)
-            out.append(r)
-            new_al.extend([o] * len(r))
-        return "".join(out), new_al
+    def aligned(self, s: str) -> Aligned:
+        out = self.text(s)
+        if len(out) == len(s):
+            return out, None
+        return out, expand(s, ["\u0130"], lambda c: 2)
 
 
-def _ascii_runs(s: str) -> list[tuple[int, int]]:
-    """Spans of s that normalize independently: each ASCII char (no ASCII char composes
-    with a neighbour or reorders) and each maximal run of non-ASCII characters."""
-    return [m.span() for m in re.finditer(r"[\x00-\x7f]|[^\x00-\x7f]+", s)]
+# Starters that compose with a starter before them (second halves of primary composites,
+# Unicode 14, and the Hangul vowel and trailing jamo).
+_SECOND_STARTERS = frozenset(map(chr, [
+    0x9BE, 0x9D7, 0xB3E, 0xB56, 0xB57, 0xBBE, 0xBD7, 0xCC2, 0xCD5, 0xCD6, 0xD3E, 0xD57, 0xDCF,
+    0xDDF, 0x102E, 0x1B35, 0x11127, 0x1133E, 0x11357, 0x114B0, 0x114BA, 0x114BD, 0x115AF, 0x11930,
+    *range(0x1161, 0x1176), *range(0x11A8, 0x11C3)]))
+_NON_ASCII = re.compile("[^\x00-\x7f]+")
+
+
+def _cuts_before(c: str, known: dict[str, bool]) -> bool:
+    """Whether normalization never reaches across the start of c: its compatibility
+    decomposition starts with a starter that composes with nothing before it (or HF's tables
+    do not know it)."""
+    r = known.get(c)
+    if r is None:
+        d = unicodedata.normalize("NFKD", c)[0]
+        r = known[c] = unknown_to_hf_normalizers(c) or (
+            unicodedata.combining(d) == 0 and d not in _SECOND_STARTERS)
+    return r
 
 
 class Unicode(Normalizer):
+    """NFC, NFD, NFKC or NFKD as HF computes it: with Python's unicodedata, except that
+    characters HF's older tables do not know stay as they are and keep their neighbours
+    apart (see unknown_to_hf_normalizers)."""
+
     def __init__(self, form: str) -> None:
         self.form = self.kind = form
+        self._cuts: dict[str, bool] = {}
+        self._unknown: dict[str, bool] = {}
+        self._chars = CharTable(self._nf)
+
+    def _nf(self, s: str) -> str:
+        out = unicodedata.normalize(self.form, s)  # type: ignore[arg-type]
+        if out == s:
+            return s
+        unknown = self._unknown
+        chars = set(s)
+        for c in chars:
+            if c not in unknown:
+                unknown[c] = unknown_to_hf_normalizers(c)
+        odd = [c for c in chars if unknown[c]]
+        if not odd:
+            return out
+        parts: list[str] = []
+        last = 0
+        for i in find_all(s, odd):
+            parts += [unicodedata.normalize(self.form, s[last:i]), s[i]]  # type: ignore[arg-type]
+            last = i + 1
+        parts.append(unicodedata.normalize(self.form, s[last:]))  # type: ignore[arg-type]
+        return "".join(parts)
 
     def text(self, s: str) -> str:
-        return s if s.isascii() else unicodedata.normalize(self.form, s)
+        return s if s.isascii() else self._nf(s)
 
-    def aligned(self, s: str, al: list[int]) -> Aligned:
-        if s.isascii() or unicodedata.is_normalized(self.form, s):
-            return s, al
-        return _normalize_aligned(self.form, s, al)
+    def aligned(self, s: str) -> Aligned:
+        out = self.text(s)
+        if out == s:
+            return s, None
+        # Usually each character normalizes on its own (no composition or reordering
+        # across characters): then the alignment is a per-character map's.
+        alone, al = self._chars.run(s)
+        return out, al if alone == out else self._align(s)
 
-
-def _normalize_aligned(form: str, s: str, al: list[int]) -> Aligned:
-    out: list[str] = []
-    new_al: list[int] = []
-    norm = unicodedata.normalize
-    for a, b in _ascii_runs(s):
-        seg = s[a:b]
-        if b - a == 1 and seg.isascii():
-            out.append(seg)
-            new_al.append(al[a])
-            continue
-        whole = norm(form, seg)
-        pieces = [norm(form, c) for c in seg]
-        if "".join(pieces) == whole:  # no composition or reordering across characters
-            for k, p in enumerate(pieces):
-                new_al.extend([al[a + k]] * len(p))
-        else:
-            new_al.extend([al[a]] * len(whole))
-        out.append(whole)
-    return "".join(out), new_al
+    def _align(self, s: str) -> list[int]:
+        """Cut s before every character normalization cannot reach across (ASCII included;
+        the ASCII character before a non-ASCII run stays with it, a mark may follow it);
+        each segment maps per character when its characters normalize alone to its whole
+        normalization, else to its first character."""
+        norm, known = self._nf, self._cuts
+        al: list[int] = []
+        last = 0
+        for m in _NON_ASCII.finditer(s):
+            i, j = m.span()
+            a = max(i - 1, last)
+            al.extend(range(last, a))
+            start = a
+            for k in range(i, j + 1):
+                if k < j and (k == start or not _cuts_before(s[k], known)):
+                    continue
+                seg = s[start:k]
+                pieces = [norm(c) for c in seg]
+                if len(seg) == 1 or "".join(pieces) == norm(seg):
+                    for x, p in enumerate(pieces):
+                        al.extend([start + x] * len(p))
+                else:
+                    al.extend([start] * len(norm(seg)))
+                start = k
+            last = j
+        al.extend(range(last, len(s)))
+        return al
 
 
 def _bert_control(c: str) -> bool:
@@ -162,8 +180,8 @@ class _BertFirst(CharMap):
     """BertNormalizer's clean_text and Chinese padding: both per character."""
 
     def __init__(self, clean: bool, chinese: bool) -> None:
-        super().__init__()
         self.clean, self.chinese = clean, chinese
+        super().__init__()
 
     def one(self, c: str) -> str:
         if self.clean:
@@ -187,20 +205,78 @@ class _DropMarks(CharMap):
 
 
 class Sequence(Normalizer):
+    """Normalizers one after the other; runs of per-character ones go as one (_Fused)."""
+
     kind = "Sequence"
 
-    def __init__(self, parts: list[Normalizer]) -> None:
+    def __init__(self, parts: list[Normalizer], fuse: bool = True) -> None:
         self.parts = parts
+        self._runs: list[Normalizer] = []
+        group: list[Normalizer] = []
+        for p in [*parts, None]:
+            if p is not None and fuse and _per_char(p):
+                group.append(p)
+                continue
+            if len(group) > 1:
+                self._runs.append(_Fused(group))
+            else:
+                self._runs += group
+            group = []
+            if p is not None:
+                self._runs.append(p)
 
     def text(self, s: str) -> str:
-        for p in self.parts:
+        for p in self._runs:
             s = p.text(s)
         return s
 
-    def aligned(self, s: str, al: list[int]) -> Aligned:
-        for p in self.parts:
-            s, al = p.aligned(s, al)
+    def aligned(self, s: str) -> Aligned:
+        al: Alignment = None
+        for p in self._runs:
+            s, step = p.aligned(s)
+            al = compose(al, step)
         return s, al
+
+
+def _per_char(n: Normalizer) -> bool:
+    """Whether n maps each character on its own (NFD and NFKD up to the order of marks)."""
+    return isinstance(n, (CharMap, Lowercase)) or (
+        isinstance(n, Replace) and n.literal is not None and len(n.literal) == 1) or (
+        isinstance(n, Unicode) and n.form in ("NFD", "NFKD"))
+
+
+class _Fused(Normalizer):
+    """Consecutive per-character normalizers as one table (BertNormalizer's four steps in
+    one pass). A decomposition can reorder combining marks across characters; that changes
+    the result only when a later step keeps such a mark, so a text holding a character whose
+    decomposition has a kept mark goes through the steps one by one."""
+
+    def __init__(self, parts: list[Normalizer]) -> None:
+        self.parts = parts
+        self._steps = Sequence(parts, fuse=False)
+        self._risky: set[str] = set()
+        self.chars = CharTable(self._one)
+
+    def _one(self, c: str) -> str:
+        r = c
+        for k, p in enumerate(self.parts):
+            r = p.text(r)
+            if isinstance(p, Unicode):
+                rest = Sequence(self.parts[k + 1:], fuse=False)
+                if any(unicodedata.combining(x) and rest.text(x) for x in r):
+                    self._risky.add(c)
+        return r
+
+    def _plain(self, s: str) -> bool:
+        return not self._risky or self._risky.isdisjoint(s)
+
+    def text(self, s: str) -> str:
+        out = self.chars.apply(s)  # learns s's characters, and so which are risky
+        return out if self._plain(s) else self._steps.text(s)
+
+    def aligned(self, s: str) -> Aligned:
+        out = self.chars.run(s)
+        return out if self._plain(s) else self._steps.aligned(s)
 
 
 def BertNormalizer(clean_text: bool = True, handle_chinese_chars: bool = True,
@@ -243,9 +319,9 @@ class Strip(Normalizer):
         a, b = self._span(s)
         return s[a:b]
 
-    def aligned(self, s: str, al: list[int]) -> Aligned:
+    def aligned(self, s: str) -> Aligned:
         a, b = self._span(s)
-        return s[a:b], al[a:b]
+        return s[a:b], None if (a, b) == (0, len(s)) else list(range(a, b))
 
 
 class Prepend(Normalizer):
@@ -257,10 +333,10 @@ class Prepend(Normalizer):
     def text(self, s: str) -> str:
         return self.prefix + s if s else s
 
-    def aligned(self, s: str, al: list[int]) -> Aligned:
-        if not s:
-            return s, al
-        return self.prefix + s, [al[0]] * len(self.prefix) + al
+    def aligned(self, s: str) -> Aligned:
+        if not s or not self.prefix:
+            return s, None
+        return self.prefix + s, [0] * len(self.prefix) + list(range(len(s)))
 
 
 class Replace(Normalizer):
@@ -269,147 +345,34 @@ class Replace(Normalizer):
     def __init__(self, pattern: dict[str, str], content: str) -> None:
         if "String" in pattern:
             self.literal: str | None = pattern["String"]
-            self.rx = re.compile(re.escape(pattern["String"]))
+            self.onig = re.escape(pattern["String"])
+            self.rx = Pattern(self.onig, self.onig)
         else:
             self.literal = None
+            self.onig = pattern["Regex"]
             self.rx = translate(pattern["Regex"])
         self.content = content
 
     def text(self, s: str) -> str:
         if self.literal is not None:
             return s.replace(self.literal, self.content) if self.literal else s
-        return self.rx.sub(self.content.replace("\\", "\\\\"), s)
+        return self.rx.sub(self.content, s)
 
-    def aligned(self, s: str, al: list[int]) -> Aligned:
-        if self.literal == "":
-            return s, al
-        out: list[str] = []
-        new_al: list[int] = []
+    def aligned(self, s: str) -> Aligned:
+        out = self.text(s)
+        if self.literal == "" or out == s or (
+                self.literal is not None and len(self.literal) == len(self.content) == 1):
+            return out, None
+        al: list[int] = []
         last = 0
         n = len(self.content)
-        for m in self.rx.finditer(s):
-            a, b = m.span()
-            out.append(s[last:a])
-            new_al.extend(al[last:a])
-            out.append(self.content)
-            origin = al[a] if a < len(al) else (al[a - 1] if a else 0)
-            new_al.extend([origin] * n)
+        for a, b in self.rx.spans(s):
+            al.extend(range(last, a))
+            # HF aligns the replacement with the match's last character.
+            al.extend([b - 1 if b > a else min(a, max(len(s) - 1, 0))] * n)
             last = b
-        out.append(s[last:])
-        new_al.extend(al[last:])
-        return "".join(out), new_al
-
-
-class Precompiled(Normalizer):
-    """SentencePiece's precompiled charsmap: a double-array trie over UTF-8 keys whose
-    values index NUL-terminated replacements in a string blob, applied per grapheme
-    cluster as HF does (a cluster under 6 bytes is looked up whole, taking the SHORTEST
-    key that prefixes it; otherwise, or when nothing matches, each character alone)."""
-
-    kind = "Precompiled"
-
-    def __init__(self, charsmap: bytes) -> None:
-        if len(charsmap) < 4:
-            raise ChunkerError("Precompiled normalizer: precompiled_charsmap is too short; "
-                               "the tokenizer.json is damaged")
-        size = int.from_bytes(charsmap[:4], "little")
-        if 4 + size > len(charsmap) or size % 4:
-            raise ChunkerError("Precompiled normalizer: precompiled_charsmap has a bad trie "
-                               "size; the tokenizer.json is damaged")
-        import array
-
-        units = array.array("I")
-        units.frombytes(charsmap[4:4 + size])
-        if units.itemsize != 4:  # pragma: no cover - no such platform here
-            raise ChunkerError("Precompiled normalizer needs 32-bit array units")
-        import sys
-
-        if sys.byteorder != "little":  # pragma: no cover
-            units.byteswap()
-        self.units = units.tolist()
-        self.blob = charsmap[4 + size:]
-        self._char: dict[str, str | None] = {}
-        self._table: dict[int, str] = {}
-
-    def common_prefix_search(self, key: bytes) -> list[int]:
-        """Values of the trie's keys that are prefixes of `key`, shortest first."""
-        units = self.units
-        results: list[int] = []
-        pos = 0
-        unit = units[0]
-        pos ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
-        for c in key:
-            if c == 0:
-                break
-            pos ^= c
-            if pos >= len(units):
-                return results
-            unit = units[pos]
-            if unit & ((1 << 31) | 0xFF) != c:
-                return results
-            pos ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
-            if (unit >> 8) & 1:
-                results.append(units[pos] & ((1 << 31) - 1))
-        return results
-
-    def transform(self, chunk: str) -> str | None:
-        found = self.common_prefix_search(chunk.encode("utf-8", "surrogatepass"))
-        if not found:
-            return None
-        start = found[0]
-        end = self.blob.find(b"\x00", start)
-        return self.blob[start:end if end >= 0 else len(self.blob)].decode("utf-8")
-
-    def _one(self, c: str) -> str | None:
-        try:
-            return self._char[c]
-        except KeyError:
-            r = self._char[c] = self.transform(c)
-            if r is not None:
-                self._table[ord(c)] = r
-            return r
-
-    def _simple(self, s: str) -> bool:
-        """No character of s can join another in a grapheme: each cluster is one char."""
-        return not any(map(joins_graphemes, set(s)))
-
-    def text(self, s: str) -> str:
-        if self._simple(s):
-            for c in set(s) - self._char.keys():
-                self._one(c)
-            return s.translate(self._table)
-        return "".join(r for g in graphemes(s) for r in self._cluster(g))
-
-    def _cluster(self, g: str) -> list[str]:
-        """Replacement strings for one cluster, one per character it was taken as."""
-        if len(g) == 1:
-            r = self._one(g)
-            return [g if r is None else r]
-        if len(g.encode("utf-8", "surrogatepass")) < 6:
-            r = self.transform(g)
-            if r is not None:
-                return [r]
-        out = []
-        for c in g:
-            r = self._one(c)
-            out.append(c if r is None else r)
-        return out
-
-    def aligned(self, s: str, al: list[int]) -> Aligned:
-        out: list[str] = []
-        new_al: list[int] = []
-        k = 0
-        for g in graphemes(s):
-            parts = self._cluster(g)
-            if len(parts) == 1 and len(g) > 1:  # the whole cluster was replaced
-                out.append(parts[0])
-                new_al.extend([al[k]] * len(parts[0]))
-            else:
-                for j, p in enumerate(parts):
-                    out.append(p)
-                    new_al.extend([al[k + j]] * len(p))
-            k += len(g)
-        return "".join(out), new_al
+        al.extend(range(last, len(s)))
+        return out, al
 
 
 def _unsupported(kind: str) -> ChunkerError:
@@ -417,10 +380,12 @@ def _unsupported(kind: str) -> ChunkerError:
                         "tokenizer; supported: " + ", ".join(sorted(_BUILDERS)))
 
 
-def _bytes(b64: str) -> bytes:
+def _precompiled(d: dict[str, Any]) -> Normalizer:
     import base64
 
-    return base64.b64decode(b64)
+    from ._precompiled import Precompiled
+
+    return Precompiled(base64.b64decode(d["precompiled_charsmap"] or ""))
 
 
 _BUILDERS: dict[str, Callable[[dict[str, Any]], Normalizer]] = {
@@ -434,7 +399,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any]], Normalizer]] = {
     "Replace": lambda d: Replace(d["pattern"], d["content"]),
     "Prepend": lambda d: Prepend(d["prepend"]),
     "Strip": lambda d: Strip(d.get("strip_left", True), d.get("strip_right", True)),
-    "Precompiled": lambda d: Precompiled(_bytes(d["precompiled_charsmap"] or "")),
+    "Precompiled": _precompiled,
     "Sequence": lambda d: Sequence([build(x) for x in d["normalizers"]]),
 }
 

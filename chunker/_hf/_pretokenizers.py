@@ -1,12 +1,19 @@
 """Pre-tokenizers: split a normalized piece into the words the model sees.
 
-`split(s, first)` is the fast path; `split_aligned(s, al, first)` carries each character's
-original offset (see _normalizers). `first` says the piece starts the input (HF's
-`offsets_original().0 == 0`), which Metaspace's prepend_scheme "first" asks.
+Two ways to run one (ByteLevel and Metaspace, which rewrite what the model sees, are in
+_rewriting). `keyed(s, first, base)` gives the words as KEYS, substrings of s, and the
+position in s (plus `base`) where each starts; the model's form of a key is derived once per
+distinct key (_words). A key that starts with VIRTUAL stands for a word that gets a character
+prepended (Metaspace's replacement, ByteLevel's prefix space): the virtual character counts
+one in the key's length and its position is one before the word's first real character.
+When `drops_ws` is true, keys that start with whitespace are gaps HF removes (no tokens).
+A Sequence whose parts go on after a ByteLevel or Metaspace (Falcon's Digits after
+ByteLevel) cuts keys with the parts before it; the rest (`tail`) runs per key through
+`split_aligned(s, al, first)`, which carries each character's index (-index-1 for a byte
+that continues a character). `split(s, first)` gives the model's words.
 
-Byte-level output characters are bytes in GPT-2's printable alphabet; in aligned output a
-byte that continues a character has offset -(offset of that character) - 1, so the model can
-tell a token that starts inside a character.
+`first` says the piece starts the input (HF's `offsets_original().0 == 0`), which
+Metaspace's prepend_scheme "first" asks.
 
 Each pre-tokenizer also says how it treats a cut just before a space that follows a solid
 character (`cut`): ISOLATES (no piece crosses the cut and each side splits as it would
@@ -16,41 +23,25 @@ or UNSAFE.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from functools import lru_cache
-from itertools import pairwise
+from itertools import accumulate
 from typing import Any
 
 from .._errors import ChunkerError
-from ._regex import translate, translate_source
-from ._unicode import category_class, punctuation_class, whitespace_class, word_class
+from ._regex import Pattern, classes, translate
+from ._unicode import WHITESPACE, category_class, punctuation_class, whitespace_class, word_class
 
 ISOLATES, LOCAL, UNSAFE = "isolates", "local", "unsafe"
+VIRTUAL = "\ud801"  # a lone surrogate: never in a piece (clean_surrogates replaced them)
+FIRST = "\ud802"  # marks the key that starts the input, for a tail that asks (see Sequence)
 AlPiece = tuple[str, list[int]]
+Keyed = tuple[list[str], list[int]]
 _BEHAVIORS = ("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 
 
-@lru_cache(maxsize=1)
-def byte_chars() -> tuple[str, ...]:
-    """GPT-2's printable stand-in for each byte value."""
-    keep = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
-    out = {b: chr(b) for b in keep}
-    n = 0
-    for b in range(256):
-        if b not in out:
-            out[b] = chr(256 + n)
-            n += 1
-    return tuple(out[b] for b in range(256))
-
-
-@lru_cache(maxsize=1)
-def _latin1_to_bytechars() -> dict[int, str]:
-    return dict(enumerate(byte_chars()))
-
-
-def to_byte_chars(s: str) -> str:
-    return s.encode("utf-8", "surrogatepass").decode("latin-1").translate(_latin1_to_bytechars())
+def positions(keys: list[str], start: int) -> list[int]:
+    """Where each of contiguous keys starts, the first at `start`."""
+    return list(accumulate(map(len, keys[:-1]), initial=start)) if keys else []
 
 
 def split_spans(s: str, matches: list[tuple[int, int, bool]], behavior: str) -> list[tuple[int, int]]:
@@ -86,11 +77,10 @@ def split_spans(s: str, matches: list[tuple[int, int, bool]], behavior: str) -> 
     return [(a, b) for a, b in acc if b > a]
 
 
-def regex_matches(rx: re.Pattern[str], s: str, invert: bool = False) -> list[tuple[int, int, bool]]:
+def regex_matches(rx: Pattern, s: str, invert: bool = False) -> list[tuple[int, int, bool]]:
     out: list[tuple[int, int, bool]] = []
     prev = 0
-    for m in rx.finditer(s):
-        a, b = m.span()
+    for a, b in rx.spans(s):
         if prev != a:
             out.append((prev, a, invert))
         out.append((a, b, not invert))
@@ -104,6 +94,11 @@ class PreTokenizer:
     kind = ""
     cut = UNSAFE
     removes_spaces = False  # pieces never hold the whitespace (Strip before it is harmless)
+    drops_ws = False
+    transform: str | None = None  # "bytes" or "metaspace": the model sees keys rewritten
+    tail: PreTokenizer | None = None
+    splits = True  # False: keyed(s) is always ([s], [base]) (a transform alone)
+    uses_first = False  # splits differently when the piece starts the input (Metaspace "first")
 
     def spans(self, s: str, first: bool) -> list[tuple[int, int]]:
         raise NotImplementedError
@@ -114,35 +109,74 @@ class PreTokenizer:
     def split_aligned(self, s: str, al: list[int], first: bool) -> list[AlPiece]:
         return [(s[a:b], al[a:b]) for a, b in self.spans(s, first)]
 
+    def keyed(self, s: str, first: bool, base: int) -> Keyed:
+        spans = self.spans(s, first) if s else []
+        return [s[a:b] for a, b in spans], [base + a for a, _ in spans]
 
-class _FindAll(PreTokenizer):
-    """Pre-tokenizers whose pieces are exactly the matches of one regex."""
+    def keys(self, s: str, first: bool) -> list[str]:
+        return self.keyed(s, first, 0)[0]
 
-    def __init__(self, kind: str, source: str, removes_spaces: bool) -> None:
-        self.kind = kind
-        self.rx = re.compile(source)
-        self.cut = ISOLATES
-        self.removes_spaces = removes_spaces
 
-    def split(self, s: str, first: bool) -> list[str]:
-        return self.rx.findall(s)
+class _Cover(PreTokenizer):
+    """Pre-tokenizers whose keys are the matches of one regex that matches every character
+    (`cover`); with drops_ws, the whitespace runs among them are removed."""
+
+    cover: Pattern | None = None
+
+    def keys(self, s: str, first: bool) -> list[str]:
+        if self.cover is None:
+            return super().keys(s, first)
+        return self.cover.findall(s) if s else []
+
+    def keyed(self, s: str, first: bool, base: int) -> Keyed:
+        if self.cover is None:
+            return super().keyed(s, first, base)
+        keys = self.cover.findall(s) if s else []
+        return keys, positions(keys, base)
 
     def spans(self, s: str, first: bool) -> list[tuple[int, int]]:
-        return [m.span() for m in self.rx.finditer(s)]
+        assert self.cover is not None
+        out = self.cover.spans(s) if s else []
+        if self.drops_ws:
+            out = [(a, b) for a, b in out if s[a] not in WHITESPACE]
+        return out
+
+
+class _WhitespaceRemover(_Cover):
+    drops_ws = True
+    removes_spaces = True
+    cut = ISOLATES
+
+    def __init__(self, kind: str, make: Callable[[bool], str]) -> None:
+        self.kind = kind
+        self.cover = classes(make)
+
+
+def _bert_cover(bmp: bool) -> str:
+    ws, p = whitespace_class(), punctuation_class(bmp)
+    return f"[^{ws}{p}]+|[{p}]|[{ws}]+"
+
+
+def _whitespace_cover(bmp: bool) -> str:
+    w, ws = word_class(bmp), whitespace_class()
+    return f"[{w}]+|[^{w}{ws}]+|[{ws}]+"
+
+
+def _whitespace_split_cover(bmp: bool) -> str:
+    ws = whitespace_class()
+    return f"[^{ws}]+|[{ws}]+"
 
 
 def Bert() -> PreTokenizer:
-    ws, p = whitespace_class(), punctuation_class()
-    return _FindAll("BertPreTokenizer", f"[^{ws}{p}]+|[{p}]", True)
+    return _WhitespaceRemover("BertPreTokenizer", _bert_cover)
 
 
 def Whitespace() -> PreTokenizer:
-    w, ws = word_class(), whitespace_class()
-    return _FindAll("Whitespace", f"[{w}]+|[^{w}{ws}]+", True)
+    return _WhitespaceRemover("Whitespace", _whitespace_cover)
 
 
 def WhitespaceSplit() -> PreTokenizer:
-    return _FindAll("WhitespaceSplit", f"[^{whitespace_class()}]+", True)
+    return _WhitespaceRemover("WhitespaceSplit", _whitespace_split_cover)
 
 
 class Split(PreTokenizer):
@@ -154,22 +188,27 @@ class Split(PreTokenizer):
                                + ", ".join(_BEHAVIORS))
         self.literal = pattern.get("String")
         if self.literal is not None:
-            self.rx = re.compile(re.escape(self.literal)) if self.literal else re.compile("(?!)")
-            source = self.rx.pattern
+            import re
+
+            source = re.escape(self.literal) if self.literal else "(?!)"
+            self.rx = Pattern(source, source)
         else:
-            source = translate_source(pattern["Regex"])
             self.rx = translate(pattern["Regex"])
         self.behavior, self.invert = behavior, invert
-        self.cut = self._cut(source)
+        self.cut = self._cut(pattern.get("Regex"))
+        # Isolated without invert keeps matches and gaps: when the matches cover the piece
+        # (the known word regexes do), findall gives the keys.
+        self._findall = (behavior == "Isolated" and not invert and self.literal is None
+                         and self.rx.groups == 0)
 
-    def _cut(self, source: str) -> str:
+    def _cut(self, onig: str | None) -> str:
         if self.literal is not None and not self.invert:
             if self.literal == " ":
                 return ISOLATES if self.behavior in ("Removed", "Isolated", "MergedWithNext") else UNSAFE
             if " " not in self.literal and self.behavior in ("Removed", "Isolated"):
                 return LOCAL
             return UNSAFE
-        if self.behavior == "Isolated" and not self.invert and _known_word_regex(source):
+        if self.behavior == "Isolated" and not self.invert and onig in _KNOWN_WORD_REGEXES:
             return ISOLATES
         return UNSAFE
 
@@ -177,6 +216,13 @@ class Split(PreTokenizer):
         if not s:
             return []
         return split_spans(s, regex_matches(self.rx, s, self.invert), self.behavior)
+
+    def keyed(self, s: str, first: bool, base: int) -> Keyed:
+        if self._findall and s:
+            keys = self.rx.findall(s)
+            if sum(map(len, keys)) == len(s):
+                return keys, positions(keys, base)
+        return super().keyed(s, first, base)
 
 
 # The GPT-2, Llama-3/cl100k, Qwen2 and o200k-style word regexes: with them, no match holds
@@ -186,121 +232,60 @@ _KNOWN_WORD_REGEXES = {
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
-    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
 }
 
 
-@lru_cache(maxsize=1)
-def _known_sources() -> frozenset[str]:
-    return frozenset(translate_source(p) for p in _KNOWN_WORD_REGEXES)
-
-
-def _known_word_regex(source: str) -> bool:
-    return source in _known_sources()
-
-
-_GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
-
-
-class _CharClassSplit(PreTokenizer):
-    def __init__(self, kind: str, cls: str, behavior: str) -> None:
+class _CharClassSplit(_Cover):
+    def __init__(self, kind: str, make: Callable[[bool], str], behavior: str) -> None:
         self.kind = kind
-        self.rx = re.compile(f"[{cls}]")
+        self.rx = classes(lambda bmp: f"[{make(bmp)}]")
         self.behavior = behavior
         self.cut = LOCAL if behavior in ("Removed", "Isolated") else UNSAFE
+        if behavior in ("Isolated", "Contiguous"):
+            many = "+" if behavior == "Contiguous" else ""
+            self.cover = classes(lambda bmp: f"[{make(bmp)}]{many}|[^{make(bmp)}]+")
 
     def spans(self, s: str, first: bool) -> list[tuple[int, int]]:
         if not s:
             return []
+        if self.cover is not None:
+            return self.cover.spans(s)
         return split_spans(s, regex_matches(self.rx, s), self.behavior)
+
+    def split(self, s: str, first: bool) -> list[str]:
+        if self.cover is not None:
+            return self.cover.findall(s) if s else []
+        return super().split(s, first)
 
 
 def Punctuation(behavior: str) -> PreTokenizer:
-    return _CharClassSplit("Punctuation", punctuation_class(), behavior)
+    return _CharClassSplit("Punctuation", punctuation_class, behavior)
 
 
 def Digits(individual: bool) -> PreTokenizer:
-    return _CharClassSplit("Digits", category_class("N"), "Isolated" if individual else "Contiguous")
-
-
-class Metaspace(PreTokenizer):
-    kind = "Metaspace"
-
-    def __init__(self, replacement: str, scheme: str, split: bool) -> None:
-        self.rep, self.scheme, self.split_on = replacement, scheme, split
-        self.cut = ISOLATES if split else LOCAL
-
-    def _prepend(self, s: str, first: bool) -> bool:
-        if s.startswith(self.rep) or not s:
-            return False
-        return self.scheme == "always" or (self.scheme == "first" and first)
-
-    def split(self, s: str, first: bool) -> list[str]:
-        s = s.replace(" ", self.rep)
-        if self._prepend(s, first):
-            s = self.rep + s
-        if not self.split_on:
-            return [s] if s else []
-        parts = s.split(self.rep)
-        rep = self.rep
-        out = [rep + p for p in parts[1:]]
-        if parts[0]:
-            out.insert(0, parts[0])
-        return out
-
-    def split_aligned(self, s: str, al: list[int], first: bool) -> list[AlPiece]:
-        s = s.replace(" ", self.rep)
-        if self._prepend(s, first):
-            s, al = self.rep + s, al[:1] + al
-        if not self.split_on:
-            return [(s, al)] if s else []
-        starts = [i for i, c in enumerate(s) if c == self.rep and i > 0]
-        bounds = [0, *starts, len(s)]
-        return [(s[a:b], al[a:b]) for a, b in pairwise(bounds) if b > a]
-
-
-class ByteLevel(PreTokenizer):
-    kind = "ByteLevel"
-
-    def __init__(self, add_prefix_space: bool, use_regex: bool) -> None:
-        self.add_prefix_space, self.use_regex = add_prefix_space, use_regex
-        self.rx = translate(_GPT2) if use_regex else None
-        self.cut = ISOLATES if use_regex else LOCAL
-
-    def _words(self, s: str) -> list[str]:
-        if self.add_prefix_space and not s.startswith(" "):
-            s = " " + s
-        if self.rx is None:
-            return [s] if s else []
-        return self.rx.findall(s)
-
-    def split(self, s: str, first: bool) -> list[str]:
-        return [to_byte_chars(w) for w in self._words(s)]
-
-    def split_aligned(self, s: str, al: list[int], first: bool) -> list[AlPiece]:
-        if self.add_prefix_space and not s.startswith(" ") and s:
-            s, al = " " + s, al[:1] + al
-        spans = [m.span() for m in self.rx.finditer(s)] if self.rx is not None else (
-            [(0, len(s))] if s else [])
-        out = []
-        for a, b in spans:
-            word = s[a:b]
-            w_al: list[int] = []
-            for c, o in zip(word, al[a:b]):
-                n = len(c.encode("utf-8", "surrogatepass"))
-                w_al.append(o)
-                if n > 1:
-                    w_al.extend([-o - 1] * (n - 1))
-            out.append((to_byte_chars(word), w_al))
-        return out
+    return _CharClassSplit("Digits", lambda bmp: category_class("N", bmp),
+                           "Isolated" if individual else "Contiguous")
 
 
 class Sequence(PreTokenizer):
     kind = "Sequence"
 
-    def __init__(self, parts: list[PreTokenizer]) -> None:
+    def __init__(self, parts: list[PreTokenizer], whole: bool = True) -> None:
         self.parts = parts
         self.removes_spaces = any(p.removes_spaces for p in parts)
+        # Keys come from the parts up to the last one or the first transform, whichever is
+        # first; parts after a transform (Falcon's Digits after ByteLevel) split the
+        # rewritten text: they form the `tail`, run per key (see _words).
+        cut = next((i for i, p in enumerate(parts) if p.transform is not None or p.tail is not None),
+                   len(parts))
+        if not whole or cut == len(parts) or (cut == len(parts) - 1 and parts[-1].tail is None):
+            self.key_parts, self.tail = parts, None
+            self.transform = parts[-1].transform if parts and whole else None
+        else:
+            self.key_parts, self.tail = parts[:cut], Sequence(parts[cut:], whole=False)
         self.cut = LOCAL
         for i, p in enumerate(parts):
             if p.cut == UNSAFE:
@@ -310,8 +295,7 @@ class Sequence(PreTokenizer):
                 # Later parts see pieces that never cross the cut; only a position-dependent
                 # Metaspace after a space-removing split would treat a side differently.
                 later = parts[i + 1:]
-                if any(isinstance(q, Metaspace) and q.scheme == "first" for q in later) \
-                        and any(q.removes_spaces for q in parts[:i + 1]):
+                if any(q.uses_first for q in later) and any(q.removes_spaces for q in parts[:i + 1]):
                     self.cut = UNSAFE
                 else:
                     self.cut = ISOLATES
@@ -330,19 +314,55 @@ class Sequence(PreTokenizer):
                       for k, (w, a) in enumerate(p.split_aligned(piece, pal, f))]
         return [(w, a) for w, a, _ in pieces]
 
+    def keyed(self, s: str, first: bool, base: int) -> Keyed:
+        keys, starts = [s], [base]
+        for part in self.key_parts:
+            if not part.splits:
+                continue
+            new_keys: list[str] = []
+            new_starts: list[int] = []
+            for k, (piece, p) in enumerate(zip(keys, starts)):
+                ks, ps = part.keyed(piece, first and k == 0, p)
+                if part.drops_ws:
+                    kept = [i for i, x in enumerate(ks) if x[0] not in WHITESPACE]
+                    ks, ps = [ks[i] for i in kept], [ps[i] for i in kept]
+                new_keys += ks
+                new_starts += ps
+            keys, starts = new_keys, new_starts
+        return keys, starts
+
+    def keys(self, s: str, first: bool) -> list[str]:
+        keys = [s]
+        for part in self.key_parts:
+            if not keys:
+                break
+            if not part.splits:
+                continue
+            out = part.keys(keys[0], first)
+            for piece in keys[1:]:
+                out += part.keys(piece, False)
+            keys = [x for x in out if x[0] not in WHITESPACE] if part.drops_ws else out
+        return keys
+
 
 _BUILDERS: dict[str, Callable[[dict[str, Any]], PreTokenizer]] = {
     "BertPreTokenizer": lambda d: Bert(),
     "Whitespace": lambda d: Whitespace(),
     "WhitespaceSplit": lambda d: WhitespaceSplit(),
-    "Metaspace": lambda d: Metaspace(d.get("replacement", "\u2581"), _scheme(d),
-                                     d.get("split", True)),
-    "ByteLevel": lambda d: ByteLevel(d.get("add_prefix_space", True), d.get("use_regex", True)),
+    "Metaspace": lambda d: _rewriting().Metaspace(d.get("replacement", "\u2581"), _scheme(d),
+                                                  d.get("split", True)),
+    "ByteLevel": lambda d: _rewriting().ByteLevel(d.get("add_prefix_space", True), d.get("use_regex", True)),
     "Split": lambda d: Split(d["pattern"], d["behavior"], d.get("invert", False)),
     "Punctuation": lambda d: Punctuation(d.get("behavior", "Isolated")),
     "Digits": lambda d: Digits(d.get("individual_digits", False)),
     "Sequence": lambda d: Sequence([build(x) for x in d["pretokenizers"]]),
 }
+
+
+def _rewriting() -> Any:
+    from . import _rewriting  # it builds on this module
+
+    return _rewriting
 
 
 def _scheme(d: dict[str, Any]) -> str:

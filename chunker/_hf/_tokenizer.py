@@ -3,34 +3,31 @@
 The pipeline is HF's: added tokens split the raw text; each piece between them is
 normalized and split again on normalized added tokens; the pre-tokenizer cuts the rest into
 words; the model turns each word into ids; the post-processor wraps specials around the
-whole. Words are cached, so natural text (which repeats its words) runs the model rarely.
+whole.
 
-Boundaries (see `boundary_at`): a position just before a space (U+0020) that follows a
-"solid" character (letter, number, punctuation or symbol whose normalized form is non-empty
-and ends in no whitespace) is a boundary when every component keeps the two sides apart:
-the normalizers act locally there, the pre-tokenizer puts the cut between words (or the BPE
-vocabulary has no token that would merge across it), and no added token reaches across it.
-Components that rule out every boundary: a Prepend normalizer (every slice would gain the
-prefix the document has once), a Strip normalizer that strips leading whitespace ahead of a
-pre-tokenizer that keeps spaces, a Replace whose pattern spans a space and other text, a
-Split/Punctuation/Digits with a merging behaviour or a Split regex not known to keep the cut
-clean, and a model that sees words across the cut (WordPiece, Unigram) when the
-pre-tokenizer does not split there; an added token with normalized=true that can match
-whitespace (or has lstrip/rstrip/single_word) also does.
+How it runs fast: `count`, `encode` and `offsets` share one path. The pre-tokenizer cuts a
+normalized piece into keys, pieces of the normalized text with their positions (see
+_pretokenizers); what the model makes of each distinct key (ids, count, where each token
+starts in the key) is computed once (_words), and natural text repeats its words. offsets()
+adds each key's position to its token starts; the normalizer's alignment maps those to the
+text only where a normalizer changed lengths (_normalizers). So offsets() costs about twice
+what count() does, not a per-character walk through every step.
+
+Where a text may be cut so that its sides count as in the whole: see _cuts.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from array import array
-from itertools import chain
+from itertools import accumulate, chain
 from typing import Any
 
 from .._errors import ChunkerError
 from . import _added, _models, _normalizers, _pretokenizers, _processors
-from ._pretokenizers import ISOLATES, LOCAL
-from ._unicode import PREPEND, WHITESPACE
+from ._cuts import Cuts
+from ._pretokenizers import FIRST, positions
+from ._words import Words
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -42,17 +39,7 @@ def clean_surrogates(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text) if not text.isascii() else text
 
 
-class _WordCache(dict):  # type: ignore[type-arg]
-    def __init__(self, fn: Any) -> None:
-        super().__init__()
-        self.fn = fn
-
-    def __missing__(self, word: str) -> Any:
-        v = self[word] = self.fn(word)
-        return v
-
-
-class HFTokenizer:
+class HFTokenizer(Cuts):
     """A Hugging Face tokenizer.json, encoded with truncation and padding off.
 
     >>> tok = load_example()
@@ -81,12 +68,16 @@ class HFTokenizer:
         norm_text = self.normalizer.text if self.normalizer is not None else None
         self.raw_added, self.norm_added, self.added = _added.build(
             config.get("added_tokens") or [], self.model.vocab, norm_text)
-        self._ids = _WordCache(lambda w: tuple(self.model.ids(w)))
-        self._counts = _WordCache(lambda w: len(self._ids[w]))
-        self._needs_first = self._uses_first(self.pre)
-        self._subsplit: re.Pattern[str] | None = None
+        self.needs_first = self._uses_first(self.pre)
+        self._tail = getattr(self.pre, "tail", None)
+        self._tail_first = self._uses_first(self._tail)
+        self.subsplit: re.Pattern[str] | None = None  # on the model's words
+        self._key_subsplit: re.Pattern[str] | None = None  # on keys (see _words)
         self.cut_blockers: list[str] = []
         self._cut_ok = self._judge_cuts()
+        self._words = Words(self.model, self.pre.transform if self.pre is not None else None,
+                            self._words_rep(), bool(self.pre is not None and self.pre.drops_ws),
+                            self._tail, self.subsplit if self._key_subsplit is None else None)
         self._risky_raw = any(t.risky for t in self.raw_added.tokens.values())
         self._solid: dict[str, bool] = {}
         self._blocked_key: tuple[int, int] | None = None
@@ -99,134 +90,106 @@ class HFTokenizer:
 
     @staticmethod
     def _uses_first(pre: Any) -> bool:
-        if isinstance(pre, _pretokenizers.Metaspace):
-            return pre.scheme == "first"
         if isinstance(pre, _pretokenizers.Sequence):
             return any(HFTokenizer._uses_first(p) for p in pre.parts)
-        return False
-
-    def _normalizer_parts(self) -> list[Any]:
-        out: list[Any] = []
-        stack = [self.normalizer] if self.normalizer is not None else []
-        while stack:
-            n = stack.pop(0)
-            if isinstance(n, _normalizers.Sequence) and n.kind == "Sequence":
-                stack[:0] = n.parts
-            else:
-                out.append(n)
-        return out
-
-    def _judge_cuts(self) -> bool:
-        """Whether a cut before a space after a solid character can be a boundary at all;
-        records in `cut_blockers` which components rule it out."""
-        blockers = self.cut_blockers
-        removes = self.pre is not None and self.pre.removes_spaces
-        for n in self._normalizer_parts():
-            if n.kind == "Prepend":
-                blockers.append("normalizer Prepend")
-            elif n.kind == "Strip" and n.left and not removes:
-                blockers.append("normalizer Strip (left) before a pre-tokenizer that keeps spaces")
-            elif n.kind == "Replace":
-                lit = n.literal
-                spacey = (lit is not None and (" " not in lit or set(lit) == {" "})) or (
-                    lit is None and n.rx.pattern in _SPACE_RUNS)
-                if not spacey:
-                    blockers.append(f"normalizer Replace {n.rx.pattern!r}")
-        if any(t.risky for t in self.norm_added.tokens.values()):
-            blockers.append("an added token with normalized=true that can match whitespace or "
-                            "has lstrip/rstrip/single_word")
-        cut = self.pre.cut if self.pre is not None else LOCAL
-        if cut == ISOLATES:
-            pass
-        elif cut == LOCAL:
-            marker = self._space_marker()
-            if not isinstance(self.model, _models.BPE) or marker is None \
-                    or not self._bpe_separable(marker):
-                blockers.append(f"model {self.model.kind} sees words across spaces "
-                                f"(pre-tokenizer {getattr(self.pre, 'kind', None)})")
-            else:
-                m = re.escape(marker)
-                self._subsplit = re.compile(f"{m}*[^{m}]+|{m}+")
-        else:
-            blockers.append(f"pre-tokenizer {self.pre.kind} (its split can cross or merge "  # type: ignore[union-attr]
-                            "at a space)")
-        return not blockers
-
-    def _space_marker(self) -> str | None:
-        """What a space between two letters becomes in the model's input."""
-        words = self._pre_words(self._normalize("a b"), True)
-        joined = "".join(words)
-        k = joined.rfind("b")
-        if k >= 2 and joined[k - 2] == "a" and joined[k - 1] != "a":
-            return joined[k - 1]
-        return None
-
-    def _bpe_separable(self, marker: str) -> bool:
-        """No merge can join a non-marker symbol to a following marker: no vocabulary token
-        holds that pair (every merge result is in the vocabulary)."""
-        model = self.model
-        assert isinstance(model, _models.BPE)
-        if model.prefix or model.suffix or marker not in model.vocab:
-            return False
-        pair = re.compile(f"[^{re.escape(marker)}]{re.escape(marker)}")
-        return not any(pair.search(t) for t in model.vocab)
+        return bool(getattr(pre, "uses_first", False))
 
     # ------------------------------------------------------------------ pipeline
 
-    def _normalize(self, s: str) -> str:
+    def normalize(self, s: str) -> str:
         return self.normalizer.text(s) if self.normalizer is not None else s
 
-    def _pre_words(self, s: str, first: bool) -> list[str]:
+    def norm_split(self, normed: str) -> list[tuple[int, int, int]]:
+        """Normalized added tokens in a normalized piece: (start, end, id or -1) parts."""
+        if self.norm_added.rx is None:
+            return [(0, len(normed), -1)]
+        return self.norm_added.split(normed)
+
+    def model_words(self, s: str, first: bool) -> list[str]:
+        """The model's words for one normalized piece (the general path's split)."""
         if not s:
             return []
         words = self.pre.split(s, first) if self.pre is not None else [s]
-        if self._subsplit is not None:
-            fa = self._subsplit.findall
+        if self.subsplit is not None:
+            fa = self.subsplit.findall
             words = [x for w in words for x in fa(w)]
         return words
 
-    def _first_flag(self, piece: str) -> bool:
+    def first_flag(self, piece: str) -> bool:
         """HF's offsets_original().0 == 0 for the normalized first piece: its first
-        character must come from the text's first character."""
+        character must come from the text's first character. Normalizers act locally, so a
+        prefix of the piece answers unless it normalizes to nothing."""
         if self.normalizer is None:
             return True
-        _, al = self.normalizer.aligned(piece, list(range(len(piece))))
-        return bool(al) and al[0] == 0
+        k = 64
+        while True:
+            normed, al = self.normalizer.aligned(piece[:k])
+            if normed or k >= len(piece):
+                return bool(normed) and (al is None or al[0] == 0)
+            k *= 8
 
-    def _segments(self, text: str) -> list[Any]:
-        """Words (str) and added-token ids (int), in order."""
-        out: list[Any] = []
-        text = clean_surrogates(text)
+    def _keys(self, s: str, first: bool) -> list[str]:
+        keys = ([s] if s else []) if self.pre is None else self.pre.keys(s, first)
+        if first and self._tail_first and keys:
+            keys[0] = FIRST + keys[0]
+        if self._key_subsplit is not None:
+            fa = self._key_subsplit.findall
+            keys = [x for k in keys for x in fa(k)]
+        return keys
+
+    def _keyed(self, s: str, first: bool, base: int) -> tuple[list[str], list[int]]:
+        if self.pre is None:
+            keys, pos = ([s], [base]) if s else ([], [])
+        else:
+            keys, pos = self.pre.keyed(s, first, base)
+        if first and self._tail_first and keys:
+            keys[0] = FIRST + keys[0]
+            pos[0] -= 1
+        if self._key_subsplit is not None:
+            # BPE merges never join a symbol to a following space marker: each part merges
+            # alone, and parts repeat far more often than whole keys.
+            fa = self._key_subsplit.findall
+            new_keys: list[str] = []
+            new_pos: list[int] = []
+            for k, p in zip(keys, pos):
+                parts = fa(k)
+                new_keys += parts
+                new_pos += positions(parts, p)
+            keys, pos = new_keys, new_pos
+        return keys, pos
+
+    def _pieces(self, text: str) -> Any:
+        """(key lists and added-token ids), piece by piece, for count and encode."""
         for a, b, tid in self.raw_added.split(text):
             if tid >= 0:
-                out.append(tid)
+                yield tid
                 continue
             piece = text[a:b]
-            first = a == 0 and self._needs_first and self._first_flag(piece)
-            normed = self._normalize(piece)
-            parts = self.norm_added.split(normed) if self.norm_added.rx is not None else [(0, len(normed), -1)]
-            for k, (c, d, tid2) in enumerate(parts):
-                if tid2 >= 0:
-                    out.append(tid2)
-                else:
-                    out.extend(self._pre_words(normed[c:d], first and k == 0 and c == 0))
-        return out
+            first = a == 0 and self.needs_first and self.first_flag(piece)
+            normed = self.normalize(piece)
+            for k, (c, d, tid2) in enumerate(self.norm_split(normed)):
+                yield tid2 if tid2 >= 0 else self._keys(normed[c:d], first and k == 0 and c == 0)
 
     def encode(self, text: str) -> list[int]:
         """Ids as HF gives them with truncation and padding off, specials included."""
-        ids = self._ids
-        body = list(chain.from_iterable(
-            (s,) if isinstance(s, int) else ids[s] for s in self._segments(text)))
+        text = clean_surrogates(text)
+        ids = self._words.ids
+        body: list[int] = []
+        for p in self._pieces(text):
+            if isinstance(p, int):
+                body.append(p)
+            else:
+                body += chain.from_iterable(map(ids.__getitem__, p))
         return self.before + body + self.after
 
     def count(self, text: str) -> int:
         """len(encode(text)), without building the ids."""
-        counts = self._counts
-        segs = self._segments(text)
-        try:
-            return self.specials + sum(map(counts.__getitem__, segs))
-        except TypeError:  # an added token's id among the words
-            return self.specials + sum(1 if isinstance(s, int) else counts[s] for s in segs)
+        text = clean_surrogates(text)
+        counts = self._words.counts
+        total = self.specials
+        for p in self._pieces(text):
+            total += 1 if isinstance(p, int) else sum(map(counts.__getitem__, p))
+        return total
 
     # ------------------------------------------------------------------ offsets
 
@@ -237,126 +200,45 @@ class HFTokenizer:
         and, when `mid_chars` is given, its index is appended there.
         """
         kind = "i" if len(text) < (1 << 31) else "q"
-        out = array(kind)
-        text = clean_surrogates(text)
+        return array(kind, self._offsets(clean_surrogates(text), mid_chars))
+
+    def _offsets(self, text: str, mid_chars: list[int] | None) -> list[int]:
+        starts = self._words.starts
+        out: list[int] = []
         for a, b, tid in self.raw_added.split(text):
             if tid >= 0:
                 out.append(a)
                 continue
             piece = text[a:b]
-            al = list(range(a, b))
             if self.normalizer is not None:
-                normed, al = self.normalizer.aligned(piece, al)
+                normed, al = self.normalizer.aligned(piece)
             else:
-                normed = piece
-            first = a == 0 and bool(al) and al[0] == 0
-            parts = self.norm_added.split(normed) if self.norm_added.rx is not None else [(0, len(normed), -1)]
-            for k, (c, d, tid2) in enumerate(parts):
+                normed, al = piece, None
+            # Without an alignment, positions in the normalized piece are the text's, shifted.
+            first = a == 0 and (al is None or (bool(al) and al[0] == 0))
+            base = a if al is None else 0
+            local = out if al is None else []
+            for k, (c, d, tid2) in enumerate(self.norm_split(normed)):
                 if tid2 >= 0:
-                    out.append(al[c] if c < len(al) else (al[-1] if al else a))
+                    local.append(base + c)
                     continue
-                self._word_offsets(normed[c:d], al[c:d], first and k == 0 and c == 0, out, mid_chars)
-        # Offsets can step back where a normalizer reorders; the contract wants them sorted.
-        for i in range(1, len(out)):
-            out[i] = max(out[i], out[i - 1])
+                keys, pos = self._keyed(normed[c:d], first and k == 0 and c == 0, base + c)
+                if mid_chars is not None:
+                    self._mids(keys, len(out) + (len(local) if local is not out else 0), mid_chars)
+                local += [p + r for key, p in zip(keys, pos) for r in starts[key]]
+            if al is not None:
+                # Offsets can step back where a normalizer reorders; the contract wants them sorted.
+                mapped = accumulate(map(al.__getitem__, local), max)
+                out += [a + x for x in mapped] if a else mapped
         return out
 
-    def _word_offsets(self, s: str, al: list[int], first: bool, out: array,  # type: ignore[type-arg]
-                      mid_chars: list[int] | None) -> None:
-        if not s:
-            return
-        if self.pre is not None:
-            words = self.pre.split_aligned(s, al, first)
-        else:
-            words = [(s, al)]
-        if self._subsplit is not None:
-            words = [(w[m.start():m.end()], wal[m.start():m.end()])
-                     for w, wal in words for m in self._subsplit.finditer(w)]
-        starts = self.model.starts
-        for w, wal in words:
-            for _, i, mid in starts(w):
-                o = wal[i]
-                if o < 0:  # a byte that continues a character (byte-level alphabet)
-                    o, mid = -o - 1, True
-                if mid and mid_chars is not None:
-                    mid_chars.append(len(out))
-                out.append(o)
-
-    # ------------------------------------------------------------------ boundaries
-
-    def _is_solid(self, c: str) -> bool:
-        known = self._solid.get(c)
-        if known is None:
-            known = False
-            if unicodedata.category(c)[0] in "LNPS" and c not in PREPEND:
-                n = self._normalize(c)
-                known = bool(n) and n[-1] not in WHITESPACE and n[-1] != "\u2581" \
-                    and n[0] not in WHITESPACE
-            self._solid[c] = known
-        return known
-
-    def _space_ok(self) -> bool:
-        n = self._normalize(" ")
-        return n in (" ", "\u2581")
-
-    def _blocked_spans(self, text: str) -> list[tuple[int, int]]:
-        """Spans [start, stop] that risky raw added tokens cover (a cut inside is unsafe)."""
-        key = (id(text), len(text))
-        if self._blocked_key != key:
-            self._blocked = [(a, b) for a, b, _, _ in self.raw_added.matches(text)]
-            self._blocked_key = key
-        return self._blocked
-
-    def boundary_at(self, text: str, p: int) -> bool:
-        """Whether count(text[a:b]) - specials equals the document's tokens with offsets in
-        [a, b) for this p as a or b (with any other boundary as the other end)."""
-        if p <= 0 or p >= len(text):
-            return True
-        if not self._cut_ok or text[p] != " " or not self._is_solid(text[p - 1]):
-            return False
-        if not self._space_ok():
-            return False
-        if self._risky_raw:
-            for a, b in self._blocked_spans(text):
-                if a <= p <= b:
-                    return False
-        return True
-
-    def first_boundary(self, text: str, start: int, end: int) -> int | None:
-        """The first boundary p with start <= p < end, or None."""
-        n = len(text)
-        start = max(start, 0)
-        end = min(end, n + 1)
-        if start >= end:
-            return None
-        if start == 0 or start == n:
-            return start
-        if self._cut_ok:
-            p = text.find(" ", start, end)
-            while p >= 0:
-                if self.boundary_at(text, p):
-                    return p
-                p = text.find(" ", p + 1, end)
-        return n if end > n else None
-
-    def last_boundary(self, text: str, start: int, end: int) -> int | None:
-        """The last boundary p with start < p <= end, or None."""
-        n = len(text)
-        end = min(end, n)
-        if end <= start:
-            return None
-        if end == n or end == 0:
-            return end
-        if self._cut_ok:
-            p = text.rfind(" ", max(start + 1, 0), end + 1)
-            while p > start:
-                if self.boundary_at(text, p):
-                    return p
-                p = text.rfind(" ", max(start + 1, 0), p)
-        return 0 if start < 0 else None
-
-
-_SPACE_RUNS = {" {2,}", " +", "\\s+"}
+    def _mids(self, keys: list[str], at: int, mid_chars: list[int]) -> None:
+        mids, counts = self._words.mids, self._words.counts
+        for key in keys:
+            m = mids[key]
+            if m:
+                mid_chars.extend(at + x for x in m)
+            at += counts[key]
 
 
 def load_example() -> HFTokenizer:

@@ -1,13 +1,13 @@
 """Unicode facts the Rust `tokenizers` crates take from their own tables.
 
 The standard library's `re` knows no ``\\p{L}``, and Python's ideas of "whitespace" and
-"word character" differ from Rust's, so this module builds what the pipeline needs from
-`unicodedata`: regex character classes for general categories (built once, cached), the
-White_Space set, Rust's `\\w`, and a small extended-grapheme-cluster splitter (the
-Precompiled normalizer works per grapheme).
+"word character" differ from Rust's, so this module gives what the pipeline needs: code-point
+ranges (and regex class bodies) for general categories, read from the compact Unicode 14 table
+in `_ucd` (no walk over every code point at load), the White_Space set, Rust's `\\w`, and a
+small extended-grapheme-cluster splitter (the Precompiled normalizer works per grapheme).
 
-Python 3.11's `unicodedata` is Unicode 14; the Rust crates may be newer. Characters assigned
-after Unicode 14 are unassigned here, so they may be classified differently than HF does.
+HF's own tables are newer (its Oniguruma knows Unicode 16): characters assigned after Unicode
+14 are unassigned here, so they may be classified differently than HF does.
 
 >>> import re
 >>> re.fullmatch("[" + category_class("L") + "]+", "Größe") is not None
@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import unicodedata
 from functools import cache, lru_cache
+
+from . import _ucd
 
 _MAX = 0x110000
 
@@ -75,7 +77,30 @@ def in_ranges(c: str, ranges: tuple[tuple[int, int], ...]) -> bool:
     return any(a <= cp <= b for a, b in ranges)
 
 
-def _subtract(ranges: list[tuple[int, int]], minus: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
+# HF's NFC/NFD/NFKC/NFKD (and BertNormalizer's NFD) use Unicode 12.1 tables (probed with
+# tokenizers 0.23.3): a character assigned later is, to them, a starter that neither
+# decomposes nor composes. These are the ones Unicode 14 (Python 3.11) gives a decomposition,
+# a combining class or a place in a composition (computed against Python 3.8's 12.1 data).
+NEW_FOR_HF_NORMALIZERS = (
+    (0x898, 0x89F), (0x8CA, 0x8D2), (0xC3C, 0xC3C), (0x1715, 0x1715), (0x1ABF, 0x1ACE),
+    (0x1DFA, 0x1DFA), (0xA7F2, 0xA7F4), (0xA82C, 0xA82C), (0xAB69, 0xAB69), (0x10781, 0x10785),
+    (0x10787, 0x107B0), (0x107B2, 0x107BA), (0x10EAB, 0x10EAC), (0x10F82, 0x10F85),
+    (0x11070, 0x11070), (0x11930, 0x11930), (0x11935, 0x11935), (0x11938, 0x11938),
+    (0x1193D, 0x1193E), (0x11943, 0x11943), (0x16FF0, 0x16FF1), (0x1E2AE, 0x1E2AE),
+    (0x1FBF0, 0x1FBF9))
+
+
+def unknown_to_hf_normalizers(c: str) -> bool:
+    """Whether HF's Unicode normalizers leave c alone as a starter while a Python's may not:
+    assigned after Unicode 12.1, or unassigned in Unicode 14 (a newer Python, like Pyodide's,
+    knows more)."""
+    return not c.isascii() and (in_ranges(c, NEW_FOR_HF_NORMALIZERS) or _ucd.category(c) == "Cn")
+
+
+Ranges = tuple[tuple[int, int], ...]
+
+
+def _subtract(ranges: list[tuple[int, int]], minus: Ranges) -> list[tuple[int, int]]:
     out = []
     for a, b in ranges:
         pieces = [(a, b)]
@@ -94,75 +119,79 @@ def _subtract(ranges: list[tuple[int, int]], minus: tuple[tuple[int, int], ...])
     return out
 
 
-@cache
-def _category_table() -> bytes:
-    """One byte per code point: the index of its general category in `_CATS`."""
-    index = {c: i for i, c in enumerate(_CATS)}
-    cat = unicodedata.category
-    return bytes(index[cat(chr(c))] for c in range(_MAX))
-
-
-_CATS = ("Cn", "Cc", "Cf", "Cs", "Co", "Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl",
-         "No", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp")
-
-
-def _ranges(selected: set[int]) -> list[tuple[int, int]]:
-    table = _category_table()
-    out: list[tuple[int, int]] = []
-    start = -1
-    for cp in range(_MAX):
-        if table[cp] in selected:
-            if start < 0:
-                start = cp
-        elif start >= 0:
-            out.append((start, cp - 1))
-            start = -1
-    if start >= 0:
-        out.append((start, _MAX - 1))
-    return out
-
-
-def _escape(cp: int) -> str:
-    return f"\\U{cp:08x}" if cp > 0xFFFF else f"\\u{cp:04x}"
-
-
-def ranges_class(ranges: list[tuple[int, int]]) -> str:
-    """The inside of a regex character class (no brackets) holding these code-point ranges."""
-    return "".join(_escape(a) if a == b else f"{_escape(a)}-{_escape(b)}" for a, b in ranges)
-
-
-@cache
-def category_ranges(names: str) -> tuple[tuple[int, int], ...]:
-    """Code-point ranges of the general categories named (comma-separated; "L" means L*)."""
-    selected = {i for i, c in enumerate(_CATS)
-                for n in names.split(",") if c == n or (len(n) == 1 and c[0] == n)}
-    return tuple(_ranges(selected))
-
-
-def category_class(names: str) -> str:
-    """A regex class body matching the general categories in `names` ("L", "N", "Lu,Lt")."""
-    return ranges_class(list(category_ranges(names)))
-
-
-def whitespace_class() -> str:
-    return ranges_class(sorted((ord(c), ord(c)) for c in WHITESPACE))
-
-
-@cache
-def word_class() -> str:
-    """Rust regex's Unicode \\w: Alphabetic, marks, Nd, Pc and the joiners."""
-    ranges = list(category_ranges("L,Nl,M,Nd,Pc")) + list(_OTHER_ALPHA) + [(0x200C, 0x200D)]
-    return ranges_class(_merge(ranges))
-
-
-def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def merge(ranges: list[tuple[int, int]] | Ranges) -> Ranges:
+    """Sorted, disjoint, non-adjacent ranges covering the same code points."""
     out: list[tuple[int, int]] = []
     for a, b in sorted(ranges):
         if out and a <= out[-1][1] + 1:
             out[-1] = (out[-1][0], max(b, out[-1][1]))
         else:
             out.append((a, b))
-    return out
+    return tuple(out)
+
+
+def complement(ranges: Ranges) -> Ranges:
+    """The code points not in `ranges` (merged)."""
+    out: list[tuple[int, int]] = []
+    nxt = 0
+    for a, b in merge(ranges):
+        if a > nxt:
+            out.append((nxt, a - 1))
+        nxt = b + 1
+    if nxt < _MAX:
+        out.append((nxt, _MAX - 1))
+    return tuple(out)
+
+
+def _escape(cp: int) -> str:
+    return f"\\U{cp:08x}" if cp > 0xFFFF else f"\\u{cp:04x}"
+
+
+def ranges_class(ranges: Ranges | list[tuple[int, int]], bmp: bool = False) -> str:
+    """The inside of a regex character class (no brackets) holding these code-point ranges;
+    with `bmp`, only their part below U+10000 (see _regex: a class with code points above
+    the BMP makes Python's `re` test every one of those ranges for each character it
+    rejects, several times slower)."""
+    out = []
+    for a, b in ranges:
+        if bmp:
+            if a > 0xFFFF:
+                continue
+            b = min(b, 0xFFFF)
+        out.append(_escape(a) if a == b else f"{_escape(a)}-{_escape(b)}")
+    return "".join(out)
+
+
+@cache
+def category_ranges(names: str) -> Ranges:
+    """Code-point ranges of the general categories named (comma-separated; "L" means L*),
+    from the Unicode 14 table in _ucd."""
+    table = _ucd.runs()
+    wanted = [c for c in _ucd.CATEGORIES for n in names.split(",") if c == n or (len(n) == 1 and c[0] == n)]
+    return merge([r for c in wanted for r in table[c]])
+
+
+def category_class(names: str, bmp: bool = False) -> str:
+    """A regex class body matching the general categories in `names` ("L", "N", "Lu,Lt")."""
+    return ranges_class(category_ranges(names), bmp)
+
+
+def whitespace_ranges() -> Ranges:
+    return merge([(ord(c), ord(c)) for c in WHITESPACE])
+
+
+def whitespace_class() -> str:
+    return ranges_class(whitespace_ranges())
+
+
+@cache
+def word_ranges() -> Ranges:
+    """Rust regex's Unicode \\w: Alphabetic, marks, Nd, Pc and the joiners."""
+    return merge(list(category_ranges("L,Nl,M,Nd,Pc")) + list(_OTHER_ALPHA) + [(0x200C, 0x200D)])
+
+
+def word_class(bmp: bool = False) -> str:
+    return ranges_class(word_ranges(), bmp)
 
 
 def is_word_char(c: str) -> bool:
@@ -180,9 +209,14 @@ def is_rust_punctuation(c: str) -> bool:
             or (unicodedata.category(c)[0] == "P" and not in_ranges(c, OLD_NOT_PUNCT)))
 
 
-def punctuation_class() -> str:
+@cache
+def punctuation_ranges() -> Ranges:
     ascii_punct = [(0x21, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E)]
-    return ranges_class(_merge(_subtract(list(category_ranges("P")), OLD_NOT_PUNCT) + ascii_punct))
+    return merge(_subtract(list(category_ranges("P")), OLD_NOT_PUNCT) + ascii_punct)
+
+
+def punctuation_class(bmp: bool = False) -> str:
+    return ranges_class(punctuation_ranges(), bmp)
 
 
 # ------------------------------------------------------------------ graphemes
@@ -235,8 +269,8 @@ def graphemes(text: str) -> list[str]:
     GB11 only joins clusters of six UTF-8 bytes or more, which the Precompiled normalizer
     treats character by character anyway.
 
-    >>> graphemes("e\\u0301a\\r\\nb")
-    ['é', 'a', '\\r\\n', 'b']
+    >>> [len(g) for g in graphemes("e\\u0301a\\r\\nb")]
+    [2, 1, 2, 1]
     """
     out: list[str] = []
     gcb = _gcb_cached
@@ -252,7 +286,9 @@ def graphemes(text: str) -> list[str]:
             join = True
         elif prev in ("Control", "CR", "LF") or b in ("Control", "CR", "LF"):
             join = False
-        elif prev == "L" and b in ("L", "V", "LV", "LVT") or prev in ("LV", "V") and b in ("V", "T") or prev in ("LVT", "T") and b == "T" or b in ("Extend", "ZWJ", "SpacingMark") or prev == "Prepend":
+        elif (prev == "L" and b in ("L", "V", "LV", "LVT") or prev in ("LV", "V") and b in ("V", "T")
+              or prev in ("LVT", "T") and b == "T" or b in ("Extend", "ZWJ", "SpacingMark")
+              or prev == "Prepend"):
             join = True
         elif prev == "RI" and b == "RI":
             join = ri_run % 2 == 1
