@@ -203,12 +203,12 @@ class ExactTokenMeasure(Measure):
         if known is not None:
             h, tokens = divmod(known, self._k)
             return (h, tokens) if h < end else None  # the first boundary after start may be past this span
-        h = self.tokenizer.first_boundary(self.text, start, end)
-        if h is None:
+        first = self.tokenizer.first_boundary(self.text, start, end)
+        if first is None:
             return None
-        tokens = self._plain_count(self.text[start:h])
-        self._heads[start] = h * self._k + tokens
-        return h, tokens
+        tokens = self._plain_count(self.text[start:first])
+        self._heads[start] = first * self._k + tokens
+        return first, tokens
 
     def _tail(self, start: int, end: int) -> tuple[int, int] | None:
         """The last boundary in (start, end], and the tokens of the text after it."""
@@ -218,12 +218,12 @@ class ExactTokenMeasure(Measure):
         if known is not None:
             t, tokens = divmod(known, self._k)
             return (t, tokens) if t > start else None  # the last boundary before end may be before this span
-        t = self.tokenizer.last_boundary(self.text, start, end)
-        if t is None:
+        last = self.tokenizer.last_boundary(self.text, start, end)
+        if last is None:
             return None
-        tokens = self._plain_count(self.text[t:end])
-        self._tails[end] = t * self._k + tokens
-        return t, tokens
+        tokens = self._plain_count(self.text[last:end])
+        self._tails[end] = last * self._k + tokens
+        return last, tokens
 
     def advance(self, start: int, limit: int, n: int) -> int:
         off = self.offsets

@@ -100,7 +100,7 @@ class Cuts:
                     k = "".join(map(re.escape, sources))
                     self._key_subsplit = re.compile(f"[{k}]*[^{k}]+|[{k}]+")
         else:
-            blockers.append(f"pre-tokenizer {self.pre.kind} (its split can cross or merge "  # type: ignore[union-attr]
+            blockers.append(f"pre-tokenizer {self.pre.kind} (its split can cross or merge "
                             "at a space)")
         return not blockers
 

@@ -193,7 +193,7 @@ class HFTokenizer(Cuts):
 
     # ------------------------------------------------------------------ offsets
 
-    def offsets(self, text: str, mid_chars: list[int] | None = None) -> array:  # type: ignore[type-arg]
+    def offsets(self, text: str, mid_chars: list[int] | None = None) -> array:
         """Code-point start of each non-special token, non-decreasing.
 
         A token that starts inside a character (a byte of it) gets that character's offset

@@ -35,7 +35,7 @@ Entry = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 _EMPTY: Entry = ((), (), ())
 
 
-class _Cache(dict):  # type: ignore[type-arg]
+class _Cache(dict):
     def __init__(self, owner: Words, field: int) -> None:
         super().__init__()
         self.owner, self.field = owner, field

@@ -164,7 +164,7 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
     segments: Iterable[tuple[int, int]] = SEGMENTERS[name](text, start, end)
     if name == "line":
         segments = list(segments)
-        if _wrapped_prose(text, segments):  # type: ignore[arg-type]
+        if _wrapped_prose(text, segments):
             segments = [(start, end)]  # skip the line level for this paragraph
     segments = _glued(segments, fences)
     if level < split_all_until:

@@ -346,10 +346,10 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     # Heading path in force at each chunk's end: every heading before it, by level.
     paths: list[tuple[str, ...]] = []
     stack: list[tuple[int, str]] = []
-    for h in heads:
-        while stack and stack[-1][0] >= h.level:
+    for head in heads:
+        while stack and stack[-1][0] >= head.level:
             stack.pop()
-        stack.append((h.level, h.title))
+        stack.append((head.level, head.title))
         paths.append(tuple(t for _, t in stack))
     head_starts = [h.start for h in heads]
     starts = array(kind, map(leaves.starts.__getitem__, firsts))
