@@ -147,9 +147,10 @@ def test_a_file_that_cannot_be_read_says_why_in_one_line_and_keeps_the_document(
 
 
 def test_a_worker_started_again_extracts_the_file_again(app, chromium, tmp_path):
-    # Stale work (a model's tokenizer.json on the whole handbook) makes the page stop its worker
-    # and start another (see test_page_questions); the new one is given the PDF again, not its
-    # text, so the chunks still know their pages.
+    # Stale work (a model's tokenizer.json on the whole handbook, cut at 3 tokens: some 12,000
+    # chunks each counted exactly, seconds of work) makes the page stop its worker and start
+    # another (see test_page_questions); the new one is given the PDF again, not its text, so
+    # the chunks still know their pages.
     from conftest import Page
 
     from tests.hf_fixtures import claude_path
@@ -159,7 +160,7 @@ def test_a_worker_started_again_extracts_the_file_again(app, chromium, tmp_path)
     page = Page(chromium, app.url, context=app.context)
     try:
         page.page.add_init_script("window.chunkerStaleSeconds = 0.5; window.chunkerCompareAutoChars = 1")
-        page.open()
+        page.open("?strategy=recursive&unit=tokens&size=3&overlap=1")
         open_file(page, pdf)
         page.page.set_input_files("#tokenizer-file", str(claude_path()))
         page.page.wait_for_function("document.getElementById('tokenizer').value === 'tokenizer.json'")

@@ -147,7 +147,7 @@ def test_work_a_newer_setting_made_stale_is_stopped(app, chromium):
     page = Page(chromium, app.url, context=app.context)
     try:
         page.page.add_init_script("window.chunkerStaleSeconds = 0.5; window.chunkerCompareAutoChars = 1")
-        page.open()
+        page.open("?unit=tokens&size=16&overlap=4")  # small chunks: seconds of exact counting
         big = (PROSE + "\n\n") * (800_000 // (len(PROSE) + 2))
         page.act(lambda: paste(page.page, big))
         page.page.set_input_files("#tokenizer-file", str(claude_path()))

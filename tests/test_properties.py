@@ -145,16 +145,18 @@ def small_token_options(draw):
 
 def unsplittable(strategy: str, text: str) -> bool:
     """Whether a chunk's text is one that no cut may split to fit the size: one character; a
-    whole paragraph for the paragraph strategy (it never splits one); for markdown, a chunk of
+    whole paragraph for the paragraph strategy (it never splits one, and a fenced code block with
+    blank lines inside is one paragraph); for markdown, a chunk of
     nothing but heading lines (a heading is never cut, and a heading that fills the size stands
     alone)."""
-    from chunker._text import paragraph_spans
+    from chunker._text import Fences, paragraph_spans
+    from chunker.strategies._pack import glue_fences
     from chunker.strategies.markdown import blocks
 
     if len(text) == 1:
         return True
     if strategy == "paragraph":
-        return len(paragraph_spans(text)) == 1
+        return len(glue_fences(paragraph_spans(text), Fences.of(text))) == 1
     if strategy == "markdown":
         return all(b.kind == "heading" for b in blocks(text))
     return False

@@ -104,3 +104,4 @@ def test_a_strategy_module_and_one_registry_line_reach_the_page(tmp_path, chromi
     finally:
         server.terminate()
         server.wait(timeout=30)
+        server.stdout.close()
