@@ -18,6 +18,13 @@ def test_the_readme_is_short():
     assert len(README.encode("utf-8")) <= 10_000
 
 
+def test_every_file_the_readme_links_is_in_the_repository():
+    # The pictures (light and dark) and the docs it points to, relative to the repository.
+    links = re.findall(r"\]\(([^)#:]+)\)", README)
+    assert "docs/screenshot.png" in links and "docs/screenshot-dark.png" in links
+    assert [link for link in links if not (ROOT / link).is_file()] == []
+
+
 def shell_examples() -> list[tuple[str, str]]:
     """($ command, the lines printed after it) from the README's console blocks."""
     out = []
