@@ -128,9 +128,6 @@ def _docstrings(path: pathlib.Path) -> str:
 def _documents() -> dict[str, object]:
     """name -> a zero-argument loader; the loaders run inside the tests."""
     docs: dict[str, object] = {}
-    # The competitor pages sit beside the checkout (../shared/seeds) on team machines only.
-    for path in sorted((ROOT.parent / "shared" / "seeds").glob("0*.txt")):
-        docs[f"seed-{path.name[:3]}"] = functools.partial(path.read_text, encoding="utf-8")
     lib = pathlib.Path(sysconfig.get_paths()["stdlib"])
     docs["stdlib-textwrap.py"] = functools.partial((lib / "textwrap.py").read_text, encoding="utf-8")
     docs["stdlib-difflib.py"] = functools.partial((lib / "difflib.py").read_text, encoding="utf-8")
