@@ -15,7 +15,7 @@ from ._records import ChunkResult, Chunks, Stats
 from ._settings import DEFAULTS, Settings, volume_limit, whole_number
 from ._text import Fences, check_text, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ._tokenizers import Tokenizer, get_tokenizer
-from .strategies import STRATEGIES, Spans
+from .strategies import STRATEGIES, Spans, Strategy
 
 __all__ = ["Document", "chunk"]
 
@@ -163,6 +163,12 @@ class Document:
             times = size / (size - overlap_count)
             if len(text) * times > limit * 1.1:
                 raise ChunkerError(_volume_message(f"about {len(text) * times:,.0f}", times, settings, limit))
+        with Fences.held_for(text):  # the strategy and the records read the same fences
+            return self._run(text, strategy, settings, tok, limit)
+
+    def _run(self, text: str, strategy: Strategy, settings: Settings, tok: Tokenizer,
+             limit: int | None) -> ChunkResult:
+        size, overlap_count = settings.size, settings.overlap_count
         counter: Measure | None
         if settings.unit == "tokens":
             measure = counter = self._token_measure(tok)

@@ -175,3 +175,35 @@ def test_fence_lines_join_a_neighbour(text, strategy, size):
     res = chunker.chunk(text, strategy=strategy, unit="chars", size=size, overlap=0)
     if len([line for line in text.splitlines() if line.strip()]) > 1:
         assert not _lone_fences(res, text), [c.text for c in res]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["```", "~~~", "````", "`", "~", " ", "   ", "    ", "\t", "\n", "\r\n", "py", "x ```",
+                                 "é", "\u2028"]), max_size=40).map("".join))
+def test_fence_lines_are_found_where_the_pattern_matches_at_every_line(text):
+    # The scanner looks only at lines holding three backticks or tildes; the pattern tried at
+    # every line start finds the same fence lines.
+    from chunker._text import _FENCE_LINE, _fence_lines
+
+    assert [m.span() for m in _fence_lines(text)] == [m.span() for m in _FENCE_LINE.finditer(text)]
+
+
+def test_a_chunking_scans_its_fences_once_and_keeps_nothing():
+
+
+    text = "# T\n\n```py\nx = 1\n\ny = 2\n```\n\nAfter the code."
+    made = []
+    original = Fences.__init__
+
+    def counting(self, t):
+        made.append(len(t))
+        original(self, t)
+
+    Fences.__init__ = counting
+    try:
+        res = chunker.chunk(text, strategy="paragraph", unit="chars", size=20, overlap=0)
+    finally:
+        Fences.__init__ = original
+    assert made == [len(text)]
+    assert Fences._held is None
+    assert [c.text for c in res] == ["# T\n\n```py\nx = 1", "y = 2\n```", "After the code."]
