@@ -536,7 +536,6 @@ def documents(browser, app_url: str) -> dict:
             out[label] = {"ms": got["latency_ms"], "freeze_ms": got["freeze_ms"], "mb": len(data) / 1e6,
                           "summary": page.evaluate("() => document.getElementById('summary').textContent"),
                           "error": error}
-            page.wait_for_function("() => document.body.dataset.compare === 'done'")
     finally:
         ctx.close()
     return out
