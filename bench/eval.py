@@ -19,7 +19,7 @@ stretches wall time more than CPU time. Chunking and evaluating run alternately 
 ratio is the median of the per-pair ratios, so that a drift in the machine's speed falls on
 both. The sweep is timed as `sweep()` runs it, and the chunk() calls inside it apart in
 the same run, so that the part the evaluation adds shows; once as is, once with the token measure
-kept between chunkings (``keep_last_measure``, which the CLI and the page's worker turn on).
+kept between sweeps (a `chunker.Document`, as the CLI and the page's worker hold one).
 
 >>> doc = "Intro. The quick brown fox jumps over the lazy dog by the river every morning.\\n"
 >>> q = make_questions(doc, 1, seed=1)[0]
@@ -46,15 +46,8 @@ if __package__ in (None, ""):  # run as a script: make `bench` and `chunker` imp
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import chunker
-from chunker import _api, _eval
 from chunker._bm25 import BM25Index, _DocumentTerms
-from chunker._eval import (
-    _measure,
-    _spans_and_headings,
-    evaluate,
-    keep_last_document,
-    sweep,
-)
+from chunker._eval import _measure, _spans_and_headings, evaluate, sweep
 from chunker._questions import Question, Reference
 
 MB = 1_000_000
@@ -91,23 +84,23 @@ def paired(base: Callable[[], object], other: Callable[[], object], repeats: int
             statistics.median(o / b for b, o in pairs))
 
 
-def timed_sweep(text: str, questions: list[Question], tokenizer: str) -> tuple[float, float]:
-    """CPU seconds of a 3 x 4 sweep, and of the chunk() calls inside it (in the same run)."""
+def timed_sweep(doc: chunker.Document, questions: list[Question], tokenizer: str) -> tuple[float, float]:
+    """CPU seconds of a 3 x 4 sweep of `doc`, and of the chunkings inside it (in the same run)."""
     inner = [0.0]
-    real_chunk = _eval.chunk
+    real_run = doc.run
 
-    def chunk_timed(*args: Any, **kwargs: Any) -> Any:
+    def run_timed(*args: Any, **kwargs: Any) -> Any:
         start = time.process_time()
         try:
-            return real_chunk(*args, **kwargs)
+            return real_run(*args, **kwargs)
         finally:
             inner[0] += time.process_time() - start
 
-    _eval.chunk = chunk_timed  # type: ignore[assignment]
+    doc.run = run_timed  # type: ignore[method-assign]
     try:
-        total = cpu(lambda: list(sweep(text, questions, tokenizer=tokenizer)))
+        total = cpu(lambda: list(sweep(doc, questions, tokenizer=tokenizer)))
     finally:
-        _eval.chunk = real_chunk
+        del doc.run
     return total, inner[0]
 
 
@@ -128,11 +121,8 @@ def bench_tokenizer(text: str, questions: list[Question], tokenizer: str, repeat
     print(f"  evaluate {len(questions)} questions, top 5  {e:7.3f} s  {ratio:5.2f}x chunking  {_verdict(ratio, 2)}")
     _, h, ratio = paired(chunk_once, lambda: evaluate(text, result, questions, with_headings=True), repeats)
     print(f"    with headings               {h:7.3f} s  {ratio:5.2f}x")
-    keep_last_document(True)  # the page's worker: a slider move re-chunks the same document
-    try:
-        _, w, ratio = paired(chunk_once, lambda: evaluate(text, result, questions), repeats)
-    finally:
-        keep_last_document(False)
+    kept = chunker.Document(text)  # the page's worker: a slider move re-chunks the same document
+    _, w, ratio = paired(chunk_once, lambda: evaluate(kept, result, questions), repeats)
     print(f"    the document's terms kept    {w:7.3f} s  {ratio:5.2f}x  {_verdict(ratio, 2)}")
     # Where the time goes: the document's terms (once per document; a sweep pays it once),
     # then what each chunking pays: the index, the statistics of the questions' terms, the
@@ -159,14 +149,14 @@ def bench_tokenizer(text: str, questions: list[Question], tokenizer: str, repeat
           f"hit rate {ev.hit_rate:.2f}, MRR {ev.mrr:.3f})")
 
     for keep in (False, True):
-        _api.keep_last_measure(keep)
-        try:
-            runs = [timed_sweep(text, questions, tokenizer) for _ in range(max(1, repeats // 2))]
-        finally:
-            _api.keep_last_measure(False)
+        held = chunker.Document(text)
+        if keep:
+            list(sweep(held, questions, tokenizer=tokenizer))  # its measure and terms, kept
+        runs = [timed_sweep(held if keep else chunker.Document(text), questions, tokenizer)
+                for _ in range(max(1, repeats // 2))]
         s = statistics.median(total for total, _ in runs)
         k = statistics.median(chunking for _, chunking in runs)
-        label = "the measure kept (as the CLI and the page)" if keep else "the measure not kept"
+        label = "a second sweep of a kept Document (as the page)" if keep else "a fresh Document"
         print(f"  sweep 3 x 4, {label}: {s:7.3f} s  {s / c:5.2f}x chunking  {_verdict(s / c, 15)}")
         print(f"    of which its 12 chunkings {k:7.3f} s ({k / c:.1f}x), the evaluation {s - k:7.3f} s "
               f"({(s - k) / c:.1f}x)")
