@@ -342,6 +342,9 @@ class EstimateIndex:
             raise ValueError(f"unknown estimate target {target!r}: use 'o200k' or 'cl100k'")
         self.text = text
         self._weights = weights
+        # Packing asks about the same edges again and again (each paragraph's end, tried with
+        # several starts; every setting a slider move tries): their sums, once each.
+        self._known: dict[int, tuple[int, int, int]] = {}
         w = dict(zip(FEATURES, weights))
         pairs = _pair_starts(text)
         self._indexed = pairs is not None
@@ -399,12 +402,18 @@ class EstimateIndex:
 
     def _before(self, p: int) -> tuple[int, int, int]:
         """(weighted counts but the pairs, words, pairs) of text[:p], for a seam p."""
+        known = self._known.get(p)
+        if known is not None:
+            return known
         bl = bisect.bisect_left  # no match runs across a seam
         k = bl(self._words, p)
         total = self._word_sums[k]
         for at, sums in self._tables:
             total += sums[bl(at, p)]
-        return total, k, bl(self._pairs, p)
+        found = self._known[p] = (total, k, bl(self._pairs, p))
+        if len(self._known) > _KNOWN_MAX:
+            self._known.clear()
+        return found
 
     def _is_seam(self, p: int) -> bool:
         text = self.text
@@ -451,6 +460,7 @@ def _length(n: int) -> int:
 
 
 _BATCH = 1 << 16  # matches held as Python objects at a time while an index is built
+_KNOWN_MAX = 1 << 15  # edges whose sums an index keeps (some 170 bytes each), then starts afresh
 
 
 def _matches(pattern: re.Pattern[str], text: str,

@@ -4,6 +4,7 @@ additivity, monotonic growth, and properties over any Unicode text."""
 from __future__ import annotations
 
 import doctest
+import random
 import re
 import statistics
 import subprocess
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from bench import corpus, estimate_error
 from chunker import _estimate
 from chunker._estimate import estimate_tokens
+from tests.texts import sample_document
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -478,3 +480,16 @@ def test_letter_pairs_found_a_block_at_a_time_are_the_whole_texts(text, block):
     assert _estimate._pair_starts(text, block=block) == whole
     if whole is not None and "\u0130" not in text:
         assert list(whole) == [m.start() for m in _estimate._RARE_PAIR.finditer(text.lower())]
+
+
+def test_an_index_asked_again_and_past_its_memory_counts_the_same(monkeypatch):
+    # The index keeps the sums at edges it was asked about; asked again, or after it has
+    # started afresh (a small limit here), every count is still the span's own estimate.
+    monkeypatch.setattr(_estimate, "_KNOWN_MAX", 5)
+    doc = sample_document()
+    index = _estimate.EstimateIndex(doc)
+    rng = random.Random(7)
+    spans = [tuple(sorted(rng.sample(range(len(doc) + 1), 2))) for _ in range(60)]
+    for _ in range(3):
+        assert [index.count(a, b) for a, b in spans] == [estimate_tokens(doc[a:b]) for a, b in spans]
+    assert len(index._known) <= 6
