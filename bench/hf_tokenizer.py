@@ -12,7 +12,9 @@ the best of --repeat runs. MB/s counts 10^6 UTF-8 bytes.
 "load" is load_tokenizer's time on a fresh process's first load. On the 1 MB texts the ids
 must equal HF's and the offsets HF's token starts ("same"). t(8MB)/t(1MB) is 8 when linear:
 the sizes are timed alternately, round after round, and the median of the rounds' ratios is
-printed, HF's beside it (on a busy machine larger working sets slow down everyone's).
+printed, HF's beside it (on a busy machine larger working sets slow down everyone's). As the
+larger text is not the smaller one repeated, it is also timed in parts of the smaller size,
+fed in turn to one tokenizer: whole / parts is 1 when the cost grows linearly with length.
 Nothing is asserted.
 
 --pyodide runs the same count/offsets timings in Pyodide under Node (the WebAssembly CPython
@@ -78,6 +80,25 @@ def _texts(sizes: list[int]) -> dict[str, str]:
     multi = "\n\n".join(p for k in ("german", "dutch", "cjk") for p in F.passages()[k])
     texts["multi 1MB"] = corpus.sized(multi, 1_000_000)
     return texts
+
+
+def _slices(text: str, n: int) -> list[str]:
+    """`text` in `n` parts of about equal size, cut where a blank line starts."""
+    out, start = [], 0
+    for k in range(1, n):
+        cut = text.find("\n\n", max(start, k * len(text) // n))
+        cut = len(text) if cut == -1 else cut
+        out.append(text[start:cut])
+        start = cut
+    out.append(text[start:])
+    return out
+
+
+def _in_turn(fn, parts: list[str]) -> float:
+    t = _clock()
+    for part in parts:
+        fn(part)
+    return _clock() - t
 
 
 def _ours(js: str, text: str) -> tuple[float, float]:
@@ -179,11 +200,15 @@ def main() -> None:
         # Sizes alternate within each round, so a neighbour's burst of work does not land on
         # one size only; a ratio is taken per round and the median reported.
         runs: dict[tuple[str, str], list[float]] = {}
+        parts = _slices(texts[hi], max(sizes) // min(sizes)) if len(sizes) > 1 else []
         for _ in range(REPEAT):
             for label, text in texts.items():
                 for what in ("count", "offsets"):
                     runs.setdefault((label, what), []).append(_once(getattr(load_tokenizer(js), what), text))
                 runs.setdefault((label, "hf"), []).append(_once(ref.encode, text))
+            for what in ("count", "offsets"):  # the large text's own parts, one tokenizer, in turn
+                runs.setdefault(("parts", what), []).append(_in_turn(getattr(load_tokenizer(js), what), parts))
+            runs.setdefault(("parts", "hf"), []).append(_in_turn(ref.encode, parts))
         for label, text in texts.items():
             same = _same(js, ref, text) if label != hi or len(sizes) == 1 else "-"
             mb = _mb(text)
@@ -195,6 +220,12 @@ def main() -> None:
                      for w in ("count", "offsets", "hf")}
             print(f"{name:30} t({max(sizes)}MB)/t({min(sizes)}MB): count {ratio['count']:.1f}, "
                   f"offsets {ratio['offsets']:.1f} (HF {ratio['hf']:.1f})")
+            # The first MB is not the other seven (the docs' later parts hold more distinct
+            # words): the same text in parts of that size, fed in turn, isolates the length.
+            whole = {w: statistics.median(b / a for a, b in zip(runs["parts", w], runs[hi, w]))
+                     for w in ("count", "offsets", "hf")}
+            print(f"{name:30} t({max(sizes)}MB whole)/t(its {len(parts)} parts in turn): count "
+                  f"{whole['count']:.2f}, offsets {whole['offsets']:.2f} (HF {whole['hf']:.2f}); 1 = linear")
 
 
 def _compare_pyodide(pyodide_dir: Path, families: list[str], texts: dict[str, str]) -> None:
