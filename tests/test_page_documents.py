@@ -14,7 +14,7 @@ import pytest
 
 import chunker
 from tests import documents
-from tests.pagekit import page_fixtures, text_of
+from tests.pagekit import outdate_model_work, page_fixtures, text_of
 from tests.test_page_chunks import download
 
 pytestmark = pytest.mark.browser
@@ -153,8 +153,6 @@ def test_a_worker_started_again_extracts_the_file_again(app, chromium, tmp_path)
     # the chunks still know their pages.
     from conftest import Page
 
-    from tests.hf_fixtures import claude_path
-
     pdf = tmp_path / "handbook.pdf"
     pdf.write_bytes(handbook(parts=16).pdf)
     page = Page(chromium, app.url, context=app.context)
@@ -162,11 +160,7 @@ def test_a_worker_started_again_extracts_the_file_again(app, chromium, tmp_path)
         page.page.add_init_script("window.chunkerStaleSeconds = 0.5; window.chunkerCompareAutoChars = 1")
         page.open("?strategy=recursive&unit=tokens&size=3&overlap=1")
         open_file(page, pdf)
-        page.page.set_input_files("#tokenizer-file", str(claude_path()))
-        page.page.wait_for_function("document.getElementById('tokenizer').value === 'tokenizer.json'")
-        page.page.wait_for_function("document.body.dataset.busy === 'true'")
-        page.select("tokenizer", "estimate")
-        page.page.wait_for_function("document.getElementById('counts').textContent.endsWith('(estimate)')")
+        outdate_model_work(page)
         assert page.page.get_attribute("body", "data-restarts") == "1"
         result = chunker.Document.open(pdf).chunk(**page.controls())
         assert [(c["start"], c["end"]) for c in page.cards()] == \

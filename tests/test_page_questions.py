@@ -12,7 +12,7 @@ import pytest
 import chunker
 from chunker._cli import run
 from tests.hf_fixtures import minilm_path
-from tests.pagekit import page_fixtures, text_of
+from tests.pagekit import outdate_model_work, page_fixtures, text_of
 from tests.test_page import SAMPLE
 from tests.texts import ROOT
 
@@ -141,7 +141,6 @@ def test_work_a_newer_setting_made_stale_is_stopped(app, chromium):
     # page's patience (chunkerStaleSeconds) so the slow call is surely still running.
     from conftest import Page, paste
 
-    from tests.hf_fixtures import claude_path
     from tests.test_page import PROSE
 
     page = Page(chromium, app.url, context=app.context)
@@ -150,11 +149,7 @@ def test_work_a_newer_setting_made_stale_is_stopped(app, chromium):
         page.open("?unit=tokens&size=16&overlap=4")  # small chunks: seconds of exact counting
         big = (PROSE + "\n\n") * (800_000 // (len(PROSE) + 2))
         page.act(lambda: paste(page.page, big))
-        page.page.set_input_files("#tokenizer-file", str(claude_path()))
-        page.page.wait_for_function("document.getElementById('tokenizer').value === 'tokenizer.json'")
-        page.page.wait_for_function("document.body.dataset.busy === 'true'")
-        page.select("tokenizer", "estimate")
-        page.page.wait_for_function("document.getElementById('counts').textContent.endsWith('(estimate)')")
+        outdate_model_work(page)
         assert page.page.get_attribute("body", "data-restarts") == "1"
         expected = chunker.chunk(big, **page.controls())
         assert text_of(page, "#summary") == f"{len(expected.chunks):,} chunks"
