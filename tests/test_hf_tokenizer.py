@@ -223,6 +223,44 @@ def test_boundaries_exist_where_components_allow(family):
         _check_contract(mine, doc, random.Random(0))
 
 
+@functools.cache
+def _small_blocks(name: str):
+    """A tokenizer of the family that cuts any text longer than a few words into blocks
+    (a long document's path; a fresh one, so the module's `mine` keeps the default)."""
+    tok = load_tokenizer(F.FAMILIES[name]())
+    tok.block = 12
+    return tok
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_text_encoded_in_blocks_matches_hf(family, data):
+    """Ids, count, offsets and mid-character tokens of a text encoded in blocks are HF's for
+    the whole text; a family whose components allow no boundary is encoded whole."""
+    name, _, _, ref = family
+    tok = _small_blocks(name)
+    texts = F.short_texts(400, seed=7)
+    parts = data.draw(st.lists(st.one_of(st.sampled_from(texts), _TEXT), min_size=2, max_size=8))
+    doc = data.draw(st.sampled_from([" ", "\n", "  ", " \n"])).join(parts)
+    spans = tok._blocks(doc)
+    assert spans[0][0] == 0 and spans[-1][1] == len(doc)
+    assert all(b == c for (_, b), (c, _) in zip(spans, spans[1:]))
+    assert all(tok.boundary_at(doc, a) for a, _ in spans)
+    if not tok._cut_ok:
+        assert len(spans) == 1
+    assert _matches_hf(tok, doc, ref.encode(F.for_hf(doc))), name
+
+
+def test_long_documents_are_encoded_in_blocks(family):
+    """A real passage set long enough is cut (where components allow), and still equals HF."""
+    name, _, _, ref = family
+    tok = _small_blocks(name)
+    doc = "\n\n".join(F.passages()["english"][:4] + F.passages()["german"][:2])
+    spans = tok._blocks(doc)
+    assert (len(spans) > 20) == tok._cut_ok, (name, len(spans))
+    assert _matches_hf(tok, doc, ref.encode(doc)), name
+
+
 def test_real_minilm_reads_its_limit_and_ignores_truncation_and_padding():
     path = F.minilm_path()
     config = json.loads(path.read_text(encoding="utf-8"))

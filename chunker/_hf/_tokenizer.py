@@ -170,16 +170,51 @@ class HFTokenizer(Cuts):
             for k, (c, d, tid2) in enumerate(self.norm_split(normed)):
                 yield tid2 if tid2 >= 0 else self._keys(normed[c:d], first and k == 0 and c == 0)
 
+    # A long text is encoded in blocks cut at boundaries (see _cuts): each block counts as it
+    # does inside the whole, so the result is the same, and the work on each block is that of
+    # a text of `block` characters. In one call on megabytes, the normalizer's alignment, the
+    # keys and the offsets are lists of millions of objects, and each megabyte then cost more
+    # than the one before (8 MB took 1.3-2x what its eight parts fed in turn took).
+    # A tokenizer whose components allow no boundary encodes a long text whole.
+    block = 1 << 16
+
+    def _blocks(self, text: str) -> list[tuple[int, int]]:
+        """[start, end) spans that cover text, cut at boundaries about `block` apart."""
+        n, size = len(text), self.block
+        if n <= 2 * size or not self._cut_ok or not self._space_ok():
+            return [(0, n)]
+        cuts = [0]
+        p = size
+        while p < n - size:
+            q = self.first_boundary(text, p, p + size)
+            if q is None:  # no boundary in this stretch: the block grows
+                p += size
+                continue
+            cuts.append(q)
+            p = q + size
+        cuts.append(n)
+        return list(zip(cuts, cuts[1:]))
+
+    def _each_block(self, text: str) -> Any:
+        """(start, the block's text), block by block."""
+        spans = self._blocks(text)
+        if len(spans) == 1:
+            yield 0, text
+            return
+        for a, b in spans:
+            yield a, text[a:b]
+
     def encode(self, text: str) -> list[int]:
         """Ids as HF gives them with truncation and padding off, specials included."""
         text = clean_surrogates(text)
         ids = self._words.ids
         body: list[int] = []
-        for p in self._pieces(text):
-            if isinstance(p, int):
-                body.append(p)
-            else:
-                body += chain.from_iterable(map(ids.__getitem__, p))
+        for _, block in self._each_block(text):
+            for p in self._pieces(block):
+                if isinstance(p, int):
+                    body.append(p)
+                else:
+                    body += chain.from_iterable(map(ids.__getitem__, p))
         return self.before + body + self.after
 
     def count(self, text: str) -> int:
@@ -187,8 +222,9 @@ class HFTokenizer(Cuts):
         text = clean_surrogates(text)
         counts = self._words.counts
         total = self.specials
-        for p in self._pieces(text):
-            total += 1 if isinstance(p, int) else sum(map(counts.__getitem__, p))
+        for _, block in self._each_block(text):
+            for p in self._pieces(block):
+                total += 1 if isinstance(p, int) else sum(map(counts.__getitem__, p))
         return total
 
     # ------------------------------------------------------------------ offsets
@@ -200,14 +236,27 @@ class HFTokenizer(Cuts):
         and, when `mid_chars` is given, its index is appended there.
         """
         kind = "i" if len(text) < (1 << 31) else "q"
-        return array(kind, self._offsets(clean_surrogates(text), mid_chars))
+        out = array(kind)
+        text = clean_surrogates(text)
+        for shift, block in self._each_block(text):
+            # A block's offsets as a list (what the loops below build fast), then packed: the
+            # whole document's would hold a Python int per token.
+            local: list[int] = []
+            mids: list[int] | None = None if mid_chars is None else []
+            self._block_offsets(block, shift, local, mids)
+            if mid_chars is not None and mids:
+                at = len(out)
+                mid_chars.extend([at + k for k in mids])
+            out.extend(local)
+        return out
 
-    def _offsets(self, text: str, mid_chars: list[int] | None) -> list[int]:
+    def _block_offsets(self, text: str, shift: int, out: list[int], mid_chars: list[int] | None) -> None:
+        """Appends to `out` the offsets of text's tokens, plus `shift` (where text starts in
+        the caller's); `mid_chars` gets indices into `out`."""
         starts = self._words.starts
-        out: list[int] = []
         for a, b, tid in self.raw_added.split(text):
             if tid >= 0:
-                out.append(a)
+                out.append(shift + a)
                 continue
             piece = text[a:b]
             if self.normalizer is not None:
@@ -216,7 +265,8 @@ class HFTokenizer(Cuts):
                 normed, al = piece, None
             # Without an alignment, positions in the normalized piece are the text's, shifted.
             first = a == 0 and (al is None or (bool(al) and al[0] == 0))
-            base = a if al is None else 0
+            at = shift + a
+            base = at if al is None else 0
             local = out if al is None else []
             for k, (c, d, tid2) in enumerate(self.norm_split(normed)):
                 if tid2 >= 0:
@@ -229,8 +279,7 @@ class HFTokenizer(Cuts):
             if al is not None:
                 # Offsets can step back where a normalizer reorders; the contract wants them sorted.
                 mapped = accumulate(map(al.__getitem__, local), max)
-                out += [a + x for x in mapped] if a else mapped
-        return out
+                out += [at + x for x in mapped] if at else mapped
 
     def _mids(self, keys: list[str], at: int, mid_chars: list[int]) -> None:
         mids, counts = self._words.mids, self._words.counts
