@@ -245,6 +245,30 @@ def test_stripped_length_is_the_length_of_strip(text):
     assert stripped_length(" " * 100 + long + "\n" * 70) == len(long)
 
 
+# Every whitespace character Python knows, some ASCII, CJK, astral and lone surrogates.
+_SPACES = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+_CHECKED = st.text(alphabet=st.sampled_from(_SPACES + "ab—é日😀\ud800\udfff"), max_size=120)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_CHECKED, st.booleans())
+def test_word_counts_and_text_checks_read_every_character(text, long):
+    """count_words and check_text look only at the text's non-ASCII characters (see
+    non_ascii): they must still see each one, also past non_ascii's first megabyte step."""
+    from chunker._text import check_text, count_words, non_ascii
+
+    pad = "x " * (1 << 19) if long else ""  # 2**20 characters: `text` starts the second step
+    doc = pad + text
+    assert non_ascii(doc) == "".join(c for c in text if not c.isascii())
+    assert count_words(doc) == len(pad.split()) + len(text.split())
+    lone = next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), None)
+    if lone is None:
+        assert check_text(doc) is doc
+    else:
+        with pytest.raises(chunker.ChunkerError, match=f"at offset {len(pad) + lone},"):
+            check_text(doc)
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edge_texts, small_token_options())
 def test_exact_tokens_at_their_edges(text, opts):
