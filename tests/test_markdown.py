@@ -88,6 +88,20 @@ def test_a_heading_after_a_byte_order_mark(size):
     assert [b.title for b in blocks("\ufeffTitle\n=====\n\nText.") if b.kind == "heading"] == ["Title"]
 
 
+@pytest.mark.parametrize("doc, first", [
+    ("\ufeff", "\ufeff"),
+    ("\ufeff  \n \n", "\ufeff"),
+    ("\ufeff\n\nHello there.", "\ufeff\n\nHello there."),
+    ("\ufeff\n# Title\n\nBody.", "\ufeff\n# Title\n\nBody."),
+    ("\ufeff\n    indented code\n", "\ufeff\n    indented code"),
+])
+def test_a_byte_order_mark_alone_on_the_first_line_is_kept(doc, first):
+    """It is no whitespace: the first block takes it in (the other strategies keep it too)."""
+    res = md(doc, size=1000)
+    assert res.chunks[0].start_char == 0 and res.chunks[0].text == first
+    assert res.chunks[0].headings == (("Title",) if "# Title" in doc else ())
+
+
 # --- one word of capitals -----------------------------------------------------------------------
 
 def test_one_word_all_caps_lines_are_headings():

@@ -105,6 +105,7 @@ def iter_blocks(text: str) -> Iterator[Block]:
     indented = False  # an indented code block
     in_list = False  # a list item started the last text block: indented lines are its content
     last_atx = 0
+    bom = False  # the first line held only a byte order mark: it joins the first block
 
     def flush() -> None:
         nonlocal cur
@@ -130,6 +131,9 @@ def iter_blocks(text: str) -> Iterator[Block]:
         # A byte order mark is no part of the first line's Markdown (but stays in its block).
         line = raw[1:] if s == 0 and raw.startswith("\ufeff") else raw
         stripped = line.strip()
+        if s == 0 and not stripped and line != raw:
+            bom = True  # no block of its own, but never dropped: it is no whitespace
+            continue
         if fence:
             cur[2] = _trimmed_end(text, s, e) if stripped else cur[2]  # type: ignore[index]
             if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
@@ -159,6 +163,8 @@ def iter_blocks(text: str) -> Iterator[Block]:
             continue
         indent = indent_columns(line) if line[0] in " \t" else 0
         lead = s + (len(raw) - len(raw.lstrip()) if raw[0].isspace() or s == 0 else 0)
+        if bom:
+            lead, bom = 0, False
         if indent >= 4 and cur is None and not in_list:
             # CommonMark's indented code (it cannot interrupt a paragraph): nothing in it is a heading.
             cur = ["code", lead, _trimmed_end(text, s, e), 1]
@@ -218,6 +224,8 @@ def iter_blocks(text: str) -> Iterator[Block]:
         cur[2] = _trimmed_end(text, s, e)
         cur[3] += 1
     flush()
+    if bom:  # nothing but the mark
+        out.append(Block(0, 1, "text"))
     yield from out
 
 
