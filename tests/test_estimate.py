@@ -453,6 +453,24 @@ def test_index_counts_any_span_as_the_span_alone(target, text, data):
 
 
 @pytest.mark.parametrize("target", _estimate.TARGETS)
+@settings(max_examples=300, deadline=None)
+@given(text=SEAMY, data=st.data())
+def test_index_built_in_small_steps_counts_the_same(target, text, data):
+    # The index reads matches a batch at a time, the non-ASCII classes a piece of text at a
+    # time (a piece scanned in place, or its non-ASCII runs joined), merges the small classes
+    # a stretch of positions at a time, and looks weights up in a table of short lengths:
+    # here all four tiny, so that short texts cross every boundary.
+    with pytest.MonkeyPatch.context() as patch:
+        for name, size in (("_BATCH", 2), ("_PIECE", 3), ("_STRETCH", 4), ("_TABLE", 3)):
+            patch.setattr(_estimate, name, size)
+        index = _estimate.EstimateIndex(text, target=target)
+    for _ in range(10):
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, len(text)))
+        assert index.count(start, end) == estimate_tokens(text[start:end], target=target), (start, end)
+
+
+@pytest.mark.parametrize("target", _estimate.TARGETS)
 def test_index_counts_real_spans_as_the_spans_alone(corpora, target):
     import random
 
