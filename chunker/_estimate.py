@@ -76,6 +76,9 @@ _SPACE_DIGIT = re.compile(r"[ \t]\d")  # the space before a number is a token of
 _PUNCT = _run(r"^\w\s")
 _DUNDER = re.compile(r"__+")
 _NEWLINES = re.compile(r"[\r\n]\s*")  # one run of whitespace holding line breaks
+# The same in a text without "\r": a pattern that begins with one literal character is
+# skipped to in a tight loop, three times as fast as to either of two (re, CPython 3.11).
+_LINE_FEEDS = re.compile(r"\n\s*")
 _SPACES = _run(r"^\S\r\n", 2)
 # Applied only to the non-ASCII runs of a text, joined by spaces:
 _NON_ASCII = _run(r"^\x00-\x7f")
@@ -385,7 +388,7 @@ class EstimateIndex:
             _numbers(text, w["digit_groups"], w["space_digits"]),
             _events(_UNDERSCORE, text, w["underscores"]),
             _events(_DUNDER, text, w["dunders"]),
-            _events(_NEWLINES, text, w["newline_runs"]),
+            _events(_NEWLINES if "\r" in text else _LINE_FEEDS, text, w["newline_runs"]),
             _events(_SPACES, text, w["space_runs"]),
         ]
         if not text.isascii():
