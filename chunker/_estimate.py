@@ -526,11 +526,14 @@ def _non_ascii_events(text: str, w: dict[str, int]) -> list[_Events]:
 
     These classes hold no ASCII character, so the text is read a piece at a time, each cut
     before an ASCII character (`_pieces`), and a piece that is all ASCII is skipped. One that
-    is mostly not (Chinese, Russian) is scanned in place. In one where the non-ASCII
-    characters are a few quotes, dashes or accents, its runs of them are joined by spaces
+    is dense with other characters (Chinese, Russian, a mix) is scanned in place. In one
+    where they are a few quotes, dashes or accents, its runs of them are joined by spaces
     (as `_raw_counts` joins them) and scanned as one short text, and each match's position is
     mapped back: the run it lies in is found by bisection, and its start in the text is that
-    run's. Han, kana and Hangul lie inside CJK runs: a piece without CJK runs skips them.
+    run's. Measured: on English Markdown with typographic quotes, that takes a fifth of the
+    time of scanning in place, on German a half, but with one character in four not ASCII,
+    twice the time: hence the line at one in eight. Han, kana and Hangul lie inside CJK
+    runs: a piece without CJK runs skips them.
     """
     han, kana, hangul = w["han"], w["kana"], w["hangul"]
     runs, letters = w["other_runs"], w["other_letters"]
@@ -547,9 +550,9 @@ def _non_ascii_events(text: str, w: dict[str, int]) -> list[_Events]:
     kind = position_kind(len(text))
     found: list[_Events] = [(array(kind), array("q")) for _ in classes]
     cjk_starts = found[1][0]
-    for start, stop, mostly in _pieces(text):
+    for start, stop, dense in _pieces(text):
         cjk_before = len(cjk_starts)
-        if not mostly:
+        if not dense:
             matches = list(_NON_ASCII.finditer(text, start, stop))
             joined = " ".join(map(re.Match.group, matches))
             # Where each run starts and ends in the joined text, and how far its start in
@@ -561,7 +564,7 @@ def _non_ascii_events(text: str, w: dict[str, int]) -> list[_Events]:
         for (pattern, weigh), events in zip(classes, found):
             if pattern in (_HAN_RUN, _KANA_RUN, _HANGUL_RUN) and len(cjk_starts) == cjk_before:
                 continue
-            if mostly:
+            if dense:
                 _scan(pattern, text, weigh, events, start, stop)
                 continue
             here: _Events = (array(kind), array("q"))
@@ -573,8 +576,8 @@ def _non_ascii_events(text: str, w: dict[str, int]) -> list[_Events]:
 
 
 def _pieces(text: str) -> Iterator[tuple[int, int, bool]]:
-    """(start, stop, mostly) of each piece of `text` that holds a non-ASCII character, and
-    whether most of its characters are: pieces of about `_PIECE` characters, each cut
+    """(start, stop, dense) of each piece of `text` that holds a non-ASCII character, and
+    whether one character in eight or more is: pieces of about `_PIECE` characters, each cut
     before an ASCII character (or longer, where there is none)."""
     start, n = 0, len(text)
     while start < n:
@@ -583,10 +586,15 @@ def _pieces(text: str) -> Iterator[tuple[int, int, bool]]:
             m = _ASCII_CHAR.search(text, start + _PIECE)
             if m is not None:
                 stop = m.start()
-        piece = text[start:stop]
-        if not piece.isascii():
-            non_ascii = len(piece) - len(piece.encode("ascii", "ignore"))
-            yield start, stop, 2 * non_ascii >= len(piece)
+        if stop - start >= 2 * _PIECE:
+            # Everything past its first `_PIECE` characters is not ASCII: dense, without a
+            # copy of a long run of Chinese.
+            yield start, stop, True
+        else:
+            piece = text[start:stop]
+            if not piece.isascii():
+                non_ascii = len(piece) - len(piece.encode("ascii", "ignore"))
+                yield start, stop, 8 * non_ascii >= len(piece)
         start = stop
 
 
