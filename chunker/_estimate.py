@@ -63,7 +63,7 @@ def _run(chars: str, least: int = 1) -> re.Pattern[str]:
     return re.compile(f"[{chars}]" * least + f"[{chars}]*")
 
 
-# Every pattern begins with a bare character class, for the reason `_run` gives.
+# Every pattern begins with a bare character class or a literal, for the reason `_run` gives.
 # A Latin word: an upper-case run then a lower-case run, or either alone. Spelled so that it
 # begins with one class; the look-behind is tried only where a word begins, and says the
 # word's first letter was a capital.
@@ -549,7 +549,7 @@ def _non_ascii_events(text: str, w: dict[str, int]) -> list[_Events]:
     ]
     kind = position_kind(len(text))
     found: list[_Events] = [(array(kind), array("q")) for _ in classes]
-    cjk_starts = found[1][0]
+    cjk_starts = found[1][0]  # the CJK runs', second in `classes`
     for start, stop, dense in _pieces(text):
         cjk_before = len(cjk_starts)
         if not dense:
@@ -563,12 +563,13 @@ def _non_ascii_events(text: str, w: dict[str, int]) -> list[_Events]:
             shifts = list(map(sub, map(re.Match.start, matches), at))
         for (pattern, weigh), events in zip(classes, found):
             if pattern in (_HAN_RUN, _KANA_RUN, _HANGUL_RUN) and len(cjk_starts) == cjk_before:
-                continue
+                continue  # no CJK run in this piece
             if dense:
                 _scan(pattern, text, weigh, events, start, stop)
                 continue
             here: _Events = (array(kind), array("q"))
             _scan(pattern, joined, weigh, here)
+            # The run a match lies in: the number of runs that end at or before its start.
             runs_of = map(bisect.bisect_right, repeat(ends), here[0])
             events[0].fromlist(list(map(add, here[0], map(shifts.__getitem__, runs_of))))
             events[1].extend(here[1])
