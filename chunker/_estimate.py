@@ -496,13 +496,13 @@ def _scan(pattern: re.Pattern[str], text: str, weigh: _Weigh, found: _Events,
         at = list(map(re.Match.start, batch))
         starts.fromlist(at)
         if isinstance(weigh, int):
-            weights = [weigh] * len(at)
+            weights: Iterator[int] = repeat(weigh, len(at))
         else:
             lengths = list(map(sub, map(re.Match.end, batch), at))
-            weights = list(map(table.__getitem__ if max(lengths) < _TABLE else weigh, lengths))
+            weights = map(table.__getitem__ if max(lengths) < _TABLE else weigh, lengths)
         if running:
-            weights = list(islice(accumulate(weights, initial=weighed[-1]), 1, None))
-        weighed.fromlist(weights)
+            weights = islice(accumulate(weights, initial=weighed[-1]), 1, None)
+        weighed.fromlist(list(weights))
 
 
 def _numbers(text: str, per_group: int, spaced: int) -> _Events:
