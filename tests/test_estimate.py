@@ -369,6 +369,39 @@ def test_repeating_a_text_scales_the_estimate(text):
     assert once <= twice <= 2 * once + SEAM
 
 
+# Each class's pattern in its plain spelling, and the characters at the edges of its class
+# (capitals and lower case, Latin-1 and beyond, digits of other scripts, every kind of space,
+# the ends of the CJK blocks): `_estimate` spells the patterns so that each begins with a bare
+# character class (see `_estimate._run`), which must not change a match.
+_LATIN = "AZaz\u00c0\u00d6\u00d7\u00d8\u00de\u00df\u00f6\u00f7\u00f8\u00ff\u0100\u024f\u0250\u212a\u0130 1"
+_CJK = ("日\u3400\u4dbf\u9fff\uf900\ufaff\U00020000\U0003134f\U00031350\u3040\u30ff\u31f0\uff66\uff9f"
+        "\u1100\u11ff\u3130\u318f\uac00\ud7af\ud7b0жλ\u0301\u00e4a_1\u0663 ")
+PLAIN = {
+    "_WORD": (f"[{_estimate._UP}]*[{_estimate._LOW}]+|[{_estimate._UP}]+", _LATIN),
+    "_CAPS": (f"[{_estimate._UP}]{{2,}}", _LATIN),
+    "_DIGITS": (r"\d+", "09\u0661\u0966\u00bd\u00b2a "),
+    "_PUNCT": (r"[^\w\s]+", ".-_a1 \u00d7\u00f7\u3000\u0301🎉"),
+    "_SPACES": (r"[^\S\r\n]{2,}", " \t\r\n\x0b\x0c\x1f\x85\u00a0\u2028\u3000a"),
+    "_NON_ASCII": (r"[^\x00-\x7f]+", "a \x7f\x80\u00e4\u3000🎉"),
+    "_HAN_RUN": (f"[{_estimate._HAN}]+", _CJK),
+    "_KANA_RUN": (f"[{_estimate._KANA}]+", _CJK),
+    "_HANGUL_RUN": (f"[{_estimate._HANGUL}]+", _CJK),
+    "_CJK_RUN": (f"[{_estimate._HAN}{_estimate._KANA}{_estimate._HANGUL}]+", _CJK),
+    "_OTHER_RUN": (f"[^\\W\\d_A-Za-z\u00c0-\u024f{_estimate._HAN}{_estimate._KANA}{_estimate._HANGUL}]+", _CJK),
+}
+
+
+@pytest.mark.parametrize("name", PLAIN)
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_patterns_find_what_their_plain_spellings_find(name, data):
+    plain, edges = PLAIN[name]
+    # A list of characters: a text strategy would fold the two alphabets into one range.
+    text = "".join(data.draw(st.lists(st.sampled_from(edges) | ANY_CHAR, max_size=30)))
+    fast = getattr(_estimate, name)
+    assert [m.span() for m in fast.finditer(text)] == [m.span() for m in re.finditer(plain, text)]
+
+
 def test_counts_follow_the_feature_list():
     counts = _estimate._counts("Hello WORLD 123 日本 ж 🎉 _x\n\n  y naar")
     assert all(len(w) == len(counts) == len(_estimate.FEATURES) for w in _estimate._WEIGHTS.values())
@@ -413,6 +446,24 @@ SEAMY = st.lists(st.sampled_from(
 @given(text=st.one_of(SEAMY, st.text(alphabet=ANY_CHAR, max_size=80)), data=st.data())
 def test_index_counts_any_span_as_the_span_alone(target, text, data):
     index = _estimate.EstimateIndex(text, target=target)
+    for _ in range(10):
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, len(text)))
+        assert index.count(start, end) == estimate_tokens(text[start:end], target=target), (start, end)
+
+
+@pytest.mark.parametrize("target", _estimate.TARGETS)
+@settings(max_examples=300, deadline=None)
+@given(text=SEAMY, data=st.data())
+def test_index_built_in_small_steps_counts_the_same(target, text, data):
+    # The index reads matches a batch at a time, the non-ASCII classes a piece of text at a
+    # time (a piece scanned in place, or its non-ASCII runs joined), merges the small classes
+    # a stretch of positions at a time, and looks weights up in a table of short lengths:
+    # here all four tiny, so that short texts cross every boundary.
+    with pytest.MonkeyPatch.context() as patch:
+        for name, size in (("_BATCH", 2), ("_PIECE", 3), ("_STRETCH", 4), ("_TABLE", 3)):
+            patch.setattr(_estimate, name, size)
+        index = _estimate.EstimateIndex(text, target=target)
     for _ in range(10):
         start = data.draw(st.integers(0, len(text)))
         end = data.draw(st.integers(start, len(text)))
