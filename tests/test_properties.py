@@ -286,3 +286,8 @@ def test_exact_token_repros(strategy, tokenizer):
     for overlap in (0, 2):
         check_fit("日本語" * 33 + "\n", dict(strategy=strategy, unit="tokens", size=5, overlap=overlap,
                                            tokenizer=tokenizer))
+    # A token holding a space and the first bytes of the character after it (" 𝔘" in cl100k):
+    # at sizes under that token's run, the space and the character are cut apart.
+    for size, overlap in ((1, 0), (2, 0), (2, 1), (3, 1)):
+        check_fit(", 𝔘𝔘𝔘…", dict(strategy=strategy, unit="tokens", size=size, overlap=overlap,
+                                tokenizer=tokenizer))

@@ -9,6 +9,7 @@ start to its last word's end.
 
 from __future__ import annotations
 
+import bisect
 from array import array
 
 from .._measure import CharMeasure, ExactTokenMeasure, Measure, WordMeasure
@@ -80,9 +81,11 @@ def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int,
     so a window's start moves forward past it and its end back before it. A window is `size`
     of the document's tokens, but it is embedded alone, and its own encoding can differ at its
     edges (a run of CJK characters cut in the middle): then its end moves back a token at a
-    time until it fits, and the next window's start forward until the overlap fits. A start
-    never passes the previous end (no text is lost) and starts ascend. Only a character of more
-    than `size` tokens gets a window that is over (and flagged).
+    time until it fits, and the next window's start forward until the overlap fits. Where no
+    token start is left to move back to, the window is cut between two characters inside a
+    token, and the next starts there. A start never passes the previous end (no text is lost)
+    and starts ascend. Only a character of more than `size` tokens gets a window that is over
+    (and flagged).
     """
     off, count, mid = measure.offsets, len(measure.offsets), measure.mid_chars
     over, specials = measure.over, measure.specials
@@ -103,23 +106,41 @@ def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int,
         return starts, ends
     stride = size - overlap
     prev_s = prev_e = -1
+    carry = -1  # the last window ended between two characters of one token: the next starts there
     i = 0  # where the window would start on the document's tokens, a stride from the last
-    while i < count or prev_e < count:
-        s, e = up(i), down(min(i + size, count))
-        if prev_e >= 0:
-            s = min(s, prev_e)
-            if s <= prev_s:
-                s = up(prev_s + 1)
-            while s < prev_e and over(at(s), at(prev_e), overlap + specials):
-                s = up(s + 1)
+    while carry >= 0 or i < count or prev_e < count:
+        if carry >= 0:
+            s = bisect.bisect_right(off, carry) - 1  # the token the cut falls in
+            a, carry = carry, -1
+            e = down(min(s + size, count))
+        else:
+            s, e = up(i), down(min(i + size, count))
+            if prev_e >= 0:
+                s = min(s, prev_e)
+                if s <= prev_s:
+                    s = up(prev_s + 1)
+                while s < prev_e and over(at(s), at(prev_e), overlap + specials):
+                    s = up(s + 1)
+            a = at(s)
         if e <= s:
             e = up(s + 1)
-        while over(at(s), at(e), size + specials):
+        while over(a, at(e), size + specials):
             shorter = down(e - 1)
             if shorter <= s:
-                break  # one character: no cut can make it fit
+                break
             e = shorter
-        starts.append(at(s))
+        if at(e) - a > 1 and over(a, at(e), size + specials):
+            # No token start will do, but the window holds more than one character: a token
+            # can hold a space and the first bytes of the character after it (" 𝔘" in cl100k).
+            # Cut between the characters, and start the next window there (no overlap).
+            cut = measure.cut(a, at(e), size + specials)
+            if a < cut < at(e):
+                starts.append(a)
+                ends.append(cut)
+                carry = cut
+                i += stride
+                continue
+        starts.append(a)
         ends.append(at(e))
         if e >= count:
             break
