@@ -554,10 +554,11 @@ def _non_ascii_events(text: str, w: dict[str, int]) -> list[_Events]:
         cjk_before = len(cjk_starts)
         if not dense:
             matches = list(_NON_ASCII.finditer(text, start, stop))
-            joined = " ".join(map(re.Match.group, matches))
+            runs_found = list(map(re.Match.group, matches))
+            joined = " ".join(runs_found)
             # Where each run starts and ends in the joined text, and how far its start in
             # `text` is from its start there.
-            lengths = list(map(len, map(re.Match.group, matches)))
+            lengths = list(map(len, runs_found))
             at = list(accumulate(map(add, lengths, repeat(1)), initial=0))
             ends = list(map(add, at, lengths))
             shifts = list(map(sub, map(re.Match.start, matches), at))
@@ -582,11 +583,7 @@ def _pieces(text: str) -> Iterator[tuple[int, int, bool]]:
     before an ASCII character (or longer, where there is none)."""
     start, n = 0, len(text)
     while start < n:
-        stop = n
-        if start + _PIECE < n:
-            m = _ASCII_CHAR.search(text, start + _PIECE)
-            if m is not None:
-                stop = m.start()
+        stop = _block_end(text, start, _PIECE, _ASCII_CHAR)
         if stop - start >= 2 * _PIECE:
             # Everything past its first `_PIECE` characters is not ASCII: dense, without a
             # copy of a long run of Chinese.
@@ -597,6 +594,20 @@ def _pieces(text: str) -> Iterator[tuple[int, int, bool]]:
                 non_ascii = len(piece) - len(piece.encode("ascii", "ignore"))
                 yield start, stop, 8 * non_ascii >= len(piece)
         start = stop
+
+
+def _block_end(text: str, start: int, size: int, cut: re.Pattern[str]) -> int:
+    """Where a block of `text` from `start` ends: at the first match of `cut` at least `size`
+    characters on, or at the text's end.
+
+    >>> _block_end("ab cd ef", 0, 3, re.compile(" ")), _block_end("ab cd", 0, 9, re.compile(" "))
+    (5, 5)
+    """
+    if start + size < len(text):
+        m = cut.search(text, start + size)
+        if m is not None:
+            return m.start()
+    return len(text)
 
 
 _STRETCH = 1 << 15  # positions whose events `_merge` sorts at a time
@@ -643,11 +654,7 @@ def _pair_starts(text: str, block: int = 1 << 16) -> array[int] | None:  # noqa:
     starts = array(position_kind(len(text)))
     pos, n = 0, len(text)
     while pos < n:
-        stop = n
-        if pos + block < n:
-            m = _WHITESPACE.search(text, pos + block)
-            if m is not None:
-                stop = m.start()
+        stop = _block_end(text, pos, block, _WHITESPACE)
         lower = text[pos:stop].lower()
         found = [m.start() for m in _RARE_PAIR.finditer(lower)]
         if len(lower) != stop - pos:
