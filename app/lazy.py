@@ -29,14 +29,14 @@ def missing(tokenizer: str) -> bool:
     return bool(info is not None and info.exact) and importlib.util.find_spec(PACKAGE) is None
 
 
-# What each document kind needs (chunker/_extract imports them), in the order to fetch them.
+# What each document kind needs (chunker/documents imports them), in the order to fetch them.
 READERS = {"pdf": ("pypdf",), "docx": ("cobble", "mammoth")}
 
 
 def ensure_readers(kind: str, runtime: ModuleType | None = None) -> None:
     """Make the readers a document of `kind` needs importable, fetching the missing ones; raise
     :class:`chunker.ChunkerError` with one line if one cannot be had. Outside the browser nothing
-    is fetched: chunker._extract says which package to install."""
+    is fetched: chunker.documents says which package to install."""
     for package in READERS.get(kind, ()):
         if importlib.util.find_spec(package) is not None:
             continue

@@ -160,10 +160,10 @@ def _pair(prepare, small: str, big: str, repeats: int, budget: float) -> dict:
 def _phases(prepare, text: str, repeats: int) -> dict:
     """Seconds spent in each stage of our `chunk()` (median of runs), without a profiler's overhead.
 
-    Wraps whichever of chunker._api's stages exist (measure set-up, the strategy's split, the
+    Wraps whichever of chunker.session._api's stages exist (measure set-up, the strategy's split, the
     records, the stats) in this process only; "other" is the rest of the call.
     """
-    import chunker._api as api
+    import chunker.session._api as api
 
     spent: dict = {}
 
@@ -237,7 +237,7 @@ def _encoded_chars(args: dict, text: str) -> dict:
     The issue asks that a document is encoded once and pieces are never re-encoded: the ratio
     is 1.0 when that holds (plus whatever the records' per-chunk counts need, if anything).
     """
-    from chunker._tokenizers import get_tokenizer
+    from chunker.tokens._tokenizers import get_tokenizer
 
     tok = get_tokenizer(args["tokenizer"])
     calls = {"encode": 0, "count": 0, "encode_chars": 0, "count_chars": 0}

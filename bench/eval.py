@@ -46,9 +46,9 @@ if __package__ in (None, ""):  # run as a script: make `bench` and `chunker` imp
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import chunker
-from chunker._bm25 import BM25Index, _DocumentTerms
-from chunker._eval import _measure, _spans_and_headings, evaluate, sweep
-from chunker._questions import Question, Reference
+from chunker.retrieval._bm25 import BM25Index, _DocumentTerms
+from chunker.retrieval._eval import _measure, _spans_and_headings, evaluate, sweep
+from chunker.retrieval._questions import Question, Reference
 
 MB = 1_000_000
 # A prose sentence: a capital, 60 to 300 characters on one line, a full stop.

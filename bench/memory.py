@@ -63,7 +63,7 @@ def _status(field: str) -> int:
 
 
 def _settings(argv: list[str]):
-    from chunker._cli import _parser, settings_from
+    from chunker.cli._main import _parser, settings_from
 
     return settings_from(_parser().parse_args(argv))
 
@@ -72,8 +72,8 @@ def worker(path: str, argv: list[str], trace: bool) -> dict:
     """In this process: the call's peak beyond the document and its measure."""
     sys.path.insert(0, str(ROOT))
     import chunker
-    from chunker._export import jsonl_pieces
-    from chunker._tokenizers import get_tokenizer
+    from chunker.results._export import jsonl_pieces
+    from chunker.tokens._tokenizers import get_tokenizer
 
     settings = _settings(argv)
     text = Path(path).read_text(encoding="utf-8")

@@ -13,19 +13,19 @@ are the one place each list of names lives: the command line and the playground 
 choices, help texts and tables from them.
 """
 
-from ._advice import Advice, Tip, advise
-from ._api import Document, chunk
-from ._bm25 import BM25Index
 from ._errors import ChunkerError
-from ._eval import Evaluation, QuestionResult, SweepRow, evaluate, mark_best, sweep
-from ._export import FORMATS, Format, records, to_json, to_jsonl, to_text
-from ._extract import Extracted, detect_kind, extract
-from ._presets import MODEL_LIMITS, PRESETS, ModelLimit, Preset
-from ._questions import Question, Reference, dump_questions, load_questions
-from ._records import FLAGS, Chunk, ChunkResult, Stats
-from ._settings import BREAKS, DEFAULTS, PLAYGROUND_DEFAULTS, UNITS, Settings
-from ._tokenizers import TOKENIZERS, count_tokens, load_tokenizer
+from .documents import Extracted, detect_kind, extract
+from .results._export import FORMATS, Format, records, to_json, to_jsonl, to_text
+from .results._records import FLAGS, Chunk, ChunkResult, Stats
+from .retrieval._bm25 import BM25Index
+from .retrieval._eval import Evaluation, QuestionResult, SweepRow, evaluate, mark_best, sweep
+from .retrieval._questions import Question, Reference, dump_questions, load_questions
+from .session._advice import Advice, Tip, advise
+from .session._api import Document, chunk
+from .settings._presets import MODEL_LIMITS, PRESETS, ModelLimit, Preset
+from .settings._settings import BREAKS, DEFAULTS, PLAYGROUND_DEFAULTS, UNITS, Settings
 from .strategies import STRATEGIES, Strategy, register_strategy
+from .tokens._tokenizers import TOKENIZERS, count_tokens, load_tokenizer
 
 __version__ = "0.2.0"
 

@@ -1,6 +1,6 @@
 import sys
 
-from ._cli import main
+from .cli._main import main
 
 # Guarded: a worker process started by spawn (--jobs where fork is not used) imports the main
 # module again, and must not run the command a second time.

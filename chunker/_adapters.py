@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ._errors import ChunkerError
-from ._records import Chunk
-from ._settings import DEFAULTS, Settings
+from .results._records import Chunk
+from .settings._settings import DEFAULTS, Settings
 
 __all__ = ["METADATA_KEYS", "SETTING_NAMES", "chunk_metadata", "chunk_options", "settings_of"]
 

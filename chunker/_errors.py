@@ -21,3 +21,9 @@ class ChunkerError(ValueError):
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+def one_line(e: BaseException) -> str:
+    """An exception from deep inside a reader as a short clause for our one-line errors."""
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= 120 else text[:117] + "..."

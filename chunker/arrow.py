@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from ._adapters import chunk_options
-from ._api import chunk
 from ._errors import ChunkerError
+from .session._api import chunk
 
 try:
     import pyarrow as pa

@@ -19,10 +19,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ._adapters import SETTING_NAMES, chunk_metadata, chunk_options, settings_of
-from ._api import chunk
 from ._errors import ChunkerError
-from ._settings import TOKENIZERS
-from ._tokenizers import get_tokenizer
+from .session._api import chunk
+from .settings._settings import TOKENIZERS
+from .tokens._tokenizers import get_tokenizer
 
 try:
     from langchain_core.documents import Document

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._adapters import METADATA_KEYS, SETTING_NAMES, chunk_metadata, chunk_options
-from ._api import chunk
-from ._settings import DEFAULTS
+from .session._api import chunk
+from .settings._settings import DEFAULTS
 
 try:
     from llama_index.core.bridge.pydantic import Field

@@ -344,7 +344,7 @@ def bytelevel_split() -> str:
 
 def bytelevel_falcon() -> str:
     """Falcon's shape: Digits after ByteLevel, so digits are found among byte characters
-    (the general path of chunker._hf)."""
+    (the general path of chunker.tokens._hf)."""
     return _with_pre_tokenizer(bytelevel_bpe(), {"type": "Sequence", "pretokenizers": [
         {"type": "Punctuation", "behavior": "Contiguous"},
         {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},

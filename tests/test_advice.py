@@ -1,4 +1,4 @@
-"""chunker/_advice.py: what the document looks like, and remarks that never contradict the
+"""chunker/session/_advice.py: what the document looks like, and remarks that never contradict the
 settings they are about."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 import chunker
-from chunker._advice import content_type, model_limit, pitfalls
+from chunker.session._advice import content_type, model_limit, pitfalls
 from tests.texts import PRIMER, ROOT, sample_document
 
 CHAT = "".join(f"User: question {i} about my order?\nAssistant: answer {i}, shipped on day {i}.\n" for i in range(12))

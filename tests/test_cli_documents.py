@@ -9,7 +9,7 @@ import json
 import pytest
 
 import chunker
-from chunker._cli import run
+from chunker.cli._main import run
 from tests.documents import encrypted_pdf, image_only_pdf, sentences_for, typeset, word_document
 
 
@@ -92,7 +92,7 @@ def test_documents_that_cannot_be_read_are_one_line(report, tmp_path, make, need
 
 
 def test_a_file_over_the_limit_is_one_line(tmp_path, monkeypatch):
-    from chunker import _extract
+    from chunker import documents as _extract
 
     monkeypatch.setattr(_extract, "MAX_BYTES", 1000)
     path = tmp_path / "big.txt"

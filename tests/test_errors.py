@@ -144,8 +144,8 @@ def test_running_out_of_memory_is_one_line(tmp_path):
     big.write_text("Some words here. " * 300_000, encoding="utf-8")
     code = textwrap.dedent("""
         import resource, sys
-        from chunker._cli import main
-        import chunker._api, chunker._export, chunker.strategies.recursive
+        from chunker.cli._main import main
+        import chunker.session._api, chunker.results._export, chunker.strategies.recursive
         with open("/proc/self/status") as f:
             vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
         resource.setrlimit(resource.RLIMIT_AS, (vm + (60 << 20), vm + (60 << 20)))

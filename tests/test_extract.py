@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 import chunker
 from chunker import ChunkerError
-from chunker._extract import MAX_BYTES, Extracted, detect_kind, extract
-from chunker._extract._html import escape_block_start, html_to_text
-from chunker._extract._layout import PAGE_BREAK, PAGE_CONTINUES, Line, lines_to_text
+from chunker.documents import MAX_BYTES, Extracted, detect_kind, extract
+from chunker.documents._html import escape_block_start, html_to_text
+from chunker.documents._layout import PAGE_BREAK, PAGE_CONTINUES, Line, lines_to_text
 from tests import documents as docs
 from tests.texts import ROOT
 
@@ -88,14 +88,14 @@ def test_files_over_the_limit_are_refused_with_the_limit_named():
 
 
 def test_import_and_text_and_html_need_neither_pypdf_nor_mammoth():
-    code = ("import sys, chunker\nfrom chunker._extract import extract\n"
+    code = ("import sys, chunker\nfrom chunker.documents import extract\n"
             "extract(b'plain'); extract(b'<h1>T</h1><p>x</p>')\n"
             "print(sorted(m for m in ('pypdf', 'mammoth', 'cobble', 'html.parser', 'zipfile')"
             " if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          check=True)
     assert out.stdout.split() == ["['html.parser']"]
-    code = ("import sys, chunker, chunker._extract\n"
+    code = ("import sys, chunker, chunker.documents\n"
             "print('html.parser' in sys.modules, 'pypdf' in sys.modules)")
     bare = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           check=True)

@@ -1,4 +1,4 @@
-"""chunker._hf against Hugging Face's own `tokenizers` (pinned test requirement).
+"""chunker.tokens._hf against Hugging Face's own `tokenizers` (pinned test requirement).
 
 Each family (trained once per machine in set-up, see tests/hf_fixtures.py, a real model's file
 from a pinned package, or one of those with the pre-tokenizer of another real model) must give
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hf_fixtures as F
 
 from chunker import ChunkerError
-from chunker._hf import load_tokenizer
+from chunker.tokens._hf import load_tokenizer
 
 FAMILIES = list(F.FAMILIES)
 N_REAL = 7500
@@ -60,7 +60,7 @@ def family(request):
 
 
 def _precompiled(tok):
-    from chunker._hf._precompiled import Precompiled
+    from chunker.tokens._hf._precompiled import Precompiled
 
     stack = [tok.normalizer]
     while stack:
@@ -98,7 +98,7 @@ def _matches_hf(tok, text: str, enc) -> bool:
 
 @functools.cache
 def _byte_values() -> dict[str, int]:
-    from chunker._hf._rewriting import byte_chars
+    from chunker.tokens._hf._rewriting import byte_chars
 
     return {c: b for b, c in enumerate(byte_chars())}
 
@@ -336,7 +336,7 @@ def test_lone_surrogates_count_as_replacement_characters():
 def test_the_package_imports_without_third_party_modules():
     import subprocess
 
-    code = ("import sys, chunker._hf; "
+    code = ("import sys, chunker.tokens._hf; "
             "bad = [m for m in ('tokenizers', 'sentencepiece', 'numpy') if m in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(F.ROOT))
@@ -357,9 +357,9 @@ def test_nfkc_composes_a_mark_with_the_ascii_letter_before_it():
 
 
 def test_unicode_table_is_unicode_14():
-    """chunker._hf._ucd holds Python 3.11's general categories (Unicode 14), so every Python
+    """chunker.tokens._hf._ucd holds Python 3.11's general categories (Unicode 14), so every Python
     that runs the package builds the same \\p{..} classes."""
-    from chunker._hf import _ucd
+    from chunker.tokens._hf import _ucd
 
     if unicodedata.unidata_version != _ucd.UNICODE_VERSION:
         pytest.skip(f"this Python has Unicode {unicodedata.unidata_version}; the table is "
@@ -374,7 +374,7 @@ def test_unicode_normalizers_match_hf_on_marks_jamo_and_characters_hf_does_not_k
     compatibility form). The alignment must always cover the output."""
     from tokenizers import normalizers
 
-    from chunker._hf._normalizers import Unicode
+    from chunker.tokens._hf._normalizers import Unicode
 
     chars = [chr(c) for c in (0x61, 0x301, 0x316, 0x327, 0x898, 0x1100, 0x1161, 0x11A8, 0xAC00,
                               0x1EF4, 0xFB1D, 0x11930, 0x11935, 0x11938, 0x107A1, 0xAB69, 0x1FBF0,
@@ -401,7 +401,7 @@ def test_patterns_with_stand_ins_match_the_full_classes(text):
     """A pattern runs with characters above U+FFFF replaced by stand-ins below it (see
     _regex.Pattern): the matches must be those of the full classes, for the word regexes of
     real tokenizers and the covers of the built-in pre-tokenizers."""
-    from chunker._hf import _pretokenizers, _regex
+    from chunker.tokens._hf import _pretokenizers, _regex
 
     patterns = [_regex.translate(p) for p in sorted(_pretokenizers._KNOWN_WORD_REGEXES)]
     patterns += [_regex.classes(f) for f in (_pretokenizers._bert_cover, _pretokenizers._whitespace_cover)]

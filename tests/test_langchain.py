@@ -455,7 +455,7 @@ def test_pieces_measured_by_place_split_as_by_text(text, so, tokenizer):
     # running sums, or the exact tokenizers' single encoding of the document. The splits must
     # be those of measuring each piece's text, as LangChain does.
     import chunker
-    from chunker._tokenizers import get_tokenizer
+    from chunker.tokens._tokenizers import get_tokenizer
 
     size, overlap = so
     assume(overlap < size)  # chunk() asks for an overlap below the size; LangChain allows equal

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
-from chunker._text import Fences, is_caps_heading, is_heading_line
+from chunker.text._segments import Fences, is_caps_heading, is_heading_line
 from chunker.strategies.markdown import blocks
 from tests.texts import ROOT, debian_documents, sample_document
 
@@ -197,7 +197,7 @@ def test_fence_lines_join_a_neighbour(text, strategy, size):
 def test_fence_lines_are_found_where_the_pattern_matches_at_every_line(text):
     # The scanner looks only at lines holding three backticks or tildes; the pattern tried at
     # every line start finds the same fence lines.
-    from chunker._text import _FENCE_LINE, _fence_lines
+    from chunker.text._segments import _FENCE_LINE, _fence_lines
 
     assert [m.span() for m in _fence_lines(text)] == [m.span() for m in _FENCE_LINE.finditer(text)]
 

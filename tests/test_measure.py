@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
-from chunker._measure import make_measure
-from chunker._tokenizers import get_tokenizer
+from chunker.tokens._measure import make_measure
+from chunker.tokens._tokenizers import get_tokenizer
 
 _text = st.lists(st.sampled_from(list("ab c\n日😀.,") + ["word ", "  ", "\n\n", "x" * 30]),
                  min_size=1, max_size=100).map("".join)
@@ -87,7 +87,7 @@ def test_chunk_keeps_no_measure():
     import subprocess
     import sys
 
-    code = ("import chunker, chunker._api as api; seen = []; real = api.Document.run\n"
+    code = ("import chunker, chunker.session._api as api; seen = []; real = api.Document.run\n"
             "def spy(self, *a, **k):\n    seen.append(self); return real(self, *a, **k)\n"
             "api.Document.run = spy; chunker.chunk('Some text to chunk. ' * 50, tokenizer='o200k')\n"
             "print(seen[0]._measure)")

@@ -15,7 +15,7 @@ import json
 import pytest
 
 import chunker
-from chunker._cli import run
+from chunker.cli._main import run
 from tests.hf_fixtures import minilm_path
 from tests.texts import real_documents
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunker._measure import make_measure
-from chunker._text import line_spans, word_spans
-from chunker._tokenizers import get_tokenizer
+from chunker.tokens._measure import make_measure
+from chunker.text._segments import line_spans, word_spans
+from chunker.tokens._tokenizers import get_tokenizer
 from chunker.strategies._pack import pack
 
 _text = st.lists(st.sampled_from(["a", "bb", "word", "longerword", " ", "  ", "\n", "\n\n", ".", "😀", "日本",

@@ -9,7 +9,7 @@ import pytest
 from conftest import paste
 
 import chunker
-from chunker import _cli
+from chunker.cli import _common as _cli
 from tests.pagekit import page_fixtures, text_of
 from tests.test_page import ASTRAL, PROSE, SAMPLE, assert_same_as_python
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunker._cli import run
+from chunker.cli._main import run
 from tests.hf_fixtures import minilm_path
 from tests.pagekit import outdate_model_work, page_fixtures, text_of
 from tests.test_page import SAMPLE

@@ -150,7 +150,7 @@ def test_runs_keep_the_documents_measure_and_give_chunks_records(monkeypatch):
 
 def test_a_half_typed_setting_does_not_count_the_document_again(monkeypatch):
     good = run(SAMPLE, tokenizer="o200k")
-    from chunker._tokenizers import get_tokenizer
+    from chunker.tokens._tokenizers import get_tokenizer
 
     with monkeypatch.context() as m:
         # The document remembers its count: a bad setting does not encode it again.

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import chunker
-from chunker._tokenizers import get_tokenizer
+from chunker.tokens._tokenizers import get_tokenizer
 from tests.texts import real_documents
 
 STRATEGIES = list(chunker.STRATEGIES)
@@ -149,7 +149,7 @@ def unsplittable(strategy: str, text: str) -> bool:
     blank lines inside is one paragraph); for markdown, a chunk of
     nothing but heading lines (a heading is never cut, and a heading that fills the size stands
     alone)."""
-    from chunker._text import Fences, paragraph_spans
+    from chunker.text._segments import Fences, paragraph_spans
     from chunker.strategies._pack import glue_fences
     from chunker.strategies.markdown import blocks
 
@@ -236,7 +236,7 @@ def test_exact_token_chunks_fit_on_real_documents(strategy, tokenizer):
 @given(st.text(alphabet=st.sampled_from(" \t\n\u2028\xa0x"), max_size=200))
 def test_stripped_length_is_the_length_of_strip(text):
     # Runs of whitespace past the 64 characters looked at one by one included.
-    from chunker._text import stripped_length
+    from chunker.text._segments import stripped_length
 
     assert stripped_length(text) == len(text.strip())
     assert stripped_length(" " * 100 + text + "\n" * 70) == len(text.strip())
@@ -255,7 +255,7 @@ _CHECKED = st.text(alphabet=st.sampled_from(_SPACES + "ab—é日😀\ud800\udff
 def test_word_counts_and_text_checks_read_every_character(text, long):
     """count_words and check_text look only at the text's non-ASCII characters (see
     non_ascii): they must still see each one, also past non_ascii's first megabyte step."""
-    from chunker._text import check_text, count_words, non_ascii
+    from chunker.text._segments import check_text, count_words, non_ascii
 
     pad = "x " * (1 << 19) if long else ""  # 2**20 characters: `text` starts the second step
     doc = pad + text

@@ -20,7 +20,7 @@ import sys
 import pytest
 
 import chunker
-from chunker._cli import run
+from chunker.cli._main import run
 from tests.texts import ROOT, sample_document
 
 EVERY_LINE = '''"""Strategy `every_line`: each non-blank line is a chunk (a throwaway for the registry test)."""
@@ -38,7 +38,7 @@ def split(text, *, size, overlap, measure, breaks=()):
 
 @pytest.fixture
 def every_line():
-    from chunker._text import line_spans
+    from chunker.text._segments import line_spans
     from chunker.strategies import Span
 
     def split(text, *, size, overlap, measure, breaks=()):
@@ -56,7 +56,7 @@ def test_a_registered_strategy_reaches_the_library_cli_compare_and_worker(every_
     out, err = io.StringIO(), io.StringIO()
     assert run(["--strategy", every_line, "--size", "50", "--overlap", "0"], io.StringIO(text), out, err) == 0
     assert len(out.getvalue().splitlines()) == len(res.chunks)
-    assert every_line in chunker._cli._parser().format_help()
+    assert every_line in chunker.cli._main._parser().format_help()
     assert chunker.Document(text).compare(chunker.Settings(size=50, overlap=0))[every_line].chunks == len(res.chunks)
     from app import panels, worker
 

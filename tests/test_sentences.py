@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunker._sentences import clause_spans, sentence_spans
+from chunker.text._sentences import clause_spans, sentence_spans
 from tests.texts import real_documents
 
 ROOT = Path(__file__).resolve().parent.parent

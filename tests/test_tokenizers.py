@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import chunker
 from chunker._errors import ChunkerError
-from chunker._tokenizers import Tokenizer, approx_tokens, get_tokenizer, tiktoken_encoding
+from chunker.tokens._tokenizers import Tokenizer, approx_tokens, get_tokenizer, tiktoken_encoding
 from tests.texts import real_documents
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -113,7 +113,7 @@ def test_import_is_standard_library_only():
 
 
 def test_pure_python_backend_is_used_without_tiktoken():
-    code = ("import chunker._tokenizers as t; tok = t.get_tokenizer('o200k');"
+    code = ("import chunker.tokens._tokenizers as t; tok = t.get_tokenizer('o200k');"
             "print(tok.backend, tok.count('hello world'))")
     env = {"CHUNKER_TIKTOKEN": "0", "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env, check=True)
@@ -132,7 +132,7 @@ _lines = st.lists(st.sampled_from(["word", " word", "\n", "\n\n", "  ", "\t", "x
 def test_span_counts_from_one_encoding_are_exact(text, data):
     # Chunk token counts are built from the document's encoding plus the span's first and last
     # lines; they must equal encoding the span on its own, for any span.
-    from chunker._measure import ExactTokenMeasure
+    from chunker.tokens._measure import ExactTokenMeasure
 
     for name in ("o200k", "cl100k"):
         m = ExactTokenMeasure(text, get_tokenizer(name))
@@ -151,7 +151,7 @@ def test_many_spans_of_one_document_are_exact_and_judged_right(text, data):
     # One measure answers many spans: the edge words it remembers for one span (by start and by
     # end) must serve the others exactly, in any order, and `over` must agree with the count
     # right at the size limit, where a character can hold several tokens.
-    from chunker._measure import ExactTokenMeasure
+    from chunker.tokens._measure import ExactTokenMeasure
 
     points = data.draw(st.lists(st.integers(0, len(text)), min_size=2, max_size=5))
     spans = [(a, b) for a in points for b in points if a <= b]
@@ -166,7 +166,7 @@ def test_many_spans_of_one_document_are_exact_and_judged_right(text, data):
 
 
 def test_span_counts_are_exact_on_real_documents():
-    from chunker._measure import ExactTokenMeasure
+    from chunker.tokens._measure import ExactTokenMeasure
 
     for _, doc in real_documents():
         doc = doc[:20000]
@@ -195,7 +195,7 @@ def test_block_encoding_gives_the_whole_texts_offsets(text, block):
 def test_token_shapes_from_the_vocabulary_or_learnt_one_by_one_agree(text):
     # With the vocabulary, every token's shape is read at once; without it (another backend),
     # shapes are learnt from the tokens met. Offsets and split characters must not differ.
-    from chunker._tokenizers import Tokenizer
+    from chunker.tokens._tokenizers import Tokenizer
 
     for name in ("o200k", "cl100k"):
         tok = get_tokenizer(name)
@@ -223,7 +223,7 @@ def test_numpy_sums_give_the_same_offsets(text, base, wide):
 
 
 def test_numpy_offsets_of_a_long_real_document(monkeypatch):
-    import chunker._tokenizers as tokenizers
+    import chunker.tokens._tokenizers as tokenizers
 
     doc = "\n\n".join(text for _, text in real_documents()) + " 😀 naïve 日本語 \u0301x"
     tok = get_tokenizer("cl100k")

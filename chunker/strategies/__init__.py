@@ -1,7 +1,7 @@
 """The strategy registry: one entry per strategy, each strategy a module of this package.
 
 A strategy module exposes ``split(text, *, size, overlap, measure, breaks)``, which returns the
-chunks' offsets in document order, sized by `measure` (see chunker/_measure.py): a list of
+chunks' offsets in document order, sized by `measure` (see chunker/tokens/_measure.py): a list of
 `Span`, or `Spans`, the same as columns (strategies that can make millions of chunks). Everything
 else (the CLI's choices and help, the page's select, the comparison table, the docs' table)
 is drawn from `STRATEGIES`, so a new strategy is its module plus one line below.

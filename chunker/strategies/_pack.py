@@ -11,8 +11,8 @@ import bisect
 from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
-from .._measure import CharMeasure, Measure
-from .._text import Fences, iter_paragraph_spans, line_spans, paragraph_spans, position_kind, word_spans  # noqa: F401 - a doctest
+from ..text._segments import Fences, iter_paragraph_spans, line_spans, paragraph_spans, position_kind, word_spans  # noqa: F401 - a doctest
+from ..tokens._measure import CharMeasure, Measure
 from ._spans import Marks, Span, Spans
 
 __all__ = ["Span", "Spans", "Leaves", "pack", "pack_columns", "cascade", "LEVELS", "spans_from_pack"]
@@ -22,13 +22,13 @@ LEVELS = ("paragraph", "line", "sentence", "clause", "word", "char")
 
 
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    from .._sentences import sentence_spans
+    from ..text._sentences import sentence_spans
 
     return sentence_spans(text, start, end)
 
 
 def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    from .._sentences import clause_spans
+    from ..text._sentences import clause_spans
 
     return clause_spans(text, start, end)
 

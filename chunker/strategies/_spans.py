@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress
 from typing import NamedTuple, overload
 
-from .._text import position_kind
+from ..text._segments import position_kind
 
 __all__ = ["Span", "Spans", "Marks"]
 

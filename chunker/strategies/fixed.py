@@ -12,8 +12,8 @@ from __future__ import annotations
 import bisect
 from array import array
 
-from .._measure import CharMeasure, ExactTokenMeasure, Measure, WordMeasure
-from .._text import ends_sentence, position_kind
+from ..text._segments import ends_sentence, position_kind
+from ..tokens._measure import CharMeasure, ExactTokenMeasure, Measure, WordMeasure
 from ._spans import Spans
 
 

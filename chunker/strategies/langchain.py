@@ -35,7 +35,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 
-from .._measure import ExactTokenMeasure, IndexedEstimateMeasure, Measure
+from ..tokens._measure import ExactTokenMeasure, IndexedEstimateMeasure, Measure
 from ._spans import Spans
 
 __all__ = ["DEFAULT_SEPARATORS", "langchain_spans", "split"]

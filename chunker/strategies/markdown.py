@@ -36,8 +36,8 @@ from array import array
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .._measure import Measure
-from .._text import Fences, indent_columns, is_caps_heading, position_kind
+from ..text._segments import Fences, indent_columns, is_caps_heading, position_kind
+from ..tokens._measure import Measure
 from ._pack import Leaves, Spans, cascade, pack_columns
 
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")

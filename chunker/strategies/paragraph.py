@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from array import array
 
-from .._measure import Measure
-from .._text import Fences, paragraph_spans, position_kind
+from ..text._segments import Fences, paragraph_spans, position_kind
+from ..tokens._measure import Measure
 from ._pack import Spans, glue_fences, pack_columns
 
 

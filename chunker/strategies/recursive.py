@@ -6,8 +6,8 @@ up to `size`, and the overlap is whole trailing pieces. Hard-wrapped prose skips
 
 from __future__ import annotations
 
-from .._measure import Measure
-from .._text import Fences, position_kind
+from ..text._segments import Fences, position_kind
+from ..tokens._measure import Measure
 from ._pack import Leaves, Spans, cascade, pack_columns, spans_from_pack
 
 _LEVELS = ("paragraph", "line", "sentence", "word", "char")

@@ -8,8 +8,8 @@ Size 0 gives one chunk per sentence (seed 000's "by sentence").
 
 from __future__ import annotations
 
-from .._measure import Measure
-from .._text import Fences, position_kind
+from ..text._segments import Fences, position_kind
+from ..tokens._measure import Measure
 from ._pack import Leaves, Spans, cascade, pack_columns, spans_from_pack
 
 _ORDER = ("paragraph", "line", "sentence", "clause")

@@ -1,0 +1,97 @@
+"""A job: what every input is chunked and rendered with, in this process or in a worker, and
+how one input becomes blocks of output or one error line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import ChunkerError
+from ..results._export import FORMATS, Frame, iter_records
+from ..settings._settings import Settings
+from ._inputs import Input, read_document
+
+OBJECTS = Frame(lambda o: json.dumps(o, ensure_ascii=False) + "\n")
+"""--stats and --advice: one JSON object a line."""
+
+
+class WorkerError(Exception):
+    """A worker process (--jobs) stopped without an answer, or could not start; str(e) is one line."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every file is chunked and rendered with (sent to each worker once)."""
+
+    settings: Settings
+    fmt: str = "jsonl"
+    show: str = "records"
+    """records, or stats / advice: one JSON object a file."""
+    raw: bool = False
+    keep_running: bool = False
+    max_chunk_chars: int | None = None
+    named: bool = False
+    """Records (and objects) carry `source`, and a chunking error names its file."""
+
+    @property
+    def frame(self) -> Frame:
+        frame = FORMATS[self.fmt].frame if self.show == "records" else OBJECTS
+        assert frame is not None
+        return frame
+
+
+def render(job: Job, item: Input, data: bytes | str | None = None) -> Iterator[bytes]:
+    """`item` read (or `data`, its bytes already read) and chunked, then its records rendered
+    and joined as `job.frame` joins them, in blocks of UTF-8 of about BLOCK_CHARS (none when it
+    has no record). Raises ChunkerError before the first block, never after: a file's output
+    is never held whole, here or in the parent, and a failed file has written nothing."""
+    source = item.name if job.named else None
+    doc = read_document(item.path, None, raw=job.raw, keep_running=job.keep_running, source=source, data=data)
+    try:
+        result = doc.run(job.settings, max_chunk_chars=job.max_chunk_chars)
+    except ChunkerError as e:
+        if job.named:
+            raise ChunkerError(f"{item.label}: {e}") from None
+        raise
+    if job.show == "records":
+        return _blocks(job.frame, iter_records(result))
+    obj = result.stats.to_dict() if job.show == "stats" else doc.advise(result).to_dict()
+    return iter([OBJECTS.body([{"source": source, **obj} if job.named else obj]).encode("utf-8")])
+
+
+BLOCK_CHARS = 1 << 18
+"""About how much output a block holds: small beside a document's own chunking, large enough
+that a worker sends few messages. (Measured: a 60 KB file written 200 times over peaks at
+3.9 MB traced, against 3.2 MB when the records were streamed one by one, and 145 MB for the
+file's output held whole.)"""
+
+
+def _blocks(frame: Frame, recs: Iterator[dict[str, Any]]) -> Iterator[bytes]:
+    record, sep = frame.record, frame.sep
+    batch: list[str] = []
+    held = 0
+    first = True
+    for r in recs:
+        piece = record(r) if first else sep + record(r)
+        first = False
+        batch.append(piece)
+        held += len(piece)
+        if held >= BLOCK_CHARS:
+            yield "".join(batch).encode("utf-8")
+            batch, held = [], 0
+    if batch:
+        yield "".join(batch).encode("utf-8")
+
+
+Outcome = tuple[Input, str, Any]
+"""(input, "part", a block of its output), any number of them, then (input, "ok", None) or
+(input, "error", the one-line message); a failed input has no parts."""
+
+
+def _attempt(job: Job, item: Input, data: bytes | str | None = None) -> tuple[str, Any]:
+    try:
+        return "ok", render(job, item, data)
+    except ChunkerError as e:
+        return "error", str(e)

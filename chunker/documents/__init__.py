@@ -1,0 +1,208 @@
+"""Documents in: PDF, Word (.docx), HTML and UTF-8 text, each to one Markdown-flavoured text.
+
+The text `extract` returns is what gets chunked, so chunk offsets index it (never the file's
+bytes). Headings come out as ``#`` lines, list items as ``- `` / ``1. ``, tables as Markdown
+rows, ``<pre>`` as fenced code, and blocks are separated by one blank line; the markdown
+strategy then gives heading paths. Plain text is returned exactly as decoded.
+
+Only the standard library is imported here; pypdf (PDF) and mammoth (DOCX) are imported inside
+the functions that read those formats, so text and HTML work without them.
+
+>>> doc = extract(b"<h1>Title</h1><p>Body &amp; soul.</p>", name="page.html")
+>>> doc.kind, doc.text
+('html', '# Title\\n\\nBody & soul.')
+>>> extract("Plain text stays as it is.\\r\\n".encode()).text
+'Plain text stays as it is.\\r\\n'
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .._errors import ChunkerError
+
+__all__ = ["KINDS", "MAX_BYTES", "Extracted", "detect_kind", "extract"]
+
+KINDS = ("pdf", "docx", "html", "text")
+# Large enough for a long report or a book; past it, pypdf on Pyodide takes minutes and the
+# page's memory is at risk. A caller with other limits passes max_bytes.
+MAX_BYTES = 50_000_000
+
+_HTML_NAMES = (".html", ".htm", ".xhtml", ".shtml")
+# Names that say "text" even when the content starts with markup (Markdown may hold HTML).
+_TEXT_NAMES = (".txt", ".text", ".md", ".markdown", ".mdx", ".rst", ".adoc", ".csv", ".tsv",
+               ".json", ".jsonl", ".xml", ".yaml", ".yml", ".toml", ".ini", ".log", ".tex",
+               ".py", ".js", ".ts", ".css", ".c", ".h", ".java", ".go", ".rs", ".sh")
+_HTML_START = re.compile(
+    rb"\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title"
+    rb"|div|p|h[1-6]|table|ul|ol|article|section|main|header|nav|span|a|link|style|script)[\s>/]",
+    re.IGNORECASE | re.DOTALL)
+_OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """One document's text, ready to chunk.
+
+    `pages` holds, for a PDF, the offset in `text` where each page starts (``pages[0] == 0``);
+    it is empty for other kinds. In a PDF's text every page boundary holds exactly one form
+    feed ``"\\f"``, and no page's own text holds one, so the page of an offset is also the
+    number of form feeds before it, plus one.
+
+    >>> doc = Extracted("One.\\n\\n\\f\\n\\nTwo.", "pdf", (0, 9))
+    >>> doc.page_range(0, 4), doc.page_range(9, 13), doc.page_range(0, 13)
+    ((1, 1), (2, 2), (1, 2))
+    """
+
+    text: str
+    kind: str
+    pages: tuple[int, ...] = ()
+
+    def page_range(self, start: int, end: int) -> tuple[int, int] | None:
+        """The first and last page (1-based) that `text[start:end]` touches, or None when the
+        document has no pages (not a PDF) or the span is empty."""
+        if not self.pages or end <= start:
+            return None
+        first = bisect.bisect_right(self.pages, start)
+        last = bisect.bisect_right(self.pages, end - 1)
+        return max(first, 1), max(last, 1)
+
+
+def detect_kind(data: bytes, name: str | None = None) -> str:
+    """``"pdf"``, ``"docx"``, ``"html"`` or ``"text"``, judged from the content first and the
+    file name second. Raises `ChunkerError` for formats known not to be supported.
+
+    >>> detect_kind(b"%PDF-1.7 ..."), detect_kind(b"<!DOCTYPE html><p>x"), detect_kind(b"x")
+    ('pdf', 'html', 'text')
+    >>> detect_kind(b"<p>Markdown may hold HTML</p>", "notes.md")
+    'text'
+    """
+    label = name or "the input"
+    suffix = _suffix(name)
+    # The header may follow up to 1 KB of junk, but a text file may also just mention it.
+    if data.startswith(b"%PDF-") or (b"%PDF-" in data[:1024]
+                                     and suffix not in _TEXT_NAMES + _HTML_NAMES):
+        return "pdf"
+    if data.startswith(_OLE2):
+        what = "an old binary Word .doc" if suffix in ("", ".doc", ".dot") else "an old binary Office file"
+        raise ChunkerError(f"{label} is {what} (OLE2), which is not supported: "
+                           "save it as .docx (Word: File > Save As > Word Document) and try again")
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        # Searched in the raw bytes: zip stores member names uncompressed, and a truncated
+        # file has lost the central directory a zip reader would list them from.
+        if b"word/document" in data or suffix in (".docx", ".docm", ".dotx"):
+            return "docx"
+        raise ChunkerError(f"{label} is a zip archive but not a Word .docx (it holds no "
+                           "word/document.xml); give a PDF, .docx, HTML or UTF-8 text file")
+    if suffix == ".pdf":
+        raise ChunkerError(f"{label} is named .pdf but is not a PDF (no %PDF- header): "
+                           "it may be damaged, or another format renamed")
+    if suffix in (".docx", ".docm", ".dotx"):
+        raise ChunkerError(f"{label} is named {suffix} but is not a Word document (not a zip "
+                           "archive): it may be damaged, or another format renamed")
+    if suffix in _HTML_NAMES:
+        return "html"
+    if suffix in _TEXT_NAMES:
+        return "text"
+    head = data[:4096]
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    return "html" if _HTML_START.match(head) else "text"
+
+
+def extract(data: bytes, *, name: str | None = None, keep_running: bool = False,
+            max_bytes: int = MAX_BYTES, progress: Callable[[int, int], None] | None = None,
+            ) -> Extracted:
+    """Extract the text of a document given as bytes; `name` (a file name) helps tell the kind
+    and names the file in errors.
+
+    `keep_running=True` keeps the running headers and footers of a PDF (by default lines that
+    repeat at the top or bottom of most pages are dropped). `progress(done, total)` is called
+    after each PDF page. Files over `max_bytes` (default 50 MB) are refused. Every failure
+    raises `ChunkerError` with one line that says what to do.
+
+    >>> extract(b"\\xff\\xfe", name="notes.txt")
+    Traceback (most recent call last):
+    ...
+    chunker._errors.ChunkerError: notes.txt: not UTF-8 text (bad byte at offset 0); convert it to UTF-8 first
+    """
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    if not isinstance(data, bytes):
+        raise ChunkerError(f"extract() takes the file's bytes, got {type(data).__name__}: "
+                           "read the file in binary mode ('rb')")
+    label = name or "the input"
+    if len(data) > max_bytes:
+        raise ChunkerError(f"{label} is {_mb(len(data))}, over the {_mb(max_bytes)} limit for one "
+                           "document: split it, or raise the limit (max_bytes)")
+    kind = detect_kind(data, name)
+    if kind == "pdf":
+        from ._pdf import pdf_to_text
+
+        text, pages = pdf_to_text(data, label=label, keep_running=keep_running, progress=progress)
+        return Extracted(text, "pdf", pages)
+    if kind == "docx":
+        from ._docx import docx_to_text
+
+        return Extracted(docx_to_text(data, label=label), "docx")
+    if kind == "html":
+        from ._html import html_to_text
+
+        return Extracted(html_to_text(decode_html(data)), "html")
+    try:
+        # Not utf-8-sig and no newline translation: offsets index the bytes' text exactly,
+        # as the CLI has always read text files.
+        return Extracted(data.decode("utf-8"), "text")
+    except UnicodeDecodeError as e:
+        raise ChunkerError(f"{label}: not UTF-8 text (bad byte at offset {e.start}); "
+                           "convert it to UTF-8 first") from None
+
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.IGNORECASE)
+
+
+def decode_html(data: bytes) -> str:
+    """HTML bytes as text: the byte-order mark, else a <meta> charset, else UTF-8; a page that
+    is not valid in any of those is read as Windows-1252, as browsers do.
+
+    >>> decode_html(b'<meta charset="iso-8859-1"><p>caf\\xe9')
+    '<meta charset="iso-8859-1"><p>café'
+    """
+    import codecs
+
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+                       (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            return data[len(bom):].decode(codec, errors="replace")
+    m = _META_CHARSET.search(data[:4096])
+    if m:
+        try:
+            codec = codecs.lookup(m.group(1).decode("ascii")).name
+        except (LookupError, UnicodeDecodeError):
+            codec = ""
+        # A page saying UTF-16 in an ASCII <meta> cannot be UTF-16; browsers read UTF-8 then.
+        if codec and not codec.startswith("utf-16"):
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError:
+                pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
+def _suffix(name: str | None) -> str:
+    if not name:
+        return ""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return base[base.rfind("."):] if "." in base else ""
+
+
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n % 1_000_000 else f"{n // 1_000_000} MB"

@@ -1,0 +1,263 @@
+"""The records `chunk()` returns: a `Chunk` per span, `Stats` for the whole document.
+
+A result holds its chunks as spans and numbers (`Chunks`): about 40 bytes a chunk beside the
+document, whose text each `Chunk` record slices when it is asked for. A megabyte cut into
+single characters is a million chunks; as records held at once it would be a gigabyte.
+"""
+
+from __future__ import annotations
+
+import bisect
+from array import array
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, overload
+
+from ..settings._settings import Settings
+from ..text._segments import count_words, position_kind
+
+__all__ = ["Chunk", "Chunks", "Stats", "ChunkResult", "FLAGS"]
+
+FLAGS: dict[str, str] = {
+    "mid_sentence": "Ends mid-sentence: the chunk does not end with terminal punctuation or a closing code fence.",
+    "fragment": "Fragment: under a fifth of the chunk size; a fragment embeds as noise.",
+    "orphan_heading": "Orphaned heading: the last line is a heading whose body went to the next chunk.",
+    "oversize": "Oversize: larger than the chunk size, measured on the final chunk.",
+    "split_sentence": "Split sentence: a sentence was cut to fit the size.",
+    "truncated": "Truncated: more tokens than the embedding model's input limit; the model will cut this chunk.",
+}
+"""Flag names and what each one means (the page shows these on the badges)."""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One chunk: a span of the document, its text and its sizes.
+
+    `start_char`/`end_char` are code-point offsets into the document exactly as given, so
+    ``document[start_char:end_char] == text`` always holds.
+    """
+
+    index: int
+    start_char: int
+    end_char: int
+    text: str
+    tokens: int
+    tokens_estimated: bool
+    flags: tuple[str, ...] = ()
+    headings: tuple[str, ...] = ()
+    overlap_chars: int = 0
+    page_start: int | None = None
+    """The first page (from 1) the chunk touches, for a document with pages (a PDF); else None."""
+    page_end: int | None = None
+    chars: int = field(init=False)
+    # Counted on first use: chunking a large document for a pipeline need not pay for it.
+    _words: int | None = field(init=False, default=None, repr=False, compare=False)
+
+    @property
+    def words(self) -> int:
+        """Whitespace-separated words, as ``len(text.split())``."""
+        if self._words is None:
+            object.__setattr__(self, "_words", count_words(self.text))
+        return self._words  # type: ignore[return-value]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "chars", len(self.text))
+        if not 0 <= self.start_char <= self.end_char:
+            raise ValueError(f"chunk {self.index} has bad offsets {self.start_char}..{self.end_char}")
+        if self.end_char - self.start_char != len(self.text):
+            raise ValueError(f"chunk {self.index}: offsets do not match its text length")
+        unknown = [f for f in self.flags if f not in FLAGS]
+        if unknown:
+            raise ValueError(f"chunk {self.index} has unknown flags {unknown}")
+
+    @classmethod
+    def _made_from(cls, text: str, index: int, start_char: int, end_char: int, tokens: int,
+                   tokens_estimated: bool, flags: tuple[str, ...], headings: tuple[str, ...],
+                   overlap_chars: int, page_start: int | None = None, page_end: int | None = None) -> Chunk:
+        """A record whose `text` is ``document[start_char:end_char]`` as `Chunks` has just sliced
+        it (the property tests hold every result to that).
+
+        `__post_init__`'s checks are skipped: a frozen dataclass sets each field through
+        object.__setattr__, which costs more than slicing the chunk, and a document can make
+        thousands of chunks.
+        """
+        record = object.__new__(cls)
+        record.__dict__.update(index=index, start_char=start_char, end_char=end_char, text=text,
+                               tokens=tokens, tokens_estimated=tokens_estimated, flags=flags,
+                               headings=headings, overlap_chars=overlap_chars, page_start=page_start,
+                               page_end=page_end, chars=len(text), _words=None)
+        return record
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as exported; `page_start` and `page_end` only for a document with pages."""
+        out = {
+            "index": self.index,
+            "start_char": self.start_char,
+            "end_char": self.end_char,
+            "text": self.text,
+            "chars": self.chars,
+            "words": self.words,
+            "tokens": self.tokens,
+            "tokens_estimated": self.tokens_estimated,
+            "overlap_chars": self.overlap_chars,
+            "flags": list(self.flags),
+            "headings": list(self.headings),
+        }
+        if self.page_start is not None:
+            out["page_start"], out["page_end"] = self.page_start, self.page_end
+        return out
+
+
+class Chunks(Sequence[Chunk]):
+    """The chunks of one result as compact columns; `Chunk` records are made on access.
+
+    Indexing, slicing and iterating give records equal to those a tuple would hold; equality
+    with any sequence of records compares them one by one.
+    """
+
+    __slots__ = ("_text", "_starts", "_ends", "_tokens", "_flags", "_headings", "_estimated", "_pages")
+
+    def __init__(self, text: str, starts: Sequence[int], ends: Sequence[int], tokens: Sequence[int],
+                 flags: Sequence[tuple[str, ...]], headings: Sequence[tuple[str, ...]] | None,
+                 estimated: bool, pages: Sequence[int] = ()) -> None:
+        kind = position_kind(len(text))
+        self._text = text
+        self._starts = _array(kind, starts)
+        self._ends = _array(kind, ends)
+        self._tokens = _array("q", tokens)
+        # Flag and heading tuples repeat from chunk to chunk: one shared tuple each, so a
+        # chunk costs a reference, not a tuple of its own.
+        shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._flags = flags if type(flags) is list else list(flags)
+        for k, f in enumerate(self._flags):
+            self._flags[k] = shared.setdefault(f, f)
+        self._headings = None if headings is None or not any(headings) else list(headings)
+        self._estimated = estimated
+        self._pages = tuple(pages)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    @overload
+    def __getitem__(self, i: int) -> Chunk: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Chunk]: ...
+
+    def __getitem__(self, i: int | slice) -> Chunk | list[Chunk]:
+        if isinstance(i, slice):
+            return [self._make(k) for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"chunk index {i} out of range for {n} chunks")
+        return self._make(i)
+
+    def __iter__(self) -> Iterator[Chunk]:
+        make = self._make
+        return (make(k) for k in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(c) for c in self[:3])
+        return f"Chunks([{shown}{', ...' if len(self) > 3 else ''}], {len(self):,} chunks)"
+
+    def spans(self) -> list[tuple[int, int]]:
+        """Every chunk's (start_char, end_char), without making records."""
+        return list(zip(self._starts, self._ends))
+
+    def _make(self, k: int) -> Chunk:
+        start, end = self._starts[k], self._ends[k]
+        shared = max(0, min(self._ends[k - 1], end) - start) if k else 0
+        first = last = None
+        if self._pages:  # the pages the chunk's text touches, from 1
+            first = max(1, bisect.bisect_right(self._pages, start))
+            last = max(first, bisect.bisect_right(self._pages, max(start, end - 1)))
+        return Chunk._made_from(self._text[start:end], k, start, end, self._tokens[k], self._estimated,
+                                self._flags[k], self._headings[k] if self._headings else (), shared,
+                                first, last)
+
+
+def _array(kind: str, values: Sequence[int]) -> array[int]:  # noqa: F821
+    """`values` as an array of `kind`: the array itself when it is one already (a million chunks'
+    positions are not copied again)."""
+    if isinstance(values, array) and values.typecode == kind:
+        return values
+    return array(kind, values)
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Figures for the whole result: the stats strip's numbers (chunks, sizes, tokens embedded
+    more than once, tokens embedded in all) and the flags counted."""
+
+    chunks: int
+    document_chars: int
+    document_words: int
+    document_tokens: int
+    min_tokens: int
+    avg_tokens: float
+    max_tokens: int
+    min_chars: int
+    avg_chars: float
+    max_chars: int
+    duplicated_tokens: int
+    duplicated_pct: float
+    avg_overlap: float
+    """Overlap between neighbouring chunks, averaged, in the unit of the settings."""
+    max_overlap: int
+    embedding_tokens: int
+    exact: bool
+    flag_counts: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "chunks": self.chunks,
+            "document_chars": self.document_chars,
+            "document_words": self.document_words,
+            "document_tokens": self.document_tokens,
+            "min_tokens": self.min_tokens,
+            "avg_tokens": self.avg_tokens,
+            "max_tokens": self.max_tokens,
+            "min_chars": self.min_chars,
+            "avg_chars": self.avg_chars,
+            "max_chars": self.max_chars,
+            "duplicated_tokens": self.duplicated_tokens,
+            "duplicated_pct": self.duplicated_pct,
+            "avg_overlap": self.avg_overlap,
+            "max_overlap": self.max_overlap,
+            "embedding_tokens": self.embedding_tokens,
+            "exact": self.exact,
+            "flag_counts": dict(self.flag_counts),
+        }
+
+
+@dataclass(frozen=True)
+class ChunkResult:
+    """What `chunk()` returns: the chunks, their stats and the settings that made them."""
+
+    chunks: Sequence[Chunk]
+    stats: Stats
+    settings: Settings
+    source: str | None = None
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return iter(self.chunks)
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": self.settings.to_dict(),
+            "stats": self.stats.to_dict(),
+            "chunks": [c.to_dict() for c in self.chunks],
+        }

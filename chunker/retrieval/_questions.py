@@ -1,0 +1,202 @@
+"""Questions with their answer spans, read from and written to JSON Lines.
+
+One JSON object per line, with the field names of Chroma's chunking evaluation, so that its
+datasets load as they are::
+
+    {"question": "How long does a deployment take?",
+     "references": [{"start_index": 402, "end_index": 446, "content": "about twelve minutes"}]}
+
+Offsets are code points (Python string indices) into the document exactly as given: no
+newline translation, no byte or UTF-16 offsets. `content` is optional; where it is given it
+must equal ``document[start_index:end_index]``, which catches offsets meant for another
+version of the document. Other keys (Chroma's ``corpus_id``) are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import ChunkerError
+
+__all__ = ["Question", "Reference", "dump_questions", "load_questions"]
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One answer span: ``content == document[start_index:end_index]``, never empty."""
+
+    start_index: int
+    end_index: int
+    content: str
+
+    def __post_init__(self) -> None:
+        start, end = self.start_index, self.end_index
+        if not (_whole(start) and _whole(end) and isinstance(self.content, str)):
+            raise ChunkerError(f"a reference needs whole-number offsets and a str content, got "
+                               f"({start!r}, {end!r}, {type(self.content).__name__})")
+        if not 0 <= start < end:
+            raise ChunkerError(f"reference [{start}, {end}) is empty or reversed: give 0 <= start_index < end_index")
+        if end - start != len(self.content):
+            raise ChunkerError(f"reference [{start}, {end}) spans {end - start} characters but its "
+                               f"content has {len(self.content)}: give content = document[start:end]")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start_index": self.start_index, "end_index": self.end_index, "content": self.content}
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question and the spans of the document that answer it (a list becomes a tuple)."""
+
+    question: str
+    references: tuple[Reference, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.question, str) or not self.question.strip():
+            raise ChunkerError(f"a question must be a non-empty str, got {self.question!r}")
+        refs = tuple(self.references)
+        if not refs or not all(isinstance(r, Reference) for r in refs):
+            raise ChunkerError(f"question {self.question!r} needs at least one Reference")
+        object.__setattr__(self, "references", refs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"question": self.question, "references": [r.to_dict() for r in self.references]}
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a string" if isinstance(value, str) else "an array" if isinstance(value, list) else "an object"
+
+
+def _preview(text: str, limit: int = 40) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def _offset(value: Any, where: str, name: str) -> int:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # JSON writers that only know floats write 12.0
+    if not _whole(value):
+        raise ChunkerError(f"{where}: {name} must be a whole number, got {json.dumps(value)}")
+    return value
+
+
+def _reference(raw: Any, document: str, where: str) -> Reference:
+    if not isinstance(raw, dict):
+        raise ChunkerError(f"{where}: must be an object with start_index and end_index, got {json.dumps(raw)}")
+    for name in ("start_index", "end_index"):
+        if name not in raw:
+            raise ChunkerError(f"{where}: {name} is missing")
+    start = _offset(raw["start_index"], where, "start_index")
+    end = _offset(raw["end_index"], where, "end_index")
+    n = len(document)
+    if start < 0 or end > n:
+        raise ChunkerError(f"{where}: [{start}, {end}) lies outside the document of {n:,} characters: "
+                           f"offsets are code points from 0 to {n}")
+    if end <= start:
+        what = "empty" if end == start else "reversed"
+        raise ChunkerError(f"{where}: [{start}, {end}) is {what}: end_index must be greater than start_index")
+    found = document[start:end]
+    content = raw.get("content")
+    if content is not None:
+        if not isinstance(content, str):
+            raise ChunkerError(f"{where}: content must be a string, got {json.dumps(content)}")
+        if content != found:
+            at = document.find(content) if content else -1
+            hint = (f"that text is at [{at}, {at + len(content)}): fix the offsets" if at >= 0 else
+                    "fix the offsets (code points into this very document) or the content")
+            raise ChunkerError(f"{where}: content {_preview(content)} does not match the document at "
+                               f"[{start}, {end}), which holds {_preview(found)}; {hint}")
+    return Reference(start, end, found)
+
+
+def _question(raw: Any, document: str, where: str) -> Question:
+    if not isinstance(raw, dict):
+        raise ChunkerError(f'{where}: expected an object with "question" and "references", got {_kind(raw)}')
+    if "question" not in raw:
+        raise ChunkerError(f'{where}: "question" is missing')
+    text = raw["question"]
+    if not isinstance(text, str):
+        raise ChunkerError(f'{where}: "question" must be a string, got {json.dumps(text)}')
+    if not text.strip():
+        raise ChunkerError(f'{where}: "question" is empty: write the question a user would ask')
+    if "references" not in raw:
+        raise ChunkerError(f'{where}: "references" is missing: give the answer spans as '
+                           '[{"start_index": ..., "end_index": ...}]')
+    refs = raw["references"]
+    if not isinstance(refs, list):
+        raise ChunkerError(f'{where}: "references" must be an array of spans, got {json.dumps(refs)[:60]}')
+    if not refs:
+        raise ChunkerError(f'{where}: "references" is empty: mark at least one answer span')
+    return Question(text, tuple(_reference(r, document, f"{where}, reference {k}")
+                                for k, r in enumerate(refs, 1)))
+
+
+def load_questions(jsonl_text: str, document: str) -> tuple[Question, ...]:
+    """Read questions from JSON Lines and check every span against `document`.
+
+    Blank lines are skipped; anything else wrong raises `ChunkerError` naming the line.
+    A reference without `content` gets it from the document.
+
+    >>> doc = "Deploys take twelve minutes. Rollback takes one."
+    >>> qs = load_questions('{"question": "How long is a deploy?", '
+    ...                     '"references": [{"start_index": 13, "end_index": 27}]}', doc)
+    >>> qs[0].references[0].content
+    'twelve minutes'
+    >>> load_questions('{"question": "Why?", "references": []}', doc)
+    Traceback (most recent call last):
+    ...
+    chunker._errors.ChunkerError: line 1: "references" is empty: mark at least one answer span
+    """
+    if not isinstance(jsonl_text, str):
+        raise ChunkerError(f"questions must be JSON Lines text (a str), got {type(jsonl_text).__name__}")
+    if not isinstance(document, str):
+        raise ChunkerError(f"document must be a str, got {type(document).__name__}")
+    out = []
+    # Only "\n" ends a line: JSON strings may hold U+2028 and other breaks splitlines() cuts at.
+    for number, line in enumerate(jsonl_text.split("\n"), 1):
+        line = line.rstrip("\r")
+        if number == 1:
+            line = line.removeprefix("\ufeff")  # a byte-order mark some editors write
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ChunkerError(f"{where}: not valid JSON ({e.msg} at column {e.colno}): "
+                               "write one JSON object per line") from None
+        out.append(_question(raw, document, where))
+    return tuple(out)
+
+
+def dump_questions(questions: Iterable[Question]) -> str:
+    """The questions as JSON Lines, `content` included: `load_questions` reads it back.
+
+    >>> q = Question("Who?", (Reference(0, 3, "Ada"),))
+    >>> print(dump_questions([q]), end="")
+    {"question": "Who?", "references": [{"start_index": 0, "end_index": 3, "content": "Ada"}]}
+    """
+    out = []
+    for q in questions:
+        if not isinstance(q, Question):
+            raise ChunkerError(f"dump_questions takes Question records, got {type(q).__name__}")
+        out.append(json.dumps(q.to_dict(), ensure_ascii=False).translate(_LINE_BREAKS) + "\n")
+    return "".join(out)
+
+
+# Line breaks JSON may leave raw inside strings, escaped: a reader that splits the file with
+# str.splitlines() (or JavaScript's line terminators) must still see one object per line.
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}

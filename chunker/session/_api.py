@@ -1,0 +1,408 @@
+"""`Document` and `chunk()`: a text and settings in, validated records and stats out."""
+
+from __future__ import annotations
+
+import operator
+import os
+from array import array
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._errors import ChunkerError
+from ..results._records import ChunkResult, Chunks, Stats
+from ..settings._settings import DEFAULTS, Settings, volume_limit, whole_number
+from ..strategies import STRATEGIES, Spans, Strategy
+from ..text._segments import Fences, check_text, count_words, ends_sentence, is_heading_line, rstripped_tail
+from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
+from ..tokens._tokenizers import Tokenizer, get_tokenizer
+from ._advice import Advice, advise
+
+__all__ = ["Document", "chunk"]
+
+Overlap = int | str
+Breaks = str | Sequence[str]
+
+
+class Document:
+    """A document held for chunking under changing settings: the page, the CLI and pipelines
+    use this one object.
+
+    It keeps what measuring the text cost between calls (the last tokenizer's encoding of the
+    whole document, or the estimate's running sums), so a new size, overlap or strategy does
+    not read the document again. Every call applies the same volume-limit policy (see
+    `chunker.settings._settings.volume_limit`) unless `max_chunk_chars` says otherwise.
+
+    >>> doc = Document("Chunk size is a balance. Overlap repeats text.")
+    >>> [c.text for c in doc.chunk(strategy="sentence", size=0)]
+    ['Chunk size is a balance.', 'Overlap repeats text.']
+    >>> doc.chunk(unit="chars", size=30, overlap=0).stats.chunks, doc.words
+    (2, 8)
+    """
+
+    def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = ()) -> None:
+        self.text = check_text(text)
+        self.source = source
+        pages = tuple(pages)
+        if pages and (pages[0] != 0 or any(b <= a for a, b in zip(pages, pages[1:])) or pages[-1] > len(text)):
+            raise ChunkerError(f"pages must be ascending start offsets from 0 within the text, got {pages[:5]}...")
+        self.pages = pages
+        """Where each page starts in `text` (a PDF's); records then carry page_start/page_end."""
+        self._keep = True
+        self._measure: tuple[str, Measure] | None = None  # (tokenizer name, its token measure)
+        self._tokens: dict[str, int] = {}
+        self._words: int | None = None
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, keep_running: bool = False, raw: bool = False,
+             max_bytes: int | None = None) -> Document:
+        """A file as `python -m chunker FILE` reads it: a PDF, Word (.docx) or HTML file is
+        extracted to Markdown-flavoured text (see `chunker.extract`), any other file is strict
+        UTF-8 text with its byte order mark and CR LF kept. `raw=True` reads any file as text.
+
+        >>> import tempfile, os
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     path = os.path.join(d, "page.html")
+        ...     with open(path, "w", encoding="utf-8") as f:
+        ...         _ = f.write("<h1>Title</h1><p>Body.</p>")
+        ...     Document.open(path).text
+        '# Title\\n\\nBody.'
+        """
+        from ..documents import MAX_BYTES  # noqa: PLC0415 - only files need it
+
+        name = os.fspath(path)
+        try:
+            with open(name, "rb") as f:
+                data = f.read()
+        except FileNotFoundError:
+            raise ChunkerError(f"{name}: no such file") from None
+        except IsADirectoryError:
+            raise ChunkerError(f"{name}: is a directory, give the files inside it") from None
+        except OSError as e:
+            raise ChunkerError(f"{name}: cannot read it ({e.strerror or e})") from None
+        return cls.from_bytes(data, name=name, keep_running=keep_running, raw=raw,
+                              max_bytes=MAX_BYTES if max_bytes is None else max_bytes)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, name: str | None = None, keep_running: bool = False,
+                   raw: bool = False, max_bytes: int | None = None, source: str | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> Document:
+        """`Document.open` for bytes already read; `name` helps tell the kind and names the file in
+        errors, `source` is what records carry (none by default)."""
+        from ..documents import MAX_BYTES, extract  # noqa: PLC0415
+
+        if raw:
+            try:
+                return cls(bytes(data).decode("utf-8"), source=source)
+            except UnicodeDecodeError as e:
+                raise ChunkerError(f"{name or 'the input'}: not UTF-8 text (bad byte at offset {e.start}); "
+                                   "convert it to UTF-8 first") from None
+        found = extract(data, name=name, keep_running=keep_running, progress=progress,
+                        max_bytes=MAX_BYTES if max_bytes is None else max_bytes)
+        return cls(found.text, source=source, pages=found.pages)
+
+    def __repr__(self) -> str:
+        return f"<Document {len(self.text):,} chars{' from ' + self.source if self.source else ''}>"
+
+    @property
+    def words(self) -> int:
+        """Whitespace-separated words, as ``len(text.split())``, counted once."""
+        if self._words is None:
+            self._words = count_words(self.text)
+        return self._words
+
+    def count_tokens(self, tokenizer: str = DEFAULTS["tokenizer"]) -> int:
+        """The whole document's tokens, counted once per tokenizer."""
+        known = self._tokens.get(tokenizer)
+        if known is None:
+            tok = get_tokenizer(tokenizer)
+            text = self.text
+            known = 0 if not text or text.isspace() else tok.count(text)
+            self._tokens[tokenizer] = known
+        return known
+
+    def chunk(self, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAULTS["unit"],
+              size: int | str = DEFAULTS["size"], overlap: Overlap = DEFAULTS["overlap"],
+              tokenizer: Any = DEFAULTS["tokenizer"], breaks: Breaks = DEFAULTS["breaks"],
+              model_max: int | str | None = None, max_chunk_chars: int | None = None) -> ChunkResult:
+        """Split the document; see `chunk()` for the settings."""
+        settings = Settings(strategy=strategy, unit=unit, size=size,  # type: ignore[arg-type]
+                            overlap=overlap, tokenizer=tokenizer, breaks=breaks,  # type: ignore[arg-type]
+                            model_max=model_max)
+        return self.run(settings, max_chunk_chars=max_chunk_chars)
+
+    def compare(self, settings: Settings, *, strategies: Sequence[str] | None = None,
+                max_chunk_chars: int | None = None) -> dict[str, Stats | ChunkerError]:
+        """The stats of every strategy (or of `strategies`) under the other settings as given;
+        settings a strategy cannot take give its error instead."""
+        out: dict[str, Stats | ChunkerError] = {}
+        for name in strategies if strategies is not None else list(STRATEGIES):
+            try:
+                same = Settings(**{**settings.to_dict(), "strategy": name})
+                out[name] = self.run(same, max_chunk_chars=max_chunk_chars).stats
+            except ChunkerError as e:
+                out[name] = e
+        return out
+
+    def advise(self, result: ChunkResult, *, limit: int | str | None = None) -> Advice:
+        """Advice on `result`, a chunking of this document (see `chunker.advise`)."""
+        return advise(self, result, limit=limit if limit is not None else result.settings.model_tokens)
+
+    def run(self, settings: Settings, *, max_chunk_chars: int | None = None) -> ChunkResult:
+        """Split the document under settings already validated."""
+        text = self.text
+        limit = _limit(text, max_chunk_chars)
+        tok = get_tokenizer(settings.tokenizer)
+        strategy = STRATEGIES[settings.strategy]
+        size, overlap_count = settings.size, settings.overlap_count
+        if (not text or text.isspace()) and not strategy.keeps_blank:
+            return ChunkResult((), self._stats((), tok, settings, 0), settings, self.source)
+        if limit is not None and settings.strategy == "fixed" and overlap_count:
+            # Fixed windows repeat the document size / stride times over, near enough: past the
+            # limit, say so before encoding the document or making millions of windows (a stride
+            # of one at 10 MB). The 10 % margin leaves a case near the limit to the exact check.
+            times = size / (size - overlap_count)
+            if len(text) * times > limit * 1.1:
+                raise ChunkerError(_volume_message(f"about {len(text) * times:,.0f}", times, settings, limit))
+        with Fences.held_for(text):  # the strategy and the records read the same fences
+            return self._run(text, strategy, settings, tok, limit)
+
+    def _run(self, text: str, strategy: Strategy, settings: Settings, tok: Tokenizer,
+             limit: int | None) -> ChunkResult:
+        size, overlap_count = settings.size, settings.overlap_count
+        counter: Measure | None
+        if settings.unit == "tokens":
+            measure = counter = self._token_measure(tok)
+        else:
+            measure = make_measure(text, settings.unit, tok)
+            # Chunks are sized in characters or words, but counted in tokens all the same: from
+            # one encoding of the document (or the estimate's sums), not chunk by chunk.
+            counter = None if tok.name == "approx" else self._token_measure(tok)
+        spans = Spans.of(strategy.split(text, size=size, overlap=overlap_count, measure=measure,
+                                        breaks=settings.breaks), len(text))
+        if not strategy.keeps_blank:
+            spans = _without_blanks(text, spans)
+        if limit is not None:
+            _check_volume(text, spans, settings, limit)
+        counts: Sequence[int] | None = None
+        doc_tokens = None
+        repeats: Sequence[int] | None = None
+        if isinstance(counter, ExactTokenMeasure):
+            # The exact measure has encoded the whole document already: count every chunk and
+            # every overlap from it now, then let its token offsets go (unless this document
+            # keeps them) before the chunk texts are made, so the peak memory is the larger of
+            # the two, not their sum.
+            counts = array("q", map(counter.exact, spans.starts, spans.ends))
+            repeats = _repeats(spans.starts, spans.ends, counter.plain)
+            doc_tokens = len(counter.offsets) + counter.specials
+            counter.forget()  # a kept measure keeps the encoding, not this chunking's edges
+        elif isinstance(counter, EstimateTokenMeasure):
+            # approx and estimate count a span's own text, and their measures do that from the
+            # document already read (estimate's running sums; approx's length rule).
+            counts = array("q", map(counter.count, spans.starts, spans.ends))
+            repeats = _repeats(spans.starts, spans.ends, counter.count)
+            doc_tokens = counter.count(0, len(text))
+        del measure, counter
+        if doc_tokens is not None:
+            self._tokens.setdefault(tok.name, doc_tokens)
+        chunks = _records(text, spans, settings, tok, counts, self.pages)
+        return ChunkResult(chunks, self._stats(chunks, tok, settings, doc_tokens, repeats),
+                           settings, self.source)
+
+    def _token_measure(self, tok: Tokenizer) -> Measure:
+        if self._measure is not None and self._measure[0] == tok.name:
+            return self._measure[1]
+        self._measure = None  # let the last tokenizer's encoding go before making another
+        measure = make_measure(self.text, "tokens", tok)
+        if self._keep:
+            self._measure = (tok.name, measure)
+        return measure
+
+    def _stats(self, chunks: Chunks | Sequence[Any], tok: Tokenizer, settings: Settings,
+               doc_tokens: int | None = None, repeats: Sequence[int] | None = None) -> Stats:
+        """`repeats` are the tokens of each chunk after the first that earlier chunks hold."""
+        text = self.text
+        if doc_tokens is None:
+            doc_tokens = self.count_tokens(tok.name)
+        if not len(chunks):
+            return Stats(chunks=0, document_chars=len(text), document_words=self.words, document_tokens=doc_tokens,
+                         min_tokens=0, avg_tokens=0.0, max_tokens=0, min_chars=0, avg_chars=0.0, max_chars=0,
+                         duplicated_tokens=0, duplicated_pct=0.0, avg_overlap=0.0, max_overlap=0,
+                         embedding_tokens=0, exact=tok.exact, flag_counts={})
+        assert isinstance(chunks, Chunks)
+        flag_counts: dict[str, int] = {}
+        for fs in chunks._flags:
+            for f in fs:
+                flag_counts[f] = flag_counts.get(f, 0) + 1
+        starts, ends = chunks._starts, chunks._ends
+        if repeats is None:
+            repeats = _repeats(starts, ends, lambda a, b: tok.count(text[a:b]))
+        # What the overlap really came to, in the unit it was asked in: whole sentences or
+        # sections may share less than asked, or nothing.
+        if settings.unit == "tokens":
+            shared = repeats
+        elif settings.unit == "chars":
+            shared = _repeats(starts, ends, _length)
+        else:
+            shared = _repeats(starts, ends, lambda a, b: count_words(text[a:b]))
+        tokens = chunks._tokens
+        n = len(chunks)
+        total_chars = sum(ends) - sum(starts)
+        duplicated = sum(repeats)
+        return Stats(
+            chunks=n, document_chars=len(text), document_words=self.words, document_tokens=doc_tokens,
+            min_tokens=min(tokens), avg_tokens=round(sum(tokens) / n, 2), max_tokens=max(tokens),
+            min_chars=min(map(operator.sub, ends, starts)), avg_chars=round(total_chars / n, 2),
+            max_chars=max(map(operator.sub, ends, starts)),
+            duplicated_tokens=duplicated,
+            duplicated_pct=round(100.0 * duplicated / doc_tokens, 2) if doc_tokens else 0.0,
+            avg_overlap=round(sum(shared) / len(shared), 2) if shared else 0.0,
+            max_overlap=max(shared, default=0),
+            embedding_tokens=sum(tokens), exact=tok.exact, flag_counts=flag_counts)
+
+
+def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAULTS["unit"],
+          size: int | str = DEFAULTS["size"], overlap: Overlap = DEFAULTS["overlap"],
+          tokenizer: Any = DEFAULTS["tokenizer"], breaks: Breaks = DEFAULTS["breaks"],
+          model_max: int | str | None = None, source: str | None = None,
+          max_chunk_chars: int | None = None) -> ChunkResult:
+    """Split `text` and describe every chunk.
+
+    `overlap` is a count in `unit` or a percentage of `size` such as ``"15%"``. `breaks` only
+    matters to the sentence strategy. `tokenizer` is a name (`TOKENIZERS`), the path of a
+    Hugging Face tokenizer.json, or a tokenizer `load_tokenizer` returned. `model_max` is the
+    embedding model's input limit (a `MODEL_LIMITS` name or tokens; by default a
+    tokenizer.json's own): chunks past it are flagged `truncated`. Raises `ChunkerError` with a
+    one-line message on bad input.
+    Settings whose chunks would hold more characters in all than `max_chunk_chars` (an overlap
+    of nearly the whole size repeats the document thousands of times) raise `ChunkerError`
+    before any chunk text is made; by default the limit is 20 times the document, at least
+    2,000,000 characters, and 0 lifts it.
+
+    >>> res = chunk("Chunk size is a balance. Overlap repeats text.", strategy="sentence",
+    ...             unit="chars", size=30, overlap=0)
+    >>> [(c.start_char, c.end_char, c.text) for c in res.chunks]
+    [(0, 24, 'Chunk size is a balance.'), (25, 46, 'Overlap repeats text.')]
+    >>> res.stats.chunks, res.stats.exact
+    (2, False)
+    """
+    doc = Document(text, source=source)
+    doc._keep = False  # one call: let the measure go before the records are made
+    return doc.chunk(strategy=strategy, unit=unit, size=size, overlap=overlap, tokenizer=tokenizer,
+                     breaks=breaks, model_max=model_max, max_chunk_chars=max_chunk_chars)
+
+
+def _limit(text: str, max_chunk_chars: Any) -> int | None:
+    if max_chunk_chars is None:
+        return volume_limit(text)
+    n = whole_number("max_chunk_chars", max_chunk_chars)
+    if n < 0:
+        raise ChunkerError(f"max_chunk_chars must be 0 (no limit) or more, got {n}")
+    return n or None
+
+
+def _records(text: str, spans: Spans, settings: Settings, tok: Tokenizer,
+             counts: Sequence[int] | None = None, pages: Sequence[int] = ()) -> Chunks:
+    """The chunks of `spans`, flagged; `counts` are the spans' token counts when already known.
+
+    Each chunk's text is sliced here only to judge its flags, then let go: the result keeps
+    spans and numbers (see `Chunks`).
+    """
+    size, unit = settings.size, settings.unit
+    limit = settings.model_tokens
+    tokens = array("q")
+    flags: list[tuple[str, ...]] = []
+    shared: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per set of flags, not per chunk
+    cut = spans.cut
+    fences = Fences.of(text)  # whether a chunk's last fence line closes a block is the document's to say
+    for k, (start, end) in enumerate(zip(spans.starts, spans.ends)):
+        piece = text[start:end]
+        n = counts[k] if counts is not None else tok.count(piece)
+        tokens.append(n)
+        if unit == "tokens":
+            measured = n
+        elif unit == "chars":
+            measured = end - start
+        else:
+            measured = count_words(piece)
+        found: list[str] = []
+        if not ends_sentence(piece, fences, start):
+            found.append("mid_sentence")
+        if size > 0 and measured * 5 < size:
+            found.append("fragment")
+        if _last_line_is_heading(text, start, piece):
+            found.append("orphan_heading")
+        if size > 0 and measured > size:
+            found.append("oversize")
+        if cut is not None and cut[k]:
+            found.append("split_sentence")
+        if limit is not None and n > limit:
+            found.append("truncated")
+        key = tuple(found)
+        flags.append(shared.setdefault(key, key))
+    return Chunks(text, spans.starts, spans.ends, tokens, flags, spans.headings, not tok.exact, pages)
+
+
+def _check_volume(text: str, spans: Spans, settings: Settings, limit: int) -> None:
+    total = sum(spans.ends) - sum(spans.starts)
+    if total <= limit:
+        return
+    raise ChunkerError(_volume_message(f"{total:,}", total / max(1, len(text)), settings, limit))
+
+
+def _volume_message(total: str, times: float, settings: Settings, limit: int) -> str:
+    return (f"these settings make chunks holding {total} characters in all, {times:,.0f} times the "
+            f"document, past the limit of {limit:,}: lower the overlap ({settings.overlap_count} of "
+            f"{settings.size} {settings.unit} now) or raise the size")
+
+
+def _blank(text: str, start: int, end: int) -> bool:
+    """Nothing but whitespace (a window of it has nothing to embed). Only a span that starts
+    and ends on whitespace can be, so most are answered without copying their text."""
+    if end <= start:
+        return True
+    if not (text[start].isspace() and text[end - 1].isspace()):
+        return False
+    return text[start:end].isspace()
+
+
+_NOT = bytes([1]) + bytes(255)  # 0 -> 1, 1 -> 0
+
+
+def _without_blanks(text: str, spans: Spans) -> Spans:
+    blank = bytearray(_blank(text, a, b) for a, b in zip(spans.starts, spans.ends))
+    if blank.find(1) < 0:
+        return spans
+    return spans.keep(blank.translate(_NOT))
+
+
+def _length(start: int, end: int) -> int:
+    return end - start
+
+
+def _repeats(starts: Sequence[int], ends: Sequence[int], count_span: Callable[[int, int], int]) -> array[int]:  # noqa: F821
+    """For each chunk after the first, how much of it earlier chunks already hold (its overlap),
+    by `count_span`; summed in tokens, that is what gets embedded more than once."""
+    out = array("q")
+    covered = None
+    for start, end in zip(starts, ends):
+        if covered is not None:
+            out.append(count_span(start, min(covered, end)) if start < covered else 0)
+        covered = end if covered is None else max(covered, end)
+    return out
+
+
+def _last_line_is_heading(text: str, start: int, piece: str) -> bool:
+    """Whether the last line of `piece` (text[start:...]) is a heading. A chunk's first line
+    lost its indentation to trimming: it is judged with it, as the document has it ("    # x"
+    is code, not a heading)."""
+    tail = rstripped_tail(piece)
+    if "\n" not in tail and len(tail) < len(piece):  # a last line longer than the tail
+        tail = piece.rstrip()
+    if "\n" in tail:
+        return is_heading_line(tail[tail.rfind("\n") + 1:])
+    line_start = text.rfind("\n", 0, start) + 1
+    if line_start < start:
+        indent = text[line_start:start]
+        if not indent.lstrip("\ufeff").strip():  # only whitespace (or a byte order mark) before it
+            tail = indent + tail
+    return is_heading_line(tail)

@@ -1,0 +1,260 @@
+"""Validated chunking settings, and the registry of every default and choice they draw on.
+
+The library, the command line and the page all read their choices (units, break points), their
+defaults and the volume-limit policy from here; strategies and tokenizers have registries of
+their own (chunker/strategies/__init__.py, chunker/tokens/_tokenizers.py).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import ChunkerError
+from ..strategies import STRATEGIES
+from ..tokens._tokenizers import TOKENIZERS, get_tokenizer
+from ._presets import model_limit
+
+__all__ = ["Settings", "Choice", "UNITS", "BREAKS", "DEFAULTS", "PLAYGROUND_DEFAULTS",
+           "VOLUME_TIMES", "VOLUME_FLOOR", "MAX_SIZE", "volume_limit", "whole_number"]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One value of a setting with a fixed set of values: its name, label and meaning."""
+
+    name: str
+    label: str
+    description: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "label": self.label, "description": self.description}
+
+
+def _choices(*items: Choice) -> dict[str, Choice]:
+    return {c.name: c for c in items}
+
+
+UNITS = _choices(
+    Choice("tokens", "tokens", "Size and overlap count tokens of the chosen tokenizer."),
+    Choice("chars", "characters", "Size and overlap count Unicode code points."),
+    Choice("words", "words", "Size and overlap count whitespace-separated words."),
+)
+"""Units that `size` and `overlap` are counted in."""
+
+BREAKS = _choices(
+    Choice("paragraph", "paragraph", "A blank line."),
+    Choice("line", "line", "A line break."),
+    Choice("sentence", "sentence", "The end of a sentence."),
+    Choice("clause", "clause (, ; :)", "A comma, semicolon or colon inside a sentence."),
+)
+"""Break points the sentence strategy may close a chunk at, coarsest first."""
+
+DEFAULTS: dict[str, Any] = {
+    "strategy": "recursive",
+    "unit": "tokens",
+    "size": 500,
+    "overlap": 50,
+    "tokenizer": "estimate",
+    "breaks": ("paragraph", "line", "sentence"),
+}
+"""The defaults of `chunk()`, `Document.chunk()` and the CLI."""
+
+PLAYGROUND_DEFAULTS: dict[str, Any] = {**DEFAULTS, "size": 150, "overlap": "10%"}
+"""What the page opens with: smaller chunks, so that its sample document shows several."""
+
+VOLUME_TIMES = 20
+VOLUME_FLOOR = 2_000_000
+"""The volume-limit policy (see `volume_limit`): settings whose chunks would hold more than
+VOLUME_TIMES times the document's characters, and more than VOLUME_FLOOR, are refused."""
+
+MAX_SIZE = 1_000_000_000
+"""The largest size (and overlap) accepted: far past any document, and small enough that the
+arithmetic on it stays exact."""
+
+
+def volume_limit(text: str) -> int:
+    """The default `max_chunk_chars` for `text`.
+
+    An overlap of nearly the whole size repeats the document thousands of times over (at a
+    stride of one character, a megabyte makes gigabytes of chunk text), which would fill the
+    memory before anything is shown or written. A short document may repeat more before it
+    costs anything, hence the floor.
+
+    >>> volume_limit("x" * 1000), volume_limit("x" * 1_000_000)
+    (2000000, 20000000)
+    """
+    return max(VOLUME_TIMES * len(text), VOLUME_FLOOR)
+
+
+def _choice(kind: str, value: Any, options: dict[str, Any]) -> str:
+    try:
+        known = value in options
+    except TypeError:  # unhashable: a list or a dict where a name belongs
+        known = False
+    if not known:
+        shown = value if isinstance(value, str) else f"{type(value).__name__} {value!r}"
+        raise ChunkerError(f"unknown {kind} {shown!r}: choose one of {', '.join(options)}"
+                           if isinstance(value, str) else
+                           f"{kind} must be a name, got {shown[:80]}: choose one of {', '.join(options)}")
+    return str(value)
+
+
+def whole_number(kind: str, value: Any) -> int:
+    """`value` as a whole number from 0 to MAX_SIZE: an int, an integral float, or ASCII digits
+    with spaces around them. Signs other than a leading minus, digit group separators (``1_000``,
+    ``1,000``) and digits of other scripts are refused: a setting that travels in a link or a
+    script should read the same everywhere.
+
+    >>> whole_number("size", " 500 "), whole_number("size", 500.0)
+    (500, 500)
+    >>> whole_number("size", "1_000")
+    Traceback (most recent call last):
+    ...
+    chunker._errors.ChunkerError: size must be a whole number in digits 0-9, got '1_000'
+    """
+    field = kind.lstrip("-").replace("-", "_")
+    if isinstance(value, bool):
+        raise ChunkerError(f"{kind} must be a whole number, got {value!r}", field=field)
+    if isinstance(value, float):
+        if not (math.isfinite(value) and value.is_integer()):
+            raise ChunkerError(f"{kind} must be a whole number, got {value!r}", field=field)
+        value = int(value)
+    elif isinstance(value, str):
+        digits = value.strip()
+        body = digits[1:] if digits.startswith("-") else digits
+        if not (body.isascii() and body.isdigit()):
+            raise ChunkerError(f"{kind} must be a whole number in digits 0-9, got {value[:40]!r}", field=field)
+        if len(body) > 12:
+            raise ChunkerError(f"{kind} {digits[:20]}… is too large: at most {MAX_SIZE:,}", field=field)
+        value = int(digits)
+    elif not isinstance(value, int):
+        raise ChunkerError(f"{kind} must be a whole number, got {type(value).__name__} {str(value)[:40]!r}",
+                           field=field)
+    if value > MAX_SIZE:
+        raise ChunkerError(f"{kind} {value if value < 10**15 else '10^' + str(len(str(value)) - 1)} "
+                           f"is too large: at most {MAX_SIZE:,}", field=field)
+    return value
+
+
+def parse_overlap(value: int | str, size: int) -> tuple[int, int | str]:
+    """Turn ``50`` or ``"15%"`` into a count in the size's unit, and the value to show.
+
+    A percentage is of `size`, rounded down: ``⌊size × percentage / 100⌋``.
+
+    >>> parse_overlap("15%", 300)
+    (45, '15%')
+    >>> parse_overlap(50, 500)
+    (50, 50)
+    """
+    if isinstance(value, str) and value.strip().endswith("%"):
+        text = value.strip()[:-1].strip()
+        try:
+            if not text.replace(".", "", 1).isascii():
+                raise ValueError
+            pct = float(text)
+        except ValueError:
+            raise ChunkerError(f"overlap {value[:40]!r} is not a percentage: write it like 15%",
+                              field="overlap") from None
+        if not math.isfinite(pct) or pct < 0:
+            raise ChunkerError(f"overlap {value[:40]!r} must be a percentage from 0% to under 100%", field="overlap")
+        if pct >= 100:
+            raise ChunkerError(f"overlap {value[:40]!r} must be under 100% of the size", field="overlap")
+        return int(size * pct // 100), f"{text}%"
+    count = whole_number("overlap", value)
+    return count, count
+
+
+def _breaks(value: Any) -> tuple[str, ...]:
+    if value is None:
+        raise ChunkerError("breaks is None: name at least one of " + ", ".join(BREAKS))
+    if isinstance(value, str):
+        value = [b.strip() for b in value.split(",") if b.strip()]
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise ChunkerError(f"breaks must be names such as 'sentence', got {value!r}") from None
+    for b in items:
+        _choice("break point", b, BREAKS)
+    if not items:
+        raise ChunkerError("breaks is empty: name at least one of " + ", ".join(BREAKS))
+    # The registry's order, so that equal settings compare and serialise equal.
+    return tuple(b for b in BREAKS if b in items)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One validated set of chunking options.
+
+    >>> Settings(strategy="fixed", unit="chars", size=300, overlap="15%").overlap_count
+    45
+    """
+
+    strategy: str = DEFAULTS["strategy"]
+    unit: str = DEFAULTS["unit"]
+    size: int = DEFAULTS["size"]
+    overlap: int | str = DEFAULTS["overlap"]
+    tokenizer: str = DEFAULTS["tokenizer"]
+    breaks: tuple[str, ...] = DEFAULTS["breaks"]
+    model_max: int | str | None = None
+    """The embedding model's input limit: a `MODEL_LIMITS` name or tokens. Chunks past it are
+    flagged `truncated`. None: the tokenizer's own limit, if its tokenizer.json has one."""
+
+    def __post_init__(self) -> None:
+        _choice("strategy", self.strategy, STRATEGIES)
+        _choice("unit", self.unit, UNITS)
+        tok = self.tokenizer
+        if not (isinstance(tok, str) and tok in TOKENIZERS):
+            # A tokenizer.json path, or a loaded tokenizer: loaded (once) and named.
+            object.__setattr__(self, "tokenizer", get_tokenizer(tok).name)
+        if self.model_max in ("", 0):
+            object.__setattr__(self, "model_max", None)
+        limit = model_limit(self.model_max)
+        if isinstance(self.model_max, int) or (limit is not None and str(self.model_max).isdigit()):
+            object.__setattr__(self, "model_max", limit.tokens if limit else None)
+        size = whole_number("size", self.size)
+        object.__setattr__(self, "size", size)
+        if size < 0 or (size == 0 and not STRATEGIES[self.strategy].size_zero):
+            zero = ""
+            if size == 0:
+                allowed = [s.name for s in STRATEGIES.values() if s.size_zero]
+                zero = f" (0 is allowed for {' and '.join(allowed)}: one chunk each)"
+            raise ChunkerError(f"size must be a positive number, got {size}{zero}", field="size")
+        object.__setattr__(self, "breaks", _breaks(self.breaks))
+        count, label = parse_overlap(self.overlap, size)
+        object.__setattr__(self, "overlap", label)
+        if size == 0:
+            return  # one chunk per sentence or paragraph: overlap has nothing to repeat
+        if count < 0:
+            raise ChunkerError(f"overlap must be 0 or more, got {count}", field="overlap")
+        if count >= size:
+            raise ChunkerError(
+                f"overlap {self.overlap} must be smaller than the size {size}: try {size // 10} (10%)",
+                field="overlap")
+
+    @property
+    def model_tokens(self) -> int | None:
+        """The model limit in tokens: `model_max`'s, else the tokenizer's own (or None)."""
+        limit = model_limit(self.model_max)
+        if limit is not None:
+            return limit.tokens
+        return getattr(get_tokenizer(self.tokenizer), "model_max", None)
+
+    @property
+    def overlap_count(self) -> int:
+        """The overlap in the size's unit (a percentage resolved against `size`)."""
+        if self.size == 0:
+            return 0
+        return parse_overlap(self.overlap, self.size)[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "strategy": self.strategy,
+            "unit": self.unit,
+            "size": self.size,
+            "overlap": self.overlap,
+            "tokenizer": self.tokenizer,
+            "breaks": list(self.breaks),
+            "model_max": self.model_max,
+        }

@@ -1,0 +1,403 @@
+"""Segmentation shared by the strategies. Every function returns trimmed (start, end) spans:
+offsets into the text it was given, never starting or ending on whitespace."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import re
+from array import array
+from collections.abc import Iterator
+from itertools import islice
+
+from .._errors import ChunkerError
+from ._punct import CLOSERS, TERMINALS
+
+__all__ = ["trim", "paragraph_spans", "line_spans", "word_spans", "is_heading_line", "Fences",
+           "count_words", "stripped_length"]
+
+Span = tuple[int, int]
+
+# One non-blank line: from its first to its last non-whitespace character.
+_LINE = re.compile(r"\S(?:[^\n]*\S)?")
+# A blank line: a line break, then a line of nothing but whitespace.
+_BLANK = re.compile(r"\n[^\S\n]*\n\s*")
+_WORD = re.compile(r"\S+")
+_LEADING_SPACE = re.compile(r"\s*")
+
+_TERMINAL_ENDS = frozenset(TERMINALS + CLOSERS)  # what a sentence's last character may be
+_FENCE_CLOSE = re.compile(r"(?:^|\n)[ \t]{0,3}(?:```+|~~~+)[ \t]*\Z")
+_ATX = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t]+\S.*|[ \t]*)\Z")
+
+
+# Bytes that str.split() treats as whitespace, mapped to 0; every other byte to 1. Multi-byte
+# UTF-8 characters are all 1s, so a word starts exactly where 0 is followed by 1.
+_WS_BYTES = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
+_WORD_TABLE = bytes(0 if b in _WS_BYTES else 1 for b in range(256))
+# Whitespace outside ASCII, which the byte trick cannot see: such text takes the slow path.
+_WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_text(text: object) -> str:
+    """`text` itself when it is Unicode text a tokenizer can read, else `ChunkerError` saying
+    what to pass instead: bytes and other types, and a str holding a lone surrogate (what
+    decoding with errors='surrogateescape' leaves: no UTF-8 file can hold one, no tokenizer
+    can encode one, no output can write one).
+
+    >>> check_text("fine")
+    'fine'
+    >>> check_text(b"bytes")
+    Traceback (most recent call last):
+    ...
+    chunker._errors.ChunkerError: text must be a str, got bytes: decode bytes as UTF-8 first
+    """
+    if not isinstance(text, str):
+        raise ChunkerError(f"text must be a str, got {type(text).__name__}: decode bytes as UTF-8 first")
+    if not text.isascii() and _SURROGATE.search(non_ascii(text)) is not None:
+        bad = _SURROGATE.search(text)
+        if bad is not None:  # always: found where it is
+            raise ChunkerError(f"the text holds a lone surrogate (U+{ord(bad.group()):04X}) at offset "
+                               f"{bad.start()}, which is not Unicode text: decode the source with "
+                               "errors='replace', or fix it")
+    return text
+
+
+def position_kind(n: int) -> str:
+    """The `array` type code for positions in a text of `n` characters: 4 bytes a position for
+    any usual document, 8 past two billion characters."""
+    return "i" if n < 2**31 else "q"
+
+
+_ASCII_BYTES = bytes(range(128))
+
+
+def non_ascii(text: str) -> str:
+    """The characters of `text` outside ASCII, in order, lone surrogates included.
+
+    The checks that look for rare characters (lone surrogates, wide spaces) search this
+    instead of the text: a regular expression tests a character class at every position
+    (some 4 ms a MB each), while deleting the ASCII bytes from the UTF-8 takes well under one,
+    and prose holds a few non-ASCII characters per thousand. Done a megabyte at a time, so a
+    long document is never copied whole.
+
+    >>> non_ascii("naïve — café"), non_ascii("plain")
+    ('ï—é', '')
+    """
+    if text.isascii():
+        return ""
+    step = 1 << 20
+    return "".join(text[i:i + step].encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES)
+                   .decode("utf-8", "surrogatepass") for i in range(0, len(text), step))
+
+
+def has_wide_space(text: str) -> bool:
+    """Whether `text` holds whitespace outside ASCII (then `count_words` must split)."""
+    return not text.isascii() and _WIDE_SPACE.search(non_ascii(text)) is not None
+
+
+def count_words(text: str, wide_space: bool | None = None) -> int:
+    """``len(text.split())``, without building the list (the records need it for every chunk).
+
+    `wide_space` may pass on what `has_wide_space` said of a larger text this one is part of.
+
+    >>> count_words("  two words\\n"), count_words("naïve café 日本"), count_words("a\\u3000b")
+    (2, 3, 2)
+    """
+    if wide_space is None:
+        wide_space = has_wide_space(text)
+    if wide_space:
+        return len(text.split())
+    b = text.encode("utf-8", "surrogatepass").translate(_WORD_TABLE)
+    return b.count(b"\x00\x01") + (b[:1] == b"\x01")
+
+
+def trim(text: str, start: int, end: int) -> Span | None:
+    """The span without its leading and trailing whitespace, or None if nothing is left."""
+    piece = text[start:end]
+    left = len(piece) - len(piece.lstrip())
+    if left == len(piece):
+        return None
+    right = len(piece.rstrip())
+    return start + left, start + right
+
+
+def paragraph_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
+    """Blocks separated by blank lines (a line holding only whitespace counts as blank).
+
+    >>> t = "One.\\nStill one.\\n\\n  Two.  "
+    >>> [t[s:e] for s, e in paragraph_spans(t)]
+    ['One.\\nStill one.', 'Two.']
+    """
+    return list(iter_paragraph_spans(text, start, end))
+
+
+def iter_paragraph_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[Span]:
+    """`paragraph_spans` one at a time (a megabyte holds some 15,000 paragraphs: as a list of
+    pairs they would cost more than the pieces they become)."""
+    end = len(text) if end is None else end
+    pos = start
+    # Blank-line separators are rare next to the text, so scanning for them is cheap; each
+    # paragraph between them is then trimmed. A separator takes the whitespace after it, so
+    # only the first paragraph can start on whitespace.
+    if pos < end and text[pos].isspace():
+        m = _LEADING_SPACE.match(text, pos, end)
+        pos = m.end() if m is not None else pos  # r"\s*" always matches
+    for m in _BLANK.finditer(text, pos, end):
+        stop, after = m.span()
+        if pos < stop and not text[stop - 1].isspace():
+            yield pos, stop  # already trimmed: the common case, no slicing
+        else:
+            span = trim(text, pos, stop)
+            if span is not None:
+                yield span
+        pos = after
+    span = trim(text, pos, end)
+    if span is not None:
+        yield span
+
+
+def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
+    """Non-blank lines, trimmed."""
+    end = len(text) if end is None else end
+    return [m.span() for m in _LINE.finditer(text, start, end)]
+
+
+def word_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
+    """Maximal runs of non-whitespace."""
+    end = len(text) if end is None else end
+    return [m.span() for m in _WORD.finditer(text, start, end)]
+
+
+def word_columns(text: str) -> tuple[array[int], array[int]]:  # noqa: F821
+    """`word_spans` of the whole text as two arrays, starts and ends: 8 bytes a word, where a
+    list of pairs costs about 120 (a megabyte holds some 150,000 words).
+
+    >>> [list(a) for a in word_columns(" ab  c")]
+    [[1, 5], [3, 6]]
+    """
+    kind = position_kind(len(text))
+    starts, ends = array(kind), array(kind)
+    found = _WORD.finditer(text)
+    while True:
+        batch = [m.span() for m in islice(found, 1 << 14)]
+        if not batch:
+            return starts, ends
+        starts.extend([a for a, _ in batch])
+        ends.extend([b for _, b in batch])
+
+
+def stripped_length(text: str) -> int:
+    """``len(text.strip())`` without copying a long `text` (the approx tokenizer counts whole
+    documents this way, and whitespace at their ends is usually a few characters).
+
+    >>> stripped_length("  two words \\n"), stripped_length(" \\t ")
+    (9, 0)
+    """
+    start, end = 0, len(text)
+    if end == 0 or not (text[0].isspace() or text[-1].isspace()):
+        return end  # nothing to strip: the usual chunk
+    if end < 1 << 16:  # copying a short text costs less than looking at its ends in Python
+        return len(text.strip())
+    while start < end and text[start].isspace():
+        start += 1
+        if start == 64:  # a long run: let strip() take the rest at C speed
+            return len(text.strip())
+    while end > start and text[end - 1].isspace():
+        end -= 1
+        if len(text) - end == 64:
+            return len(text.strip())
+    return end - start
+
+
+def rstripped_tail(text: str, n: int = 256) -> str:
+    """The last `n` characters of ``text.rstrip()``, without copying the rest of `text`
+    (flags look at the end of every chunk, and chunks can be long)."""
+    tail = text[-n:].rstrip()
+    if tail or len(text) <= n:
+        return tail
+    return text.rstrip()[-n:]  # more than n characters of trailing whitespace
+
+
+def ends_sentence(text: str, fences: Fences | None = None, at: int = 0) -> bool:
+    """True when `text` ends with terminal punctuation (closing quotes/brackets allowed after it)
+    or with a closing code fence: the opposite of seed 001's "ends mid-sentence" flag.
+
+    Whether a fence line closes a block is the document's to say: `fences` (`Fences.of` the
+    document `text` is part of, at offset `at`) pairs its fence lines. Without it, `text` alone
+    decides: a fence line closes when an odd number of fence lines precede it in `text`.
+
+    >>> doc = "```\\ncode\\n\\nmore\\n```"
+    >>> ends_sentence(doc[11:]), ends_sentence(doc[11:], Fences.of(doc), 11)
+    (False, True)
+    """
+    tail = rstripped_tail(text, 16)[-8:]
+    if not tail:
+        return True
+    last = tail[-1]
+    if last in _TERMINAL_ENDS:  # terminal punctuation, then any closing quotes or brackets
+        stem = tail.rstrip(CLOSERS)
+        if stem and stem[-1] in TERMINALS:
+            return True
+    if last not in "`~":  # a closing fence line ends with one of these
+        return False
+    tail = rstripped_tail(text, 200)
+    if _FENCE_CLOSE.search(tail) is None:
+        return False
+    if fences is None:
+        return _closes_fence(text.rstrip())
+    end = len(text)
+    while text[end - 1].isspace():  # a chunk rarely ends on whitespace: this is cheap
+        end -= 1
+    marker = tail[tail.rfind("\n") + 1:].lstrip()
+    return fences.closes(at + end - len(marker))
+
+
+def _closes_fence(text: str) -> bool:
+    # A fence line closes a block only when an odd number of fence lines precede it.
+    fences = re.findall(r"(?m)^[ \t]{0,3}(?:```+|~~~+)", text)
+    return len(fences) % 2 == 0 and len(fences) > 0
+
+
+_FENCE_LINE = re.compile(r"(?m)^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)")
+
+
+def _fence_lines(text: str) -> list[re.Match[str]]:
+    """`_FENCE_LINE`'s matches in `text`, found from the lines that hold three backticks or
+    tildes (str.find), not by trying the pattern at every line: four times faster on prose."""
+    starts = set()
+    for run in ("```", "~~~"):
+        at = text.find(run)
+        while at != -1:
+            starts.add(text.rfind("\n", 0, at) + 1)
+            line_end = text.find("\n", at)
+            if line_end == -1:
+                break
+            at = text.find(run, line_end)
+    return [m for m in map(_FENCE_LINE.match, itertools.repeat(text), sorted(starts)) if m is not None]
+
+
+class Fences:
+    """The fence lines of a document's fenced code blocks, paired as CommonMark pairs them: a
+    block opens at a line of three or more backticks or tildes (indented at most three spaces;
+    a backtick fence's info string holds no backtick) and closes at the next such line of the
+    same character, at least as long, with nothing after it.
+
+    `lines` maps where each fence line's marker starts to (whether it closes a block, where the
+    line's text ends): a piece of the text that is exactly one fence line is found in one look.
+
+    >>> Fences.of("```py\\nx = 1\\n```\\n").lines
+    {0: (False, 5), 12: (True, 15)}
+    """
+
+    __slots__ = ("lines",)
+
+    # The document a chunking is running on and its fences (see `held_for`): the strategy and
+    # the records both ask, and scanning a megabyte costs a few milliseconds each time.
+    _held: tuple[str, Fences | None] | None = None
+
+    def __init__(self, text: str) -> None:
+        self.lines: dict[int, tuple[bool, int]] = {}
+        opened = ""
+        for m in _fence_lines(text):
+            run, rest = m.group(1), m.group(2)
+            end = m.start() + len(m.group().rstrip())
+            if not opened:
+                if run[0] == "`" and "`" in rest:
+                    continue  # inline code at the start of a line, not a fence
+                opened = run
+                self.lines[m.start(1)] = (False, end)
+            elif run[0] == opened[0] and len(run) >= len(opened) and not rest.strip():
+                opened = ""
+                self.lines[m.start(1)] = (True, end)
+
+    @classmethod
+    def of(cls, text: str) -> Fences | None:
+        """The fences of `text`, or None when it has none (most text: nothing is scanned)."""
+        held = cls._held
+        if held is not None and held[0] is text:
+            return held[1]
+        return cls(text) if "```" in text or "~~~" in text else None
+
+    @classmethod
+    @contextlib.contextmanager
+    def held_for(cls, text: str) -> Iterator[None]:
+        """Within the block, `of(text)` for this very string is scanned once. Nothing is kept
+        after it; another thread's text (not this string) is scanned as usual."""
+        cls._held = (text, cls.of(text))
+        try:
+            yield
+        finally:
+            cls._held = None
+
+    def closes(self, marker: int) -> bool:
+        """Whether the fence line whose marker starts at `marker` closes a block."""
+        found = self.lines.get(marker)
+        return found is not None and found[0]
+
+    def line(self, start: int, end: int) -> bool | None:
+        """For a piece text[start:end] that is exactly one fence line: whether it closes a
+        block (True) or opens one (False); None for any other piece."""
+        found = self.lines.get(start)
+        return found[0] if found is not None and found[1] == end else None
+
+
+def indent_columns(line: str) -> int:
+    """Columns of leading whitespace, a tab reaching the next multiple of four (CommonMark).
+
+    >>> indent_columns("  \\t# x"), indent_columns("    code")
+    (4, 4)
+    """
+    n = 0
+    for c in line:
+        if c == " ":
+            n += 1
+        elif c == "\t":
+            n += 4 - n % 4
+        else:
+            break
+    return n
+
+
+def is_heading_line(line: str) -> bool:
+    """An ATX heading (``# Title``) or a short ALL-CAPS line (see `is_caps_heading`). A line
+    indented four columns or more is neither (Markdown reads it as code); a byte order mark
+    before a document's first line is no part of it.
+
+    >>> is_heading_line("## Chunk size"), is_heading_line("ASSUMPTIONS AND LIMITS")
+    (True, True)
+    >>> is_heading_line("NASA."), is_heading_line("Plain text"), is_heading_line("    # code")
+    (False, False, False)
+    """
+    if line.startswith("\ufeff"):
+        line = line[1:]
+    s = line.strip()
+    if not s or (line[0] in " \t" and indent_columns(line) >= 4):
+        return False
+    if s.startswith("#"):
+        return _ATX.match(line.rstrip("\r\n")) is not None
+    return is_caps_heading(s)
+
+
+_ONE_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*\Z")
+
+
+def is_caps_heading(s: str) -> bool:
+    """A line of capitals that stands for a heading in plain text: `s` (stripped) has no
+    lowercase letter, at least four letters, at most 60 characters, no sentence punctuation at
+    its end and no Markdown marker at its start, and it is two words or more, or one word of
+    letters only (a hyphen or an apostrophe inside).
+
+    >>> [is_caps_heading(s) for s in ("TERMS AND CONDITIONS", "INTRODUCTION", "SUMMARY", "NASA.")]
+    [True, True, True, False]
+    >>> [is_caps_heading(s) for s in ("OK", "UTF8", "C++", "IMPORTANT:", "# NOTE", "NO")]
+    [False, False, False, False, False, False]
+    """
+    if len(s) > 60 or s[-1] in ".,;:!?" or s.startswith(("|", "-", "*", "`", "#")):
+        return False
+    letters = [c for c in s if c.isalpha()]
+    if len(letters) < 4 or any(c.islower() for c in letters) or not any(c.isupper() for c in letters):
+        return False
+    return " " in s or _ONE_WORD.match(s) is not None

@@ -1,0 +1,98 @@
+"""Reading a tokenizer.json: a path, or the JSON itself as str or bytes."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from ..._errors import ChunkerError
+from ._tokenizer import HFTokenizer
+
+
+def _read(source: str | bytes | os.PathLike[str]) -> tuple[Any, str]:
+    if isinstance(source, bytes):
+        return _parse(source.decode("utf-8"), "tokenizer.json"), "tokenizer.json"
+    if isinstance(source, str) and source.lstrip().startswith("{"):
+        return _parse(source, "tokenizer.json"), "tokenizer.json"
+    path = os.fspath(source)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ChunkerError(f"cannot read tokenizer file {path!r} ({e.strerror}); pass the path "
+                           "of a tokenizer.json or its JSON text") from None
+    parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    base = os.path.basename(path)
+    name = f"{parent}/{base}" if parent and base == "tokenizer.json" else base
+    return _parse(text, path), name
+
+
+_POW10 = [float(f"1e{k}") for k in range(309)]
+_U64 = (1 << 64) - 1
+
+
+def serde_float(literal: str) -> float:
+    """A JSON float as serde_json (without its float_roundtrip feature) reads it, which is
+    what HF `tokenizers` does: the significand's first digits as a u64 (digits past
+    overflow dropped), then one multiplication or division by a power of ten. That can be
+    one unit in the last place off Python's correctly rounded float(), and Unigram's
+    Viterbi breaks ties on exactly such sums.
+
+    >>> serde_float("-42.048630999033904") == float("-42.048630999033904")
+    True
+    """
+    s = literal
+    negative = s.startswith("-")
+    if negative:
+        s = s[1:]
+    mant, _, exp_part = s.replace("E", "e").partition("e")
+    whole, _, frac = mant.partition(".")
+    significand = 0
+    exponent = 0
+    for k, d in enumerate(whole + frac):
+        nxt = significand * 10 + (ord(d) - 48)
+        if nxt > _U64:
+            if k < len(whole):  # a huge integer part: rare; take Python's reading
+                return float(literal)
+            break
+        significand = nxt
+        if k >= len(whole):
+            exponent -= 1
+    if exp_part:
+        exponent += int(exp_part)
+    f = float(significand)
+    while True:
+        if abs(exponent) < len(_POW10):
+            f = f * _POW10[exponent] if exponent >= 0 else f / _POW10[-exponent]
+            break
+        if f == 0.0:
+            break
+        if exponent >= 0:
+            return float(literal)
+        f /= 1e308
+        exponent += 308
+    return -f if negative else f
+
+
+def _parse(text: str, where: str) -> Any:
+    try:
+        return json.loads(text, parse_float=serde_float)
+    except ValueError as e:
+        raise ChunkerError(f"{where} is not valid JSON ({e}); pass a tokenizer.json") from None
+
+
+def load_tokenizer(source: str | bytes | os.PathLike[str]) -> HFTokenizer:
+    """An HFTokenizer from a tokenizer.json path or its JSON text/bytes.
+
+    Unsupported components raise ChunkerError naming the component.
+    """
+    config, name = _read(source)
+    if isinstance(config, dict) and config.get("version", "1.0") != "1.0":
+        raise ChunkerError(f"{name} has tokenizer version {config.get('version')!r}; only "
+                           "version 1.0 files are supported")
+    try:
+        return HFTokenizer(config, name=name)
+    except (KeyError, TypeError, IndexError) as e:
+        raise ChunkerError(f"{name} is missing or misstates a field ({e!r}); pass a complete "
+                           "tokenizer.json") from None

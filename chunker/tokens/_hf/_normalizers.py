@@ -1,0 +1,404 @@
+"""Normalizers: each maps a string to its normalized form, two ways.
+
+`text(s)` is the fast path (counting). `aligned(s)` also returns the alignment: for each
+character of the output, the index in `s` of the character it came from, or None when the
+output has s's length and character i came from character i (what nearly every normalizer
+does to nearly all text, so the common case builds no per-character list). A character that
+another one turned into inherits that one's index; an inserted one (Prepend, Chinese padding)
+the index of the character it was inserted next to. Both paths give the same string.
+
+>>> BertNormalizer().aligned("Héllo 中")
+('hello  中 ', [0, 1, 2, 3, 4, 5, 6, 6, 6])
+
+(NFD splits "é" in two and the mark is dropped again; the Chinese character is padded with
+spaces that take its index.)
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from typing import Any
+
+from ..._errors import ChunkerError
+from ._chartable import Aligned, Alignment, CharTable, Normalizer, compose, expand, find_all
+from ._regex import Pattern, translate
+from ._unicode import OLD_NOT_MN, OLD_NOT_OTHER, WHITESPACE, in_ranges, unknown_to_hf_normalizers
+
+
+class CharMap(Normalizer):
+    """A normalizer that maps each character on its own (`one`)."""
+
+    def __init__(self) -> None:
+        self.chars = CharTable(self.one)
+
+    def one(self, c: str) -> str:
+        raise NotImplementedError
+
+    def text(self, s: str) -> str:
+        return self.chars.apply(s)
+
+    def aligned(self, s: str) -> Aligned:
+        return self.chars.run(s)
+
+
+class Lowercase(Normalizer):
+    """Rust lowercases each char alone: no final-sigma rule (Python's str.lower has one).
+    Only U+0130 lowercases to two characters."""
+
+    kind = "Lowercase"
+
+    def text(self, s: str) -> str:
+        if "\u03a3" in s:
+            s = s.replace("\u03a3", "\u03c3")
+        return s.lower()
+
+    def aligned(self, s: str) -> Aligned:
+        out = self.text(s)
+        if len(out) == len(s):
+            return out, None
+        return out, expand(s, ["\u0130"], lambda c: 2)
+
+
+# Starters that compose with a starter before them (second halves of primary composites,
+# Unicode 14, and the Hangul vowel and trailing jamo).
+_SECOND_STARTERS = frozenset(map(chr, [
+    0x9BE, 0x9D7, 0xB3E, 0xB56, 0xB57, 0xBBE, 0xBD7, 0xCC2, 0xCD5, 0xCD6, 0xD3E, 0xD57, 0xDCF,
+    0xDDF, 0x102E, 0x1B35, 0x11127, 0x1133E, 0x11357, 0x114B0, 0x114BA, 0x114BD, 0x115AF, 0x11930,
+    *range(0x1161, 0x1176), *range(0x11A8, 0x11C3)]))
+_NON_ASCII = re.compile("[^\x00-\x7f]+")
+
+
+def _cuts_before(c: str, known: dict[str, bool]) -> bool:
+    """Whether normalization never reaches across the start of c: its compatibility
+    decomposition starts with a starter that composes with nothing before it (or HF's tables
+    do not know it)."""
+    r = known.get(c)
+    if r is None:
+        d = unicodedata.normalize("NFKD", c)[0]
+        r = known[c] = unknown_to_hf_normalizers(c) or (
+            unicodedata.combining(d) == 0 and d not in _SECOND_STARTERS)
+    return r
+
+
+class Unicode(Normalizer):
+    """NFC, NFD, NFKC or NFKD as HF computes it: with Python's unicodedata, except that
+    characters HF's older tables do not know stay as they are and keep their neighbours
+    apart (see unknown_to_hf_normalizers)."""
+
+    def __init__(self, form: str) -> None:
+        self.form = self.kind = form
+        self._cuts: dict[str, bool] = {}
+        self._unknown: dict[str, bool] = {}
+        self._chars = CharTable(self._nf)
+
+    def _nf(self, s: str) -> str:
+        out = unicodedata.normalize(self.form, s)  # type: ignore[arg-type]
+        if out == s:
+            return s
+        unknown = self._unknown
+        chars = set(s)
+        for c in chars:
+            if c not in unknown:
+                unknown[c] = unknown_to_hf_normalizers(c)
+        odd = [c for c in chars if unknown[c]]
+        if not odd:
+            return out
+        parts: list[str] = []
+        last = 0
+        for i in find_all(s, odd):
+            parts += [unicodedata.normalize(self.form, s[last:i]), s[i]]  # type: ignore[arg-type]
+            last = i + 1
+        parts.append(unicodedata.normalize(self.form, s[last:]))  # type: ignore[arg-type]
+        return "".join(parts)
+
+    def text(self, s: str) -> str:
+        return s if s.isascii() else self._nf(s)
+
+    def aligned(self, s: str) -> Aligned:
+        out = self.text(s)
+        if out == s:
+            return s, None
+        # Usually each character normalizes on its own (no composition or reordering
+        # across characters): then the alignment is a per-character map's.
+        alone, al = self._chars.run(s)
+        return out, al if alone == out else self._align(s)
+
+    def _align(self, s: str) -> list[int]:
+        """Cut s before every character normalization cannot reach across (ASCII included;
+        the ASCII character before a non-ASCII run stays with it, a mark may follow it);
+        each segment maps per character when its characters normalize alone to its whole
+        normalization, else to its first character."""
+        norm, known = self._nf, self._cuts
+        al: list[int] = []
+        last = 0
+        for m in _NON_ASCII.finditer(s):
+            i, j = m.span()
+            a = max(i - 1, last)
+            al.extend(range(last, a))
+            start = a
+            for k in range(i, j + 1):
+                if k < j and (k == start or not _cuts_before(s[k], known)):
+                    continue
+                seg = s[start:k]
+                pieces = [norm(c) for c in seg]
+                if len(seg) == 1 or "".join(pieces) == norm(seg):
+                    for x, p in enumerate(pieces):
+                        al.extend([start + x] * len(p))
+                else:
+                    al.extend([start] * len(norm(seg)))
+                start = k
+            last = j
+        al.extend(range(last, len(s)))
+        return al
+
+
+def _bert_control(c: str) -> bool:
+    if c in "\t\n\r":
+        return False
+    return unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs") and not in_ranges(c, OLD_NOT_OTHER)
+
+
+def _chinese(cp: int) -> bool:
+    return (0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0x20000 <= cp <= 0x2A6DF
+            or 0x2A700 <= cp <= 0x2B73F or 0x2B740 <= cp <= 0x2B81F or 0x2B920 <= cp <= 0x2CEAF
+            or 0xF900 <= cp <= 0xFAFF or 0x2F800 <= cp <= 0x2FA1F)
+
+
+class _BertFirst(CharMap):
+    """BertNormalizer's clean_text and Chinese padding: both per character."""
+
+    def __init__(self, clean: bool, chinese: bool) -> None:
+        self.clean, self.chinese = clean, chinese
+        super().__init__()
+
+    def one(self, c: str) -> str:
+        if self.clean:
+            if c in "\x00\ufffd" or _bert_control(c):
+                return ""
+            if c in WHITESPACE:
+                c = " "
+        if self.chinese and _chinese(ord(c)):
+            return f" {c} "
+        return c
+
+
+class _DropMn(CharMap):
+    def one(self, c: str) -> str:
+        return "" if unicodedata.category(c) == "Mn" and not in_ranges(c, OLD_NOT_MN) else c
+
+
+class _DropMarks(CharMap):
+    def one(self, c: str) -> str:
+        return "" if unicodedata.category(c)[0] == "M" else c
+
+
+class Sequence(Normalizer):
+    """Normalizers one after the other; runs of per-character ones go as one (_Fused)."""
+
+    kind = "Sequence"
+
+    def __init__(self, parts: list[Normalizer], fuse: bool = True) -> None:
+        self.parts = parts
+        self._runs: list[Normalizer] = []
+        group: list[Normalizer] = []
+        for p in [*parts, None]:
+            if p is not None and fuse and _per_char(p):
+                group.append(p)
+                continue
+            if len(group) > 1:
+                self._runs.append(_Fused(group))
+            else:
+                self._runs += group
+            group = []
+            if p is not None:
+                self._runs.append(p)
+
+    def text(self, s: str) -> str:
+        for p in self._runs:
+            s = p.text(s)
+        return s
+
+    def aligned(self, s: str) -> Aligned:
+        al: Alignment = None
+        for p in self._runs:
+            s, step = p.aligned(s)
+            al = compose(al, step)
+        return s, al
+
+
+def _per_char(n: Normalizer) -> bool:
+    """Whether n maps each character on its own (NFD and NFKD up to the order of marks)."""
+    return isinstance(n, (CharMap, Lowercase)) or (
+        isinstance(n, Replace) and n.literal is not None and len(n.literal) == 1) or (
+        isinstance(n, Unicode) and n.form in ("NFD", "NFKD"))
+
+
+class _Fused(Normalizer):
+    """Consecutive per-character normalizers as one table (BertNormalizer's four steps in
+    one pass). A decomposition can reorder combining marks across characters; that changes
+    the result only when a later step keeps such a mark, so a text holding a character whose
+    decomposition has a kept mark goes through the steps one by one."""
+
+    def __init__(self, parts: list[Normalizer]) -> None:
+        self.parts = parts
+        self._steps = Sequence(parts, fuse=False)
+        self._risky: set[str] = set()
+        self.chars = CharTable(self._one)
+
+    def _one(self, c: str) -> str:
+        r = c
+        for k, p in enumerate(self.parts):
+            r = p.text(r)
+            if isinstance(p, Unicode):
+                rest = Sequence(self.parts[k + 1:], fuse=False)
+                if any(unicodedata.combining(x) and rest.text(x) for x in r):
+                    self._risky.add(c)
+        return r
+
+    def _plain(self, s: str) -> bool:
+        return not self._risky or self._risky.isdisjoint(s)
+
+    def text(self, s: str) -> str:
+        out = self.chars.apply(s)  # learns s's characters, and so which are risky
+        return out if self._plain(s) else self._steps.text(s)
+
+    def aligned(self, s: str) -> Aligned:
+        out = self.chars.run(s)
+        return out if self._plain(s) else self._steps.aligned(s)
+
+
+def BertNormalizer(clean_text: bool = True, handle_chinese_chars: bool = True,
+                   strip_accents: bool | None = None, lowercase: bool = True) -> Normalizer:
+    parts: list[Normalizer] = []
+    if clean_text or handle_chinese_chars:
+        parts.append(_BertFirst(clean_text, handle_chinese_chars))
+    if lowercase if strip_accents is None else strip_accents:
+        parts += [Unicode("NFD"), _DropMn()]
+    if lowercase:
+        parts.append(Lowercase())
+    seq = Sequence(parts)
+    seq.kind = "BertNormalizer"
+    return seq
+
+
+def StripAccents() -> Normalizer:
+    n = _DropMarks()
+    n.kind = "StripAccents"
+    return n
+
+
+class Strip(Normalizer):
+    kind = "Strip"
+
+    def __init__(self, left: bool, right: bool) -> None:
+        self.left, self.right = left, right
+
+    def _span(self, s: str) -> tuple[int, int]:
+        a, b = 0, len(s)
+        if self.left:
+            while a < b and s[a] in WHITESPACE:
+                a += 1
+        if self.right:
+            while b > a and s[b - 1] in WHITESPACE:
+                b -= 1
+        return a, b
+
+    def text(self, s: str) -> str:
+        a, b = self._span(s)
+        return s[a:b]
+
+    def aligned(self, s: str) -> Aligned:
+        a, b = self._span(s)
+        return s[a:b], None if (a, b) == (0, len(s)) else list(range(a, b))
+
+
+class Prepend(Normalizer):
+    kind = "Prepend"
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+    def text(self, s: str) -> str:
+        return self.prefix + s if s else s
+
+    def aligned(self, s: str) -> Aligned:
+        if not s or not self.prefix:
+            return s, None
+        return self.prefix + s, [0] * len(self.prefix) + list(range(len(s)))
+
+
+class Replace(Normalizer):
+    kind = "Replace"
+
+    def __init__(self, pattern: dict[str, str], content: str) -> None:
+        if "String" in pattern:
+            self.literal: str | None = pattern["String"]
+            self.onig = re.escape(pattern["String"])
+            self.rx = Pattern(self.onig, self.onig)
+        else:
+            self.literal = None
+            self.onig = pattern["Regex"]
+            self.rx = translate(pattern["Regex"])
+        self.content = content
+
+    def text(self, s: str) -> str:
+        if self.literal is not None:
+            return s.replace(self.literal, self.content) if self.literal else s
+        return self.rx.sub(self.content, s)
+
+    def aligned(self, s: str) -> Aligned:
+        out = self.text(s)
+        if self.literal == "" or out == s or (
+                self.literal is not None and len(self.literal) == len(self.content) == 1):
+            return out, None
+        al: list[int] = []
+        last = 0
+        n = len(self.content)
+        for a, b in self.rx.spans(s):
+            al.extend(range(last, a))
+            # HF aligns the replacement with the match's last character.
+            al.extend([b - 1 if b > a else min(a, max(len(s) - 1, 0))] * n)
+            last = b
+        al.extend(range(last, len(s)))
+        return out, al
+
+
+def _unsupported(kind: str) -> ChunkerError:
+    return ChunkerError(f"normalizer type {kind!r} is not supported by the pure-Python HF "
+                        "tokenizer; supported: " + ", ".join(sorted(_BUILDERS)))
+
+
+def _precompiled(d: dict[str, Any]) -> Normalizer:
+    import base64
+
+    from ._precompiled import Precompiled
+
+    return Precompiled(base64.b64decode(d["precompiled_charsmap"] or ""))
+
+
+_BUILDERS: dict[str, Callable[[dict[str, Any]], Normalizer]] = {
+    "BertNormalizer": lambda d: BertNormalizer(d.get("clean_text", True),
+                                               d.get("handle_chinese_chars", True),
+                                               d.get("strip_accents"), d.get("lowercase", True)),
+    "NFC": lambda d: Unicode("NFC"), "NFD": lambda d: Unicode("NFD"),
+    "NFKC": lambda d: Unicode("NFKC"), "NFKD": lambda d: Unicode("NFKD"),
+    "Lowercase": lambda d: Lowercase(),
+    "StripAccents": lambda d: StripAccents(),
+    "Replace": lambda d: Replace(d["pattern"], d["content"]),
+    "Prepend": lambda d: Prepend(d["prepend"]),
+    "Strip": lambda d: Strip(d.get("strip_left", True), d.get("strip_right", True)),
+    "Precompiled": _precompiled,
+    "Sequence": lambda d: Sequence([build(x) for x in d["normalizers"]]),
+}
+
+
+def build(d: dict[str, Any]) -> Normalizer:
+    kind = d.get("type", "")
+    if kind not in _BUILDERS:
+        raise _unsupported(kind)
+    n = _BUILDERS[kind](d)
+    if kind != "BertNormalizer":
+        n.kind = kind
+    return n
