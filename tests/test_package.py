@@ -127,7 +127,7 @@ def test_the_wheel_metadata(wheel):
     assert {r.split(";")[0] for r in requires if 'extra == "documents"' in r} == {
         f"{name}=={pinned[name]}" for name in ("pypdf", "mammoth")}
     entry_points = archive.read(dist_info + "entry_points.txt").decode("utf-8")
-    assert re.search(r"^\[console_scripts\]\nchunker = chunker\._cli:main$", entry_points, re.MULTILINE)
+    assert re.search(r"^\[console_scripts\]\nchunker = chunker\.cli:main$", entry_points, re.MULTILINE)
 
 
 def test_the_version_is_read_without_importing_the_package(tmp_path):
@@ -135,7 +135,7 @@ def test_the_version_is_read_without_importing_the_package(tmp_path):
     cannot even be imported still builds, with that version."""
     src = tmp_path / "repo"
     shutil.copytree(ROOT, src, ignore=_NOT_COPIED)
-    api = src / "chunker" / "_api.py"
+    api = src / "chunker" / "session" / "_api.py"
     api.write_text('raise RuntimeError("imported while building")\n' + api.read_text(encoding="utf-8"),
                    encoding="utf-8")
     built = _build_wheel(src, tmp_path / "dist")

@@ -38,8 +38,8 @@ def split(text, *, size, overlap, measure, breaks=()):
 
 @pytest.fixture
 def every_line():
-    from chunker.text._segments import line_spans
     from chunker.strategies import Span
+    from chunker.text._segments import line_spans
 
     def split(text, *, size, overlap, measure, breaks=()):
         return [Span(s, e) for s, e in line_spans(text)]
