@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
+from .._errors import ChunkerError
 from ..settings._settings import Settings
 from ..text._segments import count_words, position_kind
 
-__all__ = ["Chunk", "Chunks", "Stats", "ChunkResult", "FLAGS"]
+__all__ = ["Chunk", "Chunks", "Stats", "FlagCounts", "ChunkResult", "FLAGS"]
 
 FLAGS: dict[str, str] = {
     "mid_sentence": "Ends mid-sentence: the chunk does not end with terminal punctuation or a closing code fence.",
@@ -63,12 +64,12 @@ class Chunk:
     def __post_init__(self) -> None:
         object.__setattr__(self, "chars", len(self.text))
         if not 0 <= self.start_char <= self.end_char:
-            raise ValueError(f"chunk {self.index} has bad offsets {self.start_char}..{self.end_char}")
+            raise ChunkerError(f"chunk {self.index} has bad offsets {self.start_char}..{self.end_char}")
         if self.end_char - self.start_char != len(self.text):
-            raise ValueError(f"chunk {self.index}: offsets do not match its text length")
+            raise ChunkerError(f"chunk {self.index}: offsets do not match its text length")
         unknown = [f for f in self.flags if f not in FLAGS]
         if unknown:
-            raise ValueError(f"chunk {self.index} has unknown flags {unknown}")
+            raise ChunkerError(f"chunk {self.index} has unknown flags {unknown}")
 
     @classmethod
     def _made_from(cls, text: str, index: int, start_char: int, end_char: int, tokens: int,
@@ -194,6 +195,36 @@ def _array(kind: str, values: Sequence[int]) -> array[int]:  # noqa: F821
     return array(kind, values)
 
 
+class FlagCounts(Mapping[str, int]):
+    """How many chunks carry each flag: a read-only mapping, so that `Stats` can be frozen and
+    hashed like every other record.
+
+    >>> counts = FlagCounts({"oversize": 2})
+    >>> counts["oversize"], counts.get("tiny", 0), dict(counts), hash(counts) == hash(FlagCounts(counts))
+    (2, 0, {'oversize': 2}, True)
+    """
+
+    __slots__ = ("_counts",)
+
+    def __init__(self, counts: Mapping[str, int] | Iterable[tuple[str, int]] = ()) -> None:
+        self._counts = dict(counts)
+
+    def __getitem__(self, flag: str) -> int:
+        return self._counts[flag]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._counts)
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._counts.items()))
+
+    def __repr__(self) -> str:
+        return f"FlagCounts({self._counts!r})"
+
+
 @dataclass(frozen=True)
 class Stats:
     """Figures for the whole result: the stats strip's numbers (chunks, sizes, tokens embedded
@@ -216,7 +247,11 @@ class Stats:
     max_overlap: int
     embedding_tokens: int
     exact: bool
-    flag_counts: dict[str, int] = field(default_factory=dict)
+    flag_counts: Mapping[str, int] = field(default_factory=FlagCounts)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.flag_counts, FlagCounts):
+            object.__setattr__(self, "flag_counts", FlagCounts(self.flag_counts))
 
     def to_dict(self) -> dict[str, Any]:
         return {

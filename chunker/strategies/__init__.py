@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._errors import ChunkerError
 from ._spans import Span, Spans
 
 __all__ = ["Span", "Spans", "Strategy", "STRATEGIES", "register_strategy"]
@@ -68,7 +69,7 @@ def register_strategy(strategy: Strategy) -> None:
     """Add a strategy (or replace the one of the same name) everywhere at once: `chunk()`, the
     CLI, the playground's select and its comparison table."""
     if not strategy.name.isidentifier():
-        raise ValueError(f"strategy name {strategy.name!r} must be a plain identifier such as my_split")
+        raise ChunkerError(f"strategy name {strategy.name!r} must be a plain identifier such as my_split")
     STRATEGIES[strategy.name] = strategy
 
 

@@ -35,6 +35,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 
+from .._errors import ChunkerError
 from ..tokens._measure import ExactTokenMeasure, IndexedEstimateMeasure, Measure
 from ._spans import Spans
 
@@ -76,12 +77,12 @@ def langchain_spans(
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}: decode bytes first")
     if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
-        raise ValueError(f"size must be a positive integer, got {size!r}: pass e.g. size=500")
+        raise ChunkerError(f"size must be a positive integer, got {size!r}: pass e.g. size=500")
     if isinstance(overlap, bool) or not isinstance(overlap, int) or overlap < 0:
-        raise ValueError(f"overlap must be an integer >= 0, got {overlap!r}: pass e.g. overlap=50")
+        raise ChunkerError(f"overlap must be an integer >= 0, got {overlap!r}: pass e.g. overlap=50")
     if overlap > size:
         # NOTE: LangChain accepts overlap == size (and it terminates); only larger is refused.
-        raise ValueError(f"overlap {overlap} is larger than size {size}: pass an overlap of at most {size}")
+        raise ChunkerError(f"overlap {overlap} is larger than size {size}: pass an overlap of at most {size}")
     seps = tuple(separators)
     if not all(isinstance(s, str) for s in seps):
         raise TypeError(f"separators must be strings, got {seps!r}")

@@ -20,6 +20,7 @@ Measured against the 48 English "golden rules" of the Pragmatic Segmenter
 
 import re
 
+from .._errors import ChunkerError
 from ._punct import CJK_STOPS as _CJK_STOPS
 from ._punct import CLOSERS as _CLOSERS
 from ._punct import LATIN_TERMINALS as _TERMINALS
@@ -130,7 +131,7 @@ def _check_range(text, start, end):
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"{name} must be an int offset, got {value!r}")
     if not 0 <= start <= end <= n:
-        raise ValueError(
+        raise ChunkerError(
             f"range start={start}, end={end} is outside the text of length {n}; "
             f"pass 0 <= start <= end <= {n}"
         )

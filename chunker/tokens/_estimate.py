@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from itertools import accumulate, islice, repeat
 from operator import add, mul, sub
 
+from .._errors import ChunkerError
 from ..text._segments import position_kind
 
 __all__ = ["estimate_tokens", "EstimateIndex", "FEATURES", "TARGETS"]
@@ -303,7 +304,7 @@ def estimate_tokens(text: str, *, target: str = "o200k") -> int:
     """
     weights = _WEIGHTS.get(target)
     if weights is None:
-        raise ValueError(f"unknown estimate target {target!r}: use 'o200k' or 'cl100k'")
+        raise ChunkerError(f"unknown estimate target {target!r}: use 'o200k' or 'cl100k'")
     if not text or text.isspace():
         return 0
     return _weigh(_INT_WEIGHTS[target], _counts(text))
@@ -359,7 +360,7 @@ class EstimateIndex:
     def __init__(self, text: str, *, target: str = "o200k") -> None:
         weights = _INT_WEIGHTS.get(target)
         if weights is None:
-            raise ValueError(f"unknown estimate target {target!r}: use 'o200k' or 'cl100k'")
+            raise ChunkerError(f"unknown estimate target {target!r}: use 'o200k' or 'cl100k'")
         self.text = text
         self._weights = weights
         # Packing asks about the same edges again and again (each paragraph's end, tried with
