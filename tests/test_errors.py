@@ -157,3 +157,20 @@ def test_running_out_of_memory_is_one_line(tmp_path):
                        stdin=subprocess.DEVNULL)
     assert p.returncode == 1 and p.stdout == b""
     assert "out of memory: chunk fewer or smaller files at a time" in _one_line(p.stderr)
+
+
+def test_the_library_and_the_command_line_read_files_alike(tmp_path):
+    """One reader of files: the same mistake is the same line from Document.open and the CLI."""
+    import io
+
+    from chunker.cli._main import run
+
+    for path in (tmp_path / "missing.md", tmp_path / "caf\udce9.md"):
+        with pytest.raises(ChunkerError) as library:
+            chunker.Document.open(path)
+        err = io.StringIO()
+        assert run([str(path)], None, io.StringIO(), err) == 2
+        assert err.getvalue() == f"chunker: error: {library.value}\n"
+        assert "\udce9" not in str(library.value)  # printable: the undecodable byte is U+FFFD
+    with pytest.raises(ChunkerError, match="is a directory: give the files inside it"):
+        chunker.Document.open(tmp_path)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from .._errors import ChunkerError
+from ..documents import read_file, shown_name
 from ..session._api import Document
 
 _MAGIC = re.compile(r"[*?[]")
@@ -29,11 +30,6 @@ class Input:
     def label(self) -> str:
         """The input as errors name it."""
         return "standard input" if self.path == "-" else self.name
-
-
-def shown_name(name: str) -> str:
-    """A file name as it can be printed: bytes that are not UTF-8 become U+FFFD."""
-    return os.fsencode(name).decode("utf-8", "replace")
 
 
 def find_inputs(args: Sequence[str], *, recursive: bool = False) -> tuple[list[Input], bool]:
@@ -103,16 +99,7 @@ def read_bytes(name: str, stdin: TextIO | None) -> bytes | str:
             return stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
         except OSError as e:
             raise ChunkerError(f"cannot read standard input ({e.strerror or e})") from None
-    label = shown_name(name)
-    try:
-        with open(name, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise ChunkerError(f"{label}: no such file") from None
-    except IsADirectoryError:
-        raise ChunkerError(f"{label}: is a directory: add --recursive to chunk every file under it") from None
-    except OSError as e:
-        raise ChunkerError(f"{label}: cannot read it ({e.strerror or e})") from None
+    return read_file(name, folder="add --recursive to chunk every file under it")
 
 
 def read_document(name: str, stdin: TextIO | None, *, raw: bool = False, keep_running: bool = False,

@@ -18,13 +18,14 @@ the functions that read those formats, so text and HTML work without them.
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .._errors import ChunkerError
 
-__all__ = ["KINDS", "MAX_BYTES", "Extracted", "detect_kind", "extract"]
+__all__ = ["KINDS", "MAX_BYTES", "Extracted", "detect_kind", "extract", "read_file", "shown_name"]
 
 KINDS = ("pdf", "docx", "html", "text")
 # Large enough for a long report or a book; past it, pypdf on Pyodide takes minutes and the
@@ -206,3 +207,30 @@ def _suffix(name: str | None) -> str:
 
 def _mb(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n % 1_000_000 else f"{n // 1_000_000} MB"
+
+
+def shown_name(name: str | os.PathLike[str]) -> str:
+    """A file name as it can be printed: bytes that are not UTF-8 become U+FFFD."""
+    return os.fsencode(name).decode("utf-8", "replace")
+
+
+def read_file(path: str | os.PathLike[str], *, folder: str = "give the files inside it") -> bytes:
+    """A file's bytes: the one reader of files, for the library and the command line alike, so
+    the same mistake reads the same everywhere. `folder` says what to do when `path` is a folder
+    (the command line offers --recursive).
+
+    >>> read_file("no/such/file.md")
+    Traceback (most recent call last):
+    ...
+    chunker._errors.ChunkerError: no/such/file.md: no such file
+    """
+    label = shown_name(path)
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise ChunkerError(f"{label}: no such file") from None
+    except IsADirectoryError:
+        raise ChunkerError(f"{label}: is a directory: {folder}") from None
+    except OSError as e:
+        raise ChunkerError(f"{label}: cannot read it ({e.strerror or e})") from None

@@ -67,18 +67,10 @@ class Document:
         ...     Document.open(path).text
         '# Title\\n\\nBody.'
         """
-        from ..documents import MAX_BYTES  # noqa: PLC0415 - only files need it
+        from ..documents import MAX_BYTES, read_file, shown_name  # noqa: PLC0415 - only files need it
 
-        name = os.fspath(path)
-        try:
-            with open(name, "rb") as f:
-                data = f.read()
-        except FileNotFoundError:
-            raise ChunkerError(f"{name}: no such file") from None
-        except IsADirectoryError:
-            raise ChunkerError(f"{name}: is a directory, give the files inside it") from None
-        except OSError as e:
-            raise ChunkerError(f"{name}: cannot read it ({e.strerror or e})") from None
+        data = read_file(path)
+        name = shown_name(path)
         return cls.from_bytes(data, name=name, keep_running=keep_running, raw=raw,
                               max_bytes=MAX_BYTES if max_bytes is None else max_bytes)
 
