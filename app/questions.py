@@ -13,13 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from chunker import SWEEP_SIZES, SWEEP_STRATEGIES  # the sweep the panel runs is the library's
+
 from .html import esc, num, plural
 
 __all__ = ["questions_html", "evaluation_html", "sweep_html", "line_chart", "SWEEP_STRATEGIES", "SWEEP_SIZES"]
-
-SWEEP_STRATEGIES = ("recursive", "sentence", "markdown")
-SWEEP_SIZES = (128, 256, 512, 1024)
-"""The sweep the panel runs: the grid published evaluations compare (64-1024 tokens)."""
 
 _TINTS = ("#2563eb", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#0e7490")
 

@@ -18,7 +18,7 @@ from .documents import Extracted, detect_kind, extract
 from .results._export import FORMATS, Format, records, to_json, to_jsonl, to_text
 from .results._records import FLAGS, Chunk, ChunkResult, Stats
 from .retrieval._bm25 import BM25Index
-from .retrieval._eval import Evaluation, QuestionResult, SweepRow, evaluate, mark_best, sweep
+from .retrieval._eval import SWEEP_SIZES, SWEEP_STRATEGIES, Evaluation, QuestionResult, SweepRow, evaluate, mark_best, sweep
 from .retrieval._questions import Question, Reference, dump_questions, load_questions
 from .session._advice import Advice, Tip, advise
 from .session._api import Document, chunk
@@ -38,6 +38,8 @@ __all__ = [
     "evaluate",
     "sweep",
     "mark_best",
+    "SWEEP_STRATEGIES",
+    "SWEEP_SIZES",
     "Evaluation",
     "QuestionResult",
     "SweepRow",

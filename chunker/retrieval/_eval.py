@@ -42,12 +42,14 @@ from ..settings._settings import DEFAULTS, Settings
 from ._bm25 import BM25Index, _DocumentTerms, _parameters
 from ._questions import Question
 
-__all__ = ["Evaluation", "QuestionResult", "SweepRow", "evaluate", "mark_best", "sweep"]
+__all__ = ["Evaluation", "QuestionResult", "SweepRow", "evaluate", "mark_best", "sweep", "SWEEP_STRATEGIES", "SWEEP_SIZES"]
 
 Span = tuple[int, int]
 
 SWEEP_STRATEGIES = ("recursive", "sentence", "markdown")
 SWEEP_SIZES = (128, 256, 512, 1024)
+"""The sweep's grid, for `sweep()`, `chunker eval --sweep` and the page: the sizes published
+evaluations compare."""
 SWEEP_OVERLAP = "10%"
 """A sweep's overlap: a share of each size, as a count (50) would be 39% of 128 but 5% of 1024."""
 
