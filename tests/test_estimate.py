@@ -45,7 +45,7 @@ def corpora():
     return corpus
 
 
-# -- the targets of issue 4, on documents the weights never saw -----------------------------
+# -- the estimate's error targets, on documents the weights never saw -----------------------------
 
 
 @pytest.mark.parametrize("kind", sorted(estimate_error.TARGETS))

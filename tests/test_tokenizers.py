@@ -1,4 +1,4 @@
-"""Tokenizers: seed 000's rule, exact counts equal to tiktoken's, offsets, lazy imports."""
+"""Tokenizers: characters over four, exact counts equal to tiktoken's, offsets, lazy imports."""
 
 from __future__ import annotations
 

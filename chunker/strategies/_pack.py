@@ -137,8 +137,8 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
     piece that does not fit at the next level down.
 
     A piece split further is fenced by hard boundaries on both sides, so its parts never merge
-    with a neighbour's text (the boundary seed 001 describes). Levels up to `split_all_until`
-    are split even when they fit: the sentence strategy packs sentences, not paragraphs. A code
+    with a neighbour's text: no chunk joins the tail of a split piece to the next piece. Levels
+    up to `split_all_until` are split even when they fit: the sentence strategy packs sentences, not paragraphs. A code
     fence line is never a piece of its own (see `glue_fences`; `fences` are the document's).
     Pieces go to `leaves` as they are found: a document's paragraphs are never all held at once.
     """

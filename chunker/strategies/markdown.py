@@ -1,4 +1,4 @@
-"""Strategy `markdown`: heading-aware sections with a size cap (seed 004's "semantic").
+"""Strategy `markdown`: heading-aware sections with a size cap.
 
 A section starts at a heading. Sections never share a chunk or overlap. Inside a section,
 blocks (paragraphs, lists, fenced and indented code, HTML blocks, tables, front matter) are

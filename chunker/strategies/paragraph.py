@@ -1,7 +1,8 @@
 """Strategy `paragraph`: blank-line-separated blocks, adjacent ones packed up to `size`.
 
 A paragraph is never split: one larger than `size` becomes its own chunk, flagged oversize
-(seed 004). Size 0 gives one chunk per paragraph (seed 000's "by paragraph").
+(a paragraph is the smallest unit this strategy keeps whole). Size 0 gives one chunk per
+paragraph.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Strategy `recursive`: paragraph → line → sentence → word → character (seed 001's cascade).
+"""Strategy `recursive`: the cascade paragraph → line → sentence → word → character.
 
 A span that fits is one piece; one that does not is split at the next level. Pieces are packed
 up to `size`, and the overlap is whole trailing pieces. Hard-wrapped prose skips the line level.

@@ -3,7 +3,7 @@ sentence, clause) up to `size`; overlap is whole trailing sentences.
 
 A sentence longer than `size` gets chunks of its own, cut at the limit between words (inside a
 word only when one word alone is too long), and those chunks are flagged `split_sentence`.
-Size 0 gives one chunk per sentence (seed 000's "by sentence").
+Size 0 gives one chunk per sentence.
 """
 
 from __future__ import annotations

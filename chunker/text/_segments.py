@@ -223,7 +223,7 @@ def rstripped_tail(text: str, n: int = 256) -> str:
 
 def ends_sentence(text: str, fences: Fences | None = None, at: int = 0) -> bool:
     """True when `text` ends with terminal punctuation (closing quotes/brackets allowed after it)
-    or with a closing code fence: the opposite of seed 001's "ends mid-sentence" flag.
+    or with a closing code fence: the opposite of the `mid_sentence` flag.
 
     Whether a fence line closes a block is the document's to say: `fences` (`Fences.of` the
     document `text` is part of, at offset `at`) pairs its fence lines. Without it, `text` alone

@@ -318,7 +318,7 @@ class EstimateTokenMeasure(Measure):
 
 
 class ApproxTokenMeasure(EstimateTokenMeasure):
-    """Seed 000's rule (see `approx_tokens`), from the span's length when it is already trimmed,
+    """Characters over four (see `approx_tokens`), from the span's length when it is already trimmed,
     as the pieces strategies pack are: no copy of the span."""
 
     def count(self, start: int, end: int) -> int:

@@ -88,7 +88,7 @@ ARRAY_MIN_CHARS = 1 << 16
 
 
 def approx_tokens(text: str) -> int:
-    """Seed 000's rule: max(1, round-half-up(trimmed characters / 4)); 0 for blank text.
+    """Characters over four: max(1, round-half-up(trimmed characters / 4)); 0 for blank text.
 
     >>> approx_tokens("Chunk size is a balance.")
     6
