@@ -1078,6 +1078,18 @@ def test_workflow_actions_are_pinned_by_commit():
             assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+", use.strip()), use
 
 
+
+def test_the_pages_workflow_deploys_only_after_the_tests_pass():
+    """The site is built only when the README's test command (.ci/run) passed, and deployed only
+    from that build."""
+    text = (ROOT / ".github" / "workflows" / "pages.yml").read_text()
+    jobs = dict(re.findall(r"^  ([\w-]+):\n((?:    .*\n|\n)*)", text, re.MULTILINE))
+    assert {"test", "build", "deploy"} <= set(jobs)
+    assert "run: bash .ci/run" in jobs["test"]
+    assert re.search(r"^    needs: test$", jobs["build"], re.MULTILINE)
+    assert re.search(r"^    needs: build$", jobs["deploy"], re.MULTILINE)
+
+
 def test_node_is_the_pinned_build_even_with_one_on_path(tmp_path, monkeypatch):
     monkeypatch.delenv("CHUNKER_NODE", raising=False)
     monkeypatch.setattr(rt.shutil, "which", lambda name: "/usr/bin/node")
