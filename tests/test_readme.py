@@ -18,6 +18,28 @@ def test_the_readme_is_short():
     assert len(README.encode("utf-8")) <= 10_000
 
 
+def _section(title: str) -> str:
+    return README.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_strategy_table_and_the_flags_are_the_registries():
+    import chunker
+
+    rows = re.findall(r"^\| `(\w+)`(?: \(default\))? \|", _section("The library"), re.MULTILINE)
+    assert rows == list(chunker.STRATEGIES), "README's strategy table is not the registry's"
+    assert f"`{chunker.DEFAULTS['strategy']}` (default)" in README
+    flags = re.search(r"^Flags: (.*?)\.$", _section("The library"), re.MULTILINE | re.DOTALL)
+    assert flags and re.findall(r"`(\w+)`", flags.group(1)) == list(chunker.FLAGS)
+
+
+def test_the_command_line_section_names_every_option():
+    from chunker.cli._main import _parser
+
+    shown = set(re.findall(r"--[a-z][a-z-]*", _section("The command line")))
+    options = {s for a in _parser()._actions for s in a.option_strings if s.startswith("--") and s != "--help"}
+    assert options <= shown, f"README's command line section misses {sorted(options - shown)}"
+
+
 def test_every_file_the_readme_links_is_in_the_repository():
     # The pictures (light and dark) and the docs it points to, relative to the repository.
     links = re.findall(r"\]\(([^)#:]+)\)", README)
