@@ -27,6 +27,8 @@ from ._punct import LATIN_TERMINALS as _TERMINALS
 from ._punct import OPENERS as _OPENERS
 from ._punct import QUESTION_MARKS as _MARKS
 
+Span = tuple[int, int]
+
 __all__ = ["sentence_spans", "clause_spans"]
 
 #: Bullet symbols that start a list item wherever they follow whitespace.
@@ -120,7 +122,7 @@ _STARTERS = frozenset(
 )
 
 
-def _check_range(text, start, end):
+def _check_range(text: str, start: int, end: int | None) -> tuple[int, int]:
     """Validate ``text[start:end]`` and return concrete bounds."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}; decode bytes first")
@@ -138,7 +140,7 @@ def _check_range(text, start, end):
     return start, end
 
 
-def _rtrim(t, lo, p):
+def _rtrim(t: str, lo: int, p: int) -> int:
     """Offset just after the last non-whitespace char in ``t[lo:p]`` (``lo`` if none)."""
     # Widening windows: a long blank run costs C time, not a Python step per char.
     step = 64
@@ -152,10 +154,10 @@ def _rtrim(t, lo, p):
     return lo
 
 
-def _split(t):
+def _split(t: str) -> list[Span]:
     """Sentence spans of the whole string ``t``."""
     n = len(t)
-    out = []
+    out: list[Span] = []
     nonws = _NONWS.search
     m = nonws(t)
     if m is None:
@@ -164,12 +166,12 @@ def _split(t):
     # to (marker style and last value, to spot the next marker inside a line)
     # and, for a heading or list-item line, the newline that ends it (-1: none).
     s = m.start()
-    list_style = None
+    list_style: tuple[bool, str] | None = None
     list_val = 0
     pending = -1
     next_nl = -2  # cached offset of the first newline at or after s; -1: none
 
-    def begin(p):
+    def begin(p: int) -> None:
         """Open a sentence at the non-space ``p``; ``pending`` is -1 on entry."""
         nonlocal list_style, list_val, pending, next_nl
         if t[p].isupper():
@@ -190,7 +192,7 @@ def _split(t):
                 if nxt and nxt not in " \t" and not nxt.islower():
                     pending = next_nl
 
-    def cut(c):
+    def cut(c: int) -> None:
         """End the current sentence at ``c`` and open the next one after it."""
         nonlocal s, pending
         if c <= s:
@@ -252,7 +254,7 @@ def _split(t):
     return out
 
 
-def _at_line_start(t, p):
+def _at_line_start(t: str, p: int) -> bool:
     """True when only spaces or tabs (at most 16) separate ``p`` from a line start."""
     j = p
     while j > 0 and t[j - 1] in " \t" and p - j < 16:
@@ -260,7 +262,8 @@ def _at_line_start(t, p):
     return j == 0 or t[j - 1] in "\r\n"
 
 
-def _decide(t, m, s, list_style, list_val):
+def _decide(t: str, m: re.Match[str], s: int, list_style: tuple[bool, str] | None,
+            list_val: int) -> int | None:
     """Where a terminal-punctuation candidate ends the sentence, if it does.
 
     Returns None for no boundary, an offset ``c`` to cut at, or ``-(c + 1)``
@@ -373,12 +376,12 @@ def _decide(t, m, s, list_style, list_val):
     return j
 
 
-def _starts_sentence(t, k):
+def _starts_sentence(t: str, k: int) -> bool:
     w = _WORD.match(t, k)
     return w is not None and w.group().lower() in _STARTERS
 
 
-def sentence_spans(text, start=0, end=None):
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     """Sentences of ``text[start:end]`` as ``(s, e)`` offsets into ``text``.
 
     Each span runs from the sentence's first non-whitespace character to just
@@ -401,7 +404,7 @@ def sentence_spans(text, start=0, end=None):
     return [(a + lo, b + lo) for a, b in _split(text[lo:hi])]
 
 
-def clause_spans(text, start=0, end=None):
+def clause_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     """Like :func:`sentence_spans`, but also split after ``,`` ``;`` ``:``.
 
     Latin clause marks count when whitespace follows them (so "3,000" and
@@ -414,7 +417,7 @@ def clause_spans(text, start=0, end=None):
     """
     lo, hi = _check_range(text, start, end)
     t = text if (lo == 0 and hi == len(text)) else text[lo:hi]
-    out = []
+    out: list[Span] = []
     nonws = _NONWS.search
     # One scan for clause marks over the whole range, merged with the
     # sentences: a mark at or past a sentence's end belongs to a later one.
@@ -426,7 +429,9 @@ def clause_spans(text, start=0, end=None):
             c = m.end()
             if cs < c < e:
                 out.append((cs + lo, c + lo))
-                cs = nonws(t, c, e).start()
+                after = nonws(t, c, e)
+                assert after is not None  # a clause mark inside a sentence has more after it
+                cs = after.start()
             m = next(marks, None)
         out.append((cs + lo, e + lo))
     return out
