@@ -107,7 +107,8 @@ def _text_record(r: dict[str, Any]) -> str:
         head += f", p. {first}" if first == last else f", pp. {first}–{last}"
     if r["flags"]:
         head += " (" + ", ".join(r["flags"]) + ")"
-    return head + " ---\n" + r["text"] + "\n"
+    text: str = r["text"]
+    return head + " ---\n" + text + "\n"
 
 
 JSONL_FRAME = Frame(lambda r: _dumps(r) + "\n")

@@ -191,7 +191,8 @@ def _measure(index: BM25Index, spans: Sequence[Span], questions: Sequence[Questi
         per_question=tuple(results))
 
 
-def _spans_and_headings(document: str, result: ChunkResult, with_headings: bool):
+def _spans_and_headings(document: str, result: ChunkResult,
+                        with_headings: bool) -> tuple[list[Span], list[tuple[str, ...]] | None]:
     if not isinstance(result, ChunkResult):
         raise ChunkerError(f"result must be the ChunkResult of chunk(document), got {type(result).__name__}")
     chunks = result.chunks
@@ -270,10 +271,10 @@ class SweepRow:
 def _names(kind: str, values: Any) -> list[Any]:
     if isinstance(values, (str, int)):
         values = [values]
-    values = list(values)
-    if not values:
+    names: list[Any] = list(values)
+    if not names:
         raise ChunkerError(f"{kind} is empty: name at least one")
-    return values
+    return names
 
 
 def sweep(document: str | Document, questions: Sequence[Question], *,

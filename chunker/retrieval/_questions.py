@@ -90,7 +90,7 @@ def _offset(value: Any, where: str, name: str) -> int:
         return int(value)  # JSON writers that only know floats write 12.0
     if not _whole(value):
         raise ChunkerError(f"{where}: {name} must be a whole number, got {json.dumps(value)}")
-    return value
+    return int(value)
 
 
 def _reference(raw: Any, document: str, where: str) -> Reference:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..results._records import ChunkResult
 from ..settings._presets import PRESETS, ModelLimit, model_limit
+from ..settings._settings import Settings
 from ..tokens._tokenizers import TOKENIZERS
 
 __all__ = ["Tip", "Advice", "advise", "content_type", "model_limit"]
@@ -312,7 +313,7 @@ def _resized(settings: Any, size: int) -> dict[str, Any]:
     return {"size": size, "overlap": "10%"}
 
 
-def _larger(settings: Any, model: ModelLimit | None) -> int:
+def _larger(settings: Settings, model: ModelLimit | None) -> int:
     """A size about half again as large, within the model's limit when sized in tokens."""
     size = settings.size
     bigger = max(size + 1, size * 3 // 2)

