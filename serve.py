@@ -249,14 +249,22 @@ class _HeadClock(io.RawIOBase):
 
 
 class PlaygroundServer(http.server.ThreadingHTTPServer):
-    """One thread per connection; the page's files; this machine's names only."""
+    """One thread per connection, at most `max_threads` at once; the page's files; this
+    machine's names only."""
 
     # The page opens a few dozen connections at once; with the default queue of 5, 38 of 50
     # simultaneous connections waited 1-2 s for the kernel to retry them.
     request_queue_size = 128
+    # A browser opens six connections to a host at a time; a client that opens thousands of
+    # idle ones would otherwise get a thread (and its stack) for each until head_timeout.
+    # Past the cap, accepting waits: the kernel's queue holds the next connections, and one
+    # that still finds no thread after `thread_wait` seconds is closed.
+    max_threads = 64
+    thread_wait = 5.0
 
     def __init__(self, address, handler, *, root: Path = ROOT, quiet: bool = False):
         super().__init__(address, handler)
+        self._thread_slots = threading.BoundedSemaphore(self.max_threads)
         self.root = root
         self.quiet = quiet
         self.files = Files(root)
@@ -273,6 +281,22 @@ class PlaygroundServer(http.server.ThreadingHTTPServer):
         if host is None:
             return version == "HTTP/1.0"
         return host.strip().lower() in self.hosts
+
+    def process_request(self, request, client_address):
+        if not self._thread_slots.acquire(timeout=self.thread_wait):
+            self.shutdown_request(request)  # every thread still busy: this connection waits no longer
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._thread_slots.release()  # no thread was started to release it
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._thread_slots.release()
 
     def handle_error(self, request, client_address):
         # A browser that leaves (a reload, a closed tab) is no error of the server's.

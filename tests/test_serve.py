@@ -949,6 +949,38 @@ def test_a_half_sent_request_is_dropped(runtime):
         assert closed, "the server waited a minute for the rest of a request"
 
 
+
+def test_idle_connections_get_at_most_max_threads(runtime, monkeypatch):
+    """A client that opens many connections and sends nothing holds at most max_threads threads;
+    once they are gone, the server answers again."""
+    monkeypatch.setattr(serve.PlaygroundServer, "max_threads", 3)
+    monkeypatch.setattr(serve.PlaygroundServer, "thread_wait", 0.5)
+
+    def serving() -> int:
+        return sum("process_request_thread" in t.name for t in threading.enumerate())
+
+    with in_process() as server:
+        port = server.server_address[1]
+        idle = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in range(12)]
+        try:
+            deadline = time.monotonic() + 10
+            while serving() < 3 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(1.0)  # room for any thread past the cap to start
+            assert serving() == 3
+        finally:
+            for sock in idle:
+                sock.close()
+        deadline = time.monotonic() + 30
+        status = None
+        while status != 200 and time.monotonic() < deadline:
+            try:
+                status = request(port, "/index.html", host=f"127.0.0.1:{port}")[0]
+            except OSError:
+                time.sleep(0.2)
+        assert status == 200
+
+
 def test_a_client_that_leaves_is_not_a_traceback(runtime, capsys):
     done = threading.Event()
 
