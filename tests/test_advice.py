@@ -87,7 +87,9 @@ def test_the_starting_point_is_capped_at_the_models_limit():
     res = chunker.chunk(text, size=500, overlap=50)
     tip = next(t for t in chunker.advise(text, res, limit="minilm").tips if t.code == "content_type")
     assert tip.apply == {"size": 256, "overlap": "10%"} and "capped at the 256-token" in tip.message
-    tip = next(t for t in chunker.advise(text, res).tips if t.code == "content_type")
+    longer = "\n\n".join([text] * 3)  # the sample alone is shorter than 1,024 tokens
+    res = chunker.chunk(longer, size=500, overlap=50)
+    tip = next(t for t in chunker.advise(longer, res).tips if t.code == "content_type")
     assert tip.apply == {"size": 1024, "overlap": "10%"}
 
 
@@ -126,3 +128,26 @@ def test_model_limits():
     for bad in ("bert", "-5", "0", "1e3"):
         with pytest.raises(chunker.ChunkerError, match="model limit"):
             model_limit(bad)
+
+
+def test_a_q_and_a_list_is_an_faq_not_a_chat():
+    text = "".join(f"Q: How do I reset setting {i}?\nA: Open the panel and press reset {i}.\n" for i in range(8))
+    assert content_type(text) == "faq"
+    assert content_type(CHAT) == "chat"
+
+
+def test_source_code_is_code_in_the_kind_and_the_tips_alike():
+    text = inspect.getsource(subprocess)
+    res = chunker.chunk(text, size=300, overlap=0)
+    advice = chunker.advise(text, res)
+    assert advice.content_type == "code"
+    words = " ".join(t.message for t in advice.tips).lower()
+    assert "source code" in words and "prose" not in words
+
+
+def test_a_starting_point_the_whole_document_fits_in_is_not_suggested():
+    text = sample_document()
+    res = chunker.chunk(text, size=150, overlap=0, tokenizer="o200k")
+    assert content_type(text) == "technical" and res.stats.document_tokens < chunker.PRESETS["technical"].size
+    tip = next(t for t in chunker.advise(text, res).tips if t.code == "content_type")
+    assert not tip.suggest and "one chunk" in tip.message and f"{res.stats.document_tokens:,} tokens" in tip.message

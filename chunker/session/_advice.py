@@ -78,6 +78,8 @@ def content_type(text: str) -> str | None:
 
     >>> content_type("User: hi\nAssistant: hello\nUser: help?\nAssistant: sure")
     'chat'
+    >>> content_type("Q: Do you ship abroad?\nA: Yes.\nQ: How long?\nA: A week.\nQ: Refunds?\nA: 14 days.")
+    'faq'
     >>> content_type("# Setup\n\nRun it:\n\n```sh\nmake\n```\n")
     'technical'
     """
@@ -85,15 +87,26 @@ def content_type(text: str) -> str | None:
     lines = [line.strip() for line in head.splitlines() if line.strip()]
     if not lines:
         return None
-    speakers = sum(bool(_SPEAKER.match(line)) for line in lines)
+    labels = [m.group(1).lower() for m in map(_SPEAKER.match, lines) if m]
+    speakers = len(labels)
     if speakers >= 4 and speakers * 2 >= len(lines):
-        return "chat"
+        # Q: and A: alone label a question and its answer, not two people talking.
+        return "faq" if set(labels) <= {"q", "a"} else "chat"
     questions = sum(bool(_QUESTION.match(line)) for line in lines)
     if questions >= 3 and questions * 3 >= len(lines):
         return "faq"
+    if "```" not in head and _is_code(lines):
+        return "code"
     if "```" in head or (looks_like_markdown(head) and sum(bool(_CODE.search(x)) for x in lines) >= 3):
         return "technical"
     return "general"
+
+
+def _is_code(lines: list[str]) -> bool:
+    """Source code, not prose: one line in five or more reads as a statement (the same test
+    the `code` pitfall makes, so the kind and the tip never disagree)."""
+    code = sum(bool(_CODE.search(line)) for line in lines)
+    return code * 5 >= len(lines) and code >= 5
 
 
 def pitfalls(text: str) -> list[Tip]:
@@ -119,8 +132,7 @@ def pitfalls(text: str) -> list[Tip]:
                                                      "embed a text rendering of each row), not by size."))
                 break
     if lines and "```" not in head:
-        code = sum(bool(_CODE.search(line)) for line in lines)
-        if code * 5 >= len(lines) and code >= 5:
+        if _is_code(lines):
             out.append(Tip("tip", "code", "This looks like source code: split it at function or class "
                                           "boundaries (a syntax-aware splitter); size-based windows cut "
                                           "functions apart."))
@@ -196,6 +208,13 @@ def _preset_tip(kind: str, result: ChunkResult, model: ModelLimit | None) -> Tip
     suggest: dict[str, Any] = {"unit": "tokens", "size": size, "overlap": overlap}
     same = s.unit == "tokens" and s.size == size and str(s.overlap) == str(overlap)
     message = f"Looks like {preset.label.lower()}: {preset.why}. Start from {size:,} tokens with {overlap} overlap{capped}"
+    whole = result.stats.document_tokens
+    if 0 < whole <= size:
+        # A starting point the whole document fits in makes one chunk: nothing left to compare.
+        approx = "" if result.stats.exact else "about "
+        return Tip("tip", "content_type", f"{message}; but this document is only {approx}{whole:,} tokens, so at "
+                                          "that size it is one chunk. For a document this short, keep the size "
+                                          "well under its length to see how it splits.")
     if same:
         return Tip("tip", "content_type", message + " (these settings).")
     return Tip("tip", "content_type", message + ".", suggest)

@@ -38,6 +38,8 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            "the usual first setting to measure from"),
     Preset("technical", "Technical documentation", "1,024–2,048 tokens", "10–15%", 1024, "10%",
            "procedures and code samples need room to stay in one piece"),
+    Preset("code", "Source code", "256–512 tokens", "none–10%", 400, "10%",
+           "a function or class is what a question about code is answered by: cut at definitions"),
     Preset("chat", "Chat history or agent memory", "256–512 tokens a turn", "none", 384, 0,
            "a turn is the natural unit: split by turn or topic rather than by size"),
     Preset("openai", "OpenAI file search default", "800 tokens", "400 (50%)", 800, 400,
