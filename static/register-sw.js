@@ -34,6 +34,7 @@
     mark("ready");
     var worker = navigator.serviceWorker.controller || registration.active;
     if (!worker) return;
+    worker.postMessage("keep"); // what this page loaded before the worker served it
     var channel = new MessageChannel();
     channel.port1.onmessage = function (event) {
       document.body.setAttribute("data-offline-version", String(event.data));
@@ -78,6 +79,13 @@
       console.warn("The offline copy of this page could not be registered:", String(error));
     });
   }
+
+  // A file the page loaded on first use (an exact tokenizer's wheel) while no worker served it
+  // is kept when the page is put away, so that it opens offline next time.
+  document.addEventListener("visibilitychange", function () {
+    var worker = navigator.serviceWorker && navigator.serviceWorker.controller;
+    if (document.visibilityState === "hidden" && worker) worker.postMessage("keep");
+  });
 
   document.addEventListener("DOMContentLoaded", function () {
     if (!("serviceWorker" in navigator) || !window.isSecureContext) {

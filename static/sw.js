@@ -11,8 +11,11 @@
 //
 // Cache first, for every file in the list: all of them come from the one version this worker
 // has, so a page never mixes an app of one version with a runtime of another. A file the cache
-// lacks goes to the network as if there were no service worker. Requests for anything else are
-// not touched. The memory snapshot static/pyodide.mjs makes lives in a cache of its own
+// lacks goes to the network, and reaches the page only if it is the file this version lists: a
+// file of a newer version (the site was updated meanwhile) is refused, with a 409 that says to
+// reload. Files the page loaded before this worker controlled it (on a first visit, an exact
+// tokenizer chosen early) are taken from the HTTP cache when the worker activates and whenever
+// the page is hidden, never from the network. Requests for anything else are not touched. The memory snapshot static/pyodide.mjs makes lives in a cache of its own
 // ("chunker-runtime"), which this worker leaves alone.
 "use strict";
 
@@ -109,11 +112,31 @@ self.addEventListener("activate", (event) => {
     // still loads (the tokenizers' wheel) is kept too. A later version takes over from the
     // previous one only when no page shows that one (or at a navigation: see navigate()).
     await self.clients.claim();
+    await keepLoaded();
   })());
 });
 
+/** The on-demand files the page already loaded without this worker (before it controlled the
+ *  page): kept from the HTTP cache, checked against the list like every other file. Never from
+ *  the network: a file the page never asked for is not downloaded. */
+async function keepLoaded() {
+  const cache = await caches.open(CACHE);
+  for (const rel of Object.keys(ON_DEMAND)) {
+    if (await cache.match(urlOf(rel))) continue;
+    let response;
+    try {
+      response = await fetch(urlOf(rel), { cache: "only-if-cached", mode: "same-origin" });
+    } catch {
+      continue; // not in the HTTP cache: the page has not loaded it
+    }
+    const kept = await keepable(rel, response);
+    if (kept) await cache.put(urlOf(rel), kept);
+  }
+}
+
 self.addEventListener("message", (event) => {
   if (event.data === "activate") self.skipWaiting();
+  if (event.data === "keep") event.waitUntil(keepLoaded());
   if (event.data === "version?" && event.ports[0]) event.ports[0].postMessage(VERSION);
 });
 
@@ -122,10 +145,18 @@ async function respond(event, rel) {
   const hit = await cache.match(urlOf(rel));
   if (hit) return hit;
   const response = await fetch(event.request);
-  if (response.ok) {
-    event.waitUntil(keepable(rel, response.clone()).then((kept) => kept && cache.put(urlOf(rel), kept)));
-  }
-  return response;
+  if (!response.ok) return response;
+  const kept = await keepable(rel, response);
+  if (!kept) return otherVersion(rel);
+  event.waitUntil(cache.put(urlOf(rel), kept.clone()));
+  return kept;
+}
+
+/** What the page gets for a file whose bytes on the server are not this version's: the site was
+ *  updated while it ran. Nothing of the other version reaches it. */
+function otherVersion(rel) {
+  return new Response(`${rel} on the server belongs to another version of this page: reload the page.`, {
+    status: 409, statusText: "Conflict", headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
 }
 
 // The page while this worker hands over to a new version: nothing to load, so that nothing

