@@ -25,7 +25,7 @@ from .session._api import Document, chunk
 from .settings._presets import MODEL_LIMITS, PRESETS, ModelLimit, Preset
 from .settings._settings import BREAKS, DEFAULTS, PLAYGROUND_DEFAULTS, UNITS, Settings
 from .strategies import STRATEGIES, Strategy, register_strategy
-from .tokens._tokenizers import TOKENIZERS, count_tokens, load_tokenizer
+from .tokens._tokenizers import TOKENIZERS, TokenizerLike, count_tokens, load_tokenizer
 
 __version__ = "0.2.0"
 
@@ -53,6 +53,7 @@ __all__ = [
     "ChunkerError",
     "count_tokens",
     "load_tokenizer",
+    "TokenizerLike",
     "records",
     "to_json",
     "to_jsonl",

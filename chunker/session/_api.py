@@ -14,7 +14,7 @@ from ..settings._settings import DEFAULTS, Settings, volume_limit, whole_number
 from ..strategies import STRATEGIES, Spans, Strategy
 from ..text._segments import Fences, check_text, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
-from ..tokens._tokenizers import Tokenizer, get_tokenizer
+from ..tokens._tokenizers import TokenizerLike, get_tokenizer
 from ._advice import Advice, advise
 
 __all__ = ["Document", "chunk"]
@@ -48,7 +48,7 @@ class Document:
         self.pages = pages
         """Where each page starts in `text` (a PDF's); records then carry page_start/page_end."""
         self._keep = True
-        self._measure: tuple[str, Measure] | None = None  # (tokenizer name, its token measure)
+        self._measure: tuple[str, Measure] | None = None  # (tokenizer identity, its token measure)
         self._tokens: dict[str, int] = {}
         self._words: int | None = None
 
@@ -110,14 +110,15 @@ class Document:
             self._words = count_words(self.text)
         return self._words
 
-    def count_tokens(self, tokenizer: str = DEFAULTS["tokenizer"]) -> int:
-        """The whole document's tokens, counted once per tokenizer."""
-        known = self._tokens.get(tokenizer)
+    def count_tokens(self, tokenizer: str | TokenizerLike = DEFAULTS["tokenizer"]) -> int:
+        """The whole document's tokens, counted once per tokenizer (by its identity: a loaded
+        tokenizer.json's content, so a second file never answers with the first one's count)."""
+        tok = get_tokenizer(tokenizer)
+        known = self._tokens.get(tok.name)
         if known is None:
-            tok = get_tokenizer(tokenizer)
             text = self.text
             known = 0 if not text or text.isspace() else tok.count(text)
-            self._tokens[tokenizer] = known
+            self._tokens[tok.name] = known
         return known
 
     def chunk(self, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAULTS["unit"],
@@ -166,7 +167,7 @@ class Document:
         with Fences.held_for(text):  # the strategy and the records read the same fences
             return self._run(text, strategy, settings, tok, limit)
 
-    def _run(self, text: str, strategy: Strategy, settings: Settings, tok: Tokenizer,
+    def _run(self, text: str, strategy: Strategy, settings: Settings, tok: TokenizerLike,
              limit: int | None) -> ChunkResult:
         size, overlap_count = settings.size, settings.overlap_count
         counter: Measure | None
@@ -208,7 +209,7 @@ class Document:
         return ChunkResult(chunks, self._stats(chunks, tok, settings, doc_tokens, repeats),
                            settings, self.source)
 
-    def _token_measure(self, tok: Tokenizer) -> Measure:
+    def _token_measure(self, tok: TokenizerLike) -> Measure:
         if self._measure is not None and self._measure[0] == tok.name:
             return self._measure[1]
         self._measure = None  # let the last tokenizer's encoding go before making another
@@ -217,7 +218,7 @@ class Document:
             self._measure = (tok.name, measure)
         return measure
 
-    def _stats(self, chunks: Chunks | Sequence[Any], tok: Tokenizer, settings: Settings,
+    def _stats(self, chunks: Chunks | Sequence[Any], tok: TokenizerLike, settings: Settings,
                doc_tokens: int | None = None, repeats: Sequence[int] | None = None) -> Stats:
         """`repeats` are the tokens of each chunk after the first that earlier chunks hold."""
         text = self.text
@@ -300,7 +301,7 @@ def _limit(text: str, max_chunk_chars: Any) -> int | None:
     return n or None
 
 
-def _records(text: str, spans: Spans, settings: Settings, tok: Tokenizer,
+def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
              counts: Sequence[int] | None = None, pages: Sequence[int] = ()) -> Chunks:
     """The chunks of `spans`, flagged; `counts` are the spans' token counts when already known.
 
