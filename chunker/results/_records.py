@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
-from ..settings._settings import Settings
+from ..settings._options import Settings
 from ..text._segments import count_words, position_kind
 
 __all__ = ["Chunk", "Chunks", "Stats", "ChunkResult", "FLAGS"]

@@ -10,7 +10,8 @@ from typing import Any
 
 from .._errors import ChunkerError
 from ..results._records import ChunkResult, Chunks, Stats
-from ..settings._settings import DEFAULTS, Settings, volume_limit, whole_number
+from ..settings._options import Settings, options_doc, options_for, signed, unknown_setting
+from ..settings._settings import DEFAULTS, volume_limit, whole_number
 from ..strategies import STRATEGIES, Spans, Strategy
 from ..text._segments import Fences, check_text, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
@@ -19,8 +20,6 @@ from ._advice import Advice, advise
 
 __all__ = ["Document", "chunk"]
 
-Overlap = int | str
-Breaks = str | Sequence[str]
 
 
 class Document:
@@ -121,15 +120,10 @@ class Document:
             self._tokens[tok.name] = known
         return known
 
-    def chunk(self, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAULTS["unit"],
-              size: int | str = DEFAULTS["size"], overlap: Overlap = DEFAULTS["overlap"],
-              tokenizer: Any = DEFAULTS["tokenizer"], breaks: Breaks = DEFAULTS["breaks"],
-              model_max: int | str | None = None, max_chunk_chars: int | None = None) -> ChunkResult:
-        """Split the document; see `chunk()` for the settings."""
-        settings = Settings(strategy=strategy, unit=unit, size=size,  # type: ignore[arg-type]
-                            overlap=overlap, tokenizer=tokenizer, breaks=breaks,  # type: ignore[arg-type]
-                            model_max=model_max)
-        return self.run(settings, max_chunk_chars=max_chunk_chars)
+    def chunk(self, *, max_chunk_chars: int | None = None, **settings: Any) -> ChunkResult:
+        """Split the document; see `chunk()` for the settings (every option of
+        `chunker.settings._options.OPTIONS`, keyword only, each with its default)."""
+        return self.run(_settings_of(settings, "Document.chunk()"), max_chunk_chars=max_chunk_chars)
 
     def compare(self, settings: Settings, *, strategies: Sequence[str] | None = None,
                 max_chunk_chars: int | None = None) -> dict[str, Stats | ChunkerError]:
@@ -261,12 +255,13 @@ class Document:
             embedding_tokens=sum(tokens), exact=tok.exact, flag_counts=flag_counts)
 
 
-def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAULTS["unit"],
-          size: int | str = DEFAULTS["size"], overlap: Overlap = DEFAULTS["overlap"],
-          tokenizer: Any = DEFAULTS["tokenizer"], breaks: Breaks = DEFAULTS["breaks"],
-          model_max: int | str | None = None, source: str | None = None,
-          max_chunk_chars: int | None = None) -> ChunkResult:
+@signed("chunk")
+def chunk(text: str, *, source: str | None = None, max_chunk_chars: int | None = None,
+          **settings: Any) -> ChunkResult:
     """Split `text` and describe every chunk.
+
+    The settings are keyword arguments, each optional with its default: the options of
+    `chunker.settings._options.OPTIONS` (listed below, and in ``help(chunk)``'s signature).
 
     `overlap` is a count in `unit` or a percentage of `size` such as ``"15%"``. `breaks` only
     matters to the sentence strategy. `tokenizer` is a name (`TOKENIZERS`), the path of a
@@ -288,8 +283,19 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     """
     doc = Document(text, source=source)
     doc._keep = False  # one call: let the measure go before the records are made
-    return doc.chunk(strategy=strategy, unit=unit, size=size, overlap=overlap, tokenizer=tokenizer,
-                     breaks=breaks, model_max=model_max, max_chunk_chars=max_chunk_chars)
+    return doc.run(_settings_of(settings, "chunk()"), max_chunk_chars=max_chunk_chars)
+
+
+chunk.__doc__ = (chunk.__doc__ or "") + "\n    Settings:\n\n" + options_doc("chunk") + "\n"
+signed("chunk")(Document.chunk)
+
+
+def _settings_of(given: dict[str, Any], owner: str) -> Settings:
+    names = {o.name for o in options_for("chunk")}
+    for name in given:
+        if name not in names:
+            raise unknown_setting(name, owner=owner, others=("source", "max_chunk_chars"))
+    return Settings(**given)
 
 
 def _limit(text: str, max_chunk_chars: Any) -> int | None:
