@@ -22,11 +22,12 @@ from .retrieval._eval import Evaluation, QuestionResult, SweepRow, evaluate, mar
 from .retrieval._questions import Question, Reference, dump_questions, load_questions
 from .session._advice import Advice, Tip, advise
 from .session._api import Document, chunk
+from .settings._options import MISSING, OPTIONS, Control, Option, Settings, register_option, unregister_option
 from .settings._presets import MODEL_LIMITS, PRESETS, ModelLimit, Preset
-from .settings._options import OPTIONS, Control, Option, Settings, register_option, unregister_option
 from .settings._settings import BREAKS, DEFAULTS, PLAYGROUND_DEFAULTS, UNITS
 from .strategies import STRATEGIES, Strategy, register_strategy
-from .tokens._tokenizers import TOKENIZERS, TokenizerLike, count_tokens, load_tokenizer
+from .tokens._tokenizers import TOKENIZERS, TokenizerLike, count_tokens, get_tokenizer, load_tokenizer
+from .tokens._tokenizers import label_of as tokenizer_label
 
 __version__ = "0.2.0"
 
@@ -56,10 +57,13 @@ __all__ = [
     "Control",
     "register_option",
     "unregister_option",
+    "MISSING",
     "ChunkerError",
     "count_tokens",
     "load_tokenizer",
     "TokenizerLike",
+    "get_tokenizer",
+    "tokenizer_label",
     "records",
     "to_json",
     "to_jsonl",

@@ -2,7 +2,8 @@
 
 `chunker.langchain`, `chunker.llama_index`, `chunker.ray` and `chunker.arrow` take the very
 keyword arguments of `chunker.chunk` (the table of options' "adapters" surface) and hand them
-to it unchanged, so a pipeline cuts exactly where the playground showed. Bad settings fail when the adapter is made, not on the first document.
+to it unchanged, so a pipeline cuts exactly where the playground showed. Bad settings fail
+when the adapter is made, not on the first document.
 """
 
 from __future__ import annotations

@@ -56,8 +56,8 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
     """A LlamaIndex `NodeParser` taking `chunker.chunk`'s settings.
 
     ``ChunkerNodeParser(strategy=..., unit=..., size=..., overlap=..., tokenizer=..., breaks=...,
-    model_max=..., max_chunk_chars=...)`` (every option of `chunk`), plus NodeParser's `include_metadata`, `include_prev_next_rel`,
-    `callback_manager` and `id_func`. Settings are checked here: bad ones raise
+    model_max=..., max_chunk_chars=...)`` (every option of `chunk`), plus NodeParser's
+    `include_metadata`, `include_prev_next_rel`, `callback_manager` and `id_func`. Settings are checked here: bad ones raise
     `chunker.ChunkerError` at once. They are model fields, so an IngestionPipeline's cache
     tells two parsers with different settings apart.
 

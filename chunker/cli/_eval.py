@@ -20,7 +20,7 @@ import argparse
 import json
 import math
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 from .._errors import ChunkerError
 from ..retrieval._eval import (
