@@ -27,7 +27,7 @@ EVERY_LINE = '''"""Strategy `every_line`: each non-blank line is a chunk (a thro
 
 from __future__ import annotations
 
-from .._text import line_spans
+from ..text._segments import line_spans
 from ._pack import Span
 
 
