@@ -72,9 +72,10 @@ def _langchain_snippet(settings: Any, filename: str) -> str:
                 f'    encoding_name="{encoding}", chunk_size={size}, chunk_overlap={overlap}\n)\n')
     elif settings.unit == "tokens":
         head += "import chunker\n"
+        shown = _py(chunker.tokenizer_label(settings.tokenizer))  # a loaded file: its name, a path there
         make = ("splitter = RecursiveCharacterTextSplitter(\n"
                 f"    chunk_size={size}, chunk_overlap={overlap},\n"
-                f"    length_function=lambda s: chunker.count_tokens(s, tokenizer={_py(chunker.tokenizer_label(settings.tokenizer))}),\n)\n")
+                f"    length_function=lambda s: chunker.count_tokens(s, tokenizer={shown}),\n)\n")
     elif settings.unit == "words":
         make = ("splitter = RecursiveCharacterTextSplitter(\n"
                 f"    chunk_size={size}, chunk_overlap={overlap},\n"

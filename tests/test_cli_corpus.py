@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunker.cli import _corpus, _jobs, _workers
+from chunker.cli import _jobs, _workers
 from chunker.cli._main import run
 from tests.documents import encrypted_pdf, sentences_for, typeset, word_document
 from tests.texts import PRIMER, ROOT, sample_document

@@ -20,9 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
-from chunker.retrieval._bm25 import BM25Index, _DocumentTerms, terms
-from chunker.cli._main import run as chunk_cli
 from chunker.cli._eval import run as eval_cli
+from chunker.cli._main import run as chunk_cli
+from chunker.retrieval._bm25 import BM25Index, _DocumentTerms, terms
 from chunker.retrieval._eval import SweepRow, _scores, _union, evaluate, mark_best, sweep
 from chunker.retrieval._questions import Question, Reference, dump_questions, load_questions
 

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
-from chunker.text._segments import Fences, is_caps_heading, is_heading_line
 from chunker.strategies.markdown import blocks
+from chunker.text._segments import Fences, is_caps_heading, is_heading_line
 from tests.texts import ROOT, debian_documents, sample_document
 
 STRUCTURED = ["recursive", "sentence", "paragraph", "markdown"]  # fixed and langchain ignore structure

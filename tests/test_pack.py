@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunker.tokens._measure import make_measure
-from chunker.text._segments import line_spans, word_spans
-from chunker.tokens._tokenizers import get_tokenizer
 from chunker.strategies._pack import pack
+from chunker.text._segments import line_spans, word_spans
+from chunker.tokens._measure import make_measure
+from chunker.tokens._tokenizers import get_tokenizer
 
 _text = st.lists(st.sampled_from(["a", "bb", "word", "longerword", " ", "  ", "\n", "\n\n", ".", "😀", "日本",
                                   "x" * 25]), min_size=1, max_size=80).map("".join)

@@ -149,9 +149,9 @@ def unsplittable(strategy: str, text: str) -> bool:
     blank lines inside is one paragraph); for markdown, a chunk of
     nothing but heading lines (a heading is never cut, and a heading that fills the size stands
     alone)."""
-    from chunker.text._segments import Fences, paragraph_spans
     from chunker.strategies._pack import glue_fences
     from chunker.strategies.markdown import blocks
+    from chunker.text._segments import Fences, paragraph_spans
 
     if len(text) == 1:
         return True

@@ -38,8 +38,8 @@ def split(text, *, size, overlap, measure, breaks=()):
 
 @pytest.fixture
 def every_line():
-    from chunker.text._segments import line_spans
     from chunker.strategies import Span
+    from chunker.text._segments import line_spans
 
     def split(text, *, size, overlap, measure, breaks=()):
         return [Span(s, e) for s, e in line_spans(text)]
@@ -127,7 +127,7 @@ def min_chars():
 def test_a_registered_option_reaches_every_surface(min_chars):
     import inspect
 
-    from app import panels, snippets, worker
+    from app import snippets, worker
     from chunker.cli._eval import _parser as eval_parser
     from chunker.langchain import ChunkerSplitter
 
