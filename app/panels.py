@@ -140,9 +140,32 @@ def presets_html() -> str:
     return "".join(rows)
 
 
+def _field_html(option: Any) -> str:
+    """A field for an option index.html does not lay out itself: its label, its control and its
+    help, read and written by the page under ``data-setting`` (its link's key)."""
+    c = option.control
+    default = chunker.PLAYGROUND_DEFAULTS.get(option.name, option.default)
+    shown = "" if default is None else option.cli_text(default)
+    attrs = (f'id="{esc(c.id)}" name="{esc(option.url_key)}" data-setting="{esc(option.url_key)}" '
+             f'aria-describedby="{esc(c.id)}-help"')
+    if c.kind == "select":
+        items = "".join(f'<option value="{esc(v)}"{" selected" if v == shown else ""}>{esc(label)}</option>'
+                        for v, label in (c.choices() if c.choices else ()))
+        control = f"<select {attrs}>{items}</select>"
+    else:
+        kind = "number" if c.kind == "number" else "text"
+        control = f'<input type="{kind}" {attrs} value="{esc(shown)}">'
+    return (f'<div class="field"><label for="{esc(c.id)}">{esc(c.label)}</label>{control}'
+            f'<p id="{esc(c.id)}-help" class="help">{esc(option.description)}</p></div>')
+
+
 def controls() -> dict[str, Any]:
-    """The settings' controls, drawn from the library's registries: each select's options, the
-    break-point boxes, the export buttons and the starting-points table, plus the help texts."""
+    """The settings' controls, drawn from the library's registries and the table of options:
+    each select's options, the break-point boxes, a field for each option index.html does not
+    lay out, the link's keys, the export buttons and the starting-points table, plus the help
+    texts."""
+    page = [(o, o.control) for o in chunker.OPTIONS.values() if "page" in o.surfaces and o.control is not None]
+    selects = {c.id: _options(c.choices()) for o, c in page if c.in_page and c.kind == "select" and c.choices}
     breaks = "\n".join(
         f'<label><input type="checkbox" name="breaks" value="{esc(b.name)}"'
         f'{" checked" if b.name in chunker.DEFAULTS["breaks"] else ""}> {esc(b.label)}</label>'
@@ -151,13 +174,16 @@ def controls() -> dict[str, Any]:
         f'<button type="button" class="dl" data-format="{esc(f.name)}" data-mime="{esc(f.mime)}" '
         f'data-ext="{esc(f.extension)}" title="{esc(f.description)}">Download {esc(f.name.upper())}</button>'
         for f in chunker.FORMATS.values())
+    more = [(o, c) for o, c in page if not c.in_page]
+    defaults = {o.url_key: o.cli_text(chunker.PLAYGROUND_DEFAULTS.get(o.name, o.default))
+                for o, _ in page if chunker.PLAYGROUND_DEFAULTS.get(o.name, o.default) is not None}
     return {
-        "strategy": _options((s.name, s.name) for s in chunker.STRATEGIES.values()),
-        "unit": _options((u.name, u.label) for u in chunker.UNITS.values()),
-        "tokenizer": _options((t.name, t.label) for t in chunker.TOKENIZERS.values()),
-        "limit": _options([("", "none")] + [(m.name, f"{m.label} ({num(m.tokens)})")
-                                            for m in chunker.MODEL_LIMITS.values()]),
+        **selects,
         "breaks": breaks,
+        # Options the page reads and writes generically: their fields, their link keys.
+        "more": "".join(_field_html(o) for o, _ in more),
+        "fields": [{"key": o.url_key, "id": c.id} for o, c in more],
+        "params": [o.url_key for o, _ in page],
         "exports": exports,
         "presets": presets_html(),
         "help": {
@@ -168,7 +194,6 @@ def controls() -> dict[str, Any]:
         "order": list(chunker.STRATEGIES),
         "size_zero": [s.name for s in chunker.STRATEGIES.values() if s.size_zero],
         "uses_breaks": [s.name for s in chunker.STRATEGIES.values() if s.breaks],
-        "defaults": {k: ",".join(v) if isinstance(v, tuple) else str(v)
-                     for k, v in chunker.PLAYGROUND_DEFAULTS.items()},
+        "defaults": defaults,
         "flags": dict(chunker.FLAGS),
     }

@@ -20,7 +20,8 @@ def _py(value: Any) -> str:
     >>> _py("15%"), _py(("paragraph",)), _py(500)
     ('"15%"', '("paragraph",)', '500')
     """
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):
+        value = tuple(value)
         return "(" + ", ".join(map(_py, value)) + ("," if len(value) == 1 else "") + ")"
     return json.dumps(value) if isinstance(value, str) else repr(value)
 
@@ -28,8 +29,9 @@ def _py(value: Any) -> str:
 def snippets(settings: Any, filename: str = "document.md") -> dict[str, str]:
     """The `chunker` call, the CLI line and (for langchain) the LangChain code for ``settings``.
 
-    ``breaks`` only changes the sentence strategy, so it is written out for that strategy or when
-    it differs from the default.
+    Every option of `chunker.OPTIONS` is written as its entry says (``breaks`` only changes the
+    sentence strategy, so it is written out for that strategy or when it differs from the
+    default; a loaded tokenizer.json as its file's name).
 
     >>> from types import SimpleNamespace as S
     >>> s = S(strategy="fixed", unit="chars", size=300, overlap="15%", tokenizer="approx",
@@ -37,17 +39,9 @@ def snippets(settings: Any, filename: str = "document.md") -> dict[str, str]:
     >>> print(snippets(s)["cli"])
     python -m chunker document.md --strategy fixed --unit chars --size 300 --overlap 15% --tokenizer approx --format jsonl
     """
-    with_breaks = (chunker.STRATEGIES[settings.strategy].breaks
-                   or tuple(settings.breaks) != tuple(chunker.DEFAULTS["breaks"]))
-    args = [
-        ("strategy", settings.strategy), ("unit", settings.unit), ("size", settings.size),
-        ("overlap", settings.overlap), ("tokenizer", settings.tokenizer),
-    ]
-    if with_breaks:
-        args.append(("breaks", tuple(settings.breaks)))
-    model_max = getattr(settings, "model_max", None)
-    if model_max:
-        args.append(("model_max", model_max))
+    # Each option as its entry in the table of options says: whether to write it, and how.
+    written = [o for o in chunker.OPTIONS.values() if "chunk" in o.surfaces and o.wanted_in_snippet(settings)]
+    args = [(o.name, o.shown(getattr(settings, o.name))) for o in written]
     call = ",\n".join(f"    {k}={_py(v)}" for k, v in args)
     python = (
         "import chunker\n\n"
@@ -58,12 +52,8 @@ def snippets(settings: Any, filename: str = "document.md") -> dict[str, str]:
         "for c in result.chunks:\n"
         "    print(c.index, c.start_char, c.end_char, c.tokens, c.flags)\n"
     )
-    cli = (f"python -m chunker {shlex.quote(filename)} --strategy {settings.strategy} --unit {settings.unit} "
-           f"--size {settings.size} --overlap {settings.overlap} --tokenizer {settings.tokenizer}")
-    if with_breaks:
-        cli += " --breaks " + ",".join(settings.breaks)
-    if model_max:
-        cli += f" --model-max {model_max}"
+    cli = f"python -m chunker {shlex.quote(filename)}" + "".join(
+        f" {o.flag} {shlex.quote(o.cli_text(getattr(settings, o.name)))}" for o in written if "cli" in o.surfaces)
     cli += " --format jsonl"
     out = {"python": python, "cli": cli}
     if settings.strategy == "langchain":
@@ -75,15 +65,17 @@ def _langchain_snippet(settings: Any, filename: str) -> str:
     size, overlap = settings.size, settings.overlap_count
     head = "from langchain_text_splitters import RecursiveCharacterTextSplitter\n\n"
     read = f'text = open({_py(filename)}, encoding="utf-8", newline="").read()\n'
-    encoding = chunker.TOKENIZERS[settings.tokenizer].encoding
+    info = chunker.TOKENIZERS.get(settings.tokenizer)
+    encoding = info.encoding if info is not None else ""  # a loaded tokenizer.json has none
     if settings.unit == "tokens" and encoding:
         make = ("splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(\n"
                 f'    encoding_name="{encoding}", chunk_size={size}, chunk_overlap={overlap}\n)\n')
     elif settings.unit == "tokens":
         head += "import chunker\n"
+        shown = _py(chunker.tokenizer_label(settings.tokenizer))  # a loaded file: its name, a path there
         make = ("splitter = RecursiveCharacterTextSplitter(\n"
                 f"    chunk_size={size}, chunk_overlap={overlap},\n"
-                f'    length_function=lambda s: chunker.count_tokens(s, tokenizer="{settings.tokenizer}"),\n)\n')
+                f"    length_function=lambda s: chunker.count_tokens(s, tokenizer={shown}),\n)\n")
     elif settings.unit == "words":
         make = ("splitter = RecursiveCharacterTextSplitter(\n"
                 f"    chunk_size={size}, chunk_overlap={overlap},\n"

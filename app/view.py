@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import chunker
+
 from .cards import CARD_PAGE, cards_html
 from .docview import count_parts, iter_document_parts
 from .html import plural, utf16
@@ -34,7 +36,7 @@ def view(document: Any, result: Any, advice: Any, flags: dict[str, str], *,
         "chunks": n,
         "doc_chars": len(text),
         "counts": counts_html(stats.document_chars, stats.document_words, stats.document_tokens,
-                              result.settings.tokenizer, stats.exact),
+                              chunker.tokenizer_label(result.settings.tokenizer), stats.exact),
         "stats": stats_html(stats, result.settings) if n else "",
         "doc": next(doc_parts),
         "doc_parts": count_parts(text),

@@ -94,16 +94,28 @@ def _settings(settings_json: str) -> tuple[chunker.Settings, str | None]:
     is the one-line message the page shows.
     """
     raw = json.loads(settings_json)
-    d = chunker.PLAYGROUND_DEFAULTS
-    size: Any = str(raw.get("size", "")).strip()
-    if size == "":
-        raise chunker.ChunkerError("size is empty: type a whole number such as 500", field="size")
-    overlap = str(raw.get("overlap", "")).strip() or "0"
-    limit = raw.get("limit") or None
-    settings = chunker.Settings(strategy=raw.get("strategy", d["strategy"]), unit=raw.get("unit", d["unit"]),
-                                size=size, overlap=overlap, tokenizer=raw.get("tokenizer", d["tokenizer"]),
-                                breaks=tuple(raw.get("breaks", ())), model_max=limit)
-    return settings, limit
+    given: dict[str, Any] = {}
+    for option in chunker.OPTIONS.values():
+        if "page" not in option.surfaces:
+            continue
+        value = raw.get(option.url_key)  # the page sends each option under its link's key
+        if value is None:
+            value = chunker.PLAYGROUND_DEFAULTS.get(option.name, option.default)
+        elif isinstance(value, str):
+            value = value.strip()
+            if value == "":
+                if option.blank is chunker.MISSING:
+                    raise chunker.ChunkerError(f"{option.name} is empty: type a value such as "
+                                               f"{chunker.PLAYGROUND_DEFAULTS.get(option.name, option.default)}",
+                                               field=option.name)
+                value = option.blank
+            else:
+                value = option.parse(value, option.name)
+        elif isinstance(value, list):
+            value = tuple(value)
+        given[option.name] = value
+    settings = chunker.Settings(**given)
+    return settings, raw.get("limit") or None
 
 
 def _failure(exc: BaseException) -> dict[str, Any]:
@@ -177,11 +189,11 @@ def _counts(settings_json: str) -> str:
     doc = S.document
     tokenizer = str(json.loads(settings_json).get("tokenizer"))
     try:
-        tokens = doc.count_tokens(tokenizer)  # counted once per document and tokenizer
-        exact = chunker.TOKENIZERS[tokenizer].exact
+        tokens = doc.count_tokens(tokenizer)  # counted once per document and tokenizer identity
+        tok = chunker.get_tokenizer(tokenizer)
     except Exception:  # noqa: BLE001 - an unknown tokenizer: count what can be counted
         return panels.counts_html(len(doc.text), doc.words, None, tokenizer, False)
-    return panels.counts_html(len(doc.text), doc.words, tokens, tokenizer, exact)
+    return panels.counts_html(len(doc.text), doc.words, tokens, chunker.tokenizer_label(tokenizer), tok.exact)
 
 
 def cards(start: int, count: int) -> dict[str, str]:
@@ -287,21 +299,22 @@ def open_document(doc: Any) -> dict[str, Any]:
 
 def use_tokenizer(doc: Any, filename: str) -> dict[str, Any]:
     """A model's tokenizer.json the reader opened (``{text: ...}``): loaded for this session only
-    (it never leaves the worker's memory) and named after the file, as settings then name it."""
+    (it never leaves the worker's memory). Settings name it by its content (``hf:...``), so a
+    second file, even one of the same name, is another tokenizer; the file name is its label."""
     from app.html import esc, num  # noqa: PLC0415
 
     try:
-        name = str(filename or "tokenizer.json")
-        tok = chunker.load_tokenizer(_text_of(doc) or "", name=name)
+        label = str(filename or "tokenizer.json")
+        tok = chunker.load_tokenizer(_text_of(doc) or "", name=label)
     except Exception as exc:  # noqa: BLE001
         return _failure(exc)
     kind = getattr(getattr(tok, "model", None), "kind", "")
     limit = tok.model_max
-    about = (f"Exact: this model's own tokenizer ({name}{', ' + kind if kind else ''}), special tokens "
+    about = (f"Exact: this model's own tokenizer ({label}{', ' + kind if kind else ''}), special tokens "
              "included" + (f"; its input limit is {num(limit)} tokens" if limit else "") + ". Loaded in this "
              "page only: it is gone when the page closes.")
-    return {"ok": True, "name": name, "model_max": limit or 0,
-            "option": f'<option value="{esc(name)}">{esc(name)} (exact, your model)</option>', "about": about}
+    return {"ok": True, "name": tok.name, "label": label, "model_max": limit or 0,
+            "option": f'<option value="{esc(tok.name)}">{esc(label)} (exact, your model)</option>', "about": about}
 
 
 # ---------------------------------------------------------------- questions

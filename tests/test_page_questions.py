@@ -11,7 +11,7 @@ import pytest
 
 import chunker
 from chunker.cli._main import run
-from tests.hf_fixtures import minilm_path
+from tests.hf_fixtures import claude_path, minilm_path
 from tests.pagekit import outdate_model_work, page_fixtures, text_of
 from tests.test_page import SAMPLE
 from tests.texts import ROOT
@@ -121,7 +121,7 @@ def test_a_bad_questions_file_is_one_line_naming_the_line(app, tmp_path):
 def test_a_models_tokenizer_json_counts_as_the_command_line_does(app):
     path = minilm_path()
     app.act(lambda: app.page.set_input_files("#tokenizer-file", str(path)))
-    assert app.page.input_value("#tokenizer") == "tokenizer.json"
+    assert app.page.input_value("#tokenizer") == chunker.load_tokenizer(str(path)).name  # hf:..., its content
     assert app.page.get_attribute("#size-range", "max") == "128"  # the slider follows the model's limit
     assert "input limit is 128 tokens" in text_of(app, "#tokenizer-help")
     settings = dict(app.controls(), tokenizer=str(path))
@@ -132,6 +132,35 @@ def test_a_models_tokenizer_json_counts_as_the_command_line_does(app):
     app.fill("#size", "300")  # past the limit: chunks the model would cut are flagged
     flagged = [c for c in chunker.chunk(SAMPLE, **dict(settings, size=300)).chunks if "truncated" in c.flags]
     assert flagged and app.page.locator("#cards .flag[data-flag=truncated]").count() == len(flagged)
+
+
+def _shows_counts_of(app, tokenizer) -> None:
+    """The cards and the live counts are `tokenizer`'s own, at the settings the page shows."""
+    expected = chunker.chunk(SAMPLE, **dict(app.controls(), tokenizer=tokenizer))
+    cards = app.cards()
+    assert cards and all(int(c["tokens"].split()[0]) == expected.chunks[c["index"]].tokens for c in cards)
+    assert text_of(app, "#counts").endswith(f"{expected.stats.document_tokens:,} tokens (tokenizer.json)")
+
+
+def test_two_tokenizer_files_loaded_in_turn_each_give_their_own_counts(app):
+    # Two real files, both called tokenizer.json: a byte-level BPE (anthropic's) and MiniLM's
+    # WordPiece. Each counts as itself at once, and switching back gives the first counts again.
+    bpe, mini = str(claude_path()), str(minilm_path())
+    app.act(lambda: app.page.set_input_files("#tokenizer-file", bpe))
+    first = app.page.input_value("#tokenizer")
+    assert first == chunker.load_tokenizer(bpe).name
+    _shows_counts_of(app, bpe)
+    app.act(lambda: app.page.set_input_files("#tokenizer-file", mini))
+    second = app.page.input_value("#tokenizer")
+    assert second == chunker.load_tokenizer(mini).name != first
+    assert "WordPiece" in text_of(app, "#tokenizer-help")
+    _shows_counts_of(app, mini)
+    options = app.page.evaluate("[...document.getElementById('tokenizer').options].map(o => o.value)")
+    assert options.count(first) == 1 and options.count(second) == 1
+    app.select("tokenizer", first)
+    _shows_counts_of(app, bpe)
+    app.select("tokenizer", second)
+    _shows_counts_of(app, mini)
 
 
 def test_work_a_newer_setting_made_stale_is_stopped(app, chromium):

@@ -27,7 +27,7 @@ EVERY_LINE = '''"""Strategy `every_line`: each non-blank line is a chunk (a thro
 
 from __future__ import annotations
 
-from .._text import line_spans
+from ..text._segments import line_spans
 from ._pack import Span
 
 
@@ -105,3 +105,66 @@ def test_a_strategy_module_and_one_registry_line_reach_the_page(tmp_path, chromi
         server.terminate()
         server.wait(timeout=30)
         server.stdout.close()
+
+
+# ---------------------------------------------------------------- a new option: one table entry
+
+
+@pytest.fixture
+def min_chars():
+    """A throwaway option, registered as a new setting would be declared in OPTIONS."""
+    from chunker.settings._settings import whole_number
+
+    option = chunker.register_option(chunker.Option(
+        "min_chars", 0, lambda value, so_far: whole_number("min_chars", value),
+        help=lambda: "drop nothing shorter than N characters (default 0; a throwaway for the test)",
+        description="A throwaway option of the registry test.", parse=lambda text, flag: whole_number(flag, text),
+        metavar="N", control=chunker.Control("number", "Minimum characters")))
+    yield option
+    chunker.unregister_option("min_chars")
+
+
+def test_a_registered_option_reaches_every_surface(min_chars):
+    import inspect
+
+    from app import snippets, worker
+    from chunker.cli._eval import _parser as eval_parser
+    from chunker.langchain import ChunkerSplitter
+
+    text = sample_document()
+    # chunk(), Document.chunk() and Settings: taken, checked, carried, listed in the signature.
+    res = chunker.chunk(text, size=50, overlap=0, min_chars=7)
+    assert res.settings.min_chars == 7 and res.settings.to_dict()["min_chars"] == 7
+    assert chunker.Document(text).chunk(size=50, overlap=0, min_chars="8").settings.min_chars == 8
+    assert chunker.Settings().min_chars == 0 and chunker.Settings(min_chars=7) != chunker.Settings()
+    assert "min_chars" in inspect.signature(chunker.chunk).parameters
+    assert "min_chars" in inspect.signature(chunker.sweep).parameters
+    with pytest.raises(chunker.ChunkerError, match="min_chars must be a whole number"):
+        chunker.chunk(text, min_chars="many")
+    # Both commands: the flag and its help, and its value read.
+    assert "--min-chars N" in chunker.cli._main._parser().format_help()
+    assert "throwaway for the test" in eval_parser().format_help()
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["--size", "50", "--overlap", "0", "--min-chars", "7"], io.StringIO(text), out, err) == 0, err.getvalue()
+    assert len(out.getvalue().splitlines()) == len(res.chunks)
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["--min-chars", "x"], io.StringIO(text), out, err) == 2
+    assert "--min-chars must be a whole number" in err.getvalue() and out.getvalue() == ""
+    # An adapter.
+    splitter = ChunkerSplitter(size=50, overlap=0, min_chars=7)
+    assert splitter.settings["min_chars"] == 7 and "min_chars=7" in repr(splitter)
+    # The page: a field in the controls the worker reports, its link key, and the worker reading it.
+    controls = json.loads(worker.hello()["controls"])
+    assert 'id="opt-min_chars"' in controls["more"] and 'data-setting="min_chars"' in controls["more"]
+    assert "Minimum characters" in controls["more"] and {"key": "min_chars", "id": "opt-min_chars"} in controls["fields"]
+    assert "min_chars" in controls["params"] and controls["defaults"]["min_chars"] == "0"
+    page = {"strategy": "recursive", "unit": "tokens", "size": "50", "overlap": "0", "tokenizer": "estimate",
+            "breaks": ["paragraph"], "limit": "", "min_chars": "9"}
+    settings, _ = worker._settings(json.dumps(page))
+    assert settings.min_chars == 9
+    failed = worker.run({"text": text}, json.dumps({**page, "min_chars": "nine"}))
+    assert not failed["ok"] and "min_chars" in failed["error"]
+    # Copy as code: the call and the command line carry it when it is not the default.
+    snips = snippets.snippets(settings)
+    assert "    min_chars=9," in snips["python"] and " --min-chars 9" in snips["cli"]
+    assert "min_chars" not in snippets.snippets(chunker.Settings(size=50, overlap=0))["python"]

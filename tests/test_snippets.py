@@ -49,7 +49,7 @@ def test_cli_line_reproduces_the_export_and_names_the_opened_file(tmp_path):
 def test_langchain_snippet_matches_the_strategy(monkeypatch):
     pytest.importorskip("langchain_text_splitters")
     tiktoken = pytest.importorskip("tiktoken")
-    from chunker.tokens._tokenizers import tiktoken_encoding
+    from chunker.tokens._tiktoken import tiktoken_encoding
 
     # from_tiktoken_encoder would download the vocabulary; hand it the bundled one instead.
     monkeypatch.setattr(tiktoken, "get_encoding", tiktoken_encoding)

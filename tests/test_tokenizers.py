@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 import chunker
 from chunker._errors import ChunkerError
-from chunker.tokens._tokenizers import Tokenizer, approx_tokens, get_tokenizer, tiktoken_encoding
+from chunker.tokens._tiktoken import tiktoken_encoding
+from chunker.tokens._tokenizers import Tokenizer, approx_tokens, get_tokenizer
 from tests.texts import real_documents
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -195,7 +196,7 @@ def test_block_encoding_gives_the_whole_texts_offsets(text, block):
 def test_token_shapes_from_the_vocabulary_or_learnt_one_by_one_agree(text):
     # With the vocabulary, every token's shape is read at once; without it (another backend),
     # shapes are learnt from the tokens met. Offsets and split characters must not differ.
-    from chunker.tokens._tokenizers import Tokenizer
+    from chunker.tokens._tiktoken import TiktokenTokenizer as Tokenizer
 
     for name in ("o200k", "cl100k"):
         tok = get_tokenizer(name)

@@ -10,6 +10,7 @@ from ui.dom import BRIDGE, data, el, hooks, on, show_error, toast
 # unit changes: how the page's controls behave, not chunking facts.
 UNIT_SLIDER = {"tokens": (16, 2048), "chars": (50, 8000), "words": (10, 1500)}
 UNIT_CHARS = {"tokens": 4, "chars": 1, "words": 6}
+# The link's keys until the worker reports the table of options' (`params`).
 PARAMS = ("strategy", "unit", "size", "overlap", "tokenizer", "breaks", "limit")
 
 
@@ -39,6 +40,9 @@ def build(info):
         el(name).innerHTML = info[name]
         el(name).disabled = False
     el("breaks-boxes").innerHTML = info["breaks"]
+    # Options index.html does not lay out: fields the worker built from the table of options,
+    # read and written below by their link's key.
+    el("more-settings").innerHTML = info["more"]
     el("export-buttons").innerHTML = info["exports"]
     el("presets").innerHTML = info["presets"]
 
@@ -50,7 +54,7 @@ def checked_breaks():
 
 def settings():
     overlap = (C.pct + "%") if C.pct is not None else el("overlap").value
-    return {
+    out = {
         "strategy": el("strategy").value,
         "unit": el("unit").value,
         "size": el("size").value,
@@ -59,6 +63,13 @@ def settings():
         "breaks": checked_breaks(),
         "limit": el("limit").value,
     }
+    for f in fields():
+        out[f["key"]] = el(f["id"]).value
+    return out
+
+
+def fields():
+    return C.info["fields"] if C.info is not None else []
 
 
 def size_value():
@@ -135,6 +146,9 @@ def write_url():
     params.set("breaks", ",".join(s["breaks"]))
     if s["limit"]:
         params.set("limit", s["limit"])
+    for f in fields():
+        if s[f["key"]]:
+            params.set(f["key"], s[f["key"]])
     window.history.replaceState(None, "", "?" + params.toString())
 
 
@@ -165,8 +179,9 @@ def restore(params):
     guessing. The settings' own rules (an overlap under the size) are the worker's to judge."""
     problems = []
     keys = BRIDGE.paramNames(params)
+    known = C.info["params"] if C.info is not None else PARAMS
     for i in range(keys.length):
-        if keys[i] not in PARAMS:
+        if keys[i] not in known:
             problems.append(str(keys[i])[:40] + " (not a setting)")
     for name in ("strategy", "unit", "tokenizer", "limit"):
         value = params.get(name)
@@ -189,6 +204,10 @@ def restore(params):
             el("overlap").value = overlap
         else:
             problems.append("overlap=" + overlap[:40] + " (a whole number or a percentage like 15%)")
+    for f in fields():  # checked by the worker, whose error names the field
+        value = params.get(f["key"])
+        if value is not None:
+            el(f["id"]).value = value.strip()
     breaks = params.get("breaks")
     if breaks is not None:
         wanted = [b.strip() for b in breaks.split(",") if b.strip()]
@@ -221,7 +240,7 @@ def changed(then=None):
 # ---------------------------------------------------------------- handlers
 
 
-@on("change", "#strategy", "#limit", "#breaks")
+@on("change", "#strategy", "#limit", "#breaks", "#more-settings")
 def on_select(event):
     changed()
 
@@ -271,7 +290,7 @@ async def use_tokenizer(file):
     if not found.ok:
         show_error(found.error)
         return
-    name = str(found.name)
+    name = str(found.name)  # its identity (hf:...): two files of one name are two tokenizers
     BRIDGE.keep("tokenizer", name, text)  # a worker started again is given it again
     C.in_worker.add(name)
     if name not in C.own_help:
@@ -286,7 +305,7 @@ async def use_tokenizer(file):
     C.help_for = None
     sync_unit()
     changed()
-    toast("Counting with " + name + (", input limit " + str(C.model_max) if C.model_max else ""), 4)
+    toast("Counting with " + str(found.label) + (", input limit " + str(C.model_max) if C.model_max else ""), 4)
 
 
 @on("change", "#tokenizer-file")

@@ -1,5 +1,5 @@
-"""What both commands share: the chunking options (drawn from the registries), reading a file
-or standard input as the command line does, and its one-line errors."""
+"""What both commands share: the chunking options (drawn from the table of options), reading a
+file or standard input as the command line does, and its one-line errors."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .._errors import ChunkerError
-from ..settings._presets import MODEL_LIMITS
-from ..settings._settings import BREAKS, DEFAULTS, UNITS, VOLUME_FLOOR, VOLUME_TIMES, Settings, whole_number
-from ..strategies import STRATEGIES
-from ..tokens._tokenizers import TOKENIZERS
+from ..settings._options import MAX_CHUNK_CHARS_HELP, OPTIONS, Settings, options_for
+from ..settings._settings import whole_number
 from ._inputs import read_bytes, shown_name
 
 PROG = "python -m chunker"
@@ -27,25 +25,27 @@ def _names(registry: dict[str, Any]) -> str:
     return " | ".join(registry)
 
 
-def add_chunk_options(p: argparse.ArgumentParser) -> None:
-    """The chunking settings, drawn from the registries (shared with `python -m chunker eval`)."""
-    d = DEFAULTS
-    p.add_argument("--strategy", default=d["strategy"], help=f"{_names(STRATEGIES)} (default {d['strategy']})")
-    p.add_argument("--unit", default=d["unit"], help=f"{_names(UNITS)} (default {d['unit']})")
-    p.add_argument("--size", default=str(d["size"]), help=f"chunk size in the unit (default {d['size']})")
-    p.add_argument("--overlap", default=str(d["overlap"]),
-                   help=f"overlap in the unit, or N%% of the size (default {d['overlap']})")
-    p.add_argument("--tokenizer", default=d["tokenizer"],
-                   help=f"{_names(TOKENIZERS)}, or the path of a model's tokenizer.json (default {d['tokenizer']})")
-    p.add_argument("--model-max", default=None, metavar="MODEL",
-                   help=f"the embedding model's input limit: {_names(MODEL_LIMITS)}, or tokens; chunks past it "
-                        "are flagged truncated (default: a tokenizer.json's own limit, if it has one)")
-    p.add_argument("--breaks", default=",".join(d["breaks"]),
-                   help=f"break points for the sentence strategy, from {','.join(BREAKS)} "
-                        f"(default {','.join(d['breaks'])})")
-    p.add_argument("--max-chunk-chars", default=None, metavar="N",
-                   help=f"refuse settings whose chunks would hold more than N characters in all (default "
-                        f"{VOLUME_TIMES} times each file, at least {VOLUME_FLOOR:,}; 0: no limit)")
+def add_chunk_options(p: argparse.ArgumentParser, surface: str = "cli") -> None:
+    """The chunking settings `surface` takes ("cli", or "eval" for ``python -m chunker eval``),
+    one flag per option of the table (`chunker.settings._options.OPTIONS`), with its help.
+
+    Every default is None here, so a command can tell what was given; `settings_from` fills in
+    the table's defaults.
+    """
+    for option in options_for(surface):
+        p.add_argument(option.flag, dest=option.name, default=None, metavar=option.metavar,
+                       help=option.help())
+    p.add_argument("--max-chunk-chars", default=None, metavar="N", help=MAX_CHUNK_CHARS_HELP)
+
+
+def given_options(args: argparse.Namespace, surface: str = "cli") -> dict[str, Any]:
+    """The options given on the command line, each read from its text by its option."""
+    out: dict[str, Any] = {}
+    for option in options_for(surface):
+        value = getattr(args, option.name, None)
+        if value is not None:
+            out[option.name] = option.parse(value, option.flag)
+    return out
 
 
 def add_reading_options(p: argparse.ArgumentParser) -> None:
@@ -55,12 +55,9 @@ def add_reading_options(p: argparse.ArgumentParser) -> None:
                    help="keep a PDF's running headers and footers (dropped by default)")
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
-    overlap: int | str = args.overlap.strip()
-    if not str(overlap).endswith("%"):
-        overlap = whole_number("--overlap", overlap)
-    return Settings(strategy=args.strategy, unit=args.unit, size=whole_number("--size", args.size),
-                    overlap=overlap, tokenizer=args.tokenizer, breaks=args.breaks, model_max=args.model_max)
+def settings_from(args: argparse.Namespace, surface: str = "cli", **fixed: Any) -> Settings:
+    """The settings the command line gives (`fixed` over them), the table's defaults for the rest."""
+    return Settings(**{**given_options(args, surface), **fixed})
 
 
 def _max_chunk_chars(value: str | None) -> int | None:
@@ -86,13 +83,16 @@ def read_input(name: str, stdin: TextIO | None) -> str:
         raise ChunkerError(f"{label}: not UTF-8 text (bad byte at offset {e.start}); convert it to UTF-8 first") from None
 
 
+_VALUE_FLAGS = ("--max-chunk-chars", "--jobs", "-j")
+
+
 def _normalise(argv: Sequence[str]) -> list[str]:
     """``--overlap -5%`` as ``--overlap=-5%``: argparse would take "-5%" for an option and report
     a missing value instead of the value's own problem."""
     out: list[str] = []
     it = iter(argv)
     for arg in it:
-        if arg in ("--size", "--overlap", "--max-chunk-chars", "--jobs", "-j"):
+        if arg in _VALUE_FLAGS or arg in {o.flag for o in OPTIONS.values()}:
             value = next(it, None)
             out.append(arg if value is None else f"{arg}={value}")
         else:

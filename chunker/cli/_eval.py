@@ -20,7 +20,7 @@ import argparse
 import json
 import math
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 from .._errors import ChunkerError
 from ..retrieval._eval import (
@@ -33,10 +33,17 @@ from ..retrieval._eval import (
     sweep,
 )
 from ..retrieval._questions import load_questions
-from ..settings._settings import BREAKS, DEFAULTS, UNITS, Settings, whole_number
-from ..strategies import STRATEGIES
-from ..tokens._tokenizers import TOKENIZERS
-from ._common import _max_chunk_chars, _normalise, _Parser, _say, add_reading_options, read_input
+from ._common import (
+    _max_chunk_chars,
+    _normalise,
+    _Parser,
+    _say,
+    add_chunk_options,
+    add_reading_options,
+    given_options,
+    read_input,
+    settings_from,
+)
 from ._inputs import read_document
 
 __all__ = ["run"]
@@ -44,23 +51,15 @@ __all__ = ["run"]
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m chunker eval",
-                description="Check how well BM25 retrieves the answers to your questions from the chunks.")
+                description="Check how well BM25 retrieves the answers to your questions from the chunks.",
+                epilog=f"With --sweep, the overlap defaults to {SWEEP_OVERLAP} of each size.")
     p.add_argument("document", metavar="DOCUMENT",
                    help="a PDF, Word (.docx), HTML or UTF-8 text file; '-' reads standard input")
     p.add_argument("questions", metavar="QUESTIONS.jsonl",
                    help='one {"question": ..., "references": [{"start_index": ..., "end_index": ...}]} per line')
-    p.add_argument("--strategy", default=None, help=f"{' | '.join(STRATEGIES)} (default {DEFAULTS['strategy']})")
-    p.add_argument("--unit", default=DEFAULTS["unit"], help=f"{' | '.join(UNITS)} (default {DEFAULTS['unit']})")
-    p.add_argument("--size", default=None, help=f"chunk size in the unit (default {DEFAULTS['size']})")
-    p.add_argument("--overlap", default=None,
-                   help=f"overlap in the unit, or N%% of the size (default {DEFAULTS['overlap']}; with --sweep 10%%)")
-    p.add_argument("--tokenizer", default=DEFAULTS["tokenizer"],
-                   help=f"{' | '.join(TOKENIZERS)} (default {DEFAULTS['tokenizer']})")
-    p.add_argument("--breaks", default=",".join(DEFAULTS["breaks"]),
-                   help=f"break points for the sentence strategy, from {','.join(BREAKS)}")
-    p.add_argument("--max-chunk-chars", default=None, metavar="N",
-                   help="refuse settings whose chunks would hold more than N characters in all "
-                        "(as python -m chunker; 0: no limit)")
+    # The chunking options, from the table of options; with --sweep, --strategies and --sizes
+    # stand for --strategy and --size, and the overlap defaults to 10% of each size.
+    add_chunk_options(p, surface="eval")
     add_reading_options(p)
     p.add_argument("--top-k", default="5", metavar="K", help="chunks retrieved per question (default 5)")
     p.add_argument("--k1", default="1.5", help="BM25 term-frequency saturation (default 1.5)")
@@ -83,11 +82,6 @@ def _number(option: str, value: str) -> float:
     if not math.isfinite(number):
         raise ChunkerError(f"{option} must be a number, got {value!r}")
     return number
-
-
-def _overlap(value: str) -> int | str:
-    v = value.strip()
-    return v if v.endswith("%") else whole_number("--overlap", v)
 
 
 def _top_k(value: str) -> int:
@@ -159,15 +153,13 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         if args.document == "-" and args.questions == "-":
             raise ChunkerError("DOCUMENT and QUESTIONS.jsonl cannot both be standard input: name a file for one")
         limit = _max_chunk_chars(args.max_chunk_chars)
-        common: dict[str, Any] = {"unit": args.unit, "tokenizer": args.tokenizer, "breaks": args.breaks}
         if args.sweep:
             strategies = _list("--strategies", args.strategies or ",".join(SWEEP_STRATEGIES))
             sizes = _sizes(args.sizes) if args.sizes is not None else list(SWEEP_SIZES)
-            overlap = _overlap(args.overlap) if args.overlap is not None else SWEEP_OVERLAP
+            common = given_options(args, "eval")
+            overlap = common.pop("overlap", SWEEP_OVERLAP)
         else:
-            settings = Settings(**common, strategy=args.strategy or DEFAULTS["strategy"],
-                                size=whole_number("--size", args.size) if args.size is not None else DEFAULTS["size"],
-                                overlap=_overlap(args.overlap) if args.overlap is not None else DEFAULTS["overlap"])
+            settings = settings_from(args, "eval")
         document = read_document(args.document, stdin, raw=args.raw, keep_running=args.keep_running)
         name = "standard input" if args.questions == "-" else args.questions
         try:

@@ -10,7 +10,7 @@ from typing import Any
 
 from .._errors import ChunkerError
 from ..results._export import FORMATS, Frame, iter_records
-from ..settings._settings import Settings
+from ..settings._options import Settings
 from ._inputs import Input, read_document
 
 OBJECTS = Frame(lambda o: json.dumps(o, ensure_ascii=False) + "\n")

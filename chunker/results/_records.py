@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from .._errors import ChunkerError
-from ..settings._settings import Settings
+from ..settings._options import Settings
 from ..text._segments import count_words, position_kind
 
 __all__ = ["Chunk", "Chunks", "Stats", "FlagCounts", "ChunkResult", "FLAGS"]

@@ -38,7 +38,7 @@ from typing import Any
 from .._errors import ChunkerError
 from ..results._records import ChunkResult, Chunks
 from ..session._api import Document
-from ..settings._settings import DEFAULTS, Settings
+from ..settings._options import Settings, options_for, signed, unknown_setting
 from ._bm25 import BM25Index, _DocumentTerms, _parameters
 from ._questions import Question
 
@@ -244,6 +244,7 @@ class SweepRow:
     """One setting of a sweep: the chunking, how many chunks it made and the five means.
 
     `best` names the metrics ("recall", "iou") this row is best at; `mark_best` fills it.
+    `settings` are the row's whole settings (every option, `model_max` included).
     """
 
     strategy: str
@@ -260,6 +261,7 @@ class SweepRow:
     hit_rate: float
     mrr: float
     best: tuple[str, ...] = ()
+    settings: Settings | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"strategy": self.strategy, "size": self.size, "unit": self.unit, "overlap": self.overlap,
@@ -277,13 +279,16 @@ def _names(kind: str, values: Any) -> list[Any]:
     return names
 
 
+@signed("sweep")
 def sweep(document: str | Document, questions: Sequence[Question], *,
           strategies: Sequence[str] = SWEEP_STRATEGIES, sizes: Sequence[int] = SWEEP_SIZES,
-          unit: str = DEFAULTS["unit"], overlap: int | str = SWEEP_OVERLAP,
-          tokenizer: str = DEFAULTS["tokenizer"], breaks: str | Sequence[str] = DEFAULTS["breaks"],
-          top_k: int = 5, k1: float = 1.5, b: float = 0.75, with_headings: bool = False,
-          max_chunk_chars: int | None = None) -> Iterator[SweepRow]:
+          overlap: int | str = SWEEP_OVERLAP, top_k: int = 5, k1: float = 1.5, b: float = 0.75,
+          with_headings: bool = False, max_chunk_chars: int | None = None,
+          **settings: Any) -> Iterator[SweepRow]:
     """Evaluate every strategy at every size; yield each row as soon as it is measured.
+
+    `settings` are the other options of `chunk()` (unit, tokenizer, breaks, model_max...: the
+    table's options for this surface), the same for every row.
 
     Every setting and question is checked before anything is chunked, so a bad one raises
     here, not halfway through. The document is measured once for all settings (its tokens,
@@ -302,12 +307,17 @@ def sweep(document: str | Document, questions: Sequence[Question], *,
     top_k = _top_k(top_k)
     _parameters(k1, b)
     questions = _check_questions(doc.text, questions)
-    if isinstance(breaks, str):
-        breaks = [name.strip() for name in breaks.split(",") if name.strip()]
-    settings = [Settings(strategy=s, unit=unit, size=z, overlap=overlap, tokenizer=tokenizer,
-                         breaks=tuple(breaks))
-                for s in _names("strategies", strategies) for z in _names("sizes", sizes)]
-    return _sweep_rows(doc, questions, settings, top_k, k1, b, with_headings, max_chunk_chars)
+    taken = {o.name for o in options_for("sweep")} - {"overlap"}
+    for name in settings:
+        if name in ("strategy", "size"):
+            raise ChunkerError(f"sweep takes {name.replace('y', 'ie')}s= (a list), not {name}=")
+        if name not in taken:
+            raise unknown_setting(name, owner="sweep", surface="sweep",
+                                  others=("strategies", "sizes", "top_k", "k1", "b", "with_headings",
+                                          "max_chunk_chars"))
+    every = [Settings(**settings, strategy=s, size=z, overlap=overlap)
+             for s in _names("strategies", strategies) for z in _names("sizes", sizes)]
+    return _sweep_rows(doc, questions, every, top_k, k1, b, with_headings, max_chunk_chars)
 
 
 def _sweep_rows(doc: Document, questions: tuple[Question, ...], settings: list[Settings], top_k: int,
@@ -320,7 +330,7 @@ def _sweep_rows(doc: Document, questions: tuple[Question, ...], settings: list[S
         index = BM25Index._of_document(doc_terms, spans, headings, k1, b)
         ev = _measure(index, spans, questions, top_k)
         yield SweepRow(s.strategy, s.size, s.unit, s.overlap, s.tokenizer, s.breaks, top_k, len(spans),
-                       ev.recall, ev.precision, ev.iou, ev.hit_rate, ev.mrr)
+                       ev.recall, ev.precision, ev.iou, ev.hit_rate, ev.mrr, settings=s)
 
 
 def mark_best(rows: Sequence[SweepRow] | Iterator[SweepRow]) -> tuple[SweepRow, ...]:

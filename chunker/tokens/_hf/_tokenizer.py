@@ -53,11 +53,14 @@ class HFTokenizer(Cuts):
 
     exact = True
 
-    def __init__(self, config: dict[str, Any], name: str = "tokenizer.json") -> None:
+    def __init__(self, config: dict[str, Any], name: str = "tokenizer.json", label: str | None = None) -> None:
         if not isinstance(config, dict) or "model" not in config:
-            raise ChunkerError(f"{name} is not a tokenizer.json (no 'model'); pass the file "
+            raise ChunkerError(f"{label or name} is not a tokenizer.json (no 'model'); pass the file "
                                "Hugging Face's tokenizers saves")
         self.name = name
+        """Its identity in settings and caches (a loaded file's: its content hash)."""
+        self.label = label or name
+        """What a person is shown: the file's name."""
         self.normalizer = _normalizers.build(config["normalizer"]) if config.get("normalizer") else None
         self.pre = _pretokenizer_config.build(config["pre_tokenizer"]) if config.get("pre_tokenizer") else None
         self.model = _models.build(config["model"])
@@ -84,7 +87,7 @@ class HFTokenizer(Cuts):
         self._blocked: list[tuple[int, int]] = []
 
     def __repr__(self) -> str:
-        return f"<HFTokenizer {self.name} {self.model.kind}>"
+        return f"<HFTokenizer {self.label} {self.model.kind}>"
 
     # ------------------------------------------------------------------ structure
 

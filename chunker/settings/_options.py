@@ -1,0 +1,416 @@
+"""The one table of settings: every option a run takes, declared once, and `Settings`, drawn from it.
+
+Each `Option` says what a setting holds (its default and how a value is checked and made
+canonical, with the message a bad one gets), how text typed for it reads (the command line's
+flag and help, the page's fields and its link), which surfaces take it, the page's control, and
+how copy-as-code writes it. `Settings`, the keyword arguments of `chunk()` and
+`Document.chunk()`, both commands' options, `sweep()`, the framework adapters, the page's
+worker, controls and link, and the snippets are all drawn from `OPTIONS` — in the manner of
+click's parameter objects or pydantic-settings' fields: one declaration, many readers.
+
+The choices themselves stay in their own registries (strategies, tokenizers, `UNITS`,
+`BREAKS`, `DEFAULTS`, `MODEL_LIMITS`); an option names them.
+
+>>> Settings(strategy="fixed", unit="chars", size=300, overlap="15%").overlap_count
+45
+>>> Settings(sise=300)
+Traceback (most recent call last):
+...
+chunker._errors.ChunkerError: unknown setting 'sise': choose from strategy, unit, size, overlap, tokenizer, breaks, model_max
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .._errors import ChunkerError
+from ..strategies import STRATEGIES
+from ..tokens._tokenizers import TOKENIZERS, get_tokenizer, label_of
+from ._presets import MODEL_LIMITS, model_limit
+from ._settings import (
+    BREAKS,
+    DEFAULTS,
+    UNITS,
+    VOLUME_FLOOR,
+    VOLUME_TIMES,
+    _breaks,
+    _choice,
+    parse_overlap,
+    whole_number,
+)
+
+__all__ = ["Option", "Control", "OPTIONS", "SURFACES", "Settings", "register_option", "unregister_option",
+           "options_for", "MISSING"]
+
+SURFACES = frozenset({"chunk", "cli", "eval", "sweep", "adapters", "page"})
+"""Where an option can be taken: `chunk()` and `Document.chunk()` (and `Settings`), the
+chunking command, ``chunker eval``, `sweep()`, the framework adapters, the page."""
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+"""An option's `blank` when an empty page field is an error, not a value."""
+
+
+@dataclass(frozen=True)
+class Control:
+    """The page's control for an option.
+
+    `kind` is "select" (its options drawn from `choices`), "number", "text" or "checkboxes".
+    `in_page` says index.html lays the control out itself (with sliders, boxes and help around
+    it, under the element id `id`); other options get a field the worker builds
+    (`app/panels.controls`), read and written by the page generically.
+    """
+
+    kind: str
+    label: str
+    id: str = ""
+    choices: Callable[[], Iterable[tuple[str, str]]] | None = None
+    in_page: bool = False
+
+
+def _identity(value: Any, flag: str) -> Any:
+    return value
+
+
+def _plain(value: Any) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting, declared once.
+
+    - `check(value, so_far)` validates a value and returns it canonical; `so_far` holds the
+      options before it in `OPTIONS`, already canonical (the size is checked against the
+      strategy, the overlap against the size). It raises `ChunkerError` naming the value.
+    - `parse(text, flag)` reads text typed for it (a flag's value, a page field), naming
+      `flag` in its error.
+    - `help()` is the command line's help (and the docs'), drawn from the registries when asked,
+      so a strategy registered later shows in it; `description` is one line for fields elsewhere.
+    - `blank` is what an empty page field means (`MISSING`: an error).
+    - `snippet(settings)` says whether copy-as-code writes it (by default: when not the default);
+      `shown(value)` is the value it writes there and in the link.
+    - `aliases` maps an adapter (its `owner` name) to that library's own name for the option.
+    """
+
+    name: str
+    default: Any
+    check: Callable[[Any, Mapping[str, Any]], Any]
+    help: Callable[[], str]
+    description: str
+    annotation: Any = Any
+    parse: Callable[[str, str], Any] = _identity
+    flag: str = ""
+    metavar: str | None = None
+    surfaces: frozenset[str] = SURFACES
+    control: Control | None = None
+    url_key: str = ""
+    blank: Any = MISSING
+    snippet: Callable[[Any], bool] | None = None
+    shown: Callable[[Any], Any] = _plain
+    to_json: Callable[[Any], Any] = _plain
+    aliases: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.name.isidentifier() or self.name.startswith("_"):
+            raise ChunkerError(f"option name {self.name!r} must be a Python identifier not starting with _")
+        unknown = set(self.surfaces) - SURFACES
+        if unknown:
+            raise ChunkerError(f"option {self.name!r} names unknown surfaces {sorted(unknown)}: "
+                               f"choose from {', '.join(sorted(SURFACES))}")
+        if not self.flag:
+            object.__setattr__(self, "flag", "--" + self.name.replace("_", "-"))
+        if not self.url_key:
+            object.__setattr__(self, "url_key", self.name)
+        if self.control is not None and not self.control.id:
+            object.__setattr__(self, "control", Control(self.control.kind, self.control.label, "opt-" + self.name,
+                                                        self.control.choices, self.control.in_page))
+
+    def wanted_in_snippet(self, settings: Any) -> bool:
+        if self.snippet is not None:
+            return self.snippet(settings)
+        return bool(getattr(settings, self.name, self.default) != self.default)
+
+    def cli_text(self, value: Any) -> str:
+        """The value as a command line or a link writes it."""
+        value = self.shown(value)
+        if isinstance(value, (tuple, list)):
+            return ",".join(map(str, value))
+        return str(value)
+
+
+def _names(registry: Mapping[str, Any]) -> str:
+    return " | ".join(registry)
+
+
+# ---------------------------------------------------------------- the checks
+
+
+def _strategy(value: Any, so_far: Mapping[str, Any]) -> str:
+    return _choice("strategy", value, STRATEGIES)
+
+
+def _unit(value: Any, so_far: Mapping[str, Any]) -> str:
+    return _choice("unit", value, UNITS)
+
+
+def _size(value: Any, so_far: Mapping[str, Any]) -> int:
+    size = whole_number("size", value)
+    strategy = so_far.get("strategy", DEFAULTS["strategy"])
+    if size < 0 or (size == 0 and not STRATEGIES[strategy].size_zero):
+        zero = ""
+        if size == 0:
+            allowed = [s.name for s in STRATEGIES.values() if s.size_zero]
+            zero = f" (0 is allowed for {' and '.join(allowed)}: one chunk each)"
+        raise ChunkerError(f"size must be a positive number, got {size}{zero}", field="size")
+    return size
+
+
+def _overlap(value: Any, so_far: Mapping[str, Any]) -> int | str:
+    size = so_far.get("size", DEFAULTS["size"])
+    count, label = parse_overlap(value, size)
+    if size == 0:
+        return label  # one chunk per sentence or paragraph: overlap has nothing to repeat
+    if count < 0:
+        raise ChunkerError(f"overlap must be 0 or more, got {count}", field="overlap")
+    if count >= size:
+        raise ChunkerError(f"overlap {label} must be smaller than the size {size}: try {size // 10} (10%)",
+                           field="overlap")
+    return label
+
+
+def _tokenizer(value: Any, so_far: Mapping[str, Any]) -> str:
+    if isinstance(value, str) and value in TOKENIZERS:
+        return value
+    # A tokenizer.json path, a loaded tokenizer's identity, or a tokenizer object: loaded (once)
+    # and named by its identity, which keeps meaning this tokenizer whatever is loaded later.
+    return get_tokenizer(value).name
+
+
+def _model_max(value: Any, so_far: Mapping[str, Any]) -> int | str | None:
+    if value in ("", 0, None):
+        return None
+    limit = model_limit(value)
+    if isinstance(value, int) or (limit is not None and str(value).isdigit()):
+        return limit.tokens if limit else None
+    return value  # a MODEL_LIMITS name, kept as named
+
+
+def _breaks_check(value: Any, so_far: Mapping[str, Any]) -> tuple[str, ...]:
+    return _breaks(value)
+
+
+def _size_text(text: str, flag: str) -> int:
+    if not text.strip():
+        raise ChunkerError(f"{flag} is empty: type a whole number such as {DEFAULTS['size']}", field="size")
+    return whole_number(flag, text)
+
+
+def _overlap_text(text: str, flag: str) -> int | str:
+    text = text.strip()
+    return text if text.endswith("%") else whole_number(flag, text)
+
+
+def _shown_tokenizer(value: Any) -> Any:
+    # A loaded tokenizer.json is written as its file's name: the identity means nothing to a
+    # fresh process, the path is what a reader passes there.
+    return label_of(value) if isinstance(value, str) and value not in TOKENIZERS else value
+
+
+def _uses_breaks(settings: Any) -> bool:
+    strategy = STRATEGIES.get(settings.strategy)
+    return bool(strategy is not None and strategy.breaks) or tuple(settings.breaks) != tuple(DEFAULTS["breaks"])
+
+
+def _always(settings: Any) -> bool:
+    return True
+
+
+def _given(settings: Any) -> bool:
+    return bool(getattr(settings, "model_max", None))
+
+
+OPTIONS: dict[str, Option] = {o.name: o for o in (
+    # A sweep takes lists of strategies and sizes instead (strategies=, sizes=).
+    Option("strategy", DEFAULTS["strategy"], _strategy, annotation=str, surfaces=SURFACES - {"sweep"},
+           help=lambda: f"{_names(STRATEGIES)} (default {DEFAULTS['strategy']})",
+           description="Where the text is cut: one of chunker.STRATEGIES.",
+           control=Control("select", "Strategy", "strategy", lambda: ((s.name, s.name) for s in STRATEGIES.values()),
+                           in_page=True),
+           snippet=_always),
+    Option("unit", DEFAULTS["unit"], _unit, annotation=str,
+           help=lambda: f"{_names(UNITS)} (default {DEFAULTS['unit']})",
+           description="What size and overlap count: tokens, chars or words.",
+           control=Control("select", "Unit", "unit", lambda: ((u.name, u.label) for u in UNITS.values()),
+                           in_page=True),
+           snippet=_always),
+    Option("size", DEFAULTS["size"], _size, annotation=int, parse=_size_text, metavar="N",
+           surfaces=SURFACES - {"sweep"},
+           help=lambda: f"chunk size in the unit (default {DEFAULTS['size']})",
+           description="Chunk size in the unit.", aliases={"langchain": "chunk_size"},
+           control=Control("number", "Chunk size", "size", in_page=True), snippet=_always),
+    Option("overlap", DEFAULTS["overlap"], _overlap, annotation=int | str, parse=_overlap_text,
+           help=lambda: f"overlap in the unit, or N%% of the size (default {DEFAULTS['overlap']})",
+           description="Overlap in the unit, or a percentage such as '15%'.", aliases={"langchain": "chunk_overlap"},
+           control=Control("number", "Overlap", "overlap", in_page=True), blank="0", snippet=_always),
+    Option("tokenizer", DEFAULTS["tokenizer"], _tokenizer, annotation=str,
+           help=lambda: f"{_names(TOKENIZERS)}, or the path of a model's tokenizer.json "
+                        f"(default {DEFAULTS['tokenizer']})",
+           description="approx, estimate, o200k, cl100k, or a tokenizer.json path.",
+           control=Control("select", "Tokenizer", "tokenizer",
+                           lambda: ((t.name, t.label) for t in TOKENIZERS.values()), in_page=True),
+           snippet=_always, shown=_shown_tokenizer),
+    Option("breaks", DEFAULTS["breaks"], _breaks_check, annotation=tuple[str, ...],
+           help=lambda: f"break points for the sentence strategy, from {','.join(BREAKS)} "
+                        f"(default {','.join(DEFAULTS['breaks'])})",
+           description="Break points of the sentence strategy.",
+           control=Control("checkboxes", "Break points", "breaks",
+                           lambda: ((b.name, b.label) for b in BREAKS.values()), in_page=True),
+           snippet=_uses_breaks, to_json=list),
+    Option("model_max", None, _model_max, annotation=int | str | None, metavar="MODEL",
+           help=lambda: f"the embedding model's input limit: {_names(MODEL_LIMITS)}, or tokens; chunks past it "
+                        "are flagged truncated (default: a tokenizer.json's own limit, if it has one)",
+           description="The embedding model's input limit: a MODEL_LIMITS name or tokens.",
+           control=Control("select", "Model limit", "limit",
+                           lambda: [("", "none")] + [(m.name, f"{m.label} ({m.tokens:,})")
+                                                     for m in MODEL_LIMITS.values()], in_page=True),
+           url_key="limit", blank=None, snippet=_given),
+)}
+"""Every setting, in the order they are checked, shown and written."""
+
+MAX_CHUNK_CHARS_HELP = (f"refuse settings whose chunks would hold more than N characters in all (default "
+                        f"{VOLUME_TIMES} times each file, at least {VOLUME_FLOOR:,}; 0: no limit)")
+"""`max_chunk_chars` is a run's volume limit beside the settings (not part of a result's
+settings): each surface that takes settings takes it too."""
+
+
+def options_for(surface: str) -> list[Option]:
+    """The options `surface` takes, in table order."""
+    return [o for o in OPTIONS.values() if surface in o.surfaces]
+
+
+_SIGNED: list[tuple[Callable[..., Any], str]] = []
+
+
+def signed(surface: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a function taking ``**settings`` the signature the table draws for `surface`, so
+    `help()` and editors list every option with its default (kept in step by `register_option`)."""
+
+    def wrap(func: Callable[..., Any]) -> Callable[..., Any]:
+        _SIGNED.append((func, surface))
+        _sign(func, surface)
+        return func
+
+    return wrap
+
+
+def _sign(func: Callable[..., Any], surface: str) -> None:
+    base: inspect.Signature = getattr(func, "_unsigned", None) or inspect.signature(func)
+    func._unsigned = base  # type: ignore[attr-defined]
+    params = [p for p in base.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    taken = {p.name for p in params}
+    at = next((i for i, p in enumerate(params) if p.kind is p.KEYWORD_ONLY), len(params))
+    drawn = [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default)
+             for o in options_for(surface) if o.name not in taken]
+    func.__signature__ = base.replace(parameters=params[:at] + drawn + params[at:])  # type: ignore[attr-defined]
+
+
+def register_option(option: Option) -> Option:
+    """Add an option to the table: every surface it names takes it from now on (the page from
+    its next start). Its name must be new."""
+    if not isinstance(option, Option):
+        raise ChunkerError(f"register_option takes an Option, got {type(option).__name__}")
+    if option.name in OPTIONS or option.name in ("source", "max_chunk_chars"):
+        raise ChunkerError(f"there is already a setting named {option.name!r}: give the option another name")
+    OPTIONS[option.name] = option
+    for func, surface in _SIGNED:
+        _sign(func, surface)
+    return option
+
+
+def unregister_option(name: str) -> None:
+    """Take an option out of the table again (tests register throwaway ones)."""
+    OPTIONS.pop(name, None)
+    for func, surface in _SIGNED:
+        _sign(func, surface)
+
+
+def unknown_setting(name: str, *, owner: str = "", others: Iterable[str] = (), surface: str = "chunk") -> ChunkerError:
+    """The error for a setting no option of `surface` has."""
+    known = ", ".join([*(o.name for o in options_for(surface)), *others])
+    who = f"{owner} has no setting" if owner else "unknown setting"
+    return ChunkerError(f"{who} {name!r}: choose from {known}")
+
+
+@dataclass(frozen=True, init=False, repr=False)
+class Settings:
+    """One validated set of chunking options: one attribute per option of `OPTIONS`.
+
+    Made with keyword arguments only (any option left out takes its default); each value is
+    checked, in table order, by its option and kept canonical. Equal settings compare, hash
+    and serialise (`to_dict`) equal.
+    """
+
+    _items: tuple[tuple[str, Any], ...]
+
+    if TYPE_CHECKING:  # the built-in options, typed for readers and mypy; others are Any
+        strategy: str
+        unit: str
+        size: int
+        overlap: int | str
+        tokenizer: str
+        breaks: tuple[str, ...]
+        model_max: int | str | None
+
+    def __init__(self, **given: Any) -> None:
+        for name in given:
+            if name not in OPTIONS:
+                raise unknown_setting(name)
+        values: dict[str, Any] = {}
+        for option in OPTIONS.values():
+            values[option.name] = option.check(given.get(option.name, option.default), values)
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_items", tuple(values.items()))
+
+    def __repr__(self) -> str:
+        return "Settings(" + ", ".join(f"{k}={v!r}" for k, v in self._items) + ")"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Made again from its values: a worker process checks them as this one did.
+        return (_settings, (dict(self._items),))
+
+    @property
+    def model_tokens(self) -> int | None:
+        """The model limit in tokens: `model_max`'s, else the tokenizer's own (or None)."""
+        limit = model_limit(self.model_max)
+        if limit is not None:
+            return limit.tokens
+        return getattr(get_tokenizer(self.tokenizer), "model_max", None)
+
+    @property
+    def overlap_count(self) -> int:
+        """The overlap in the size's unit (a percentage resolved against `size`)."""
+        if self.size == 0:
+            return 0
+        return parse_overlap(self.overlap, self.size)[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: OPTIONS[k].to_json(v) if k in OPTIONS else v for k, v in self._items}
+
+
+def _settings(values: dict[str, Any]) -> Settings:
+    return Settings(**{k: v for k, v in values.items() if k in OPTIONS})
+
+
+def options_doc(surface: str = "chunk") -> str:
+    """The options `surface` takes, one line each, for a docstring."""
+    return "\n".join(f"    {o.name} (default {o.default!r}): {o.description}" for o in options_for(surface))
