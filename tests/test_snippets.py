@@ -68,3 +68,24 @@ class _Reader:
 
     def read(self):
         return self.text
+
+
+def test_every_argument_of_the_command_line_snippet_is_quoted(tmp_path):
+    """A file name that the shell would read as a command (``$(...)``, ``;``, spaces) reaches
+    chunker as the very name: pasting the line runs nothing else."""
+    import shutil
+
+    from tests.hf_fixtures import minilm_path
+
+    name = "tok$(touch pwned); echo `touch pwned2`.json"
+    shutil.copy(minilm_path(), tmp_path / name)
+    tok = chunker.load_tokenizer(str(tmp_path / name))
+    res = chunker.chunk(sample_document(), size=100, overlap=0, tokenizer=tok)
+    line = snippets.snippets(res.settings, "my notes; rm -rf $HOME.md")["cli"]
+    assert line.startswith("python -m chunker ")
+    echo = "printf '%s\\n'" + line[len("python -m chunker"):]
+    out = subprocess.run(["/bin/sh", "-c", echo], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    args = out.splitlines()
+    assert args[0] == "my notes; rm -rf $HOME.md"
+    assert args[args.index("--tokenizer") + 1] == name
+    assert not (tmp_path / "pwned").exists() and not (tmp_path / "pwned2").exists()
