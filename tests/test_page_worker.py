@@ -161,3 +161,17 @@ def test_a_half_typed_setting_does_not_count_the_document_again(monkeypatch):
     other = run(None, tokenizer="cl100k", size="")
     expected = chunker.count_tokens(SAMPLE, "cl100k")
     assert other["ok"] is False and f"{expected:,} tokens" in other["counts"]
+
+
+def test_the_langchain_strategy_with_a_loaded_tokenizer_json_renders(monkeypatch):
+    """A model's own tokenizer.json with the langchain strategy: the view and its LangChain
+    snippet, not 'Internal error (KeyError: ...)'."""
+    from tests.hf_fixtures import minilm_path
+
+    loaded = worker.use_tokenizer(JsObject(minilm_path().read_text(encoding="utf-8")), "tokenizer.json")
+    assert loaded["ok"] and loaded["name"].startswith("hf:")
+    out = run(JsObject(SAMPLE), strategy="langchain", tokenizer=loaded["name"])
+    assert out.get("ok", True) and "error" not in out, out.get("error")
+    shown = json.dumps(out)
+    assert "Internal error" not in shown and "KeyError" not in shown
+    assert "RecursiveCharacterTextSplitter" in shown  # the LangChain equivalent is offered
