@@ -34,6 +34,9 @@
   // Whether the document is the reader's own (pasted, typed, opened): it lives nowhere else, so
   // leaving the page asks first. The sample, or an empty box, leaves without a word.
   var own = false;
+  // The reader's own document as it was before Insert sample or Clear replaced it: one step
+  // of undo, kept here with the rest of the big strings (null: nothing to bring back).
+  var undo = null;
   window.addEventListener("beforeunload", function (event) {
     if (own && current().length) {
       event.preventDefault();
@@ -119,6 +122,30 @@
     documentFocused: function () { return document.activeElement === box(); },
     setName: function (value) { name = value || ""; },
     setOwn: function (value) { own = !!value; },
+    // Keep the reader's own document before the sample or Clear replaces it; true if there
+    // was one to keep (a sample or an empty box is not worth an undo).
+    stash: function () {
+      var text = current();
+      if (!own || !text.length) return false;  // an earlier document kept stays kept
+      undo = { text: text, held: held !== null, name: name, note: document.getElementById("held-text").textContent,
+               extracted: (kept.document || {}).extracted || false };
+      return true;
+    },
+    dropStash: function () { undo = null; },
+    // Put the kept document back, as it was shown; returns what the caller must redo (an
+    // extracted file's {extracted: found}, for the worker to read again), or false if nothing
+    // was kept.
+    unstash: function () {
+      var u = undo;
+      undo = null;
+      if (u === null) return false;
+      release();
+      if (u.held) hold(u.text, true, u.extracted ? u.note : "");
+      else box().value = u.text;
+      name = u.name;
+      own = true;
+      return { extracted: u.extracted };
+    },
     // The code-point offsets [start, end] (as JSON) of the text selected in the document view,
     // or "" when nothing there is selected. The view's text is the document's, character for
     // character (chunk numbers are CSS, not text), so the offsets index the document.

@@ -244,3 +244,33 @@ def test_text_typed_before_the_worker_is_ready_is_the_readers(app, chromium, ser
             window.dispatchEvent(e); return e.defaultPrevented; }""") is True
     finally:
         page.close()
+
+
+def test_insert_sample_and_clear_can_be_undone(app):
+    """The reader's own document is one click from coming back after Insert sample or Clear;
+    the sample itself, or an empty box, offers no undo."""
+    page = app.page
+    mine = "My own notes. " * 40
+    app.set_text(mine)
+    assert page.is_hidden("#undo-document")
+    app.click("#insert-sample")
+    assert page.input_value("#document") == SAMPLE and page.is_visible("#undo-document")
+    app.click("#clear")  # still the reader's notes that Undo brings back, not the sample
+    assert page.input_value("#document") == "" and page.is_visible("#undo-document")
+    app.click("#undo-document")
+    assert page.input_value("#document") == mine and page.is_hidden("#undo-document")
+    assert_same_as_python(app, mine)
+    app.click("#insert-sample")
+    app.click("#insert-sample")  # the sample replacing the sample: nothing new to keep
+    app.click("#undo-document")
+    assert page.input_value("#document") == mine
+    # A held (large) document comes back held, whole.
+    big = ("Ünïcödé 🚀 " + PROSE + "\n\n") * (200_000 // (len(PROSE) + 14) + 1)
+    app.set_text(big)
+    app.click("#clear")
+    app.click("#undo-document")
+    assert page.is_visible("#held-note") and app.code_points("#doc-view") == len(big)
+    # Typing something new forgets the old document: Undo is gone.
+    app.click("#clear")
+    app.set_text("Something else.")
+    assert page.is_hidden("#undo-document")

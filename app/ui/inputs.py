@@ -8,6 +8,8 @@ MAX_FILE_BYTES = 50_000_000
 
 def text_changed(own=True):
     """`own`: the document is now the reader's (typed, pasted, opened), not the sample."""
+    if own:
+        forget_undo()  # a new document of the reader's: the one before it is not brought back
     BRIDGE.setOwn(own)  # leaving the page then asks first (static/bridge.js)
     BRIDGE.keep("document", "extracted", None)  # no longer an extracted file
     hooks["text_changed"]()
@@ -25,14 +27,44 @@ def on_input(event):
     text_changed()
 
 
+def keep_for_undo():
+    """Before the sample or Clear replaces the reader's own document: one click brings it back."""
+    if BRIDGE.stash():
+        el("undo-document").hidden = False
+        toast("Your document was replaced: Undo brings it back.", 8)
+
+
+def forget_undo():
+    BRIDGE.dropStash()
+    el("undo-document").hidden = True
+
+
+@on("click", "#undo-document")
+def undo_document(event):
+    el("undo-document").hidden = True
+    back = BRIDGE.unstash()
+    if not back:
+        return
+    if back.extracted:
+        BRIDGE.setOwn(True)
+        spawn(extract(back.extracted))  # the worker reads the file again, pages and all
+        return
+    BRIDGE.setOwn(True)
+    BRIDGE.keep("document", "extracted", None)
+    hooks["text_changed"]()
+    toast("Your document is back.")
+
+
 @on("click", "#insert-sample")
 def insert_sample(event):
+    keep_for_undo()
     insert_sample_text()
     text_changed(False)
 
 
 @on("click", "#clear")
 def clear(event):
+    keep_for_undo()
     BRIDGE.release()
     BRIDGE.setName("")
     el("document").value = ""
