@@ -7,21 +7,31 @@ import os
 from typing import Any
 
 from ..._errors import ChunkerError
+from . import _schema
 from ._tokenizer import HFTokenizer
+
+
+def _decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ChunkerError(f"{where} is not UTF-8 text (byte {e.start} is 0x{data[e.start]:02x}); "
+                           "pass a tokenizer.json, which is UTF-8 JSON") from None
 
 
 def _read(source: str | bytes | os.PathLike[str]) -> tuple[Any, str]:
     if isinstance(source, bytes):
-        return _parse(source.decode("utf-8"), "tokenizer.json"), "tokenizer.json"
+        return _parse(_decode(source, "tokenizer.json"), "tokenizer.json"), "tokenizer.json"
     if isinstance(source, str) and source.lstrip().startswith("{"):
         return _parse(source, "tokenizer.json"), "tokenizer.json"
     path = os.fspath(source)
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as e:
         raise ChunkerError(f"cannot read tokenizer file {path!r} ({e.strerror}); pass the path "
                            "of a tokenizer.json or its JSON text") from None
+    text = _decode(data, repr(path))
     parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
     base = os.path.basename(path)
     name = f"{parent}/{base}" if parent and base == "tokenizer.json" else base
@@ -75,11 +85,19 @@ def serde_float(literal: str) -> float:
     return -f if negative else f
 
 
+def _constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _parse(text: str, where: str) -> Any:
     try:
-        return json.loads(text, parse_float=serde_float)
+        # NaN and Infinity are not JSON (Python's json reads them; serde_json does not).
+        return json.loads(text, parse_float=serde_float, parse_constant=_constant)
+    except RecursionError:
+        raise ChunkerError(f"{where} is nested too deep to be a tokenizer.json; pass the file "
+                           "Hugging Face's tokenizers saves") from None
     except ValueError as e:
-        raise ChunkerError(f"{where} is not valid JSON ({e}); pass a tokenizer.json") from None
+        raise ChunkerError(f"{where} is not valid JSON ({str(e)[:200]}); pass a tokenizer.json") from None
 
 
 def load_tokenizer(source: str | bytes | os.PathLike[str]) -> HFTokenizer:
@@ -89,10 +107,16 @@ def load_tokenizer(source: str | bytes | os.PathLike[str]) -> HFTokenizer:
     """
     config, name = _read(source)
     if isinstance(config, dict) and config.get("version", "1.0") != "1.0":
-        raise ChunkerError(f"{name} has tokenizer version {config.get('version')!r}; only "
-                           "version 1.0 files are supported")
+        raise ChunkerError(f"{name} has tokenizer version {str(config.get('version'))[:40]!r}; "
+                           "only version 1.0 files are supported")
+    _schema.check(config, name)
     try:
         return HFTokenizer(config, name=name)
-    except (KeyError, TypeError, IndexError) as e:
-        raise ChunkerError(f"{name} is missing or misstates a field ({e!r}); pass a complete "
-                           "tokenizer.json") from None
+    except ChunkerError as e:
+        if str(e).startswith(name):
+            raise
+        raise ChunkerError(f"{name}: {e}") from None
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError, RecursionError,
+            OverflowError) as e:  # a shape the schema let through: still one line
+        raise ChunkerError(f"{name} is missing or misstates a field ({type(e).__name__}: "
+                           f"{str(e)[:120]}); pass a complete tokenizer.json") from None
