@@ -37,7 +37,7 @@ from ..settings._settings import BREAKS, DEFAULTS, UNITS, Settings, whole_number
 from ..strategies import STRATEGIES
 from ..tokens._tokenizers import TOKENIZERS
 from ._common import _max_chunk_chars, _normalise, _Parser, _say, add_reading_options, read_input
-from ._inputs import read_document
+from ._inputs import read_document, shown_name
 
 __all__ = ["run"]
 
@@ -169,9 +169,10 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
                                 size=whole_number("--size", args.size) if args.size is not None else DEFAULTS["size"],
                                 overlap=_overlap(args.overlap) if args.overlap is not None else DEFAULTS["overlap"])
         document = read_document(args.document, stdin, raw=args.raw, keep_running=args.keep_running)
-        name = "standard input" if args.questions == "-" else args.questions
+        name = "standard input" if args.questions == "-" else shown_name(args.questions)
+        text = read_input(args.questions, stdin)  # its errors name the file themselves
         try:
-            questions = load_questions(read_input(args.questions, stdin), document.text)
+            questions = load_questions(text, document.text)
         except ChunkerError as e:
             raise ChunkerError(f"{name}: {e}") from None
         if not questions:
