@@ -208,7 +208,7 @@ class Settings:
         if not (isinstance(tok, str) and tok in TOKENIZERS):
             # A tokenizer.json path, or a loaded tokenizer: loaded (once) and named.
             object.__setattr__(self, "tokenizer", get_tokenizer(tok).name)
-        if self.model_max in ("", 0):
+        if self.model_max == "":  # 0 is refused, as the CLI refuses it (model_limit)
             object.__setattr__(self, "model_max", None)
         limit = model_limit(self.model_max)
         if isinstance(self.model_max, int) or (limit is not None and str(self.model_max).isdigit()):
