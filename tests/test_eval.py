@@ -283,6 +283,15 @@ def test_load_questions_fills_content_skips_blank_lines_and_round_trips():
     (line(refs=()).replace("[]", '[{"start_index": 0, "end_index": 7, "content": "nowhere"}]'),
      "fix the offsets"),
     (line(refs=()).replace("[]", '[{"start_index": 0, "end_index": 7, "content": 7}]'), "content must be a string"),
+    # Hostile lines: each is one line, not a RecursionError, ValueError or a lone surrogate.
+    ('{"question": "Q", "references": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"),
+    ('{"question": "Q", "references": [{"start_index": ' + "9" * 5000 + ', "end_index": 3}]}',
+     "a number of 5,000 digits is no offset"),
+    ('{"question": "Q", "references": [' + "[" * 900 + "]" * 900 + "]}", r"must be an object .*\[\[…$"),
+    ('{"question": "Q\\ud800", "references": [{"start_index": 0, "end_index": 3}]}',
+     r"the escape \\ud800 is half of a surrogate pair"),
+    (line(refs=()).replace("[]", '[{"start_index": 0, "end_index": 7, "content": "Dep\\udfff"}]'), r"\\udfff"),
+    ('{"question": "Q", "references": [{"start_index": 1e300, "end_index": 3}]}', "start_index must be a whole number"),
 ])
 def test_each_bad_line_is_one_error_naming_its_line(bad, message):
     text = line() + "\n\n" + bad + "\n" + line()
@@ -527,6 +536,10 @@ def test_cli_file_errors(tmp_path):
                           ([doc], "required: QUESTIONS.jsonl")):
         code, out, err = cli(eval_cli, *args)
         assert (code, out) == (2, "") and err.startswith("chunker: error: ") and message in err
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes(b'{"question": "caf\xe9"}\n')
+    code, out, err = cli(eval_cli, doc, str(latin))
+    assert code == 2 and err.count("latin.jsonl") == 1 and "not UTF-8" in err  # named once
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n\n", encoding="utf-8")
     assert "holds no questions" in cli(eval_cli, doc, str(empty))[2]

@@ -410,3 +410,19 @@ def test_patterns_with_stand_ins_match_the_full_classes(text):
         assert p.spans(text) == want, (p.source[:40], ascii(text))
         assert p.findall(text) == [text[a:b] for a, b in want]
         assert p.sub("<>", text) == p.full.sub("<>", text)
+
+
+def test_metaspace_first_after_a_charsmap_that_removes_the_first_characters():
+    """HF's Precompiled books the characters it removes at the start nowhere, so a text that
+    starts with one (a control character nmt_nfkc drops) still starts the input for
+    Metaspace's prepend_scheme "first" ("\\x07beep" is "▁be" "e" "p", not "be" "e" "p")."""
+    config = json.loads(F.unigram_precompiled())
+    config["pre_tokenizer"]["prepend_scheme"] = "first"
+    js = json.dumps(config)
+    tok, ref = load_tokenizer(js), F.reference(js)
+    texts = ["\x07beep", "\x07\x07the dog", "\x07 beep", "\x08\x08ab cd", "the \x07dog"]
+    texts += ["\x07" + t for t in F.short_texts(300, seed=6)] + F.short_texts(300, seed=5)
+    for text in texts:
+        enc = ref.encode(text)
+        assert tok.encode(text) == enc.ids and tok.count(text) == len(enc.ids), ascii(text[:40])
+        assert len(tok.offsets(text)) == len(enc.ids) - tok.specials

@@ -128,3 +128,15 @@ def test_a_component_chunker_cannot_count_is_one_clear_error(tmp_path):
     with pytest.raises(chunker.ChunkerError, match="UnicodeScripts") as e:
         chunker.chunk("text", tokenizer=str(weird))
     assert "\n" not in str(e.value)
+
+
+def test_a_model_limit_of_zero_is_refused_in_the_library_as_in_the_cli(tmp_path):
+    for value in (0, "0", -3):
+        with pytest.raises(chunker.ChunkerError, match="model limit") as e:
+            chunker.chunk("Some text to chunk.", size=50, overlap=0, model_max=value)
+        assert "\n" not in str(e.value)
+    doc = tmp_path / "doc.txt"
+    doc.write_text("Some text to chunk.", encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert run([str(doc), "--model-max", "0"], None, out, err) == 2 and "model limit" in err.getvalue()
+    assert chunker.chunk("Some text.", size=50, overlap=0, model_max="").settings.model_tokens is None

@@ -44,7 +44,7 @@ from ._common import (
     read_input,
     settings_from,
 )
-from ._inputs import read_document
+from ._inputs import read_document, shown_name
 
 __all__ = ["run"]
 
@@ -161,9 +161,10 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         else:
             settings = settings_from(args, "eval")
         document = read_document(args.document, stdin, raw=args.raw, keep_running=args.keep_running)
-        name = "standard input" if args.questions == "-" else args.questions
+        name = "standard input" if args.questions == "-" else shown_name(args.questions)
+        text = read_input(args.questions, stdin)  # its errors name the file themselves
         try:
-            questions = load_questions(read_input(args.questions, stdin), document.text)
+            questions = load_questions(text, document.text)
         except ChunkerError as e:
             raise ChunkerError(f"{name}: {e}") from None
         if not questions:

@@ -15,6 +15,7 @@ version of the document. Other keys (Chroma's ``corpus_id``) are ignored.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -85,17 +86,31 @@ def _preview(text: str, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "…")
 
 
+def _shown(value: Any, limit: int = 60) -> str:
+    """A JSON value as the file has it, cut short (a message is one line)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (ValueError, RecursionError):  # pragma: no cover - what json.loads gave, it dumps
+        text = _kind(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+# An offset past this is no offset into any document a str can hold, and its digits would
+# fill the message.
+_MAX_OFFSET = 1 << 62
+
+
 def _offset(value: Any, where: str, name: str) -> int:
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) < _MAX_OFFSET:
         return int(value)  # JSON writers that only know floats write 12.0
-    if not _whole(value):
-        raise ChunkerError(f"{where}: {name} must be a whole number, got {json.dumps(value)}")
+    if not _whole(value) or abs(value) >= _MAX_OFFSET:
+        raise ChunkerError(f"{where}: {name} must be a whole number (a code-point offset), got {_shown(value)}")
     return int(value)
 
 
 def _reference(raw: Any, document: str, where: str) -> Reference:
     if not isinstance(raw, dict):
-        raise ChunkerError(f"{where}: must be an object with start_index and end_index, got {json.dumps(raw)}")
+        raise ChunkerError(f"{where}: must be an object with start_index and end_index, got {_shown(raw)}")
     for name in ("start_index", "end_index"):
         if name not in raw:
             raise ChunkerError(f"{where}: {name} is missing")
@@ -112,7 +127,7 @@ def _reference(raw: Any, document: str, where: str) -> Reference:
     content = raw.get("content")
     if content is not None:
         if not isinstance(content, str):
-            raise ChunkerError(f"{where}: content must be a string, got {json.dumps(content)}")
+            raise ChunkerError(f"{where}: content must be a string, got {_shown(content)}")
         if content != found:
             at = document.find(content) if content else -1
             hint = (f"that text is at [{at}, {at + len(content)}): fix the offsets" if at >= 0 else
@@ -129,7 +144,7 @@ def _question(raw: Any, document: str, where: str) -> Question:
         raise ChunkerError(f'{where}: "question" is missing')
     text = raw["question"]
     if not isinstance(text, str):
-        raise ChunkerError(f'{where}: "question" must be a string, got {json.dumps(text)}')
+        raise ChunkerError(f'{where}: "question" must be a string, got {_shown(text)}')
     if not text.strip():
         raise ChunkerError(f'{where}: "question" is empty: write the question a user would ask')
     if "references" not in raw:
@@ -137,7 +152,7 @@ def _question(raw: Any, document: str, where: str) -> Question:
                            '[{"start_index": ..., "end_index": ...}]')
     refs = raw["references"]
     if not isinstance(refs, list):
-        raise ChunkerError(f'{where}: "references" must be an array of spans, got {json.dumps(refs)[:60]}')
+        raise ChunkerError(f'{where}: "references" must be an array of spans, got {_shown(refs)}')
     if not refs:
         raise ChunkerError(f'{where}: "references" is empty: mark at least one answer span')
     return Question(text, tuple(_reference(r, document, f"{where}, reference {k}")
@@ -174,12 +189,51 @@ def load_questions(jsonl_text: str, document: str) -> tuple[Question, ...]:
             continue
         where = f"line {number}"
         try:
-            raw = json.loads(line)
+            raw = json.loads(line, parse_int=_parse_int)
         except json.JSONDecodeError as e:
             raise ChunkerError(f"{where}: not valid JSON ({e.msg} at column {e.colno}): "
                                "write one JSON object per line") from None
+        except RecursionError:
+            raise ChunkerError(f"{where}: nested too deep to be a question: write one object with "
+                               '"question" and "references"') from None
+        except ValueError as e:  # a number too long to read (see _parse_int)
+            raise ChunkerError(f"{where}: {e}") from None
+        _surrogates(raw, where)
         out.append(_question(raw, document, where))
     return tuple(out)
+
+
+_MAX_DIGITS = 30
+
+
+def _parse_int(digits: str) -> int:
+    """A JSON integer; past _MAX_DIGITS it is no offset (and int() refuses 4,300 digits)."""
+    if len(digits.lstrip("-")) > _MAX_DIGITS:
+        raise ValueError(f"a number of {len(digits):,} digits is no offset into a document: "
+                         "offsets are code points")
+    return int(digits)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _surrogates(raw: Any, where: str) -> None:
+    """A \\ud800-style escape that is not half of a pair is no character: no UTF-8 text (and
+    no document read from one) can hold it. json.loads joins the pairs, so any surrogate left
+    in a string is such an escape."""
+    stack = [raw]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            m = _SURROGATE.search(v)
+            if m is not None:
+                raise ChunkerError(f"{where}: the escape \\u{ord(m.group()):04x} is half of a surrogate "
+                                   "pair, which is no character: write the character itself, or both halves")
+        elif isinstance(v, dict):
+            stack.extend(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
 
 
 def dump_questions(questions: Iterable[Question]) -> str:

@@ -196,7 +196,7 @@ def _tokenizer(value: Any, so_far: Mapping[str, Any]) -> str:
 
 
 def _model_max(value: Any, so_far: Mapping[str, Any]) -> int | str | None:
-    if value in ("", 0, None):
+    if value is None or value == "":  # 0 is refused, as the command line refuses it (model_limit)
         return None
     limit = model_limit(value)
     if isinstance(value, int) or (limit is not None and str(value).isdigit()):

@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 from ..._errors import ChunkerError
+from . import _schema
 from ._tokenizer import HFTokenizer
 
 CONTENT_PREFIX = "hf:"
@@ -23,25 +24,29 @@ def content_key(data: str | bytes) -> str:
     return CONTENT_PREFIX + hashlib.sha256(raw).hexdigest()[:16]
 
 
+def _decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ChunkerError(f"{where} is not UTF-8 text (byte {e.start} is 0x{data[e.start]:02x}); "
+                           "pass a tokenizer.json, which is UTF-8 JSON") from None
+
+
 def read_tokenizer(source: str | bytes | os.PathLike[str]) -> tuple[str, str]:
     """A tokenizer.json's text, and the label to show it by (the file's name, or
     "tokenizer.json" for text handed in). Not parsed yet: its identity is its text's hash."""
     if isinstance(source, bytes):
-        try:
-            return source.decode("utf-8"), "tokenizer.json"
-        except UnicodeDecodeError as e:
-            raise ChunkerError(f"tokenizer.json is not UTF-8 (bad byte at offset {e.start}); "
-                               "pass a tokenizer.json") from None
+        return _decode(source, "tokenizer.json"), "tokenizer.json"
     if isinstance(source, str) and source.lstrip().startswith("{"):
         return source, "tokenizer.json"
     path = os.fspath(source)
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        reason = e.strerror if isinstance(e, OSError) else "not UTF-8"
-        raise ChunkerError(f"cannot read tokenizer file {path!r} ({reason}); pass the path "
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ChunkerError(f"cannot read tokenizer file {path!r} ({e.strerror}); pass the path "
                            "of a tokenizer.json or its JSON text") from None
+    text = _decode(data, repr(path))
     parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
     base = os.path.basename(path)
     return text, (f"{parent}/{base}" if parent and base == "tokenizer.json" else base)
@@ -94,28 +99,43 @@ def serde_float(literal: str) -> float:
     return -f if negative else f
 
 
+def _constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _parse(text: str, where: str) -> Any:
     try:
-        return json.loads(text, parse_float=serde_float)
+        # NaN and Infinity are not JSON (Python's json reads them; serde_json does not).
+        return json.loads(text, parse_float=serde_float, parse_constant=_constant)
+    except RecursionError:
+        raise ChunkerError(f"{where} is nested too deep to be a tokenizer.json; pass the file "
+                           "Hugging Face's tokenizers saves") from None
     except ValueError as e:
-        raise ChunkerError(f"{where} is not valid JSON ({e}); pass a tokenizer.json") from None
+        raise ChunkerError(f"{where} is not valid JSON ({str(e)[:200]}); pass a tokenizer.json") from None
 
 
 def parse_tokenizer(text: str, *, label: str = "tokenizer.json", key: str | None = None) -> HFTokenizer:
     """An HFTokenizer from a tokenizer.json's text, named `key` (by default its content's
     identity, `content_key`) and labelled `label` for display.
 
-    Unsupported components raise ChunkerError naming the component.
+    Every field is checked against what HF `tokenizers` accepts first (`_schema`); an
+    unsupported component or a bad field raises one ChunkerError line naming it.
     """
     config = _parse(text, label)
     if isinstance(config, dict) and config.get("version", "1.0") != "1.0":
-        raise ChunkerError(f"{label} has tokenizer version {config.get('version')!r}; only "
-                           "version 1.0 files are supported")
+        raise ChunkerError(f"{label} has tokenizer version {str(config.get('version'))[:40]!r}; "
+                           "only version 1.0 files are supported")
+    _schema.check(config, label)
     try:
         return HFTokenizer(config, name=key or content_key(text), label=label)
-    except (KeyError, TypeError, IndexError) as e:
-        raise ChunkerError(f"{label} is missing or misstates a field ({e!r}); pass a complete "
-                           "tokenizer.json") from None
+    except ChunkerError as e:
+        if str(e).startswith(label):
+            raise
+        raise ChunkerError(f"{label}: {e}") from None
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError, RecursionError,
+            OverflowError) as e:  # a shape the schema let through: still one line
+        raise ChunkerError(f"{label} is missing or misstates a field ({type(e).__name__}: "
+                           f"{str(e)[:120]}); pass a complete tokenizer.json") from None
 
 
 def load_tokenizer(source: str | bytes | os.PathLike[str]) -> HFTokenizer:

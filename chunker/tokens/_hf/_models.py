@@ -360,8 +360,11 @@ def build(d: dict[str, Any]) -> Model:
     if kind == "WordPiece":
         return WordPiece(d)
     if kind == "BPE":
-        if d.get("dropout"):
-            pass  # dropout only applies when training-time sampling is on; encode ignores it here
+        dropout = d.get("dropout")
+        if dropout:  # null and 0: no dropout
+            raise ChunkerError(f"BPE dropout {dropout!r}: Hugging Face's tokenizers then drops "
+                               "merges at random on every encoding, so no count is exact; set "
+                               '"dropout": null in the file')
         return BPE(d)
     if kind == "Unigram":
         return Unigram(d)

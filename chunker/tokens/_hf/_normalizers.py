@@ -372,10 +372,16 @@ def _unsupported(kind: str) -> ChunkerError:
 
 def _precompiled(d: dict[str, Any]) -> Normalizer:
     import base64
+    import binascii
 
     from ._precompiled import Precompiled
 
-    return Precompiled(base64.b64decode(d["precompiled_charsmap"] or ""))
+    try:
+        charsmap = base64.b64decode(d["precompiled_charsmap"] or "", validate=True)
+    except (binascii.Error, ValueError):
+        raise ChunkerError("Precompiled normalizer: precompiled_charsmap is not base64; the "
+                           "tokenizer.json is damaged") from None
+    return Precompiled(charsmap)
 
 
 _BUILDERS: dict[str, Callable[[dict[str, Any]], Normalizer]] = {

@@ -31,6 +31,9 @@ def _template(d: dict[str, Any]) -> Wrap:
             (after if seen_sequence else before).extend(specials[name]["ids"])
         else:
             raise ChunkerError(f"TemplateProcessing item {item!r} is neither Sequence nor SpecialToken")
+    if not seen_sequence:
+        raise ChunkerError("TemplateProcessing single template has no sequence $A, so it drops "
+                           "the text; the tokenizer.json is damaged")
     return before, after
 
 

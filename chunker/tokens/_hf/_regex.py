@@ -86,8 +86,10 @@ def _escape_body(pattern: str, i: int, in_class: bool, bmp: bool) -> tuple[str, 
     if c == "z":
         return r"\Z", i + 2, False
     if c == "x" and i + 2 < len(pattern) and pattern[i + 2] == "{":
-        end = pattern.index("}", i + 3)
-        return ranges_class([(int(pattern[i + 3:end], 16),) * 2]), end + 1, False
+        m = re.compile(r"\{([0-9A-Fa-f]{1,8})\}").match(pattern, i + 2)
+        if m is None or int(m.group(1), 16) > 0x10FFFF:
+            raise _refuse(pattern, "a \\x{...} escape that is not a code point in hex")
+        return ranges_class([(int(m.group(1), 16),) * 2]), m.end(), False
     if c in "abfnrtvAbB0xuU" or not c.isalnum():
         return pattern[i:i + 2], i + 2, False
     raise _refuse(pattern, f"the escape \\{c}")
@@ -167,6 +169,7 @@ class Pattern:
         if bmp_source == source:
             self._full = self.bmp
         self.groups = self.bmp.groups
+        self.empty = _may_match_empty(self.bmp)
         self._literal = bmp_source  # stand-ins must not be characters the pattern names
         self._substitutes = "\\U" not in bmp_source and _ASTRAL.search(bmp_source) is None
         self._stand_ins: dict[str, str | None] = {}
@@ -200,9 +203,13 @@ class Pattern:
 
     def spans(self, s: str) -> list[tuple[int, int]]:
         rx, t = self._prepare(s)
+        if self.empty:
+            return _onig_spans(rx, t)
         return [m.span() for m in rx.finditer(t)]
 
     def findall(self, s: str) -> list[str]:
+        if self.empty:
+            return [s[a:b] for a, b in self.spans(s)]
         rx, t = self._prepare(s)
         found = rx.findall(t)
         if t is s:
@@ -215,15 +222,45 @@ class Pattern:
     def sub(self, repl: str, s: str) -> str:
         """s with each match replaced by the literal `repl`."""
         rx, t = self._prepare(s)
-        if t is s:
+        if t is s and not self.empty:
             return rx.sub(repl.replace("\\", "\\\\"), s)
         out: list[str] = []
         last = 0
-        for m in rx.finditer(t):
-            out += [s[last:m.start()], repl]
-            last = m.end()
+        for a, b in (_onig_spans(rx, t) if self.empty else (m.span() for m in rx.finditer(t))):
+            out += [s[last:a], repl]
+            last = b
         out.append(s[last:])
         return "".join(out)
+
+
+def _may_match_empty(rx: re.Pattern[str]) -> bool:
+    """Whether the pattern can match the empty string somewhere (its least width is 0)."""
+    try:
+        parser = re._parser  # type: ignore[attr-defined]  # 3.11+
+    except AttributeError:  # pragma: no cover - Python 3.10
+        import sre_parse as parser
+    try:
+        return parser.parse(rx.pattern, rx.flags).getwidth()[0] == 0
+    except Exception:  # pragma: no cover - compiled already; be safe
+        return True
+
+
+def _onig_spans(rx: re.Pattern[str], t: str) -> list[tuple[int, int]]:
+    """Matches as Oniguruma's iteration (what HF uses) finds them: an empty match where the
+    previous match ended is skipped, and the search goes on one character later (Python's
+    re yields it, then looks for a non-empty match at the same place)."""
+    out: list[tuple[int, int]] = []
+    last = skip = -1
+    for m in rx.finditer(t):
+        a, b = m.span()
+        if a == skip:
+            continue
+        if a == b == last:
+            skip = a
+            continue
+        out.append((a, b))
+        last = b
+    return out
 
 
 _STAND_IN_KEYS: dict[tuple[str, bool, bool], list[str]] = {}
@@ -250,9 +287,77 @@ def _stand_in(c: str, literal: str) -> str | None:
     return None
 
 
+_QUANTIFIER = re.compile(r"[*+?]|\{(\d*)(,?)(\d*)\}")
+
+
+def _quantifier(pattern: str, i: int) -> tuple[bool, int]:
+    """(whether the quantifier at pattern[i] repeats without being possessive or
+    atomic-safe, where the atom's quantifiers end)."""
+    m = _QUANTIFIER.match(pattern, i)
+    if m is None or (m.group(0).startswith("{") and not (m.group(1) or m.group(3))):
+        return False, i
+    q = m.group(0)
+    repeats = q in "*+" or (q.startswith("{") and (
+        (m.group(2) and not m.group(3)) or int(m.group(3) or m.group(1) or 0) > 1))
+    end = m.end()
+    if end < len(pattern) and pattern[end] == "+":  # possessive: never backtracks
+        return False, end + 1
+    if end < len(pattern) and pattern[end] == "?":  # lazy: backtracks all the same
+        end += 1
+    return bool(repeats), end
+
+
+def check_backtracking(pattern: str) -> None:
+    """Refuse a pattern that repeats a group which can match the same text in more than one
+    way: a group under * + or {n,m} that holds a repeated quantifier or an alternation, as
+    in (a+)+ or (a|aa)*. Python's re backtracks through every way, exponentially (30
+    characters can take hours, and re has no time limit); Oniguruma, in HF, gives up with
+    an error. Atomic groups and possessive quantifiers, which do not backtrack, pass."""
+    # Per open group: [has a repeated quantifier inside, has a top-level |, is atomic].
+    stack: list[list[bool]] = [[False, False, False]]
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        inner = False  # whether the atom just read holds a repeat or an alternation
+        if c == "\\":
+            m = re.compile(r"\\[pP]\{\^?\w+\}|\\x\{[^}]*\}").match(pattern, i)
+            i = m.end() if m else i + 2
+        elif c == "[":
+            j = i + 1 + (pattern.startswith("^", i + 1))
+            j += pattern.startswith("]", j)
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+        elif c == "(":
+            stack.append([False, False, pattern.startswith("(?>", i)])
+            i += 1
+            continue
+        elif c == ")" and len(stack) > 1:
+            has_repeat, has_alt, atomic = stack.pop()
+            inner = (has_repeat or has_alt) and not atomic
+            i += 1
+        elif c == "|":
+            stack[-1][1] = True
+            i += 1
+            continue
+        else:
+            i += 1
+        repeats, i = _quantifier(pattern, i)
+        if repeats and inner:
+            raise ChunkerError(
+                f"Split/Replace regex {pattern[:80]!r} repeats a group that can match the same "
+                "text in more than one way (a quantifier or | inside a group under * + or "
+                "{n,m}), which can take exponential time on a short text (Hugging Face's "
+                "tokenizers stops it with an error); make the group atomic (?>...) or its "
+                "quantifier possessive (*+, ++)")
+        if repeats or inner:
+            stack[-1][0] = True
+
+
 @lru_cache(maxsize=64)
 def translate(pattern: str) -> Pattern:
     """An Onig pattern as a Python regex (see Pattern), or ChunkerError."""
+    check_backtracking(pattern)
     return Pattern(translate_source(pattern), translate_source(pattern, bmp=True), pattern)
 
 

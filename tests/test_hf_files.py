@@ -1,0 +1,251 @@
+"""Damaged and hostile tokenizer.json files: each is one ChunkerError line, never a traceback
+or a hang, and a file Hugging Face's `tokenizers` refuses is refused here too (checked against
+`tokenizers` itself, on mutations of the real files of tests/hf_fixtures.py)."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hf_fixtures as F
+
+from chunker import ChunkerError
+from chunker.tokens._hf import load_tokenizer
+
+
+def _hf_accepts(text: str | bytes) -> bool:
+    try:
+        tok = F.hf().Tokenizer.from_buffer(text) if isinstance(text, bytes) else F.hf().Tokenizer.from_str(text)
+        tok.encode("Hello world, Größe 42.")
+    except BaseException as e:  # noqa: BLE001 - HF also refuses by panicking (PanicException)
+        if isinstance(e, (KeyboardInterrupt, SystemExit)):
+            raise
+        return False
+    return True
+
+
+def _refused(source) -> str:
+    with pytest.raises(ChunkerError) as e:
+        tok = load_tokenizer(source)
+        tok.count("Hello world, Größe 42.")  # a refusal may only come at counting, as one line
+    msg = str(e.value)
+    assert "\n" not in msg and len(msg) < 400, msg
+    return msg
+
+
+def _wp(**changes) -> dict:
+    config = json.loads(F.wordpiece(True))
+    for path, value in changes.items():
+        node = config
+        keys = path.split("__")
+        for k in keys[:-1]:
+            node = node[int(k) if k.isdigit() else k]
+        last = int(keys[-1]) if keys[-1].isdigit() else keys[-1]
+        if value is _DELETE:
+            del node[last]
+        else:
+            node[last] = value
+    return config
+
+
+_DELETE = object()
+
+
+def _uni(mutate) -> dict:
+    config = json.loads(F.unigram_precompiled())
+    mutate(config)
+    return config
+
+
+def _set(path, value):
+    def mutate(config):
+        node = config
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = value
+    return mutate
+
+
+_SPLIT = {"type": "Split", "behavior": "Isolated", "invert": False}
+# (what, the file's text, words the message names). Every one HF refuses too.
+BAD = [
+    ("not UTF-8", b"\xff\xfe{}", "UTF-8"),
+    ("Latin-1 inside", json.dumps(_wp()).replace("[UNK]", "[UNK\u00e9]").encode("latin-1", "replace")
+     .replace(b"\\u00e9", b"\xe9"), "UTF-8"),
+    ("nested past Python's limit", '{"model": ' + "[" * 200_000 + "]" * 200_000 + "}", "nested"),
+    ("nested past serde's limit", json.dumps(_wp(decoder={"type": "Sequence", "decoders": [[[[]]]]}))
+     .replace("[[[[]]]]", "[" * 200 + "]" * 200), "nested"),
+    ("a top-level list", "[]", "not a tokenizer.json"),
+    ("a normalizer given as a string", _wp(normalizer="NFC"), "normalizer"),
+    ("a pre-tokenizer given as a list", _wp(pre_tokenizer=[]), "pre_tokenizer"),
+    ("a post-processor's sep as a string", _wp(post_processor__sep="[SEP]"), "post_processor.sep"),
+    ("an unclosed \\x{ escape", _wp(pre_tokenizer=dict(_SPLIT, pattern={"Regex": r"\x{41"})), "x{"),
+    ("bad base64", _uni(_set(("normalizer", "normalizers", 0, "precompiled_charsmap"), "!!!")), "base64"),
+    ("base64 of nothing", _uni(_set(("normalizer", "normalizers", 0, "precompiled_charsmap"), "QQ==")), "short"),
+    ("a negative id", _wp(added_tokens__0__id=-1), "added_tokens[0].id is -1"),
+    ("a float id", _wp(added_tokens__0__id=1.5), "added_tokens[0].id is 1.5"),
+    ("a string id", _wp(added_tokens__0__id="3"), "added_tokens[0].id is '3'"),
+    ("an id past u32", _wp(added_tokens__0__id=1 << 40), "added_tokens[0].id"),
+    ("an added token without content", _wp(added_tokens__0__content=_DELETE), "content is missing"),
+    ("an added token's flag as 1", _wp(added_tokens__0__special=1), "special"),
+    ("truncation.max_length -1", _wp(truncation={"direction": "Right", "max_length": -1,
+                                                 "strategy": "LongestFirst", "stride": 0}), "max_length is -1"),
+    ("a vocabulary id that is negative", _wp(model__vocab__hello=-5), "model.vocab['hello'] is -5"),
+    ("a vocabulary given as a list", _wp(model__vocab=[1, 2]), "model.vocab"),
+    ("NaN scores", json.dumps(_uni(lambda c: [e.__setitem__(1, float("nan")) for e in c["model"]["vocab"]])), "NaN"),
+    ("an infinite score", json.dumps(_uni(_set(("model", "vocab", 5, 1), float("-inf")))), "Infinity"),
+    ("a score past float", json.dumps(_uni(lambda c: None)).replace('"<unk>", 0.0', '"<unk>", 1e999'), "finite"),
+    ("a score as a string", _uni(_set(("model", "vocab", 5, 1), "-3.5")), "model.vocab[5][1]"),
+    ("unk_id -1", _uni(_set(("model", "unk_id"), -1)), "unk_id"),
+    ("a Metaspace replacement of two characters", _uni(_set(("pre_tokenizer", "replacement"), "__")), "replacement"),
+    ("a Split behaviour that does not exist", _wp(pre_tokenizer=dict(_SPLIT, pattern={"String": " "},
+                                                                     behavior="Sideways")), "behavior"),
+    ("a template item of the wrong shape", _uni(_set(("post_processor", "single"), [{"Sequence": "A"}])), "single[0]"),
+    ("merges as an object", json.dumps(dict(json.loads(F.bytelevel_bpe()), model=dict(
+        json.loads(F.bytelevel_bpe())["model"], merges={"a": "b"}))), "merges"),
+    ("no model", _wp(model=_DELETE), "model is missing"),
+    ("a model that is a number", _wp(model=7), "model"),
+]
+
+
+@pytest.mark.parametrize("what, source, needle", BAD, ids=[b[0] for b in BAD])
+def test_a_bad_file_is_one_line_and_hf_refuses_it_too(what, source, needle, tmp_path):
+    if isinstance(source, dict):
+        source = json.dumps(source)
+    data = source if isinstance(source, bytes) else source.encode("utf-8")
+    assert not _hf_accepts(data), what
+    path = tmp_path / "tokenizer.json"
+    path.write_bytes(data)
+    for given in (path, data):
+        assert needle in _refused(given), what
+
+
+def _paths(node, path=()):
+    """Every place in a config, but only the first entries of long lists and maps."""
+    if path:
+        yield path
+    items = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+    for k, v in items[:2] if len(items) > 12 else items:
+        yield from _paths(v, (*path, k))
+
+
+# Fields HF requires that this reader lets a hand-written file leave out (HF's own defaults).
+LENIENT = {("model", "continuing_subword_prefix"), ("model", "max_input_chars_per_word")}
+
+
+@pytest.mark.parametrize("name", ["wordpiece-lower", "unigram-precompiled"])
+def test_mutated_files_never_end_in_a_traceback_and_what_hf_refuses_is_refused(name):
+    """A fuzz of the loader: every field of a real file deleted or given a wrong type
+    (null, a negative, a float, a string, an object, a number past u64)."""
+    base = json.loads(F.FAMILIES[name]())
+    values = [_DELETE, None, -1, 1.5, "x", {}, 1 << 70]
+    lenient = []
+    for path in _paths(base):
+        for value in values:
+            config = copy.deepcopy(base)
+            node = config
+            for k in path[:-1]:
+                node = node[k]
+            if value is _DELETE:
+                if not isinstance(node, dict):
+                    continue
+                del node[path[-1]]
+            else:
+                node[path[-1]] = value
+            text = json.dumps(config)
+            try:
+                tok = load_tokenizer(text)
+                tok.count("Hello world, Größe 42.")
+            except ChunkerError as e:
+                assert "\n" not in str(e), (path, value)
+                continue
+            if not _hf_accepts(text):
+                lenient.append((path[-2:], value is _DELETE))
+    assert {p for p, deleted in lenient if deleted} <= LENIENT and not [p for p, d in lenient if not d], lenient
+
+
+def test_a_file_hf_accepts_still_counts_as_hf_does_after_the_checks():
+    for name in ("real-minilm", "unigram-precompiled", "byte-fallback-bpe"):
+        js = F.FAMILIES[name]()
+        tok, ref = load_tokenizer(js), F.reference(js)
+        for text in F.short_texts(50, seed=3):
+            assert tok.encode(text) == ref.encode(text).ids, (name, text)
+
+
+# ------------------------------------------------------------------ regexes
+
+CATASTROPHIC = [r"(a+)+$", r"(a|aa)*b", r"(?:\w+\s?)*$", r"((ab)*c?)+x"]
+
+
+@pytest.mark.parametrize("pattern", CATASTROPHIC)
+def test_a_regex_with_catastrophic_backtracking_is_refused(pattern):
+    split = _wp(pre_tokenizer=dict(_SPLIT, pattern={"Regex": pattern}))
+    replace = _wp(normalizer={"type": "Replace", "pattern": {"Regex": pattern}, "content": " "})
+    for config in (split, replace):
+        msg = _refused(json.dumps(config))
+        assert "exponential time" in msg and "atomic" in msg
+
+
+def test_atomic_and_possessive_forms_and_real_patterns_pass():
+    from chunker.tokens._hf import _pretokenizers, _regex
+
+    for p in [*_pretokenizers._KNOWN_WORD_REGEXES, F.LLAMA3_SPLIT, " {2,}", r"(?>a+)+$", r"(a++)+$",
+              r"(a|b)?c+", r"(?i:'s|'t|'re)?", r"[(+]+", r"\(a+\)+"]:
+        _regex.check_backtracking(p)
+    config = _wp(pre_tokenizer=dict(_SPLIT, pattern={"Regex": r"(?>a+)+$"}))
+    tok = load_tokenizer(json.dumps(config))
+    text = "a" * 30 + "b"
+    assert tok.encode(text) == F.reference(json.dumps(config)).encode(text).ids
+
+
+def test_a_catastrophic_regex_is_one_line_in_the_cli_and_the_page(tmp_path):
+    from app import worker
+    from chunker.cli._main import run
+
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(_wp(pre_tokenizer=dict(_SPLIT, pattern={"Regex": r"(a+)+$"}))), encoding="utf-8")
+    doc = tmp_path / "doc.txt"
+    doc.write_text("a" * 30 + "b", encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert run([str(doc), "--tokenizer", str(path)], None, out, err) == 2
+    assert "exponential time" in err.getvalue() and err.getvalue().count("\n") == 1 and not out.getvalue()
+    view = worker.use_tokenizer({"text": path.read_text(encoding="utf-8")}, "evil.json")
+    assert view["ok"] is False and "exponential time" in view["error"] and "\n" not in view["error"]
+
+
+@pytest.mark.parametrize("pattern, text", [("x*", "abxc"), ("", "abc"), ("a?", "aab a"), (r"\s*", "a  b")])
+def test_empty_matches_are_skipped_where_oniguruma_skips_them(pattern, text):
+    from tokenizers import Regex, normalizers
+
+    from chunker.tokens._hf._normalizers import Replace
+
+    ours, ref = Replace({"Regex": pattern}, "#"), normalizers.Replace(Regex(pattern), "#")
+    out, al = ours.aligned(text)
+    assert ours.text(text) == out == ref.normalize_str(text)  # (HF's encode panics on these)
+    assert al is None or len(al) == len(out)
+
+
+def test_a_template_without_its_sequence_is_refused():
+    """HF drops the text there; this reader refuses the file rather than count nothing."""
+    config = _uni(_set(("post_processor", "single"), [{"SpecialToken": {"id": "<s>", "type_id": 0}}]))
+    assert "no sequence" in _refused(json.dumps(config))
+
+
+# ------------------------------------------------------------------ BPE dropout
+
+def test_bpe_dropout_is_refused_unless_null_or_zero():
+    config = json.loads(F.bytelevel_bpe())
+    for dropout in (0.1, 1.0):
+        config["model"]["dropout"] = dropout
+        assert "dropout" in _refused(json.dumps(config))
+    for dropout in (None, 0, 0.0):
+        config["model"]["dropout"] = dropout
+        js = json.dumps(config)
+        text = "Hello world, the dropout is off."
+        assert load_tokenizer(js).encode(text) == F.reference(js).encode(text).ids
