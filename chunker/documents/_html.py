@@ -1,4 +1,4 @@
-"""HTML to Markdown-flavoured text, on the standard library's `html.parser`.
+"""HTML to Markdown-flavoured text; `_tags` reads the markup as Python 3.14's `html.parser` does.
 
 Word documents arrive here too (mammoth turns .docx into HTML), so this is the one place that
 decides how structure becomes text:
@@ -21,12 +21,13 @@ decides how structure becomes text:
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
+
+from ._tags import read as _read_tags
 
 __all__ = ["escape_block_start", "html_to_text"]
 
 _SKIP = frozenset({"script", "style", "template", "noscript", "title", "svg", "math", "iframe",
-                   "object", "canvas", "select", "datalist", "head"})
+                   "object", "canvas", "select", "datalist", "head", "noembed", "noframes"})
 _BLOCK = frozenset({"p", "div", "section", "article", "header", "footer", "main", "nav",
                     "aside", "blockquote", "figure", "figcaption", "address", "details",
                     "summary", "form", "fieldset", "legend", "hr", "dl", "dt", "dd", "center",
@@ -51,10 +52,9 @@ def escape_block_start(text: str) -> str:
 
 def html_to_text(markup: str) -> str:
     """The text of an HTML document or fragment (see the module docstring)."""
-    parser = _Converter()
-    parser.feed(markup.replace("\x00", "\ufffd"))
-    parser.close()
-    return parser.result()
+    converter = _Converter()
+    _read_tags(markup.replace("\x00", "\ufffd"), converter)
+    return converter.result()
 
 
 def _inline(pieces: list[str]) -> str:
@@ -92,9 +92,8 @@ class _Table:
         self.in_caption = False
 
 
-class _Converter(HTMLParser):
+class _Converter:
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self.blocks: list[str] = []
         self.pieces: list[str] = []  # inline text of the block being read
         self.skip = 0  # depth inside elements whose text is dropped
