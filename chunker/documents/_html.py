@@ -4,13 +4,18 @@ Word documents arrive here too (mammoth turns .docx into HTML), so this is the o
 decides how structure becomes text:
 
 - ``<h1>``..``<h6>`` become ``#`` .. ``######`` lines, so the markdown strategy sees headings;
-- list items become ``- `` or ``1. `` lines, nested lists indented under their item;
+- list items become ``- `` or ``1. `` lines, nested lists indented under their item (to a depth
+  of eight lists: deeper ones stand at the eighth level, so the indentation stays bounded);
 - a table becomes Markdown rows: the first row is the header, then a ``|---|`` line; cells have
-  ``|`` escaped and line breaks flattened;
+  ``|`` escaped and line breaks flattened; a cell spanning columns is followed by empty ones,
+  and short rows are padded to the table's width, but a row spans at most 1,000 columns and
+  a page gets at most 200,000 such empty cells (past that, rows keep only their own cells), so
+  a few bytes of ``colspan`` cannot expand to megabytes;
 - ``<pre>`` is kept verbatim in a fenced block; everywhere else runs of whitespace become one
   space and ``<br>`` one line break;
 - blocks are separated by one blank line;
-- script, style, template, noscript, title and other non-text elements are dropped; inline
+- script, style, template, noscript, title and other non-text elements are dropped, and so are
+  ``<nav>`` and ``<footer>``, the menus and small print around a page's text; inline
   markup (links, emphasis, images) leaves only its text, with no Markdown markers, since those
   would only add noise to embeddings.
 
@@ -27,7 +32,12 @@ from ._tags import read as _read_tags
 __all__ = ["escape_block_start", "html_to_text"]
 
 _SKIP = frozenset({"script", "style", "template", "noscript", "title", "svg", "math", "iframe",
-                   "object", "canvas", "select", "datalist", "head", "noembed", "noframes"})
+                   "object", "canvas", "select", "datalist", "head", "noembed", "noframes",
+                   "nav", "footer"})
+# Bounds on what markup can expand to (see the module docstring).
+_MAX_LIST_DEPTH = 8
+_MAX_COLUMNS = 1000
+_MAX_EMPTY_CELLS = 200_000
 _BLOCK = frozenset({"p", "div", "section", "article", "header", "footer", "main", "nav",
                     "aside", "blockquote", "figure", "figcaption", "address", "details",
                     "summary", "form", "fieldset", "legend", "hr", "dl", "dt", "dd", "center",
@@ -103,6 +113,7 @@ class _Converter:
         self.lists: list[_List] = []
         self.list_lines: list[str] = []
         self.tables: list[_Table] = []
+        self.empty_cells = _MAX_EMPTY_CELLS  # how many more empty cells tables may add
 
     def _sink(self) -> list[str]:
         """Where text read now goes: a <pre>, a caption, a table cell, or the current block."""
@@ -164,7 +175,9 @@ class _Converter:
         if table.in_cell:
             assert table.row is not None
             table.row.append(_cell(table.cell))
-            table.row.extend("" for _ in range(table.span - 1))
+            empty = max(0, min(table.span - 1, _MAX_COLUMNS - len(table.row), self.empty_cells))
+            table.row.extend("" for _ in range(empty))
+            self.empty_cells -= empty
             table.cell, table.in_cell, table.span = [], False, 1
 
     def _close_row(self, table: _Table) -> None:
@@ -185,7 +198,11 @@ class _Converter:
             self._emit(escape_block_start(caption.replace("\n", " ")))
         if table.rows:
             width = max(len(row) for row in table.rows)
-            lines = ["| " + " | ".join(row + [""] * (width - len(row))) + " |" for row in table.rows]
+            lines = []
+            for row in table.rows:
+                pad = min(width - len(row), self.empty_cells)
+                self.empty_cells -= pad
+                lines.append("| " + " | ".join(row + [""] * pad) + " |")
             lines.insert(1, "|" + "---|" * width)
             self._emit("\n".join(lines))
 
@@ -217,7 +234,7 @@ class _Converter:
                 if parent.marker:  # an item that opens with a list: its marker stands alone
                     self.list_lines.append(parent.marker.rstrip())
                     parent.marker = ""
-                indent = parent.hang
+                indent = parent.hang if len(self.lists) < _MAX_LIST_DEPTH else parent.indent
             start = _int(dict(attrs).get("start"), 1, -10**9, 10**9)
             self.lists.append(_List(tag == "ol", start, indent))
         elif tag == "li":
@@ -248,6 +265,8 @@ class _Converter:
             self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
+        if tag in ("body", "html"):
+            self.skip = 0  # an element dropped with its text (a <nav>...) left open ends here
         if self.skip:
             self.skip -= tag in _SKIP
             return
