@@ -226,3 +226,121 @@ def test_a_word_title_is_a_heading():
 
     data = word_document([("h0", "The Report"), ("p", "Intro."), ("h1", "Part one"), ("p", "Body.")])
     assert extract(data, name="t.docx").text == "# The Report\n\nIntro.\n\n# Part one\n\nBody."
+
+
+# -- PDF -------------------------------------------------------------------------------------
+
+def pdf(objects: list[bytes | str]) -> bytes:
+    """A PDF written by hand: objects 1.. in order (1 the catalog, 2 the page tree), an xref."""
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + (body.encode("latin-1") if isinstance(body, str) else body)
+        out += b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def pdf_stream(data: str, *, deflate: bool = False) -> bytes:
+    raw = data.encode("latin-1")
+    if deflate:
+        import zlib
+
+        raw = zlib.compress(raw, 9)
+    return (b"<< /Length %d%s >>\nstream\n" % (len(raw), b" /Filter /FlateDecode" if deflate else b"")
+            + raw + b"\nendstream")
+
+
+HELVETICA = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+PAGE = ("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> "
+        "/Contents 4 0 R >>")
+
+
+def one_page_pdf(content: str, *, font: str = HELVETICA, kids: int = 1, deflate: bool = False,
+                 extra: tuple[bytes | str, ...] = ()) -> bytes:
+    return pdf(["<< /Type /Catalog /Pages 2 0 R >>",
+                f"<< /Type /Pages /Kids [{' '.join(['3 0 R'] * kids)}] /Count {kids} >>",
+                PAGE, pdf_stream(content, deflate=deflate), font, *extra])
+
+
+def test_a_pdf_whose_drawing_inflates_a_thousandfold_is_refused():
+    # 8 MB of text operations in a 20 KB file: pypdf would spend about 50 s on them.
+    bomb = one_page_pdf("BT /F1 12 Tf 72 700 Td " + "(ab) Tj " * 1_000_000 + "ET", deflate=True)
+    assert len(bomb) < 40_000
+    with pytest.raises(ChunkerError, match=r"^bomb.pdf asks for far more reading than a real PDF "
+                                           r"of its size: page 1 of 1 draws more than its \d+ KB"):
+        extract(bomb, name="bomb.pdf")
+    # The same drawing at an honest size is read.
+    assert extract(one_page_pdf("BT /F1 12 Tf 72 700 Td " + "(ab) Tj " * 2_000 + "ET",
+                                deflate=True)).text == "ab" * 2_000
+
+
+def test_one_page_listed_50000_times_is_refused_before_reading():
+    many = one_page_pdf("BT /F1 12 Tf 72 700 Td (Same) Tj ET", kids=50_000)
+    assert len(many) < 400_000
+    with pytest.raises(ChunkerError, match=r"^many.pdf asks for far more reading than a real PDF of "
+                                           r"its size: 50,000 pages in \d+ KB"):
+        extract(many, name="many.pdf")
+
+
+def test_pages_that_all_repeat_the_same_text_are_kept(tmp_path):
+    from tests.documents import draw_lines
+
+    same = draw_lines([["Terms and conditions apply."]] * 5)
+    doc = extract(same, name="same.pdf")
+    assert doc.text.count("Terms and conditions apply.") == 5 and len(doc.pages) == 5
+    # Running lines around a body are still dropped.
+    body = draw_lines([["Acme report", f"Page {n} body text is its own."] for n in range(1, 6)])
+    assert "Acme report" not in extract(body).text
+    path = tmp_path / "same.pdf"
+    path.write_bytes(same)
+    code, out, err = cli(str(path))
+    assert code == 0 and out.count("\n") >= 1
+
+
+def test_an_aes_encrypted_pdf_says_it_needs_cryptography():
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import DictionaryObject, NameObject, NumberObject
+
+    pytest.importorskip("pypdf")
+    try:
+        import cryptography  # noqa: F401
+        pytest.skip("cryptography is installed: the file opens")
+    except ImportError:
+        pass
+    # RC4-128 keys (the empty user password opens them), declared as AESV2 (V 4, R 4): the key
+    # checks out, and the streams then need AES.
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(one_page_pdf("BT /F1 12 Tf 72 700 Td (Hi) Tj ET"))))
+    writer.encrypt(user_password="", owner_password="owner", algorithm="RC4-128")
+    entry = writer._encrypt_entry
+    assert entry is not None
+    entry[NameObject("/V")], entry[NameObject("/R")] = NumberObject(4), NumberObject(4)
+    entry[NameObject("/CF")] = DictionaryObject({NameObject("/StdCF"): DictionaryObject({
+        NameObject("/CFM"): NameObject("/AESV2"), NameObject("/AuthEvent"): NameObject("/DocOpen"),
+        NameObject("/Length"): NumberObject(16)})})
+    entry[NameObject("/StmF")] = entry[NameObject("/StrF")] = NameObject("/StdCF")
+    buf = io.BytesIO()
+    writer.write(buf)
+    with pytest.raises(ChunkerError, match=r"^aes.pdf is encrypted with AES: even without a password, "
+                                           r"opening it needs the cryptography package"):
+        extract(buf.getvalue(), name="aes.pdf")
+
+
+def test_a_glyph_mapped_to_a_lone_surrogate_reads_as_a_replacement_character(tmp_path):
+    cmap = ("/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /X def\n"
+            "1 begincodespacerange <00> <FF> endcodespacerange\n"
+            "2 beginbfchar <41> <0041> <42> <D800> endbfchar endcmap\n"
+            "CMapName currentdict /CMap defineresource pop end end")
+    data = one_page_pdf("BT /F1 12 Tf 72 700 Td (AB A) Tj ET",
+                        font=HELVETICA.replace(">>", "/ToUnicode 6 0 R >>"), extra=(pdf_stream(cmap),))
+    doc = extract(data, name="s.pdf")
+    assert doc.text == "A\ufffd A"
+    path = tmp_path / "s.pdf"
+    path.write_bytes(data)
+    code, out, err = cli(str(path), "--unit", "chars", "--size", "100")
+    assert code == 0, err
+    assert '"text": "A\\ufffd A"' in out or '"text": "A\ufffd A"' in out
