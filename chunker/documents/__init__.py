@@ -152,7 +152,7 @@ def extract(data: bytes, *, name: str | None = None, keep_running: bool = False,
     if kind == "html":
         from ._html import html_to_text
 
-        return Extracted(html_to_text(decode_html(data)), "html")
+        return Extracted(html_to_text(decode_html(data, label=label)), "html")
     try:
         # Not utf-8-sig and no newline translation: offsets index the bytes' text exactly,
         # as the CLI has always read text files.
@@ -163,14 +163,31 @@ def extract(data: bytes, *, name: str | None = None, keep_running: bool = False,
 
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.IGNORECASE)
+# The codecs a <meta> charset may name (Python's names for them): text encodings a page in
+# ASCII-compatible bytes can be in. Others that Python knows (rot13, base64, zlib, undefined,
+# unicode_escape, idna, EBCDIC code pages...) turn bytes into something else than the page's
+# text, or fail on it.
+_PAGE_CODEC = re.compile(r"utf-8(?:-sig)?|ascii|iso8859-\d+|cp(?:4[3-9]\d|7\d\d|8[0-6]\d|874|9[3-5]\d|125\d)"
+                         r"|cp1125|hp-roman8|koi8-[rtu]|mac-[a-z\d]+|shift_jis(?:_2004|x0213)?|euc_[a-z_\d]+|gb2312|gbk"
+                         r"|gb18030|big5(?:hkscs)?|iso2022_[a-z_\d]+|tis-620|hz|johab|ptcp154|kz1048")
+_EBCDIC = frozenset({"cp037", "cp273", "cp424", "cp500", "cp875", "cp1026", "cp1140"})
+# C0 control bytes that text and HTML do not hold (tab, newlines, form feed and escape they do).
+_CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
 
 
-def decode_html(data: bytes) -> str:
+def decode_html(data: bytes, *, label: str = "the page") -> str:
     """HTML bytes as text: the byte-order mark, else a <meta> charset, else UTF-8; a page that
-    is not valid in any of those is read as Windows-1252, as browsers do.
+    is not valid in any of those is read as Windows-1252, as browsers do. A charset browsers
+    would not know is passed over, as they do; one that names a codec that is not a text
+    encoding (``rot13``, ``base64``, ``unicode_escape``...) is refused. Bytes that are not
+    text at all (NUL or other control bytes) are refused too.
 
     >>> decode_html(b'<meta charset="iso-8859-1"><p>caf\\xe9')
     '<meta charset="iso-8859-1"><p>café'
+    >>> decode_html(b'<meta charset="rot13"><p>x', label="a.html")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    chunker._errors.ChunkerError: a.html declares charset "rot13", which is not a text encoding: ...
     """
     import codecs
 
@@ -178,14 +195,20 @@ def decode_html(data: bytes) -> str:
                        (codecs.BOM_UTF16_BE, "utf-16-be")):
         if data.startswith(bom):
             return data[len(bom):].decode(codec, errors="replace")
+    _refuse_binary(data, label)
     m = _META_CHARSET.search(data[:4096])
     if m:
+        value = m.group(1).decode("ascii", errors="replace")
         try:
-            codec = codecs.lookup(m.group(1).decode("ascii")).name
-        except (LookupError, UnicodeDecodeError):
+            codec = codecs.lookup(value).name
+        except LookupError:
             codec = ""
         # A page saying UTF-16 in an ASCII <meta> cannot be UTF-16; browsers read UTF-8 then.
-        if codec and not codec.startswith("utf-16"):
+        if codec and not codec.startswith(("utf-16", "utf-32")):
+            if not _PAGE_CODEC.fullmatch(codec) or codec in _EBCDIC:
+                raise ChunkerError(f'{label} declares charset "{value[:40]}", which is not a '
+                                   'text encoding: fix its <meta> tag (e.g. charset="utf-8"), '
+                                   "or save it as UTF-8")
             try:
                 return data.decode(codec)
             except UnicodeDecodeError:
@@ -194,6 +217,20 @@ def decode_html(data: bytes) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("cp1252", errors="replace")
+
+
+def _refuse_binary(data: bytes, label: str) -> None:
+    """Refuse bytes that are not text: a NUL byte, or control bytes in more than 1% of the
+    first 64 KB (a stray one in a page is let through)."""
+    zero = data.find(b"\x00")
+    head = data[:65536]
+    controls = len(_CONTROL_BYTES.findall(head))
+    if zero < 0 and controls * 100 <= len(head):
+        return
+    at = zero if zero >= 0 else _CONTROL_BYTES.search(head).start()  # type: ignore[union-attr]
+    raise ChunkerError(f"{label} holds binary data, not HTML or text (byte 0x{data[at]:02x} at "
+                       f"offset {at}): give the page itself, or convert the file to HTML or "
+                       "UTF-8 text")
 
 
 def _suffix(name: str | None) -> str:

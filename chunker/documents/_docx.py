@@ -1,15 +1,24 @@
 """Word .docx to text: mammoth turns the document into HTML, and our HTML converter does the
 rest, so Word's "Heading 1".."Heading 6" styles (mammoth's h1..h6) become ``#`` lines, its
-lists ``- `` / ``1. `` lines and its tables Markdown rows.
+"Title" paragraph a ``#`` line too, its lists ``- `` / ``1. `` lines and its tables Markdown rows.
+
+Before mammoth sees a file, its XML parts are measured: mammoth builds a DOM of them and spends
+tens of microseconds on every element, so a small zip that unzips to a huge or very busy
+document is refused, in one line, instead of taking minutes and gigabytes. The bounds are on
+what the zip says its members unzip to (which zipfile enforces as it reads them) and on the
+number of tags in them, counted in one streaming pass.
 
 mammoth is imported here, lazily: nothing else needs it.
 """
 
 from __future__ import annotations
 
+import gc
 import io
 import re
 import warnings
+import zipfile
+import zlib
 
 from .._errors import ChunkerError
 from .._errors import one_line as _one_line
@@ -19,6 +28,12 @@ __all__ = ["docx_to_text"]
 
 # mammoth links each footnote back to its reference with an "↑" link: navigation, not text.
 _BACKLINK = re.compile(r'<a href="#(?:footnote|endnote|comment)-ref-[^"]*">[^<]*</a>')
+# A long book's XML is a few tens of MB and a few hundred thousand tags; mammoth takes about
+# 50 µs and 2.5 KB per element, so MAX_TAGS is some 25 s and 1.3 GB at worst.
+MAX_UNZIPPED = 100_000_000
+MAX_TAGS = 500_000
+# mammoth's own style map reads "Heading 1".."Heading 6"; Word's Title style is a heading too.
+_STYLE_MAP = "p[style-name='Title'] => h1:fresh"
 
 
 def docx_to_text(data: bytes, *, label: str) -> str:
@@ -28,24 +43,31 @@ def docx_to_text(data: bytes, *, label: str) -> str:
     except ImportError:
         raise ChunkerError(f"{label}: reading Word documents needs the mammoth package: "
                            "pip install 'chunker[documents]' (or pip install mammoth)") from None
-    import zipfile
-    import zlib
-
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as z:
-            names = set(z.namelist())
-            if "word/document.xml" not in names:
-                raise ChunkerError(f"{label} is a zip archive without word/document.xml: not a "
-                                   "Word .docx, or a damaged one; save it again from Word as .docx")
+        archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
         raise ChunkerError(f"{label} is a damaged or truncated .docx (its zip directory cannot "
                            "be read): copy or download it again, or re-save it from Word") from None
+    with archive:
+        if "word/document.xml" not in set(archive.namelist()):
+            raise ChunkerError(f"{label} is a zip archive without word/document.xml: not a "
+                               "Word .docx, or a damaged one; save it again from Word as .docx")
+        try:
+            _measure(archive, label)
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as e:
+            raise ChunkerError(f"{label} is a damaged .docx ({_one_line(e)}): copy or download "
+                               "it again, or re-save it from Word") from None
     # Images are dropped: the default would read each one and inline it as base64 text.
     no_images = mammoth.images.img_element(lambda image: {})
+    collecting = gc.isenabled()
     try:
+        # mammoth allocates a few objects per element and frees none until it is done: the
+        # cyclic collector would only rescan them, which doubled the time.
+        gc.disable()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            result = mammoth.convert_to_html(io.BytesIO(data), convert_image=no_images)
+            result = mammoth.convert_to_html(io.BytesIO(data), convert_image=no_images,
+                                             style_map=_STYLE_MAP)
     except ChunkerError:
         raise
     except (zipfile.BadZipFile, zlib.error, EOFError) as e:
@@ -54,5 +76,27 @@ def docx_to_text(data: bytes, *, label: str) -> str:
     except Exception as e:  # mammoth has no error type of its own; any failure is the file's
         raise ChunkerError(f"{label} cannot be read as a Word document ({_one_line(e)}): "
                            "re-save it from Word as .docx") from None
+    finally:
+        if collecting:
+            gc.enable()
     return html_to_text(_BACKLINK.sub("", result.value))
 
+
+
+def _measure(z: zipfile.ZipFile, label: str) -> None:
+    """Refuse a .docx whose XML unzips to more than MAX_UNZIPPED bytes or MAX_TAGS tags."""
+    parts = [info for info in z.infolist() if info.filename.endswith((".xml", ".rels"))]
+    size = sum(info.file_size for info in parts)
+    if size > MAX_UNZIPPED:
+        raise ChunkerError(f"{label} unzips to {size / 1e6:.0f} MB of XML, over the "
+                           f"{MAX_UNZIPPED // 1_000_000} MB limit for one Word document: split it "
+                           "into smaller documents")
+    tags = 0
+    for info in parts:
+        with z.open(info) as part:
+            while block := part.read(1 << 20):
+                tags += block.count(b"<")
+        if tags > MAX_TAGS:
+            raise ChunkerError(f"{label} holds over {MAX_TAGS:,} XML tags, more than one Word "
+                               "document is read with here (it would take minutes): split it "
+                               "into smaller documents")

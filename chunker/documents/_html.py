@@ -1,16 +1,21 @@
-"""HTML to Markdown-flavoured text, on the standard library's `html.parser`.
+"""HTML to Markdown-flavoured text; `_tags` reads the markup as Python 3.14's `html.parser` does.
 
 Word documents arrive here too (mammoth turns .docx into HTML), so this is the one place that
 decides how structure becomes text:
 
 - ``<h1>``..``<h6>`` become ``#`` .. ``######`` lines, so the markdown strategy sees headings;
-- list items become ``- `` or ``1. `` lines, nested lists indented under their item;
+- list items become ``- `` or ``1. `` lines, nested lists indented under their item (to a depth
+  of eight lists: deeper ones stand at the eighth level, so the indentation stays bounded);
 - a table becomes Markdown rows: the first row is the header, then a ``|---|`` line; cells have
-  ``|`` escaped and line breaks flattened;
+  ``|`` escaped and line breaks flattened; a cell spanning columns is followed by empty ones,
+  and short rows are padded to the table's width, but a row spans at most 1,000 columns and
+  a page gets at most 200,000 such empty cells (past that, rows keep only their own cells), so
+  a few bytes of ``colspan`` cannot expand to megabytes;
 - ``<pre>`` is kept verbatim in a fenced block; everywhere else runs of whitespace become one
   space and ``<br>`` one line break;
 - blocks are separated by one blank line;
-- script, style, template, noscript, title and other non-text elements are dropped; inline
+- script, style, template, noscript, title and other non-text elements are dropped, and so are
+  ``<nav>`` and ``<footer>``, the menus and small print around a page's text; inline
   markup (links, emphasis, images) leaves only its text, with no Markdown markers, since those
   would only add noise to embeddings.
 
@@ -21,12 +26,18 @@ decides how structure becomes text:
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
+
+from ._tags import read as _read_tags
 
 __all__ = ["escape_block_start", "html_to_text"]
 
 _SKIP = frozenset({"script", "style", "template", "noscript", "title", "svg", "math", "iframe",
-                   "object", "canvas", "select", "datalist", "head"})
+                   "object", "canvas", "select", "datalist", "head", "noembed", "noframes",
+                   "nav", "footer"})
+# Bounds on what markup can expand to (see the module docstring).
+_MAX_LIST_DEPTH = 8
+_MAX_COLUMNS = 1000
+_MAX_EMPTY_CELLS = 200_000
 _BLOCK = frozenset({"p", "div", "section", "article", "header", "footer", "main", "nav",
                     "aside", "blockquote", "figure", "figcaption", "address", "details",
                     "summary", "form", "fieldset", "legend", "hr", "dl", "dt", "dd", "center",
@@ -51,10 +62,9 @@ def escape_block_start(text: str) -> str:
 
 def html_to_text(markup: str) -> str:
     """The text of an HTML document or fragment (see the module docstring)."""
-    parser = _Converter()
-    parser.feed(markup.replace("\x00", "\ufffd"))
-    parser.close()
-    return parser.result()
+    converter = _Converter()
+    _read_tags(markup.replace("\x00", "\ufffd"), converter)
+    return converter.result()
 
 
 def _inline(pieces: list[str]) -> str:
@@ -92,9 +102,8 @@ class _Table:
         self.in_caption = False
 
 
-class _Converter(HTMLParser):
+class _Converter:
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self.blocks: list[str] = []
         self.pieces: list[str] = []  # inline text of the block being read
         self.skip = 0  # depth inside elements whose text is dropped
@@ -104,6 +113,7 @@ class _Converter(HTMLParser):
         self.lists: list[_List] = []
         self.list_lines: list[str] = []
         self.tables: list[_Table] = []
+        self.empty_cells = _MAX_EMPTY_CELLS  # how many more empty cells tables may add
 
     def _sink(self) -> list[str]:
         """Where text read now goes: a <pre>, a caption, a table cell, or the current block."""
@@ -165,7 +175,9 @@ class _Converter(HTMLParser):
         if table.in_cell:
             assert table.row is not None
             table.row.append(_cell(table.cell))
-            table.row.extend("" for _ in range(table.span - 1))
+            empty = max(0, min(table.span - 1, _MAX_COLUMNS - len(table.row), self.empty_cells))
+            table.row.extend("" for _ in range(empty))
+            self.empty_cells -= empty
             table.cell, table.in_cell, table.span = [], False, 1
 
     def _close_row(self, table: _Table) -> None:
@@ -186,7 +198,11 @@ class _Converter(HTMLParser):
             self._emit(escape_block_start(caption.replace("\n", " ")))
         if table.rows:
             width = max(len(row) for row in table.rows)
-            lines = ["| " + " | ".join(row + [""] * (width - len(row))) + " |" for row in table.rows]
+            lines = []
+            for row in table.rows:
+                pad = min(width - len(row), self.empty_cells)
+                self.empty_cells -= pad
+                lines.append("| " + " | ".join(row + [""] * pad) + " |")
             lines.insert(1, "|" + "---|" * width)
             self._emit("\n".join(lines))
 
@@ -218,7 +234,7 @@ class _Converter(HTMLParser):
                 if parent.marker:  # an item that opens with a list: its marker stands alone
                     self.list_lines.append(parent.marker.rstrip())
                     parent.marker = ""
-                indent = parent.hang
+                indent = parent.hang if len(self.lists) < _MAX_LIST_DEPTH else parent.indent
             start = _int(dict(attrs).get("start"), 1, -10**9, 10**9)
             self.lists.append(_List(tag == "ol", start, indent))
         elif tag == "li":
@@ -249,6 +265,8 @@ class _Converter(HTMLParser):
             self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
+        if tag in ("body", "html"):
+            self.skip = 0  # an element dropped with its text (a <nav>...) left open ends here
         if self.skip:
             self.skip -= tag in _SKIP
             return

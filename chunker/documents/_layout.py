@@ -24,6 +24,8 @@ Running headers and footers
     or a line ending a sentence is running only if it repeats word for word, digits included:
     pages that open on "Section 1", "Section 2"... keep those headings. Running lines are
     dropped from the page's edges inwards only, so a body line between two of them stays.
+    When that would leave no text at all (every page holds only the same lines), nothing is
+    dropped: those lines are the document.
 
 Headings (from font size)
     The body size is the size most characters are set in. A short line (at most 150
@@ -42,6 +44,10 @@ Paragraphs
     item, written ``- ``; a dash or ``1.`` does only after a line that ended a sentence, since a
     wrapped line may start with either. Without positions and sizes (when pypdf's pieces do
     not add up to its text) only the text rules apply.
+
+Characters
+    Control characters become spaces, and half of a UTF-16 surrogate pair (a font may map a
+    glyph to one) becomes U+FFFD, one character for one, so offsets are unchanged.
 
 Hyphenation
     A line ending in letter + ``-`` followed by a line starting with a lower-case letter is
@@ -91,6 +97,8 @@ _HYPHEN_END = re.compile(r"(\w*[^\W\d_])-\Z")
 _HEAD_WORD = re.compile(r"[^\W\d_]\w*")
 _WORDS = re.compile(r"\w+(?:-\w+)*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# A font may map a glyph to half of a UTF-16 pair, which is no character: U+FFFD stands for it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACES = re.compile(r"\s+")
 _LETTER = re.compile(r"[^\W\d_]")
 
@@ -152,7 +160,7 @@ class _Para(NamedTuple):
 
 
 def _clean(text: str) -> str:
-    return _SPACES.sub(" ", _CONTROL.sub(" ", text)).strip()
+    return _SPACES.sub(" ", _CONTROL.sub(" ", _SURROGATE.sub("\ufffd", text))).strip()
 
 
 def _key(text: str) -> str:
@@ -195,7 +203,8 @@ def _drop_running(pages: list[list[Line]]) -> list[list[Line]]:
         while bottom > top and bottom - 1 in edge and is_running(page[bottom - 1]):
             bottom -= 1
         out.append(page[top:bottom])
-    return out
+    # Pages that hold nothing but the same lines are the document, not its running headers.
+    return out if any(out) else pages
 
 
 def _is_running(key: str, where: list[int], count: int) -> bool:

@@ -4,6 +4,14 @@ to `_layout.lines_to_text`, which documents how pages, headings and paragraphs c
 pypdf is imported here, lazily. It reports problems through the `logging` module (and now and
 then `warnings`); while it reads, both are captured, so nothing is printed, and any failure
 becomes one `ChunkerError` line.
+
+pypdf spends about 50 µs on each drawing operation and a few ms on each page, and a small file
+can ask for millions of either (a content stream that inflates a thousandfold, forms drawn
+within forms, one page object listed 50,000 times), so the work is bounded by the file's
+size: a budget of `WORK_BASE` plus `WORK_PER_BYTE` units a byte, where an operation is one
+unit, a page `PAGE_COST` and each byte of content to parse an eighth. A real PDF needs a
+fraction of its budget (an operation takes several bytes of compressed content); a file that
+overdraws it is refused in one line, early rather than after minutes.
 """
 
 from __future__ import annotations
@@ -23,6 +31,23 @@ from ._layout import Line, lines_to_text
 __all__ = ["pdf_to_text"]
 
 _INSTALL = "pip install 'chunker[documents]' (or pip install pypdf)"
+WORK_BASE = 100_000
+WORK_PER_BYTE = 2
+PAGE_COST = 50
+
+
+class _Overdrawn(Exception):
+    pass
+
+
+class _Budget:
+    def __init__(self, units: int) -> None:
+        self.left = units
+
+    def spend(self, units: int) -> None:
+        self.left -= units
+        if self.left < 0:
+            raise _Overdrawn
 
 
 def pdf_to_text(data: bytes, *, label: str, keep_running: bool = False,
@@ -44,10 +69,22 @@ def pdf_to_text(data: bytes, *, label: str, keep_running: bool = False,
             raise _damaged(label, e) from None
         if count == 0:
             raise ChunkerError(f"{label} has no pages")
+        budget = _Budget(WORK_BASE + WORK_PER_BYTE * len(data))
+        if count * PAGE_COST > budget.left:
+            raise _too_much(label, f"{count:,} pages in {_size(len(data))}")
+        forms: set[int] = set()  # the form XObjects measured already
         pages = []
         for number in range(count):
             try:
-                pages.append(_page_lines(reader.pages[number]))
+                page = reader.pages[number]
+                budget.spend(PAGE_COST + _content_bytes(page, forms) // 8)
+                pages.append(_page_lines(page, budget))
+            except _Overdrawn:
+                raise _too_much(label, f"page {number + 1} of {count} draws more than its "
+                                       f"{_size(len(data))} can hold") from None
+            except pypdf.errors.DependencyError:
+                # The key opened with the empty password; the streams need AES to decrypt.
+                raise _needs_cryptography(label) from None
             except Exception as e:
                 raise ChunkerError(f"{label}: page {number + 1} of {count} cannot be read "
                                    f"({_one_line(e)}); the PDF may be damaged") from None
@@ -70,9 +107,7 @@ def _open(pypdf: Any, data: bytes, label: str) -> Any:
         try:
             opened = reader.decrypt("")
         except pypdf.errors.DependencyError:
-            raise ChunkerError(f"{label} is encrypted with AES: even without a password, opening "
-                               "it needs the cryptography package (pip install cryptography); "
-                               "or save an unencrypted copy") from None
+            raise _needs_cryptography(label) from None
         except Exception as e:
             raise ChunkerError(f"{label} is encrypted and cannot be opened ({_one_line(e)}): "
                                "save an unencrypted copy") from None
@@ -82,7 +117,38 @@ def _open(pypdf: Any, data: bytes, label: str) -> Any:
     return reader
 
 
-def _page_lines(page: Any) -> list[Line]:
+def _content_bytes(page: Any, forms: set[int]) -> int:
+    """How many bytes of drawing operations pypdf will parse for the page: its contents and
+    the forms its resources name (each form once in the document; drawing one again costs its
+    operations, which the budget counts as they run)."""
+    total = 0
+    contents = page.get_contents()
+    if contents is not None:
+        total += len(contents.get_data())
+    todo = [page.get("/Resources")]
+    while todo:
+        resources = todo.pop()
+        try:
+            xobjects = resources.get_object().get("/XObject") if resources is not None else None
+            items = list(xobjects.get_object().values()) if xobjects is not None else []
+        except Exception:  # damaged resources: pypdf's own reading says what is wrong
+            continue
+        for ref in items:
+            key = getattr(ref, "idnum", None)
+            if key is None or key in forms:
+                continue
+            forms.add(key)
+            try:
+                form = ref.get_object()
+                if form.get("/Subtype") == "/Form":
+                    total += len(form.get_data())
+                    todo.append(form.get("/Resources"))
+            except Exception:
+                continue
+    return total
+
+
+def _page_lines(page: Any, budget: _Budget | None = None) -> list[Line]:
     """The page's lines as pypdf writes them, each with its font size and position when the
     pieces pypdf reported add up to its text (they always have; the check keeps us honest)."""
     pieces: list[tuple[str, list[float], list[float], float]] = []
@@ -91,7 +157,11 @@ def _page_lines(page: Any) -> list[Line]:
         if text:
             pieces.append((text, cm, tm, size))
 
-    text = page.extract_text(visitor_text=visit)
+    def operation(*_: Any) -> None:
+        if budget is not None:
+            budget.spend(1)
+
+    text = page.extract_text(visitor_text=visit, visitor_operand_before=operation)
     if "".join(p[0] for p in pieces) != text:
         return [Line(t) for t in text.split("\n")]
     lines: list[Line] = []
@@ -154,6 +224,22 @@ def _quiet() -> Iterator[None]:
     finally:
         logger.removeHandler(handler)
         logger.propagate = old
+
+
+def _too_much(label: str, what: str) -> ChunkerError:
+    return ChunkerError(f"{label} asks for far more reading than a real PDF of its size: {what}; "
+                        "it may be built to stall readers: re-save it (e.g. print it to PDF) "
+                        "and try again")
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 1_000_000 else f"{max(1, round(n / 1000))} KB"
+
+
+def _needs_cryptography(label: str) -> ChunkerError:
+    return ChunkerError(f"{label} is encrypted with AES: even without a password, opening it "
+                        "needs the cryptography package (pip install cryptography); or save an "
+                        "unencrypted copy")
 
 
 def _damaged(label: str, e: BaseException) -> ChunkerError:
