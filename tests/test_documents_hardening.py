@@ -210,6 +210,25 @@ def test_a_docx_of_too_many_tags_is_one_line():
         extract(notes, name="notes.docx")
 
 
+def test_a_docx_of_many_empty_paragraphs_in_few_bytes_is_one_line():
+    """300,000 empty paragraphs zip to about 2 KB: under MAX_TAGS, but no document is packed so
+    densely, and mammoth would take a minute on it."""
+    dense = docx("<w:p/>" * 300_000)
+    with pytest.raises(ChunkerError, match=r"^dense.docx holds 300,\d{3} XML tags in \d+ KB, packed far denser"):
+        extract(dense, name="dense.docx")
+    import io
+    import zipfile
+
+    from chunker.documents import _docx
+    from tests.documents import word_document
+
+    # A long report of real paragraphs, past DENSE_TAGS, passes the check (mammoth not run).
+    long_report = word_document([("p", "A sentence of an ordinary report, with words in it. " * 3)] * 9_000)
+    with zipfile.ZipFile(io.BytesIO(long_report)) as z:
+        _docx._measure(z, "report.docx", len(long_report))
+        assert sum(z.read(i).count(b"<") for i in z.infolist()) > _docx.DENSE_TAGS
+
+
 def test_word_column_spans_are_bounded():
     # A first row of 300 cells each spanning 1,000 columns, then rows of one cell: this
     # 1 KB file used to extract to hundreds of millions of characters.

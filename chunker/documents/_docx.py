@@ -32,6 +32,12 @@ _BACKLINK = re.compile(r'<a href="#(?:footnote|endnote|comment)-ref-[^"]*">[^<]*
 # 50 µs and 2.5 KB per element, so MAX_TAGS is some 25 s and 1.3 GB at worst.
 MAX_UNZIPPED = 100_000_000
 MAX_TAGS = 500_000
+# Real documents hold well under one XML tag per byte of the .docx (a 150 KB report of prose,
+# headings and a table: 0.37); thousands of empty paragraphs zip to next to nothing. Past
+# DENSE_TAGS tags, a file packed more densely than TAGS_PER_BYTE is refused before mammoth
+# spends a minute on it.
+DENSE_TAGS = 50_000
+TAGS_PER_BYTE = 4
 # mammoth's own style map reads "Heading 1".."Heading 6"; Word's Title style is a heading too.
 _STYLE_MAP = "p[style-name='Title'] => h1:fresh"
 
@@ -53,7 +59,7 @@ def docx_to_text(data: bytes, *, label: str) -> str:
             raise ChunkerError(f"{label} is a zip archive without word/document.xml: not a "
                                "Word .docx, or a damaged one; save it again from Word as .docx")
         try:
-            _measure(archive, label)
+            _measure(archive, label, len(data))
         except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as e:
             raise ChunkerError(f"{label} is a damaged .docx ({_one_line(e)}): copy or download "
                                "it again, or re-save it from Word") from None
@@ -83,8 +89,9 @@ def docx_to_text(data: bytes, *, label: str) -> str:
 
 
 
-def _measure(z: zipfile.ZipFile, label: str) -> None:
-    """Refuse a .docx whose XML unzips to more than MAX_UNZIPPED bytes or MAX_TAGS tags."""
+def _measure(z: zipfile.ZipFile, label: str, packed: int) -> None:
+    """Refuse a .docx whose XML unzips to more than MAX_UNZIPPED bytes or MAX_TAGS tags, or
+    holds more than TAGS_PER_BYTE tags a byte of its `packed` size (past DENSE_TAGS)."""
     parts = [info for info in z.infolist() if info.filename.endswith((".xml", ".rels"))]
     size = sum(info.file_size for info in parts)
     if size > MAX_UNZIPPED:
@@ -100,3 +107,7 @@ def _measure(z: zipfile.ZipFile, label: str) -> None:
             raise ChunkerError(f"{label} holds over {MAX_TAGS:,} XML tags, more than one Word "
                                "document is read with here (it would take minutes): split it "
                                "into smaller documents")
+    if tags > DENSE_TAGS and tags > TAGS_PER_BYTE * packed:
+        raise ChunkerError(f"{label} holds {tags:,} XML tags in {packed / 1000:.0f} KB, packed far denser than "
+                           "a Word document's text (it would take minutes to read): open it in Word and "
+                           "save it again, or split it")
