@@ -73,12 +73,12 @@ class _Reader:
 def test_every_argument_of_the_command_line_snippet_is_quoted(tmp_path):
     """A file name that the shell would read as a command (``$(...)``, ``;``, spaces) reaches
     chunker as the very name: pasting the line runs nothing else."""
-    import shutil
-
     from tests.hf_fixtures import minilm_path
 
     name = "tok$(touch pwned); echo `touch pwned2`.json"
-    shutil.copy(minilm_path(), tmp_path / name)
+    # Content of its own (a trailing line break): the same content loaded elsewhere under another
+    # name would be that tokenizer, with that name.
+    (tmp_path / name).write_text(minilm_path().read_text(encoding="utf-8") + "\n", encoding="utf-8")
     tok = chunker.load_tokenizer(str(tmp_path / name))
     res = chunker.chunk(sample_document(), size=100, overlap=0, tokenizer=tok)
     line = snippets.snippets(res.settings, "my notes; rm -rf $HOME.md")["cli"]
