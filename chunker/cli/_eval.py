@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"break points for the sentence strategy, from {','.join(BREAKS)}")
     p.add_argument("--max-chunk-chars", default=None, metavar="N",
                    help="refuse settings whose chunks would hold more than N characters in all "
-                        "(as python -m chunker; 0: no limit)")
+                        "(as when chunking; 0: no limit)")
     add_reading_options(p)
     p.add_argument("--top-k", default="5", metavar="K", help="chunks retrieved per question (default 5)")
     p.add_argument("--k1", default="1.5", help="BM25 term-frequency saturation (default 1.5)")
@@ -151,9 +151,12 @@ def _progress(done: int, total: int, err: TextIO) -> None:
     err.flush()
 
 
-def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None) -> int:
+def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None, *,
+        prog: str = "python -m chunker eval") -> int:
     try:
-        args = _parser().parse_args(_normalise(argv))
+        parser = _parser()
+        parser.prog = prog
+        args = parser.parse_args(_normalise(argv))
         _check_mode(args)
         top_k, k1, b = _top_k(args.top_k), _number("--k1", args.k1), _number("--b", args.b)
         if args.document == "-" and args.questions == "-":
