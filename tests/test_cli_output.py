@@ -1,0 +1,155 @@
+"""`--output`: what it writes, and what it never replaces. A regular file is replaced whole,
+keeping its mode; a symlink is written through; a device or a FIFO is written straight."""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import chunker
+from chunker.cli._main import run
+
+ROOT = Path(__file__).resolve().parent.parent
+TEXT = "First paragraph here.\n\nSecond paragraph there.\n"
+
+
+def cli(*args, stdin=""):
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(args), io.StringIO(stdin), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def expected() -> str:
+    return chunker.to_jsonl(chunker.chunk(TEXT))
+
+
+@pytest.fixture
+def doc(tmp_path) -> Path:
+    path = tmp_path / "in" / "doc.md"
+    path.parent.mkdir()
+    path.write_text(TEXT, encoding="utf-8")
+    return path
+
+
+def leftovers(*folders: Path) -> list[str]:
+    return [p.name for f in folders for p in f.iterdir() if p.name.startswith(".chunker-")]
+
+
+def test_a_fifo_is_written_straight_not_replaced(doc, tmp_path):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader waiting, so that opening it to write does not
+    try:
+        assert cli(str(doc), "-o", str(fifo)) == (0, "", "")
+        got = os.read(reader, 1 << 16)
+    finally:
+        os.close(reader)
+    assert got.decode("utf-8") == expected()
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and leftovers(tmp_path) == []
+
+
+def test_extract_writes_a_fifo_straight_too(doc, tmp_path):
+    fifo = tmp_path / "text.fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        assert cli("extract", str(doc), "-o", str(fifo)) == (0, "", "")
+        got = os.read(reader, 1 << 16)
+    finally:
+        os.close(reader)
+    assert got.decode("utf-8") == TEXT and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_device_node_is_written_not_replaced(doc, tmp_path):
+    # A device like /dev/null, made here (never the real one): as root it used to be replaced.
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (OSError, AttributeError) as e:
+        pytest.skip(f"cannot make a device node here ({e})")
+    assert cli(str(doc), "-o", str(node)) == (0, "", "")
+    st = os.lstat(node)
+    assert stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3) and leftovers(tmp_path) == []
+
+
+def test_a_symlink_to_standard_output_writes_to_it(doc, tmp_path):
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    if not os.path.exists("/proc/self/fd/1"):
+        pytest.skip("no /proc/self/fd here")
+    p = subprocess.run([sys.executable, "-m", "chunker", str(doc), "-o", str(link)], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert (p.returncode, p.stderr) == (0, "")
+    assert p.stdout == expected()
+    assert os.readlink(link) == "/proc/self/fd/1" and leftovers(tmp_path) == []
+
+
+def test_a_symlink_is_written_through_its_target_replaced_in_its_own_folder(doc, tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "links").mkdir()
+    target = tmp_path / "real" / "chunks.jsonl"
+    target.write_text("old\n")
+    target.chmod(0o644)
+    link = tmp_path / "links" / "chunks.jsonl"
+    link.symlink_to(os.path.relpath(target, link.parent))
+    assert cli(str(doc), "-o", str(link)) == (0, "", "")
+    assert link.is_symlink() and os.readlink(link) == os.path.relpath(target, link.parent)
+    assert target.read_text(encoding="utf-8") == expected()
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+    assert leftovers(tmp_path / "real", tmp_path / "links") == []
+
+
+def test_a_dangling_symlink_makes_its_target(doc, tmp_path):
+    link = tmp_path / "out.jsonl"
+    link.symlink_to("made.jsonl")
+    assert cli(str(doc), "-o", str(link)) == (0, "", "")
+    assert link.is_symlink() and (tmp_path / "made.jsonl").read_text(encoding="utf-8") == expected()
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o664])
+def test_an_existing_file_keeps_its_mode(doc, tmp_path, mode):
+    out = tmp_path / "out.jsonl"
+    out.write_text("old\n")
+    out.chmod(mode)
+    assert cli(str(doc), "-o", str(out)) == (0, "", "")
+    assert out.read_text(encoding="utf-8") == expected()
+    assert stat.S_IMODE(out.stat().st_mode) == mode  # it used to become 0600
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o002])
+def test_a_new_file_honours_the_umask(doc, tmp_path, umask):
+    out = tmp_path / "new.jsonl"
+    old = os.umask(umask)
+    try:
+        assert cli(str(doc), "-o", str(out)) == (0, "", "")
+        assert cli("extract", str(doc), "-o", str(tmp_path / "new.txt")) == (0, "", "")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask
+    assert stat.S_IMODE((tmp_path / "new.txt").stat().st_mode) == 0o666 & ~umask
+
+
+def test_a_folder_as_the_output_is_one_line_and_untouched(doc, tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    code, out, err = cli(str(doc), "-o", str(folder))
+    assert code == 1 and out == "" and err == f"chunker: error: {folder}: cannot write it (Is a directory)\n"
+    assert folder.is_dir() and list(folder.iterdir()) == []
+
+
+def test_a_bad_input_leaves_a_fifo_output_empty(tmp_path):
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        code, _, err = cli(str(tmp_path / "missing.md"), "-o", str(fifo))
+        got = os.read(reader, 1 << 16)
+    finally:
+        os.close(reader)
+    assert code == 2 and "missing.md: no such file" in err and got == b""
