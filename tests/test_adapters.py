@@ -192,7 +192,7 @@ def test_langchain_metadatas_must_match_the_texts():
 def test_langchain_metadata_that_is_not_a_dict_is_one_line(meta):
     # LangChain's own splitters refuse it as well (a pydantic ValidationError, or a TypeError
     # with add_start_index); ours said AttributeError: 'NoneType' object has no attribute 'update'.
-    with pytest.raises(Exception):
+    with pytest.raises((TypeError, ValueError)):
         RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=0).create_documents(["One two."], [meta])
     with pytest.raises(chunker.ChunkerError, match=r"^metadatas\[1\] is \w+, not a dict: give a dict"):
         ChunkerSplitter().create_documents(["One.", "Two."], [{}, meta])
