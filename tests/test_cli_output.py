@@ -153,3 +153,37 @@ def test_a_bad_input_leaves_a_fifo_output_empty(tmp_path):
     finally:
         os.close(reader)
     assert code == 2 and "missing.md: no such file" in err and got == b""
+
+
+def test_the_output_inside_the_input_folder_is_not_chunked_again(tmp_path):
+    root = tmp_path / "notes"
+    for name in ("a.md", "b.md"):
+        (root / name).parent.mkdir(exist_ok=True)
+        (root / name).write_text(TEXT, encoding="utf-8")
+    out = root / "chunks.jsonl"
+    assert cli(str(root), "-r", "-o", str(out))[0] == 0
+    first = out.read_text(encoding="utf-8")
+    assert cli(str(root), "-r", "-o", str(out)) == (0, "", "")  # it used to take chunks.jsonl in too
+    assert out.read_text(encoding="utf-8") == first
+    assert cli(str(root / "*"), "-o", str(out)) == (0, "", "") and out.read_text(encoding="utf-8") == first
+    link = tmp_path / "link.jsonl"  # the same file by another name
+    link.symlink_to(out)
+    assert cli(str(root), "-r", "-o", str(link)) == (0, "", "") and out.read_text(encoding="utf-8") == first
+
+
+def test_an_output_that_is_one_of_the_inputs_is_refused(tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text(TEXT, encoding="utf-8")
+    (tmp_path / "alias.md").symlink_to("notes.md")
+    os.link(notes, tmp_path / "hard.md")
+    other = tmp_path / "other.md"
+    other.write_text(TEXT, encoding="utf-8")
+    for output in ("notes.md", "alias.md", "hard.md"):
+        target = str(tmp_path / output)
+        line = f"chunker: error: {notes}: is also the output (--output {target}): write the chunks to another file\n"
+        assert cli(str(other), str(notes), "-o", target) == (2, "", line)
+        assert cli(str(notes), "--keep-going", "-o", target) == (2, "", line)
+        code, _, err = cli("extract", str(notes), "-o", target)
+        assert code == 2 and err.startswith(f"chunker: error: {notes}: is also the output")
+        assert notes.read_text(encoding="utf-8") == TEXT and (tmp_path / "alias.md").is_symlink()
+    assert sorted(os.listdir(tmp_path)) == ["alias.md", "hard.md", "notes.md", "other.md"]

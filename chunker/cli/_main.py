@@ -35,7 +35,7 @@ from ._common import (
     settings_from,
 )
 from ._corpus import Progress, chunk_all
-from ._inputs import Input, find_inputs, read_bytes, read_document, shown_name
+from ._inputs import Input, find_inputs, is_the_output, read_bytes, read_document, shown_name
 from ._jobs import Job, WorkerError
 from ._output import OutputError, Sink, _write, _write_file
 
@@ -131,7 +131,8 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         paths: list[str] = args.files or ["-"]
         if paths.count("-") > 1:
             raise ChunkerError("'-' is given more than once: standard input can be read only once")
-        items, named = find_inputs(paths, recursive=args.recursive)
+        items, named = find_inputs(paths, recursive=args.recursive, keep_going=args.keep_going,
+                                   output=args.output)
         # Loaded here, once: workers forked from this process have it, and a tokenizer that
         # cannot load is one error, not one for every file.
         get_tokenizer(settings.tokenizer)
@@ -207,6 +208,9 @@ def run_extract(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None
                    help="write to FILE (through a temporary file, renamed only once complete)")
     try:
         args = p.parse_args(list(argv))
+        if args.output and args.file != "-" and is_the_output(args.file, args.output):
+            raise ChunkerError(f"{shown_name(args.file)}: is also the output (--output {shown_name(args.output)}): "
+                               "write the text to another file")
         text = read_document(args.file, stdin, raw=args.raw, keep_running=args.keep_running).text
         if args.output:
             _write_file([text], args.output)

@@ -131,7 +131,7 @@ def run_parallel(job: Job, items: Sequence[Input], jobs: int, stdin_data: bytes 
                 while (len(w.tasks) < 2 and next_task < end
                        and (next_task - next_out < 2 * jobs or ahead < AHEAD_BYTES)):
                     item = items[next_task]
-                    if item.path == "-":
+                    if item.path == "-" or item.error is not None:  # nothing for a worker to read
                         kind, payload = _attempt(job, item, stdin_data)
                         if kind == "ok":
                             parts[next_task], payload = list(payload), None
