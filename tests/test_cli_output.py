@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -187,3 +189,60 @@ def test_an_output_that_is_one_of_the_inputs_is_refused(tmp_path):
         assert code == 2 and err.startswith(f"chunker: error: {notes}: is also the output")
         assert notes.read_text(encoding="utf-8") == TEXT and (tmp_path / "alias.md").is_symlink()
     assert sorted(os.listdir(tmp_path)) == ["alias.md", "hard.md", "notes.md", "other.md"]
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers in /proc")
+@pytest.mark.parametrize("jobs,signum", [("1", "SIGTERM"), ("2", "SIGTERM"), ("1", "SIGHUP"), ("2", "SIGHUP")])
+def test_a_signal_stops_the_workers_leaves_no_temporary_file_and_ends_of_it(doc, tmp_path, jobs, signum):
+    # A FIFO with no writer: reading it waits for ever, so the signal surely comes mid-run.
+    fifo = tmp_path / "in" / "waits.fifo"
+    os.mkfifo(fifo)
+    out = tmp_path / "out" / "chunks.jsonl"
+    out.parent.mkdir()
+    number = getattr(signal, signum)
+    # Files, not pipes: a worker left behind would hold a pipe open, and reading it never end.
+    streams = tmp_path / "stdout", tmp_path / "stderr"
+    with open(streams[0], "wb") as stdout, open(streams[1], "wb") as stderr:
+        p = subprocess.Popen([sys.executable, "-m", "chunker", str(doc), str(fifo), "-o", str(out), "--jobs", jobs],
+                             cwd=ROOT, stdout=stdout, stderr=stderr)
+    workers: list[int] = []
+    try:
+        # Under way: the temporary file is there (and the workers, with --jobs).
+        while not (leftovers(out.parent) and (jobs == "1" or len(workers := _children(p.pid)) == int(jobs))):
+            assert p.poll() is None, streams[1].read_text()
+            time.sleep(0.01)
+        assert leftovers(out.parent)[0].endswith(".tmp")
+        p.send_signal(number)
+        p.wait()
+        assert p.returncode == -number, streams[1].read_text()  # ended of it, as the shell sees: 128 + number
+        assert [w for w in workers if _alive(w)] == []  # no worker left waiting
+        assert os.listdir(out.parent) == []  # and no temporary file, holding document text
+        assert (streams[0].read_bytes(), streams[1].read_bytes()) == (b"", b"")
+    finally:
+        p.kill()
+        p.wait()
+        for w in workers:
+            if _alive(w):
+                os.kill(w, signal.SIGKILL)

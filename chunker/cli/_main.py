@@ -8,6 +8,8 @@ end, standard output gets its bytes only then (see `chunker.cli._output.Sink`), 
 leaves half an output behind. Exit status: 0 done; 2 bad input or settings (one line on stderr,
 nothing written); 1 the output could not be written (one line; ``--output``'s file is left
 untouched), or ``--keep-going`` left files out (one line each, after the output is written).
+A SIGTERM or SIGHUP stops the workers and removes the temporary file, and the process then ends
+of that signal (status 128 + its number); Ctrl-C does the same and exits with 130.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from ._corpus import Progress, chunk_all
 from ._inputs import Input, find_inputs, is_the_output, read_bytes, read_document, shown_name
 from ._jobs import Job, WorkerError
 from ._output import OutputError, Sink, _write, _write_file
+from ._signals import Stopped, catch_stopping, end_of
 
 # Re-exported: `python -m chunker eval` and tests use them from here.
 __all__ = ["OutputError", "read_document", "read_input", "run", "main", "shown_name", "_write"]
@@ -239,8 +242,11 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
         argv = sys.argv[1:]
     if prog is None:
         prog = program_name(sys.argv[0] if sys.argv else "")
+    catch_stopping()
     try:
         return run(argv, sys.stdin, sys.stdout, sys.stderr, prog=prog)
+    except Stopped as e:  # cleaned up on the way here: the workers stopped, no temporary file left
+        return end_of(e.signum)
     except KeyboardInterrupt:
         _say(sys.stderr, "interrupted")
         return 130
