@@ -53,7 +53,7 @@ def chunk_table(table: pa.Table | pa.RecordBatch, *, text_column: str = "text", 
     chunk record (`CHUNK_SCHEMA`), whose offsets index that row's `text_column`; the text
     column itself is not repeated on each chunk. `settings` are `chunker.chunk`'s. Raises
     `ChunkerError` for bad settings, a missing `text_column`, another column named like a
-    chunk field (say `index`), or a row whose text is not a string.
+    chunk field (say `index`), two columns of one name, or a row whose text is not a string.
     """
     options = chunk_options(settings, owner="chunk_table")
     if isinstance(table, pa.RecordBatch):
@@ -79,10 +79,15 @@ def chunk_table(table: pa.Table | pa.RecordBatch, *, text_column: str = "text", 
 
 
 def check_columns(names: list[str], text_column: str) -> list[str]:
-    """The columns besides `text_column`; `ChunkerError` if it is missing, or if another column
-    has the name of a chunk field (one of the two would be lost)."""
+    """The columns besides `text_column`; `ChunkerError` if it is missing, if two columns share
+    a name, or if another column has the name of a chunk field (one of the two would be lost)."""
     if not isinstance(text_column, str) or not text_column:
         raise ChunkerError(f"text_column must be a column name, got {text_column!r}")
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:  # Arrow allows it; selecting by name does not
+            raise ChunkerError(f"the data has two columns named {n!r}: rename one of them first")
+        seen.add(n)
     if text_column not in names:
         raise ChunkerError(f"the data has no column {text_column!r} (it has {', '.join(names)}): "
                            "pass text_column=")

@@ -15,7 +15,7 @@ Needs ``pip install 'chunker[langchain]'`` (langchain-text-splitters).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._adapters import chunk_metadata, chunk_options, settings_of
@@ -91,10 +91,13 @@ class ChunkerSplitter(TextSplitter):
         documents = []
         for i, text in enumerate(texts):
             base = metadatas[i] if metadatas is not None else {}
+            if not isinstance(base, Mapping):  # LangChain's Document refuses it too, later and less clearly
+                raise ChunkerError(f"metadatas[{i}] is {type(base).__name__}, not a dict: give a dict "
+                                   "(or {}) for each text, or no metadatas at all")
             for c in chunk(text, **self._options).chunks:
                 # A copy per chunk, as LangChain makes: a caller editing one chunk's metadata
                 # must not edit its siblings'.
-                metadata = copy.deepcopy(base)
+                metadata = copy.deepcopy(dict(base))
                 metadata.update(chunk_metadata(c))
                 documents.append(Document(page_content=c.text, metadata=metadata))
         return documents

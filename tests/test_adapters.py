@@ -206,6 +206,23 @@ def test_langchain_metadatas_must_match_the_texts():
         ChunkerSplitter().create_documents(["a", "b"], metadatas=[{}])
 
 
+@pytest.mark.parametrize("meta", [None, "source.md", ["k", "v"]])
+def test_langchain_metadata_that_is_not_a_dict_is_one_line(meta):
+    # LangChain's own splitters refuse it as well (a pydantic ValidationError, or a TypeError
+    # with add_start_index); ours said AttributeError: 'NoneType' object has no attribute 'update'.
+    with pytest.raises((TypeError, ValueError)):
+        RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=0).create_documents(["One two."], [meta])
+    with pytest.raises(chunker.ChunkerError, match=r"^metadatas\[1\] is \w+, not a dict: give a dict"):
+        ChunkerSplitter().create_documents(["One.", "Two."], [{}, meta])
+
+
+def test_langchain_metadata_may_be_any_mapping():
+    from types import MappingProxyType
+
+    docs = ChunkerSplitter().create_documents(["One."], [MappingProxyType({"k": "v"})])
+    assert docs[0].metadata["k"] == "v" and docs[0].metadata["start_index"] == 0
+
+
 def test_langchain_transform_documents_and_size_zero():
     splitter = ChunkerSplitter(strategy="sentence", size=0)  # one chunk per sentence
     docs = splitter.transform_documents([Document(page_content="One. Two. One.", metadata={"k": "v"})])

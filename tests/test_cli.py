@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,23 @@ def test_module_entry_point_runs_in_a_subprocess(tmp_path):
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["text"] for r in records] == PRIMER.split("\n\n")
+
+
+@pytest.mark.parametrize("sub", [[], ["extract"], ["eval"]])
+def test_help_names_the_program_as_it_was_run(tmp_path, sub):
+    # The console script pip installs: `chunker --help` said "usage: python -m chunker".
+    script = tmp_path / "bin" / "chunker"
+    script.parent.mkdir()
+    script.write_text(f"#!{sys.executable}\nimport sys\nfrom chunker.cli import main\nsys.exit(main())\n")
+    script.chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    installed = subprocess.run([str(script), *sub, "--help"], env=env, capture_output=True, text=True)
+    module = subprocess.run([sys.executable, "-m", "chunker", *sub, "--help"], cwd=ROOT, env=env,
+                            capture_output=True, text=True)
+    assert installed.returncode == module.returncode == 0, installed.stderr + module.stderr
+    name = " ".join(["chunker", *sub])
+    assert installed.stdout.startswith(f"usage: {name} [-h]") and "python -m" not in installed.stdout
+    assert module.stdout.startswith(f"usage: python -m {name} [-h]")
 
 
 def test_defaults_match_the_library():

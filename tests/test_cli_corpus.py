@@ -384,3 +384,67 @@ def test_multiprocessing_is_imported_only_for_jobs(tmp_path):
     for extra, loaded in (([], "False"), (["--jobs", "2"], "True")):
         done = subprocess.run([sys.executable, "-c", probe, *extra], cwd=ROOT, capture_output=True, text=True)
         assert done.stdout.split() == ["0", loaded], done.stderr
+
+
+def test_a_double_star_pattern_follows_no_symlink_loop(tmp_path):
+    # glob's ** followed links to folders: one loop chunked every file 41 times, two never ended.
+    root = tmp_path / "tree"
+    write(root / "a" / "one.md", "One.")
+    write(root / "b" / "two.md", "Two.")
+    write(tmp_path / "elsewhere" / "out.md", "Outside the tree.")
+    (root / "a" / "up").symlink_to("..")
+    code, out, err = cli(str(root / "**" / "*.md"))
+    files = [str(root / "a" / "one.md"), str(root / "b" / "two.md")]
+    assert (code, err) == (0, "") and sources(out) == files and out.count("\n") == 2
+    (root / "b" / "to-a").symlink_to("../a")  # a second loop
+    (root / "b" / "out").symlink_to("../../elsewhere")  # a link out of the tree: not walked by -r either
+    (root / "a" / "one-link.md").symlink_to("one.md")  # a link to a file is its file, as in a folder
+    code, out, err = cli(str(root / "**" / "*.md"))
+    assert (code, err) == (0, "") and out == cli(str(root), "-r")[1]
+    assert sources(out) == [str(root / "a" / "one-link.md"), *files]
+    assert sources(cli(str(root / "**"))[1]) == sources(out)  # ** alone: every file under it
+    # A link named in the pattern is followed, as any folder named is.
+    assert sources(cli(str(root / "b" / "to-a" / "*.md"))[1]) == [str(root / "b" / "to-a" / "one-link.md"),
+                                                                  str(root / "b" / "to-a" / "one.md")]
+
+
+def _locked(monkeypatch, folder: Path) -> None:
+    """`folder` cannot be listed: as root every folder can be, so os.scandir says so for it."""
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path) == str(folder):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_keep_going_lists_a_folder_it_cannot_read_and_goes_on(tmp_path, monkeypatch, jobs):
+    root = tmp_path / "docs"
+    write(root / "a.md", "Alpha.")
+    write(root / "b" / "inside.md", "Beta.")
+    write(root / "c.md", "Gamma.")
+    _locked(monkeypatch, root / "b")
+    line = f"chunker: error: {root / 'b'}: cannot list the folder (Permission denied)\n"
+    for pattern in (str(root), str(root / "**" / "*.md")):
+        code, out, err = cli(pattern, "-r", "--keep-going", "--jobs", jobs)
+        assert (code, err) == (1, line) and sources(out) == [str(root / "a.md"), str(root / "c.md")]
+        assert cli(pattern, "-r", "--jobs", jobs) == (2, "", line)  # without --keep-going: nothing written
+    _locked(monkeypatch, root)  # the folder named itself: one failure, and an empty output
+    code, out, err = cli(str(root), "-r", "--keep-going", "--format", "json")
+    assert (code, json.loads(out), err) == (1, [], f"chunker: error: {root}: cannot list the folder (Permission denied)\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root can list any folder")
+def test_keep_going_past_a_folder_without_permission(tmp_path):
+    root = tmp_path / "docs"
+    write(root / "a.md", "Alpha.")
+    write(root / "b" / "inside.md", "Beta.")
+    (root / "b").chmod(0)
+    try:
+        code, out, err = cli(str(root), "-r", "--keep-going")
+    finally:
+        (root / "b").chmod(0o755)
+    assert code == 1 and sources(out) == [str(root / "a.md")] and "cannot list the folder" in err

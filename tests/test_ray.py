@@ -164,3 +164,12 @@ def test_chunk_table_alone():
         chunk_table(pa.table({"body": ["x"]}))
     with pytest.raises(chunker.ChunkerError, match="column 'text' holds bytes in a row"):
         chunk_table(pa.table({"text": [b"x"]}))
+
+
+@pytest.mark.parametrize("names", [["text", "id", "id"], ["text", "text"]])
+def test_chunk_table_with_two_columns_of_one_name_is_one_line(names):
+    # Arrow allows the duplicate; selecting by name raised pyarrow's KeyError.
+    block = pa.Table.from_arrays([pa.array(["One. Two."])] + [pa.array([1])] * (len(names) - 1), names=names)
+    dup = names[-1]
+    with pytest.raises(chunker.ChunkerError, match=f"^the data has two columns named '{dup}': rename one"):
+        chunk_table(block)

@@ -145,9 +145,12 @@ def _progress(done: int, total: int, err: TextIO) -> None:
     err.flush()
 
 
-def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None) -> int:
+def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None, *,
+        prog: str = "python -m chunker eval") -> int:
     try:
-        args = _parser().parse_args(_normalise(argv))
+        parser = _parser()
+        parser.prog = prog
+        args = parser.parse_args(_normalise(argv))
         _check_mode(args)
         top_k, k1, b = _top_k(args.top_k), _number("--k1", args.k1), _number("--b", args.b)
         if args.document == "-" and args.questions == "-":

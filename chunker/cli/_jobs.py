@@ -91,6 +91,8 @@ Outcome = tuple[Input, str, Any]
 
 
 def _attempt(job: Job, item: Input, data: bytes | str | None = None) -> tuple[str, Any]:
+    if item.error is not None:  # found failed (a folder that cannot be listed)
+        return "error", item.error
     try:
         return "ok", render(job, item, data)
     except ChunkerError as e:

@@ -8,6 +8,8 @@ end, standard output gets its bytes only then (see `chunker.cli._output.Sink`), 
 leaves half an output behind. Exit status: 0 done; 2 bad input or settings (one line on stderr,
 nothing written); 1 the output could not be written (one line; ``--output``'s file is left
 untouched), or ``--keep-going`` left files out (one line each, after the output is written).
+A SIGTERM or SIGHUP stops the workers and removes the temporary file, and the process then ends
+of that signal (status 128 + its number); Ctrl-C does the same and exits with 130.
 """
 
 from __future__ import annotations
@@ -35,9 +37,10 @@ from ._common import (
     settings_from,
 )
 from ._corpus import Progress, chunk_all
-from ._inputs import Input, find_inputs, read_bytes, read_document, shown_name
+from ._inputs import Input, find_inputs, is_the_output, read_bytes, read_document, shown_name
 from ._jobs import Job, WorkerError
 from ._output import OutputError, Sink, _write, _write_file
+from ._signals import Stopped, catch_stopping, end_of
 
 # Re-exported: `python -m chunker eval` and tests use them from here.
 __all__ = ["OutputError", "read_document", "read_input", "run", "main", "shown_name", "_write"]
@@ -55,8 +58,8 @@ __all__ = ["OutputError", "read_document", "read_input", "run", "main", "shown_n
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Split documents into chunks for RAG. Also: `python -m chunker "
-                "extract FILE` (the text a document is chunked as), `python -m chunker eval --help` "
+    p = _Parser(prog=PROG, description="Split documents into chunks for RAG. Also: `%(prog)s "
+                "extract FILE` (the text a document is chunked as), `%(prog)s eval --help` "
                 "(retrieval check).",
                 epilog="Records carry `source`, the file's path as given or found, when more than one file "
                        "is chunked or a folder or pattern is named. With several files and stderr on a "
@@ -108,17 +111,21 @@ def _jobs(value: str) -> int:
 
 
 
-def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None) -> int:
+def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None, *,
+        prog: str = PROG) -> int:
+    """The command line on these streams; `prog` is the program's name as its help shows it."""
     argv = list(argv)
     if argv[:1] == ["eval"]:
         from ._eval import run as run_eval  # noqa: PLC0415 - a subcommand of its own
 
-        return run_eval(argv[1:], stdin, stdout, stderr)
+        return run_eval(argv[1:], stdin, stdout, stderr, prog=prog + " eval")
     if argv[:1] == ["extract"]:
-        return run_extract(argv[1:], stdin, stdout, stderr)
+        return run_extract(argv[1:], stdin, stdout, stderr, prog=prog + " extract")
     try:
+        parser = _parser()
+        parser.prog = prog
         # Intermixed: `chunker docs -r more.md` takes both paths, wherever the options stand.
-        args = _parser().parse_intermixed_args(_normalise(argv))
+        args = parser.parse_intermixed_args(_normalise(argv))
         if args.format not in FORMATS:
             raise ChunkerError(f"unknown format {args.format!r}: choose one of {', '.join(FORMATS)}")
         settings = settings_from(args)
@@ -127,7 +134,8 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         paths: list[str] = args.files or ["-"]
         if paths.count("-") > 1:
             raise ChunkerError("'-' is given more than once: standard input can be read only once")
-        items, named = find_inputs(paths, recursive=args.recursive)
+        items, named = find_inputs(paths, recursive=args.recursive, keep_going=args.keep_going,
+                                   output=args.output)
         # Loaded here, once: workers forked from this process have it, and a tokenizer that
         # cannot load is one error, not one for every file.
         get_tokenizer(settings.tokenizer)
@@ -191,16 +199,21 @@ def _naming(label: str, message: str) -> str:
     return f"{label}: {message}"
 
 
-def run_extract(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None) -> int:
+def run_extract(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None, *,
+                prog: str = PROG + " extract") -> int:
     """`python -m chunker extract FILE`: the text a document is chunked as, which every record's
     offsets index. A PDF's pages are separated by a form feed (U+000C)."""
-    p = _Parser(prog=PROG + " extract", description=run_extract.__doc__)
+    p = _Parser(prog=prog, description="`%(prog)s FILE`: the text a document is chunked as, which every "
+                "record's offsets index. A PDF's pages are separated by a form feed (U+000C).")
     p.add_argument("file", metavar="FILE", help="a PDF, Word (.docx), HTML or UTF-8 text file; '-' reads standard input")
     add_reading_options(p)
     p.add_argument("--output", "-o", metavar="FILE",
                    help="write to FILE (through a temporary file, renamed only once complete)")
     try:
         args = p.parse_args(list(argv))
+        if args.output and args.file != "-" and is_the_output(args.file, args.output):
+            raise ChunkerError(f"{shown_name(args.file)}: is also the output (--output {shown_name(args.output)}): "
+                               "write the text to another file")
         text = read_document(args.file, stdin, raw=args.raw, keep_running=args.keep_running).text
         if args.output:
             _write_file([text], args.output)
@@ -215,11 +228,25 @@ def run_extract(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def program_name(argv0: str) -> str:
+    """The program's name as run: the console script's file name (``chunker``), or
+    ``python -m chunker`` when there is no such name (``python -m`` runs ``__main__.py``)."""
+    name = os.path.basename(argv0)
+    return PROG if name in ("", "-c", "__main__.py") else name
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
+    """The command line on this process's streams. `prog`: the program's name for its help
+    (default: what was run, `program_name(sys.argv[0])`)."""
     if argv is None:
         argv = sys.argv[1:]
+    if prog is None:
+        prog = program_name(sys.argv[0] if sys.argv else "")
+    catch_stopping()
     try:
-        return run(argv, sys.stdin, sys.stdout, sys.stderr)
+        return run(argv, sys.stdin, sys.stdout, sys.stderr, prog=prog)
+    except Stopped as e:  # cleaned up on the way here: the workers stopped, no temporary file left
+        return end_of(e.signum)
     except KeyboardInterrupt:
         _say(sys.stderr, "interrupted")
         return 130

@@ -25,6 +25,7 @@ from ..tokens._measure import make_measure
 from ..tokens._tokenizers import get_tokenizer
 from ._inputs import Input
 from ._jobs import Job, Outcome, WorkerError, _attempt
+from ._signals import held, let_in
 
 AHEAD_BYTES = 32 << 20
 """How much input (by file size) may be handed out past the next file to write: results that
@@ -34,6 +35,7 @@ come back early wait in the parent, and this bounds them."""
 def _serve(conn: Any, job: Job) -> None:
     """A worker: render the inputs the parent sends, one answer each, until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the workers
+    let_in()  # SIGTERM ends a worker at once: the parent's handler is not for it
     parent = os.getppid()
     while True:
         if not conn.poll(1.0):
@@ -95,6 +97,9 @@ class _Worker:
             self.process.join(5)
         if self.process.is_alive():
             self.process.terminate()
+            self.process.join(5)
+        if self.process.is_alive():  # stopped (SIGSTOP) or stuck in the kernel: still not left behind
+            self.process.kill()
         self.process.join()
         self.conn.close()
 
@@ -112,8 +117,10 @@ def run_parallel(job: Job, items: Sequence[Input], jobs: int, stdin_data: bytes 
         # the workers' garbage collections, which would otherwise touch, and so copy, their pages.
         gc.freeze()
         try:
-            for _ in range(jobs):
-                pool.append(_Worker(ctx, job))
+            # A SIGTERM meanwhile waits until every worker started is in the pool, to be stopped.
+            with held():
+                for _ in range(jobs):
+                    pool.append(_Worker(ctx, job))
         except OSError as e:  # no more processes, or no memory for one
             raise WorkerError(f"cannot start {jobs} worker processes ({e.strerror or e}): try fewer --jobs") from None
         finally:
@@ -131,7 +138,7 @@ def run_parallel(job: Job, items: Sequence[Input], jobs: int, stdin_data: bytes 
                 while (len(w.tasks) < 2 and next_task < end
                        and (next_task - next_out < 2 * jobs or ahead < AHEAD_BYTES)):
                     item = items[next_task]
-                    if item.path == "-":
+                    if item.path == "-" or item.error is not None:  # nothing for a worker to read
                         kind, payload = _attempt(job, item, stdin_data)
                         if kind == "ok":
                             parts[next_task], payload = list(payload), None
