@@ -138,7 +138,7 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
         text, starts, ends, tokens = chunks._text, chunks._starts, chunks._ends, chunks._tokens
         flags, headings, pages = chunks._flags, chunks._headings, chunks._pages
         estimated = "true" if chunks._estimated else "false"
-        wide = has_wide_space(text)
+        wide = chunks._wide_space if chunks._wide_space is not None else has_wide_space(text)
         lead = "{" if r.source is None else '{"source": ' + encode_basestring(r.source) + ", "
         lists: dict[tuple[str, ...], str] = {}  # flags and headings repeat: each rendered once
         end_before = 0

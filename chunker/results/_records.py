@@ -116,14 +116,15 @@ class Chunks(Sequence[Chunk]):
     """
 
     __slots__ = ("_text", "_starts", "_ends", "_counted", "_count", "_flags", "_headings", "_estimated", "_pages",
-                 "_word_bytes")
+                 "_wide_space")
 
     def __init__(self, text: str, starts: Sequence[int], ends: Sequence[int],
                  tokens: Sequence[int] | Callable[[], Sequence[int]],
                  flags: Sequence[tuple[str, ...]], headings: Sequence[tuple[str, ...]] | None,
-                 estimated: bool, pages: Sequence[int] = ()) -> None:
+                 estimated: bool, pages: Sequence[int] = (), wide_space: bool | None = None) -> None:
         """`tokens` are the chunks' counts, or what counts them when they are first read (a
-        caller who keeps only the texts never pays for counting them)."""
+        caller who keeps only the texts never pays for counting them); `wide_space`, whether
+        the text holds whitespace outside ASCII, when known (see `has_wide_space`)."""
         kind = position_kind(len(text))
         self._text = text
         self._starts = _array(kind, starts)
@@ -134,7 +135,7 @@ class Chunks(Sequence[Chunk]):
             self._count = tokens
         else:
             self._counted = _array("q", tokens)
-        self._word_bytes: bytes | None = None
+        self._wide_space = wide_space
         # Flag and heading tuples repeat from chunk to chunk: one shared tuple each, so a
         # chunk costs a reference, not a tuple of its own.
         shared: dict[tuple[str, ...], tuple[str, ...]] = {}

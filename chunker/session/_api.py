@@ -12,7 +12,7 @@ from .._errors import ChunkerError
 from ..results._records import ChunkResult, Chunks, Stats
 from ..settings._settings import DEFAULTS, Settings, volume_limit, whole_number
 from ..strategies import STRATEGIES, Spans, Strategy
-from ..text._segments import Fences, check_text, count_words, ends_sentence, is_heading_line, rstripped_tail
+from ..text._segments import Fences, checked_text, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
 from ..tokens._tokenizers import Tokenizer, get_tokenizer
 from ._advice import Advice, advise
@@ -40,7 +40,7 @@ class Document:
     """
 
     def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = ()) -> None:
-        self.text = check_text(text)
+        self.text, self._wide_space = checked_text(text)
         self.source = source
         pages = tuple(pages)
         if pages and (pages[0] != 0 or any(b <= a for a, b in zip(pages, pages[1:])) or pages[-1] > len(text)):
@@ -193,7 +193,7 @@ class Document:
             # tokenizer is exact: now, so that an exact measure lets its token offsets go before
             # the chunk texts are made. The estimates count when the counts are first read.
             counted()
-        chunks = _records(text, spans, settings, tok, lambda: counted()[0], self.pages)
+        chunks = _records(text, spans, settings, tok, lambda: counted()[0], self.pages, self._wide_space)
 
         def stats() -> Stats:
             _, repeats, doc_tokens = counted()
@@ -319,7 +319,7 @@ def _limit(text: str, max_chunk_chars: Any) -> int | None:
 
 
 def _records(text: str, spans: Spans, settings: Settings, tok: Tokenizer,
-             counts: Callable[[], Sequence[int]], pages: Sequence[int] = ()) -> Chunks:
+             counts: Callable[[], Sequence[int]], pages: Sequence[int] = (), wide_space: bool | None = None) -> Chunks:
     """The chunks of `spans`, flagged; `counts()` gives the spans' token counts, asked for
     only where a flag needs them (tokens as the unit, a model's limit) or when read.
 
@@ -358,7 +358,7 @@ def _records(text: str, spans: Spans, settings: Settings, tok: Tokenizer,
         key = tuple(found)
         flags.append(shared.setdefault(key, key))
     return Chunks(text, spans.starts, spans.ends, known if known is not None else counts, flags, spans.headings,
-                  not tok.exact, pages)
+                  not tok.exact, pages, wide_space)
 
 
 def _check_volume(text: str, spans: Spans, settings: Settings, limit: int) -> None:
