@@ -472,7 +472,7 @@ def whole_processes(runner: Runner, report: Report, mb: float, rounds: int) -> l
         return [str(BENCH / "_lc_jsonl.py"), str(path), str(out), *extra]
 
     cmds: dict[str, tuple[list[str], list[str]]] = {}
-    for label, tok, extra, _ in WHOLE:
+    for _label, tok, extra, _ in WHOLE:
         cmds["ours " + tok] = (ours(text, tok), ours(empty, tok))
         cmds["peer " + " ".join(extra)] = (peer(text, extra), peer(empty, extra))
     runs: dict[str, dict[str, list]] = {k: {"full": [], "empty": [], "rss": []} for k in cmds}
