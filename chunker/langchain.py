@@ -20,6 +20,7 @@ from typing import Any
 
 from ._adapters import chunk_metadata, chunk_options, settings_of
 from ._errors import ChunkerError
+from .results._records import Chunks
 from .session._api import chunk
 from .tokens._tokenizers import TOKENIZERS, get_tokenizer
 
@@ -81,7 +82,11 @@ class ChunkerSplitter(TextSplitter):
         return dict(self._options)
 
     def split_text(self, text: str) -> list[str]:
-        return [c.text for c in chunk(text, **self._options).chunks]
+        # The texts alone, sliced by the spans: no record is made, and nothing is counted.
+        chunks = chunk(text, **self._options).chunks
+        if isinstance(chunks, Chunks):
+            return [text[a:b] for a, b in chunks.spans()]
+        return [c.text for c in chunks]
 
     def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
                          ) -> list[Document]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import ChunkerError
-from ..results._export import FORMATS, Frame, iter_records
+from ..results._export import FORMATS, Frame
 from ..settings._options import Settings
 from ._inputs import Input, read_document
 
@@ -56,7 +56,8 @@ def render(job: Job, item: Input, data: bytes | str | None = None) -> Iterator[b
             raise ChunkerError(f"{item.label}: {e}") from None
         raise
     if job.show == "records":
-        return _blocks(job.frame, iter_records(result))
+        frame = job.frame
+        return _blocks(frame, frame.rendered(result))
     obj = result.stats.to_dict() if job.show == "stats" else doc.advise(result).to_dict()
     return iter([OBJECTS.body([{"source": source, **obj} if job.named else obj]).encode("utf-8")])
 
@@ -68,13 +69,15 @@ that a worker sends few messages. (Measured: a 60 KB file written 200 times over
 file's output held whole.)"""
 
 
-def _blocks(frame: Frame, recs: Iterator[dict[str, Any]]) -> Iterator[bytes]:
-    record, sep = frame.record, frame.sep
+def _blocks(frame: Frame, rendered: Iterator[str]) -> Iterator[bytes]:
+    """The records, each rendered (`Frame.rendered`), joined in blocks of UTF-8."""
+    sep = frame.sep
     batch: list[str] = []
     held = 0
     first = True
-    for r in recs:
-        piece = record(r) if first else sep + record(r)
+    for piece in rendered:
+        if not first:
+            piece = sep + piece
         first = False
         batch.append(piece)
         held += len(piece)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -116,16 +116,27 @@ class Chunks(Sequence[Chunk]):
     with any sequence of records compares them one by one.
     """
 
-    __slots__ = ("_text", "_starts", "_ends", "_tokens", "_flags", "_headings", "_estimated", "_pages")
+    __slots__ = ("_text", "_starts", "_ends", "_counted", "_count", "_flags", "_headings", "_estimated", "_pages",
+                 "_wide_space")
 
-    def __init__(self, text: str, starts: Sequence[int], ends: Sequence[int], tokens: Sequence[int],
+    def __init__(self, text: str, starts: Sequence[int], ends: Sequence[int],
+                 tokens: Sequence[int] | Callable[[], Sequence[int]],
                  flags: Sequence[tuple[str, ...]], headings: Sequence[tuple[str, ...]] | None,
-                 estimated: bool, pages: Sequence[int] = ()) -> None:
+                 estimated: bool, pages: Sequence[int] = (), wide_space: bool | None = None) -> None:
+        """`tokens` are the chunks' counts, or what counts them when they are first read (a
+        caller who keeps only the texts never pays for counting them); `wide_space`, whether
+        the text holds whitespace outside ASCII, when known (see `has_wide_space`)."""
         kind = position_kind(len(text))
         self._text = text
         self._starts = _array(kind, starts)
         self._ends = _array(kind, ends)
-        self._tokens = _array("q", tokens)
+        self._counted: array[int] | None = None  # noqa: F821
+        self._count: Callable[[], Sequence[int]] | None = None
+        if callable(tokens):
+            self._count = tokens
+        else:
+            self._counted = _array("q", tokens)
+        self._wide_space = wide_space
         # Flag and heading tuples repeat from chunk to chunk: one shared tuple each, so a
         # chunk costs a reference, not a tuple of its own.
         shared: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -138,6 +149,16 @@ class Chunks(Sequence[Chunk]):
 
     def __len__(self) -> int:
         return len(self._starts)
+
+    @property
+    def _tokens(self) -> array[int]:  # noqa: F821
+        """Every chunk's token count, counted on first use."""
+        counted = self._counted
+        if counted is None:
+            assert self._count is not None
+            counted = self._counted = _array("q", self._count())
+            self._count = None
+        return counted
 
     @overload
     def __getitem__(self, i: int) -> Chunk: ...
@@ -283,6 +304,28 @@ class ChunkResult:
     stats: Stats
     settings: Settings
     source: str | None = None
+
+    @classmethod
+    def _lazy(cls, chunks: Sequence[Chunk], stats: Callable[[], Stats], settings: Settings,
+              source: str | None = None) -> ChunkResult:
+        """A result whose `stats` are worked out when first read: a pipeline that writes the
+        chunks never pays for the document's words or the overlaps' counts."""
+        result = object.__new__(cls)
+        result.__dict__.update(chunks=chunks, settings=settings, source=source, _make_stats=stats)
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        make = self.__dict__.get("_make_stats")
+        if name != "stats" or make is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        stats = make()
+        self.__dict__["stats"] = stats
+        del self.__dict__["_make_stats"]
+        return stats
+
+    def __getstate__(self) -> dict[str, Any]:
+        self.stats  # noqa: B018 - worked out now: the function that makes them does not pickle
+        return dict(self.__dict__)
 
     def __iter__(self) -> Iterator[Chunk]:
         return iter(self.chunks)

@@ -13,7 +13,7 @@ from ..results._records import ChunkResult, Chunks, Stats
 from ..settings._options import Settings, options_doc, options_for, signed, unknown_setting
 from ..settings._settings import DEFAULTS, volume_limit, whole_number
 from ..strategies import STRATEGIES, Spans, Strategy
-from ..text._segments import Fences, check_text, count_words, ends_sentence, is_heading_line, rstripped_tail
+from ..text._segments import Fences, checked_text, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
 from ..tokens._tokenizers import TokenizerLike, get_tokenizer
 from ._advice import Advice, advise
@@ -39,7 +39,7 @@ class Document:
     """
 
     def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = ()) -> None:
-        self.text = check_text(text)
+        self.text, self._wide_space = checked_text(text)
         self.source = source
         pages = tuple(pages)
         if pages and (pages[0] != 0 or any(b <= a for a, b in zip(pages, pages[1:])) or pages[-1] > len(text)):
@@ -156,44 +156,62 @@ class Document:
     def _run(self, text: str, strategy: Strategy, settings: Settings, tok: TokenizerLike,
              limit: int | None) -> ChunkResult:
         size, overlap_count = settings.size, settings.overlap_count
-        counter: Measure | None
-        if settings.unit == "tokens":
-            measure = counter = self._token_measure(tok)
-        else:
-            measure = make_measure(text, settings.unit, tok)
-            # Chunks are sized in characters or words, but counted in tokens all the same: from
-            # one encoding of the document (or the estimate's sums), not chunk by chunk.
-            counter = None if tok.name == "approx" else self._token_measure(tok)
+        tokens_unit = settings.unit == "tokens"
+        measure = self._token_measure(tok) if tokens_unit else make_measure(text, settings.unit, tok)
         spans = Spans.of(strategy.split(text, size=size, overlap=overlap_count, measure=measure,
                                         breaks=settings.breaks), len(text))
+        counter = [measure] if tokens_unit else []  # what counts the chunks: the tokens measure
+        del measure
         if not strategy.keeps_blank:
             spans = _without_blanks(text, spans)
         if limit is not None:
             _check_volume(text, spans, settings, limit)
-        counts: Sequence[int] | None = None
-        doc_tokens = None
-        repeats: Sequence[int] | None = None
+        found: list[tuple[Sequence[int], Sequence[int], int]] = []
+
+        def counted() -> tuple[Sequence[int], Sequence[int], int]:
+            """(every chunk's tokens, the tokens of each chunk that earlier ones hold, the
+            document's tokens), counted once, when first asked for."""
+            if not found:
+                found.append(self._counted(text, spans, tok, counter.pop() if counter else None))
+            return found[0]
+
+        if tokens_unit or settings.model_tokens is not None or tok.exact:
+            # The measure is at hand (tokens), the flags need the counts (truncated), or the
+            # tokenizer is exact: now, so that an exact measure lets its token offsets go before
+            # the chunk texts are made. The estimates count when the counts are first read.
+            counted()
+        chunks = _records(text, spans, settings, tok, lambda: counted()[0], self.pages, self._wide_space)
+
+        def stats() -> Stats:
+            _, repeats, doc_tokens = counted()
+            return self._stats(chunks, tok, settings, doc_tokens, repeats)
+
+        return ChunkResult._lazy(chunks, stats, settings, self.source)
+
+    def _counted(self, text: str, spans: Spans, tok: TokenizerLike,
+                 counter: Measure | None) -> tuple[Sequence[int], Sequence[int], int]:
+        """The chunks' token counts, their overlaps' and the document's (see `counted`). Chunks
+        are sized in characters or words but counted in tokens all the same: from one encoding
+        of the document (or the estimate's sums), not chunk by chunk."""
+        if counter is None:
+            counter = self._token_measure(tok) if tok.name != "approx" else make_measure(text, "tokens", tok)
         if isinstance(counter, ExactTokenMeasure):
             # The exact measure has encoded the whole document already: count every chunk and
-            # every overlap from it now, then let its token offsets go (unless this document
-            # keeps them) before the chunk texts are made, so the peak memory is the larger of
-            # the two, not their sum.
+            # every overlap from it, then let this chunking's edges go (a kept measure keeps the
+            # encoding).
             counts = array("q", map(counter.exact, spans.starts, spans.ends))
             repeats = _repeats(spans.starts, spans.ends, counter.plain)
             doc_tokens = len(counter.offsets) + counter.specials
-            counter.forget()  # a kept measure keeps the encoding, not this chunking's edges
-        elif isinstance(counter, EstimateTokenMeasure):
+            counter.forget()
+        else:
             # approx and estimate count a span's own text, and their measures do that from the
             # document already read (estimate's running sums; approx's length rule).
+            assert isinstance(counter, EstimateTokenMeasure)
             counts = array("q", map(counter.count, spans.starts, spans.ends))
             repeats = _repeats(spans.starts, spans.ends, counter.count)
             doc_tokens = counter.count(0, len(text))
-        del measure, counter
-        if doc_tokens is not None:
-            self._tokens.setdefault(tok.name, doc_tokens)
-        chunks = _records(text, spans, settings, tok, counts, self.pages)
-        return ChunkResult(chunks, self._stats(chunks, tok, settings, doc_tokens, repeats),
-                           settings, self.source)
+        self._tokens.setdefault(tok.name, doc_tokens)
+        return counts, repeats, doc_tokens
 
     def _token_measure(self, tok: TokenizerLike) -> Measure:
         if self._measure is not None and self._measure[0] == tok.name:
@@ -300,23 +318,23 @@ def _limit(text: str, max_chunk_chars: Any) -> int | None:
 
 
 def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
-             counts: Sequence[int] | None = None, pages: Sequence[int] = ()) -> Chunks:
-    """The chunks of `spans`, flagged; `counts` are the spans' token counts when already known.
+             counts: Callable[[], Sequence[int]], pages: Sequence[int] = (), wide_space: bool | None = None) -> Chunks:
+    """The chunks of `spans`, flagged; `counts()` gives the spans' token counts, asked for
+    only where a flag needs them (tokens as the unit, a model's limit) or when read.
 
     Each chunk's text is sliced here only to judge its flags, then let go: the result keeps
     spans and numbers (see `Chunks`).
     """
     size, unit = settings.size, settings.unit
     limit = settings.model_tokens
-    tokens = array("q")
+    known = counts() if unit == "tokens" or limit is not None else None
     flags: list[tuple[str, ...]] = []
     shared: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per set of flags, not per chunk
     cut = spans.cut
     fences = Fences.of(text)  # whether a chunk's last fence line closes a block is the document's to say
     for k, (start, end) in enumerate(zip(spans.starts, spans.ends)):
         piece = text[start:end]
-        n = counts[k] if counts is not None else tok.count(piece)
-        tokens.append(n)
+        n = known[k] if known is not None else 0
         if unit == "tokens":
             measured = n
         elif unit == "chars":
@@ -338,7 +356,8 @@ def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
             found.append("truncated")
         key = tuple(found)
         flags.append(shared.setdefault(key, key))
-    return Chunks(text, spans.starts, spans.ends, tokens, flags, spans.headings, not tok.exact, pages)
+    return Chunks(text, spans.starts, spans.ends, known if known is not None else counts, flags, spans.headings,
+                  not tok.exact, pages, wide_space)
 
 
 def _check_volume(text: str, spans: Spans, settings: Settings, limit: int) -> None:

@@ -54,15 +54,24 @@ def check_text(text: object) -> str:
     ...
     chunker._errors.ChunkerError: text must be a str, got bytes: decode bytes as UTF-8 first
     """
+    return checked_text(text)[0]
+
+
+def checked_text(text: object) -> tuple[str, bool]:
+    """`check_text`, and whether the text holds whitespace outside ASCII (`has_wide_space`),
+    from the one look at its non-ASCII characters both need."""
     if not isinstance(text, str):
         raise ChunkerError(f"text must be a str, got {type(text).__name__}: decode bytes as UTF-8 first")
-    if not text.isascii() and _SURROGATE.search(non_ascii(text)) is not None:
+    if text.isascii():
+        return text, False
+    rare = non_ascii(text)
+    if _SURROGATE.search(rare) is not None:
         bad = _SURROGATE.search(text)
         if bad is not None:  # always: found where it is
             raise ChunkerError(f"the text holds a lone surrogate (U+{ord(bad.group()):04X}) at offset "
                                f"{bad.start()}, which is not Unicode text: decode the source with "
                                "errors='replace', or fix it")
-    return text
+    return text, _WIDE_SPACE.search(rare) is not None
 
 
 def position_kind(n: int) -> str:
