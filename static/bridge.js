@@ -108,6 +108,34 @@
     return -1;
   }
 
+  // What a file that is not UTF-8 may be, said as chunker.documents does (_likely): UTF-16 by
+  // its byte order mark; else, unless its first megabyte holds a UTF-8 sequence (then it is
+  // UTF-8 with a fault), Windows-1252, or Latin-1 when it holds a byte Windows-1252 leaves undefined.
+  function likelyEncoding(bytes) {
+    var guess;
+    if ((bytes[0] === 0xFF && bytes[1] === 0xFE) || (bytes[0] === 0xFE && bytes[1] === 0xFF)) {
+      guess = ["utf-16", "UTF-16"];
+    } else {
+      var head = bytes.subarray(0, 1 << 20), cp1252 = true;
+      for (var i = 0, n = head.length; i < n; i++) {
+        var b = head[i];
+        if (b < 0x80) continue;
+        if (b === 0x81 || b === 0x8D || b === 0x8F || b === 0x90 || b === 0x9D) cp1252 = false;
+        var need = b >= 0xC2 && b <= 0xDF ? 1 : b >= 0xE0 && b <= 0xEF ? 2 : b >= 0xF0 && b <= 0xF4 ? 3 : 0;
+        if (need) {
+          var all = true;
+          for (var k = 1; k <= need; k++) {
+            var c = head[i + k];
+            if (c === undefined || c < 0x80 || c > 0xBF) { all = false; break; }
+          }
+          if (all) return "";
+        }
+      }
+      guess = cp1252 ? ["cp1252", "Windows-1252 (Western European)"] : ["latin-1", "Latin-1"];
+    }
+    return "it may be " + guess[1] + ": pass --encoding " + guess[0] + " (encoding=\"" + guess[0] + "\"), or ";
+  }
+
   // The document: the held one, unless the box was given other text since (a script, a test).
   function current() {
     if (held !== null && box().value !== preview) release();
@@ -285,7 +313,8 @@
           // As python -m chunker reads a file: strict UTF-8, a byte order mark kept as U+FEFF.
           text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
         } catch (error) {
-          return done(fileName + ": not UTF-8 text (bad byte at offset " + firstBadByte(bytes) + "); convert it to UTF-8 first.");
+          return done(fileName + ": not UTF-8 text (bad byte at offset " + firstBadByte(bytes) + "); " +
+                      likelyEncoding(bytes) + "convert it to UTF-8.");
         }
         if (/^\s*<(!doctype\s+html|html[\s>])/i.test(text.slice(0, 512).replace(/^\ufeff/, ""))) return done("", bytes);
         // The text box would turn CR LF into LF: such a file is held, to be chunked as it is.

@@ -105,3 +105,41 @@ def test_the_text_format_names_the_pages(report):
     path, _ = report
     code, out, _ = cli(str(path), "--format", "txt", "--size", "200", "--overlap", "0")
     assert code == 0 and (", p. 1 ---" in out or ", pp. 1–" in out)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_legacy_encoding_is_named_and_read_with_encoding(tmp_path, jobs):
+    """A Windows-1252 or Latin-1 file is refused with the encoding it likely is, and read exactly
+    with --encoding; a name that is no text encoding is one line before any file is read."""
+    menu, other = tmp_path / "menu.txt", tmp_path / "other.txt"
+    menu.write_bytes("Café crème, 3 €.\n\nThé glacé.".encode("cp1252"))
+    other.write_bytes("Naïve façade.".encode("cp1252"))
+    out, err = io.StringIO(), io.StringIO()
+    assert run([str(menu)], None, out, err) == 2 and out.getvalue() == ""
+    assert err.getvalue() == (f"chunker: error: {menu}: not UTF-8 text (bad byte at offset 3); it may be Windows-1252 "
+                              "(Western European): pass --encoding cp1252 (encoding=\"cp1252\"), or convert it to UTF-8\n")
+    out, err = io.StringIO(), io.StringIO()
+    assert run([str(menu), str(other), "--encoding", "cp1252", "--jobs", jobs, "--size", "5", "--overlap", "0"],
+               None, out, err) == 0, err.getvalue()
+    records = [json.loads(line) for line in out.getvalue().splitlines()]
+    texts = {r["source"]: "" for r in records}
+    for r in records:
+        texts[r["source"]] += r["text"]
+    assert "€" in texts[str(menu)] and "façade" in texts[str(other)]
+    assert chunker.Document.open(menu, encoding="cp1252").text == "Café crème, 3 €.\n\nThé glacé."
+    err = io.StringIO()
+    assert run([str(menu), "--encoding", "rot13"], None, io.StringIO(), err) == 2
+    assert err.getvalue().count("\n") == 1 and "'rot13' is not a text encoding" in err.getvalue()
+
+
+def test_which_encoding_is_suggested():
+    from chunker.documents import decode_text
+
+    def said(data: bytes) -> str:
+        with pytest.raises(chunker.ChunkerError) as e:
+            decode_text(data, label="f")
+        return str(e.value)
+
+    assert "it may be UTF-16: pass --encoding utf-16" in said("hé".encode("utf-16"))
+    assert "it may be Latin-1" in said(b"caf\xe9 \x81")  # 0x81 is no Windows-1252 character
+    assert "it may be" not in said("fine UTF-8 é, then a cut: é".encode()[:-1])  # UTF-8 with a fault

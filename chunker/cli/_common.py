@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .._errors import ChunkerError
+from ..documents import decode_text
 from ..settings._options import MAX_CHUNK_CHARS_HELP, OPTIONS, Settings, options_for
 from ..settings._settings import whole_number
 from ._inputs import read_bytes, shown_name
@@ -53,6 +54,9 @@ def add_reading_options(p: argparse.ArgumentParser) -> None:
                    help="read every file as UTF-8 text: no extraction of PDF, Word or HTML")
     p.add_argument("--keep-running", action="store_true",
                    help="keep a PDF's running headers and footers (dropped by default)")
+    p.add_argument("--encoding", default=None, metavar="NAME",
+                   help="the text encoding of text files that are not UTF-8 (cp1252, latin-1, utf-16, "
+                        "shift_jis...); PDF, Word and HTML files say their own (default: UTF-8)")
 
 
 def settings_from(args: argparse.Namespace, surface: str = "cli", **fixed: Any) -> Settings:
@@ -69,18 +73,14 @@ def _max_chunk_chars(value: str | None) -> int | None:
     return n
 
 
-def read_input(name: str, stdin: TextIO | None) -> str:
-    """A file (or standard input for '-') read as text: strict UTF-8, with a byte order mark
-    and CR LF line breaks kept."""
+def read_input(name: str, stdin: TextIO | None, *, encoding: str | None = None) -> str:
+    """A file (or standard input for '-') read as text: strict UTF-8 (or `encoding`), with a
+    byte order mark and CR LF line breaks kept."""
     data = read_bytes(name, stdin)
     if isinstance(data, str):
         return data
     label = "standard input" if name == "-" else shown_name(name)
-    try:
-        # Not utf-8-sig and no newline translation: offsets index the bytes' text exactly.
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ChunkerError(f"{label}: not UTF-8 text (bad byte at offset {e.start}); convert it to UTF-8 first") from None
+    return decode_text(data, label=label, encoding=encoding)
 
 
 _VALUE_FLAGS = ("--max-chunk-chars", "--jobs", "-j")

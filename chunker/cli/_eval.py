@@ -163,7 +163,8 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
             overlap = common.pop("overlap", SWEEP_OVERLAP)
         else:
             settings = settings_from(args, "eval")
-        document = read_document(args.document, stdin, raw=args.raw, keep_running=args.keep_running)
+        document = read_document(args.document, stdin, raw=args.raw, keep_running=args.keep_running,
+                                 encoding=args.encoding)
         name = "standard input" if args.questions == "-" else shown_name(args.questions)
         text = read_input(args.questions, stdin)  # its errors name the file themselves
         try:

@@ -221,7 +221,8 @@ def read_bytes(name: str, stdin: TextIO | None) -> bytes | str:
 
 
 def read_document(name: str, stdin: TextIO | None, *, raw: bool = False, keep_running: bool = False,
-                  source: str | None = None, data: bytes | str | None = None) -> Document:
+                  source: str | None = None, data: bytes | str | None = None,
+                  encoding: str | None = None) -> Document:
     """A file (or standard input for '-') as the offsets will index it: a PDF, Word or HTML file
     extracted to text, anything else strict UTF-8 with its byte order mark and CR LF kept
     (`raw`: every file as text). `data`: its bytes, already read."""
@@ -230,4 +231,5 @@ def read_document(name: str, stdin: TextIO | None, *, raw: bool = False, keep_ru
     if isinstance(data, str):
         return Document(data, source=source)
     label = "standard input" if name == "-" else shown_name(name)
-    return Document.from_bytes(data, name=label, raw=raw, keep_running=keep_running, source=source)
+    return Document.from_bytes(data, name=label, raw=raw, keep_running=keep_running, source=source,
+                               encoding=encoding)

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from .._errors import ChunkerError
+from ..documents import text_encoding
 from ..results._export import FORMATS
 from ..settings._settings import whole_number
 from ..tokens._tokenizers import get_tokenizer
@@ -130,6 +131,8 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
             raise ChunkerError(f"unknown format {args.format!r}: choose one of {', '.join(FORMATS)}")
         settings = settings_from(args)
         limit = _max_chunk_chars(args.max_chunk_chars)
+        if args.encoding is not None:
+            text_encoding(args.encoding)  # a bad name is one line before any file is read
         jobs = _jobs(args.jobs)
         paths: list[str] = args.files or ["-"]
         if paths.count("-") > 1:
@@ -140,7 +143,7 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         # cannot load is one error, not one for every file.
         get_tokenizer(settings.tokenizer)
         job = Job(settings, args.format, "stats" if args.stats else "advice" if args.advice else "records",
-                  args.raw, args.keep_running, limit, named)
+                  args.raw, args.keep_running, limit, named, args.encoding)
         stdin_data = read_bytes("-", stdin) if "-" in paths else None
         failed = _chunk_into(job, items, args, stdin_data, stdout, stderr, jobs)
         for message in failed:
@@ -214,7 +217,8 @@ def run_extract(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None
         if args.output and args.file != "-" and is_the_output(args.file, args.output):
             raise ChunkerError(f"{shown_name(args.file)}: is also the output (--output {shown_name(args.output)}): "
                                "write the text to another file")
-        text = read_document(args.file, stdin, raw=args.raw, keep_running=args.keep_running).text
+        text = read_document(args.file, stdin, raw=args.raw, keep_running=args.keep_running,
+                             encoding=args.encoding).text
         if args.output:
             _write_file([text], args.output)
         else:

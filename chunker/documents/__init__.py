@@ -18,6 +18,7 @@ the functions that read those formats, so text and HTML work without them.
 from __future__ import annotations
 
 import bisect
+import codecs
 import os
 import re
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 
 from .._errors import ChunkerError
 
-__all__ = ["KINDS", "MAX_BYTES", "Extracted", "detect_kind", "extract", "read_file", "shown_name"]
+__all__ = ["KINDS", "MAX_BYTES", "Extracted", "decode_text", "detect_kind", "extract", "read_file", "shown_name"]
 
 KINDS = ("pdf", "docx", "html", "text")
 # Large enough for a long report or a book; past it, pypdf on Pyodide takes minutes and the
@@ -116,19 +117,22 @@ def detect_kind(data: bytes, name: str | None = None) -> str:
 
 def extract(data: bytes, *, name: str | None = None, keep_running: bool = False,
             max_bytes: int = MAX_BYTES, progress: Callable[[int, int], None] | None = None,
-            ) -> Extracted:
+            encoding: str | None = None) -> Extracted:
     """Extract the text of a document given as bytes; `name` (a file name) helps tell the kind
     and names the file in errors.
 
     `keep_running=True` keeps the running headers and footers of a PDF (by default lines that
     repeat at the top or bottom of most pages are dropped). `progress(done, total)` is called
-    after each PDF page. Files over `max_bytes` (default 50 MB) are refused. Every failure
+    after each PDF page. Files over `max_bytes` (default 50 MB) are refused. A text file is
+    UTF-8 unless `encoding` names another text encoding (see `decode_text`). Every failure
     raises `ChunkerError` with one line that says what to do.
 
     >>> extract(b"\\xff\\xfe", name="notes.txt")
     Traceback (most recent call last):
     ...
-    chunker._errors.ChunkerError: notes.txt: not UTF-8 text (bad byte at offset 0); convert it to UTF-8 first
+    chunker._errors.ChunkerError: notes.txt: not UTF-8 text (bad byte at offset 0); it may be UTF-16: ...
+    >>> extract("Café".encode("cp1252"), name="menu.txt", encoding="cp1252").text
+    'Café'
     """
     if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)
@@ -153,13 +157,75 @@ def extract(data: bytes, *, name: str | None = None, keep_running: bool = False,
         from ._html import html_to_text
 
         return Extracted(html_to_text(decode_html(data, label=label)), "html")
+    return Extracted(decode_text(data, label=label, encoding=encoding), "text")
+
+
+# A UTF-8 sequence of two to four bytes: a file holding one is UTF-8 with a fault, not a
+# legacy encoding, and no other encoding is suggested for it.
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+# Bytes Windows-1252 leaves undefined: a file with one is not cp1252.
+_NOT_CP1252 = re.compile(rb"[\x81\x8d\x8f\x90\x9d]")
+_SNIFF_BYTES = 1 << 20
+
+
+def _likely(data: bytes) -> str:
+    """What a file that is not UTF-8 may be, as the start of advice ("" when nothing is likely).
+    The page's bridge (static/bridge.js, likelyEncoding) says the same for the same bytes."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        guess = ("utf-16", "UTF-16")
+    else:
+        head = data[:_SNIFF_BYTES]
+        if _UTF8_SEQUENCE.search(head):
+            return ""
+        guess = ("latin-1", "Latin-1") if _NOT_CP1252.search(head) else ("cp1252", "Windows-1252 (Western European)")
+    return f"it may be {guess[1]}: pass --encoding {guess[0]} (encoding=\"{guess[0]}\"), or "
+
+
+def decode_text(data: bytes, *, label: str = "the input", encoding: str | None = None) -> str:
+    """A text file's bytes as the offsets will index them: strict UTF-8 with its byte order mark
+    and CR LF kept (no utf-8-sig, no newline translation), or `encoding` when given (a text
+    encoding Python knows: cp1252, latin-1, utf-16, shift_jis...). Bytes that are not UTF-8 are
+    one line naming the first bad byte and, when one is likely, the encoding to pass.
+
+    >>> decode_text("Café".encode("cp1252"), label="menu.txt")
+    Traceback (most recent call last):
+    ...
+    chunker._errors.ChunkerError: menu.txt: not UTF-8 text (bad byte at offset 3); it may be Windows-1252 ...
+    """
+    if encoding is not None:
+        codec = text_encoding(encoding)
+        try:
+            return data.decode(codec)
+        except UnicodeDecodeError as e:
+            raise ChunkerError(f"{label}: not {encoding} text (bad byte at offset {e.start}): check the "
+                               "encoding, or leave it out for UTF-8") from None
     try:
-        # Not utf-8-sig and no newline translation: offsets index the bytes' text exactly,
-        # as the CLI has always read text files.
-        return Extracted(data.decode("utf-8"), "text")
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ChunkerError(f"{label}: not UTF-8 text (bad byte at offset {e.start}); "
-                           "convert it to UTF-8 first") from None
+                           f"{_likely(data)}convert it to UTF-8") from None
+
+
+def text_encoding(name: str) -> str:
+    """`name` as the Python codec of a text encoding, or one line saying it is none.
+
+    >>> text_encoding("Latin-1"), text_encoding("windows-1252")
+    ('iso8859-1', 'cp1252')
+    >>> text_encoding("rot13")
+    Traceback (most recent call last):
+    ...
+    chunker._errors.ChunkerError: encoding 'rot13' is not a text encoding: name one such as utf-8, cp1252, latin-1 or utf-16
+    """
+    try:
+        info = codecs.lookup(str(name))
+    except LookupError:
+        info = None
+    codec = info.name if info is not None else ""
+    if not (_PAGE_CODEC.fullmatch(codec) or codec in ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le",
+                                                       "utf-32-be", "latin-1")):
+        raise ChunkerError(f"encoding {str(name)[:40]!r} is not a text encoding: name one such as utf-8, cp1252, "
+                           "latin-1 or utf-16")
+    return codec
 
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.IGNORECASE)

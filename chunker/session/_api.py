@@ -53,7 +53,7 @@ class Document:
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, keep_running: bool = False, raw: bool = False,
-             max_bytes: int | None = None) -> Document:
+             max_bytes: int | None = None, encoding: str | None = None) -> Document:
         """A file as `python -m chunker FILE` reads it: a PDF, Word (.docx) or HTML file is
         extracted to Markdown-flavoured text (see `chunker.extract`), any other file is strict
         UTF-8 text with its byte order mark and CR LF kept. `raw=True` reads any file as text.
@@ -71,24 +71,21 @@ class Document:
         data = read_file(path)
         name = shown_name(path)
         return cls.from_bytes(data, name=name, keep_running=keep_running, raw=raw,
-                              max_bytes=MAX_BYTES if max_bytes is None else max_bytes)
+                              max_bytes=MAX_BYTES if max_bytes is None else max_bytes, encoding=encoding)
 
     @classmethod
     def from_bytes(cls, data: bytes, *, name: str | None = None, keep_running: bool = False,
                    raw: bool = False, max_bytes: int | None = None, source: str | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> Document:
+                   progress: Callable[[int, int], None] | None = None, encoding: str | None = None) -> Document:
         """`Document.open` for bytes already read; `name` helps tell the kind and names the file in
-        errors, `source` is what records carry (none by default)."""
-        from ..documents import MAX_BYTES, extract  # noqa: PLC0415
+        errors, `source` is what records carry (none by default), `encoding` is a text file's
+        when it is not UTF-8."""
+        from ..documents import MAX_BYTES, decode_text, extract  # noqa: PLC0415
 
         if raw:
-            try:
-                return cls(bytes(data).decode("utf-8"), source=source)
-            except UnicodeDecodeError as e:
-                raise ChunkerError(f"{name or 'the input'}: not UTF-8 text (bad byte at offset {e.start}); "
-                                   "convert it to UTF-8 first") from None
+            return cls(decode_text(bytes(data), label=name or "the input", encoding=encoding), source=source)
         found = extract(data, name=name, keep_running=keep_running, progress=progress,
-                        max_bytes=MAX_BYTES if max_bytes is None else max_bytes)
+                        max_bytes=MAX_BYTES if max_bytes is None else max_bytes, encoding=encoding)
         return cls(found.text, source=source, pages=found.pages)
 
     def __repr__(self) -> str:
