@@ -40,7 +40,7 @@ from ._common import (
 from ._corpus import Progress, chunk_all
 from ._inputs import Input, find_inputs, is_the_output, read_bytes, read_document, shown_name
 from ._jobs import Job, WorkerError
-from ._output import OutputError, Sink, _write, _write_file
+from ._output import OutputError, Sink, _write, _write_file, remove_pending
 from ._signals import Stopped, catch_stopping, end_of
 
 # Re-exported: `python -m chunker eval` and tests use them from here.
@@ -249,7 +249,8 @@ def main(argv: Sequence[str] | None = None, *, prog: str | None = None) -> int:
     catch_stopping()
     try:
         return run(argv, sys.stdin, sys.stdout, sys.stderr, prog=prog)
-    except Stopped as e:  # cleaned up on the way here: the workers stopped, no temporary file left
+    except Stopped as e:  # cleaned up on the way here: the workers stopped
+        remove_pending()  # and no temporary output file left, wherever the signal came
         return end_of(e.signum)
     except KeyboardInterrupt:
         _say(sys.stderr, "interrupted")

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from ._inputs import shown_name
+from ._signals import held
 
 SPOOL_BYTES = 32 << 20
 """Output for standard output held in memory up to this size, then in a temporary file."""
@@ -89,12 +90,30 @@ def _write(pieces: Iterable[str], stream: IO[str] | None) -> None:
         raise OutputError(f"cannot write the output ({e.strerror or e})") from None
 
 
+PENDING: set[str] = set()
+"""Temporary files made for ``--output`` and not yet renamed into place or removed. A stopping
+signal can arrive anywhere, even between a `Sink` being made and its ``with`` block being
+entered; `remove_pending` then takes away what the ``with`` block could not."""
+
+
+def remove_pending() -> None:
+    """Remove every temporary output file still pending (see PENDING)."""
+    for tmp in list(PENDING):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        PENDING.discard(tmp)
+
+
 def _temporary_beside(path: str, shown: str, mode: int, owner: tuple[int, int] | None) -> tuple[int, str]:
     """A new hidden file in `path`'s folder, with `mode` (and `owner`, where this process may
     give it) instead of mkstemp's 0600: it is to replace `path`, and keep what `path` had."""
     folder = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".chunker-", suffix=".tmp", dir=folder)
+        with held():  # made and listed in PENDING with no signal in between
+            fd, tmp = tempfile.mkstemp(prefix=".chunker-", suffix=".tmp", dir=folder)
+            PENDING.add(tmp)
     except OSError as e:
         raise OutputError(f"{shown_name(shown)}: cannot write there ({e.strerror or e})") from None
     try:
@@ -194,6 +213,7 @@ class Sink:
                 os.unlink(self.tmp)
             except OSError:
                 pass
+            PENDING.discard(self.tmp)
         if self.opened is not None:
             try:
                 self.opened.close()
@@ -214,6 +234,7 @@ class Sink:
                 os.fsync(self.file.fileno())
                 self.file.close()
                 os.replace(self.tmp, self.target)  # type: ignore[arg-type]
+                PENDING.discard(self.tmp)
                 self.tmp = None
                 return
         except OSError as e:
