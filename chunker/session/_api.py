@@ -13,6 +13,7 @@ from ..results._records import ChunkResult, Chunks, Stats
 from ..settings._options import Settings, options_doc, options_for, signed, unknown_setting
 from ..settings._settings import DEFAULTS, volume_limit, whole_number
 from ..strategies import STRATEGIES, Spans, Strategy
+from ..strategies._merge import merge_small
 from ..text._segments import Fences, check_text, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
 from ..tokens._tokenizers import TokenizerLike, get_tokenizer
@@ -38,9 +39,13 @@ class Document:
     (2, 8)
     """
 
-    def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = ()) -> None:
+    def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = (),
+                 name: str | None = None) -> None:
         self.text = check_text(text)
         self.source = source
+        self.name = name
+        """The file name the text was read from, if any: the code strategy's language comes from
+        its extension (or from `source`'s). Records do not carry it."""
         pages = tuple(pages)
         if pages and (pages[0] != 0 or any(b <= a for a, b in zip(pages, pages[1:])) or pages[-1] > len(text)):
             raise ChunkerError(f"pages must be ascending start offsets from 0 within the text, got {pages[:5]}...")
@@ -89,7 +94,8 @@ class Document:
                                    "convert it to UTF-8 first") from None
         found = extract(data, name=name, keep_running=keep_running, progress=progress,
                         max_bytes=MAX_BYTES if max_bytes is None else max_bytes)
-        return cls(found.text, source=source, pages=found.pages)
+        # An extracted document (PDF, Word, HTML) is text now: its file name says nothing of it.
+        return cls(found.text, source=source, pages=found.pages, name=name if found.kind == "text" else None)
 
     def __repr__(self) -> str:
         return f"<Document {len(self.text):,} chars{' from ' + self.source if self.source else ''}>"
@@ -164,10 +170,14 @@ class Document:
             # Chunks are sized in characters or words, but counted in tokens all the same: from
             # one encoding of the document (or the estimate's sums), not chunk by chunk.
             counter = None if tok.name == "approx" else self._token_measure(tok)
+        wanted = {w: self.pages if w == "pages" else (self.source or self.name) if w == "source"
+                  else getattr(settings, w) for w in strategy.wants}
         spans = Spans.of(strategy.split(text, size=size, overlap=overlap_count, measure=measure,
-                                        breaks=settings.breaks), len(text))
+                                        breaks=settings.breaks, **wanted), len(text))
         if not strategy.keeps_blank:
             spans = _without_blanks(text, spans)
+        if settings.min_size:
+            spans = merge_small(spans, size=size, min_size=settings.min_size, measure=measure)
         if limit is not None:
             _check_volume(text, spans, settings, limit)
         counts: Sequence[int] | None = None
@@ -308,6 +318,7 @@ def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
     """
     size, unit = settings.size, settings.unit
     limit = settings.model_tokens
+    min_size = settings.min_size
     tokens = array("q")
     flags: list[tuple[str, ...]] = []
     shared: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per set of flags, not per chunk
@@ -336,6 +347,8 @@ def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
             found.append("split_sentence")
         if limit is not None and n > limit:
             found.append("truncated")
+        if measured < min_size:
+            found.append("tiny")
         key = tuple(found)
         flags.append(shared.setdefault(key, key))
     return Chunks(text, spans.starts, spans.ends, tokens, flags, spans.headings, not tok.exact, pages)
