@@ -91,7 +91,9 @@ class ChunkerSplitter(TextSplitter):
         documents = []
         for i, text in enumerate(texts):
             base = metadatas[i] if metadatas is not None else {}
-            for c in chunk(text, **self._options).chunks:
+            # A loader's "source" (the file's path) tells the code strategy its language.
+            name = base.get("source")
+            for c in chunk(text, source=name if isinstance(name, str) else None, **self._options).chunks:
                 # A copy per chunk, as LangChain makes: a caller editing one chunk's metadata
                 # must not edit its siblings'.
                 metadata = copy.deepcopy(base)
