@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..results._records import ChunkResult
-from ..settings._presets import PRESETS, ModelLimit, model_limit
 from ..settings._options import Settings
+from ..settings._presets import PRESETS, ModelLimit, model_limit
 from ..tokens._tokenizers import TOKENIZERS
 
 __all__ = ["Tip", "Advice", "advise", "content_type", "model_limit"]

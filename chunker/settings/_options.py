@@ -16,7 +16,7 @@ The choices themselves stay in their own registries (strategies, tokenizers, `UN
 >>> Settings(sise=300)
 Traceback (most recent call last):
 ...
-chunker._errors.ChunkerError: unknown setting 'sise': choose from strategy, unit, size, overlap, min_size, tokenizer, breaks, language, model_max
+chunker._errors.ChunkerError: unknown setting 'sise': choose from strategy, unit, size, overlap, min_size, tokenizer, ...
 """
 
 from __future__ import annotations

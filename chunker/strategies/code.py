@@ -31,6 +31,7 @@ import re
 import warnings
 from array import array
 from collections.abc import Sequence
+from typing import Any
 
 from ..text._segments import line_spans, position_kind
 from ..tokens._measure import Measure
@@ -50,8 +51,9 @@ def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple
     """
     >>> from chunker import chunk
     >>> code = "import os\\n\\n\\nclass A:\\n    def f(self):\\n        return 1\\n\\n    def g(self):\\n        return 2\\n"
-    >>> [(c.text, c.headings) for c in chunk(code, strategy="code", unit="chars", size=40, overlap=0)]
-    [('import os', ()), ('class A:\\n    def f(self):\\n        return 1', ('A',)), ('def g(self):\\n        return 2', ('A', 'g'))]
+    >>> [(c.text, c.headings) for c in chunk(code, strategy="code", unit="chars", size=45, overlap=0)][1:]
+    [('class A:\\n    def f(self):\\n        return 1', ('A',)),
+     ('def g(self):\\n        return 2', ('A', 'g'))]
     """
     lang = language_of(language, source)
     leaves = Leaves(position_kind(len(text)))
@@ -155,8 +157,8 @@ def _units(nodes: Sequence[ast.stmt]) -> list[tuple[int, int, list[ast.stmt]]]:
     for node in nodes:
         first, last = _first_line(node), node.end_lineno or node.lineno
         if units and first <= units[-1][1]:
-            f, l, group = units[-1]
-            units[-1] = (f, max(l, last), [*group, node])
+            top, bottom, group = units[-1]
+            units[-1] = (top, max(bottom, last), [*group, node])
         else:
             units.append((first, last, [node]))
     return units
@@ -274,25 +276,26 @@ class _Python:
         (and a branch's ``else:``, ``except E:``) go with it; lines right after a unit and
         indented deeper than it (a comment at the end of its body) too; any other run of
         lines between units is a piece of its own."""
-        items: list[list] = []  # ["unit", first, last, own first, own last, nodes] or ["own", first, last]
+        # [first, last, own first, own last, statements]; a run of lines of its own has no statements.
+        items: list[list[Any]] = []
         prev = first - 1
-        for f, l, nodes in [*units, (last + 1, last + 1, [])]:
-            gap = self.runs(prev + 1, min(f - 1, last))
-            lead = f
-            if nodes and gap and gap[-1][1] == f - 1:
+        for top, bottom, nodes in [*units, (last + 1, last + 1, [])]:
+            gap = self.runs(prev + 1, min(top - 1, last))
+            lead = top
+            if nodes and gap and gap[-1][1] == top - 1:
                 lead = gap.pop()[0]
-            if gap and items and items[-1][0] == "unit" and gap[0][0] == prev + 1 \
-                    and self.indent(gap[0][0]) > self.indent(items[-1][3]):
-                items[-1][2] = gap.pop(0)[1]
-            items.extend(["own", a, b] for a, b in gap)
+            if gap and items and items[-1][4] and gap[0][0] == prev + 1 \
+                    and self.indent(gap[0][0]) > self.indent(items[-1][2]):
+                items[-1][1] = gap.pop(0)[1]
+            items.extend([a, b, a, b, []] for a, b in gap)
             if nodes:
-                items.append(["unit", lead, l, f, l, nodes])
-            prev = l
-        for item in items:
-            if item[0] == "own":
-                self.lines(item[1], item[2], path)
+                items.append([lead, bottom, top, bottom, nodes])
+            prev = bottom
+        for a, b, own_a, own_b, nodes in items:
+            if nodes:
+                self.unit(a, b, own_a, own_b, nodes, path)
             else:
-                self.unit(*item[1:], path)
+                self.lines(a, b, path)
 
     def unit(self, first: int, last: int, own_first: int, own_last: int, nodes: list[ast.stmt],
              path: tuple[str, ...]) -> None:
