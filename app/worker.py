@@ -48,7 +48,8 @@ class Session:
         self.sweep_key: Any = None
 
     def take(self, text: str, filename: str | None) -> None:
-        self.take_document(chunker.Document(text), filename)
+        # The file name tells the code strategy its language, as the command line's does.
+        self.take_document(chunker.Document(text, name=filename), filename)
 
     def take_document(self, document: chunker.Document, filename: str | None) -> None:
         text = document.text

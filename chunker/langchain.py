@@ -99,7 +99,9 @@ class ChunkerSplitter(TextSplitter):
             if not isinstance(base, Mapping):  # LangChain's Document refuses it too, later and less clearly
                 raise ChunkerError(f"metadatas[{i}] is {type(base).__name__}, not a dict: give a dict "
                                    "(or {}) for each text, or no metadatas at all")
-            for c in chunk(text, **self._options).chunks:
+            # A loader's "source" (the file's path) tells the code strategy its language.
+            name = base.get("source")
+            for c in chunk(text, source=name if isinstance(name, str) else None, **self._options).chunks:
                 # A copy per chunk, as LangChain makes: a caller editing one chunk's metadata
                 # must not edit its siblings'.
                 metadata = copy.deepcopy(dict(base))

@@ -99,7 +99,9 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
                             *(k for k in METADATA_KEYS if k not in node.excluded_embed_metadata_keys)]
             hidden_llm = [*node.excluded_llm_metadata_keys,
                           *(k for k in METADATA_KEYS if k not in node.excluded_llm_metadata_keys)]
-            for c in chunk(text, **options).chunks:
+            # A reader's file name tells the code strategy its language.
+            name = node.metadata.get("file_path") or node.metadata.get("file_name")
+            for c in chunk(text, source=name if isinstance(name, str) else None, **options).chunks:
                 out.append(TextNode(
                     id_=self.id_func(c.index, node), text=c.text,
                     start_char_idx=c.start_char, end_char_idx=c.end_char,

@@ -404,3 +404,22 @@ def test_llama_index_opens_no_connection(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout) == len(chunker.chunk(README, size=200, overlap="10%", tokenizer="cl100k").chunks)
     assert not any(tmp_path.iterdir())
+
+
+def test_the_adapters_read_the_code_language_from_the_documents_file_name():
+    pytest.importorskip("langchain_core")
+    from langchain_core.documents import Document as LCDocument
+
+    from chunker.langchain import ChunkerSplitter
+
+    js = "function a() {\n  return 1;\n}\nconst b = 2;\nfunction c() {\n  return 3;\n}\n"
+    want = [c.text for c in chunker.chunk(js, strategy="code", unit="chars", size=40, overlap=0, language="js")]
+    splitter = ChunkerSplitter(strategy="code", unit="chars", size=40, overlap=0)
+    got = splitter.split_documents([LCDocument(page_content=js, metadata={"source": "src/app.js"})])
+    assert [d.page_content for d in got] == want
+    llama = pytest.importorskip("llama_index.core")
+    from chunker.llama_index import ChunkerNodeParser
+
+    nodes = ChunkerNodeParser(strategy="code", unit="chars", size=40, overlap=0).get_nodes_from_documents(
+        [llama.Document(text=js, metadata={"file_name": "app.js"})])
+    assert [n.text for n in nodes] == want

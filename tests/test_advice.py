@@ -151,3 +151,18 @@ def test_a_starting_point_the_whole_document_fits_in_is_not_suggested():
     assert content_type(text) == "technical" and res.stats.document_tokens < chunker.PRESETS["technical"].size
     tip = next(t for t in chunker.advise(text, res).tips if t.code == "content_type")
     assert not tip.suggest and "one chunk" in tip.message and f"{res.stats.document_tokens:,} tokens" in tip.message
+
+
+def test_the_advice_offers_the_code_strategy_for_code_and_not_once_it_is_used():
+    text = inspect.getsource(subprocess)
+    res = chunker.chunk(text, size=300, overlap=0)
+    tips = {t.code: t for t in chunker.advise(text, res).tips}
+    assert tips["content_type"].suggest["strategy"] == "code" and "the code strategy" in tips["content_type"].message
+    assert tips["code"].apply == {"strategy": "code"}
+    used = chunker.chunk(text, strategy="code", size=400, overlap="10%")
+    tips = {t.code: t for t in chunker.advise(text, used).tips}
+    assert "code" not in tips and "(these settings)" in tips["content_type"].message
+    # Prose and Markdown are not offered it.
+    for prose in (sample_document(), "A plain paragraph of prose. It has sentences.\n\nAnother one here."):
+        advice = chunker.advise(prose, chunker.chunk(prose, size=100, overlap=0))
+        assert all(t.suggest.get("strategy") != "code" for t in advice.tips)

@@ -175,3 +175,31 @@ def test_the_langchain_strategy_with_a_loaded_tokenizer_json_renders(monkeypatch
     shown = json.dumps(out)
     assert "Internal error" not in shown and "KeyError" not in shown
     assert "RecursiveCharacterTextSplitter" in shown  # the LangChain equivalent is offered
+
+
+def test_the_code_strategy_reads_the_language_from_the_file_name_as_the_command_line_does(tmp_path):
+    import subprocess
+    import sys
+
+    js = "function a() {\n  return 1;\n}\nconst b = 2;\nfunction c() {\n  return 3;\n}\n"
+    changes = {"strategy": "code", "unit": "chars", "size": "40", "overlap": "0", "min_size": "20"}
+    view = run({"text": js, "name": "app.js"}, **changes)
+    assert view["ok"]
+    path = tmp_path / "app.js"
+    path.write_text(js, encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "chunker", str(path), "--strategy", "code", "--unit", "chars",
+                          "--size", "40", "--overlap", "0", "--min-size", "20", "--format", "json"],
+                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert [c.to_dict() for c in worker.S.result] == json.loads(out)
+    assert worker.S.result.chunks != chunker.chunk(js, strategy="code", unit="chars", size=40, overlap=0,
+                                                   min_size=20).chunks
+    view = run(None, **changes, language="python")  # the setting wins over the name
+    assert worker.S.result.chunks == chunker.chunk(js, strategy="code", unit="chars", size=40, overlap=0,
+                                                   min_size=20).chunks
+
+
+def test_hello_offers_the_language_and_min_size_fields():
+    controls = json.loads(worker.hello()["controls"])
+    fields = {f["key"] for f in controls["fields"]}
+    assert {"min_size", "language"} <= fields
+    assert 'value="visualbasic6"' in controls["more"] and "Min size" in controls["more"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -41,15 +43,18 @@ def options(draw, tokenizers=("approx", "estimate")):
     strategy = draw(st.sampled_from(STRATEGIES))
     unit = draw(st.sampled_from(list(chunker.UNITS)))
     tokenizer = draw(st.sampled_from(list(tokenizers)))
-    zero_ok = strategy in ("sentence", "paragraph")
+    zero_ok = chunker.STRATEGIES[strategy].size_zero
     size = draw(st.integers(0 if zero_ok else 1, 400))
     if size > 0:
         overlap = draw(st.integers(0, size - 1) | st.sampled_from(["0%", "10%", "15%", "50%"]))
     else:
         overlap = 0
     breaks = draw(st.lists(st.sampled_from(list(chunker.BREAKS)), min_size=1, unique=True))
+    # min_size off half the time (today's output), else anything under the size.
+    min_size = draw(st.just(0) | st.integers(0, max(0, size - 1)))
+    language = draw(st.sampled_from(["auto", "python", "js", "markdown", "html", "latex", "visualbasic6"]))
     return dict(strategy=strategy, unit=unit, size=size, overlap=overlap, tokenizer=tokenizer,
-                breaks=breaks)
+                breaks=breaks, min_size=min_size, language=language)
 
 
 def check_invariants(text, opts):
@@ -81,6 +86,7 @@ def check_invariants(text, opts):
                 assert own(text[c.start_char:prev.end_char]) <= overlap, "overlap within ask"
         if res.settings.size > 0 and "oversize" not in c.flags:
             assert own(c.text) <= res.settings.size
+        assert ("tiny" in c.flags) == (own(c.text) < res.settings.min_size)
         for k in range(c.start_char, c.end_char):
             covered[k] = True
         prev = c
@@ -291,3 +297,116 @@ def test_exact_token_repros(strategy, tokenizer):
     for size, overlap in ((1, 0), (2, 0), (2, 1), (3, 1)):
         check_fit(", 𝔘𝔘𝔘…", dict(strategy=strategy, unit="tokens", size=size, overlap=overlap,
                                 tokenizer=tokenizer))
+
+
+# -- min_size, pages, code -----------------------------------------------------------------------
+
+
+def _own_count(opts):
+    unit = opts["unit"]
+    return (len if unit == "chars" else (lambda s: len(s.split())) if unit == "words"
+            else get_tokenizer(opts["tokenizer"]).count)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts, options(), st.integers(1, 400))
+def test_min_size_only_merges_neighbours_and_never_breaks_the_size(text, opts, min_size):
+    """With min_size every chunk is a run of neighbouring chunks made without it (from the first
+    one's start to the last one's end); none is over the size unless it was so already; a chunk
+    left tiny could join neither neighbour within the size (or a section starts between)."""
+    assume(opts["size"] > 1)
+    base = chunker.chunk(text, **{**opts, "min_size": 0}).chunks
+    opts = {**opts, "min_size": min(min_size, opts["size"] - 1)}
+    res = check_fit(text, opts)
+    own, size = _own_count(opts), res.settings.size
+    k = 0
+    for c in res:
+        assert base[k].start_char == c.start_char, "a merged chunk starts where a chunk started"
+        last = k
+        while base[last].end_char != c.end_char:
+            last += 1
+        while last + 1 < len(base) and base[last + 1].end_char == c.end_char:  # fixed windows can share an end
+            last += 1
+        if last > k:  # a merge: it fits
+            assert own(c.text) <= size
+        else:
+            assert c.flags == tuple(f for f in base[k].flags if f != "tiny") + (
+                ("tiny",) if "tiny" in c.flags else ())
+        k = last + 1
+    assert k == len(base)
+    if opts["strategy"] in ("markdown", "page"):
+        return  # a heading or a page between two chunks also keeps them apart
+    chunks = list(res)
+    for i, c in enumerate(chunks):
+        if "tiny" in c.flags:
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(chunks):
+                    a, b = sorted((chunks[i], chunks[j]), key=lambda x: x.start_char)
+                    assert own(text[a.start_char:b.end_char]) > size, "a tiny chunk that could merge"
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts, st.data())
+def test_page_chunks_never_cross_a_page(text, data):
+    assume(text.strip())
+    cuts = sorted(set(data.draw(st.lists(st.integers(1, max(1, len(text) - 1)), max_size=6))))
+    pages = [0] + [c for c in cuts if 0 < c < len(text)]
+    opts = data.draw(options())
+    opts.update(strategy="page", size=max(opts["size"], 1) if data.draw(st.booleans()) else 0)
+    if opts["size"] == 0:
+        opts.update(overlap=0, min_size=0)
+    elif opts["min_size"] >= opts["size"]:
+        opts["min_size"] = 0
+    doc = chunker.Document(text, pages=pages)
+    res = doc.chunk(**opts)
+    own = _own_count(opts)
+    bounds = [*pages, len(text)]
+    covered = [False] * len(text)
+    for c in res:
+        assert text[c.start_char:c.end_char] == c.text and c.page_start == c.page_end, "one page each"
+        if opts["size"] and "oversize" not in c.flags:
+            assert own(c.text) <= opts["size"]
+        if "oversize" in c.flags:
+            assert len(c.text) == 1
+        for k in range(c.start_char, c.end_char):
+            covered[k] = True
+    assert all(covered[k] or ch.isspace() for k, ch in enumerate(text))
+    for p, (a, b) in enumerate(zip(bounds, bounds[1:]), 1):
+        page = text[a:b].strip()
+        if page and (opts["size"] == 0 or own(page) <= opts["size"]):
+            assert [c.text for c in res if c.page_start == p] == [page], "a page that fits is one chunk"
+
+
+def _python_sources():
+    import bisect as m1
+    import colorsys as m2
+    import fnmatch as m3
+    import heapq as m4
+    import shlex as m5
+    import textwrap as m6
+
+    return [inspect.getsource(m) for m in (m1, m2, m3, m4, m5, m6)]
+
+
+@st.composite
+def python_slices(draw):
+    """Whole stdlib modules, or runs of their lines that still parse (a fragment that does not
+    is cut at Python's separators: the fallback)."""
+    source = draw(st.sampled_from(_python_sources()))
+    lines = source.splitlines(keepends=True)
+    a = draw(st.integers(0, len(lines)))
+    b = draw(st.integers(a, min(len(lines), a + 200)))
+    return draw(st.sampled_from([source, "".join(lines[a:b])]))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(python_slices(), options())
+def test_code_never_cuts_a_definition_that_fits(text, opts):
+    from tests.test_code import definitions
+
+    opts.update(strategy="code", language="python", size=max(1, opts["size"]))
+    res = check_fit(text, opts)
+    own = _own_count(opts)
+    for start, end, _ in definitions(text):
+        if own(text[start:end]) <= res.settings.size:
+            assert any(c.start_char <= start and end <= c.end_char for c in res), text[start:end][:80]

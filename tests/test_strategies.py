@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import chunker
-from tests.texts import PRIMER
+from tests.texts import PRIMER, ROOT, real_documents
 
 LONG_SENTENCE = ("This sentence keeps going with many plain words so that it cannot possibly fit "
                  "inside a small chunk of forty characters without being cut somewhere.")
@@ -203,7 +203,9 @@ def test_each_flag():
     res = chunker.chunk("A closed block:\n\n```\ncode\n```", strategy="paragraph", unit="chars", size=10, overlap=0)
     assert "mid_sentence" not in res.chunks[-1].flags and "oversize" in res.chunks[-1].flags
     assert set(chunker.FLAGS) == {"mid_sentence", "fragment", "orphan_heading", "oversize", "split_sentence",
-                                  "truncated"}
+                                  "truncated", "tiny"}
+    res = chunker.chunk("One two three four.\n\nFive.", unit="chars", size=19, overlap=0, min_size=6)
+    assert [c.flags for c in res] == [(), ("tiny",)]
     res = chunker.chunk("word " * 300, unit="chars", size=600, overlap=0, model_max=100)
     assert [("truncated" in c.flags) for c in res] == [c.tokens > 100 for c in res] and res.stats.flag_counts["truncated"]
 
@@ -279,3 +281,39 @@ def test_a_registered_strategy_may_return_span_tuples_or_columns():
                 ("One two three.", ("Top",), False), ("Four five six.", ("Top", "Sub"), True)]
     finally:
         STRATEGIES.pop("halves", None)
+
+
+def test_page_strategy_gives_each_pdf_page_its_chunks_and_never_merges_pages():
+    pytest.importorskip("pypdf")
+    doc = chunker.Document.open(ROOT / "docs" / "examples" / "handbook.pdf")
+    assert len(doc.pages) > 1
+    whole = doc.chunk(strategy="page", size=0)
+    bounds = [*doc.pages, len(doc.text)]
+    assert [c.text for c in whole] == [doc.text[a:b].strip() for a, b in zip(bounds, bounds[1:])
+                                       if doc.text[a:b].strip()]
+    assert [c.page_start for c in whole] == list(range(1, len(whole) + 1))
+    small = doc.chunk(strategy="page", unit="chars", size=120, overlap=20, min_size=60)
+    assert len(small) > len(whole)
+    for c in small:
+        assert c.page_start == c.page_end and doc.text[c.start_char:c.end_char] == c.text
+        assert c.chars <= 120 or "oversize" in c.flags
+    # A text without pages is one page.
+    assert [c.text for c in chunker.chunk("One. Two.\n\nThree.", strategy="page", size=100)] == ["One. Two.\n\nThree."]
+
+
+def test_min_size_never_merges_across_a_markdown_heading_and_defaults_to_todays_output():
+    merged = 0
+    for name, text in real_documents():
+        if not name.endswith(".md"):
+            continue
+        for size in (60, 200):
+            base = chunker.chunk(text, strategy="markdown", size=size, overlap=0)
+            assert base == chunker.chunk(text, strategy="markdown", size=size, overlap=0, min_size=0)
+            res = chunker.chunk(text, strategy="markdown", size=size, overlap=0, min_size=size // 3)
+            merged += len(base) - len(res)
+            sections = {c.start_char for c in base if c.text.lstrip().startswith("#")}
+            for c in res:
+                assert c.tokens <= size or "oversize" in c.flags
+                inner = [s for s in sections if c.start_char < s < c.end_char]
+                assert not inner, (name, c.index, "merged across a heading")
+    assert merged > 0

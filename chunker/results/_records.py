@@ -26,6 +26,7 @@ FLAGS: dict[str, str] = {
     "oversize": "Oversize: larger than the chunk size, measured on the final chunk.",
     "split_sentence": "Split sentence: a sentence was cut to fit the size.",
     "truncated": "Truncated: more tokens than the embedding model's input limit; the model will cut this chunk.",
+    "tiny": "Tiny: smaller than the minimum size, and no neighbour in its section could take it within the size.",
 }
 """Flag names and what each one means (the page shows these on the badges)."""
 

@@ -133,9 +133,10 @@ def pitfalls(text: str) -> list[Tip]:
                 break
     if lines and "```" not in head:
         if _is_code(lines):
-            out.append(Tip("tip", "code", "This looks like source code: split it at function or class "
-                                          "boundaries (a syntax-aware splitter); size-based windows cut "
-                                          "functions apart."))
+            out.append(Tip("tip", "code", "This looks like source code: the code strategy splits it at "
+                                          "function and class boundaries and keeps each definition that fits "
+                                          "whole; size-based windows cut functions apart.",
+                           {"strategy": "code"}))
     if text.startswith("\ufeff"):
         out.append(Tip("tip", "bom", "The text starts with a byte order mark (U+FEFF). It counts as a "
                                      "character in the offsets; strip it if your pipeline does."))
@@ -181,7 +182,8 @@ def advise(document: Any, result: ChunkResult, *, limit: int | str | ModelLimit 
         tips.append(_preset_tip(kind, result, model))
     if len(result.chunks):
         tips.extend(_result_tips(text, result, model))
-    tips.extend(pitfalls(text))
+    # Already cut by its structure: the code pitfall has nothing left to say.
+    tips.extend(t for t in pitfalls(text) if not (t.code == "code" and result.settings.strategy == "code"))
     tips = [_changes_only(t, result.settings) for t in tips]
     tips.sort(key=lambda t: t.level != "warn")  # stable: warnings first, each group in order
     return Advice(kind, tuple(tips))
@@ -206,8 +208,13 @@ def _preset_tip(kind: str, result: ChunkResult, model: ModelLimit | None) -> Tip
         if isinstance(overlap, int):
             overlap = min(overlap, size // 2)
     suggest: dict[str, Any] = {"unit": "tokens", "size": size, "overlap": overlap}
-    same = s.unit == "tokens" and s.size == size and str(s.overlap) == str(overlap)
-    message = f"Looks like {preset.label.lower()}: {preset.why}. Start from {size:,} tokens with {overlap} overlap{capped}"
+    if kind == "code":
+        suggest["strategy"] = "code"  # the starting point for code is its structure, then a size
+    same = (s.unit == "tokens" and s.size == size and str(s.overlap) == str(overlap)
+            and s.strategy == suggest.get("strategy", s.strategy))
+    how = "the code strategy at " if kind == "code" else ""
+    message = (f"Looks like {preset.label.lower()}: {preset.why}. Start from {how}{size:,} tokens with {overlap} "
+               f"overlap{capped}")
     whole = result.stats.document_tokens
     if 0 < whole <= size:
         # A starting point the whole document fits in makes one chunk: nothing left to compare.
@@ -240,6 +247,8 @@ def _result_tips(text: str, result: ChunkResult, model: ModelLimit | None) -> li
             "sentence": "only whole sentences are repeated, and they are longer than the overlap",
             "recursive": "only whole pieces (paragraphs, lines, sentences) are repeated",
             "langchain": "LangChain repeats only whole pieces",
+            "code": "only whole definitions and statements are repeated, never across a split definition's edge",
+            "page": "pages never share text, and within a page only whole pieces are repeated",
         }.get(strategy, "the chunks' edges leave less to share")
         out.append(Tip("tip", "overlap_not_achieved",
                        f"Overlap asked: {_n(s.overlap_count)} {unit}; achieved: {_n(stats.avg_overlap)} on "

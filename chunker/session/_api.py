@@ -13,6 +13,7 @@ from ..results._records import ChunkResult, Chunks, Stats
 from ..settings._options import Settings, options_doc, options_for, signed, unknown_setting
 from ..settings._settings import DEFAULTS, volume_limit, whole_number
 from ..strategies import STRATEGIES, Spans, Strategy
+from ..strategies._merge import merge_small
 from ..text._segments import Fences, checked_text, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
 from ..tokens._tokenizers import TokenizerLike, get_tokenizer
@@ -38,9 +39,13 @@ class Document:
     (2, 8)
     """
 
-    def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = ()) -> None:
+    def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = (),
+                 name: str | None = None) -> None:
         self.text, self._wide_space = checked_text(text)
         self.source = source
+        self.name = name
+        """The file name the text was read from, if any: the code strategy's language comes from
+        its extension (or from `source`'s). Records do not carry it."""
         pages = tuple(pages)
         if pages and (pages[0] != 0 or any(b <= a for a, b in zip(pages, pages[1:])) or pages[-1] > len(text)):
             raise ChunkerError(f"pages must be ascending start offsets from 0 within the text, got {pages[:5]}...")
@@ -86,7 +91,8 @@ class Document:
             return cls(decode_text(bytes(data), label=name or "the input", encoding=encoding), source=source)
         found = extract(data, name=name, keep_running=keep_running, progress=progress,
                         max_bytes=MAX_BYTES if max_bytes is None else max_bytes, encoding=encoding)
-        return cls(found.text, source=source, pages=found.pages)
+        # An extracted document (PDF, Word, HTML) is text now: its file name says nothing of it.
+        return cls(found.text, source=source, pages=found.pages, name=name if found.kind == "text" else None)
 
     def __repr__(self) -> str:
         return f"<Document {len(self.text):,} chars{' from ' + self.source if self.source else ''}>"
@@ -155,12 +161,16 @@ class Document:
         size, overlap_count = settings.size, settings.overlap_count
         tokens_unit = settings.unit == "tokens"
         measure = self._token_measure(tok) if tokens_unit else make_measure(text, settings.unit, tok)
+        wanted = {w: self.pages if w == "pages" else (self.source or self.name) if w == "source"
+                  else getattr(settings, w) for w in strategy.wants}
         spans = Spans.of(strategy.split(text, size=size, overlap=overlap_count, measure=measure,
-                                        breaks=settings.breaks), len(text))
-        counter = [measure] if tokens_unit else []  # what counts the chunks: the tokens measure
-        del measure
+                                        breaks=settings.breaks, **wanted), len(text))
         if not strategy.keeps_blank:
             spans = _without_blanks(text, spans)
+        if settings.min_size:
+            spans = merge_small(spans, size=size, min_size=settings.min_size, measure=measure)
+        counter = [measure] if tokens_unit else []  # what counts the chunks: the tokens measure
+        del measure
         if limit is not None:
             _check_volume(text, spans, settings, limit)
         found: list[tuple[Sequence[int], Sequence[int], int]] = []
@@ -325,6 +335,7 @@ def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
     size, unit = settings.size, settings.unit
     limit = settings.model_tokens
     known = counts() if unit == "tokens" or limit is not None else None
+    min_size = settings.min_size
     cut = spans.cut
     fences = Fences.of(text)  # whether a chunk's last fence line closes a block is the document's to say
 
@@ -355,6 +366,8 @@ def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
                 found.append("split_sentence")
             if limit is not None and n > limit:
                 found.append("truncated")
+            if measured < min_size:
+                found.append("tiny")
             key = tuple(found)
             flags.append(shared.setdefault(key, key))
         return flags

@@ -16,7 +16,7 @@ The choices themselves stay in their own registries (strategies, tokenizers, `UN
 >>> Settings(sise=300)
 Traceback (most recent call last):
 ...
-chunker._errors.ChunkerError: unknown setting 'sise': choose from strategy, unit, size, overlap, tokenizer, breaks, model_max
+chunker._errors.ChunkerError: unknown setting 'sise': choose from strategy, unit, size, overlap, min_size, tokenizer, ...
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import ChunkerError
 from ..strategies import STRATEGIES
+from ..strategies._languages import AUTO, LANGUAGES
 from ..tokens._tokenizers import TOKENIZERS, get_tokenizer, label_of
 from ._presets import MODEL_LIMITS, model_limit
 from ._settings import (
@@ -187,6 +188,23 @@ def _overlap(value: Any, so_far: Mapping[str, Any]) -> int | str:
     return label
 
 
+def _min_size(value: Any, so_far: Mapping[str, Any]) -> int:
+    n = whole_number("min_size", value)
+    size = so_far.get("size", DEFAULTS["size"])
+    if n < 0:
+        raise ChunkerError(f"min_size must be 0 (off) or more, got {n}", field="min_size")
+    if n and size == 0:
+        raise ChunkerError(f"min_size {n} needs a size: size 0 makes one chunk per sentence or paragraph, "
+                           "nothing is merged; give a size, or min_size 0", field="min_size")
+    if n and n >= size:
+        raise ChunkerError(f"min_size {n} must be smaller than the size {size}: try {size // 4}", field="min_size")
+    return n
+
+
+def _language(value: Any, so_far: Mapping[str, Any]) -> str:
+    return _choice("language", value, {AUTO: None, **LANGUAGES})
+
+
 def _tokenizer(value: Any, so_far: Mapping[str, Any]) -> str:
     if isinstance(value, str) and value in TOKENIZERS:
         return value
@@ -212,6 +230,10 @@ def _size_text(text: str, flag: str) -> int:
     if not text.strip():
         raise ChunkerError(f"{flag} is empty: type a whole number such as {DEFAULTS['size']}", field="size")
     return whole_number(flag, text)
+
+
+def _count_text(text: str, flag: str) -> int:
+    return whole_number(flag, text) if text.strip() else 0
 
 
 def _overlap_text(text: str, flag: str) -> int | str:
@@ -261,6 +283,12 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
            help=lambda: f"overlap in the unit, or N%% of the size (default {DEFAULTS['overlap']})",
            description="Overlap in the unit, or a percentage such as '15%'.", aliases={"langchain": "chunk_overlap"},
            control=Control("number", "Overlap", "overlap", in_page=True), blank="0", snippet=_always),
+    # After the size, which it is checked against.
+    Option("min_size", 0, _min_size, annotation=int, parse=_count_text, metavar="N",
+           help=lambda: "merge a chunk smaller than N (in the unit) into a neighbour in its section, when the "
+                        "two fit the size; what stays smaller is flagged tiny (default 0: off)",
+           description="Merge chunks smaller than this into a neighbour; 0 is off.",
+           control=Control("number", "Min size"), blank="0"),
     Option("tokenizer", DEFAULTS["tokenizer"], _tokenizer, annotation=str,
            help=lambda: f"{_names(TOKENIZERS)}, or the path of a model's tokenizer.json "
                         f"(default {DEFAULTS['tokenizer']})",
@@ -275,6 +303,14 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
            control=Control("checkboxes", "Break points", "breaks",
                            lambda: ((b.name, b.label) for b in BREAKS.values()), in_page=True),
            snippet=_uses_breaks, to_json=list),
+    Option("language", AUTO, _language, annotation=str, metavar="LANGUAGE",
+           help=lambda: f"the code strategy's language: {AUTO} (from the file's extension, else python) | "
+                        f"{_names(LANGUAGES)} (default {AUTO})",
+           description="The code strategy's language; auto: from the file name.",
+           control=Control("select", "Language",
+                           choices=lambda: [(AUTO, "auto (file name)")] + [(lang.name, lang.label)
+                                                                           for lang in LANGUAGES.values()]),
+           blank=AUTO),
     Option("model_max", None, _model_max, annotation=int | str | None, metavar="MODEL",
            help=lambda: f"the embedding model's input limit: {_names(MODEL_LIMITS)}, or tokens; chunks past it "
                         "are flagged truncated (default: a tokenizer.json's own limit, if it has one)",
@@ -369,6 +405,8 @@ class Settings:
         tokenizer: str
         breaks: tuple[str, ...]
         model_max: int | str | None
+        min_size: int
+        language: str
 
     def __init__(self, **given: Any) -> None:
         for name in given:

@@ -45,6 +45,9 @@ class Strategy:
     """It honours the break points setting."""
     keeps_blank: bool = False
     """Whitespace-only chunks are kept (LangChain keeps them at tiny sizes); others drop them."""
+    wants: tuple[str, ...] = ()
+    """What else its ``split`` takes, as keyword arguments: ``pages`` (the document's page
+    starts), ``source`` (the name the document was read from), or the name of a setting."""
     module: str = ""
     function: SplitFunction | None = field(default=None, repr=False, compare=False)
 
@@ -81,6 +84,11 @@ for _entry in (
     Strategy("paragraph", "Packs whole blank-line-separated paragraphs; a long paragraph is never split, only flagged.",
              size_zero=True),
     Strategy("markdown", "Heading-aware sections with their heading path; code blocks and tables stay whole."),
+    Strategy("code", "Source code at its definitions: Python by its syntax tree (classes, functions, methods, "
+                     "statements), other languages at their separators; the language from the file name or setting.",
+             wants=("language", "source")),
+    Strategy("page", "One chunk per page (a PDF's); a page larger than the size is split, pages are never merged.",
+             size_zero=True, wants=("pages",)),
     Strategy("langchain", "Exactly what LangChain's RecursiveCharacterTextSplitter returns, with correct offsets.",
              keeps_blank=True),
 ):

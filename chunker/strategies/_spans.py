@@ -33,20 +33,24 @@ class Span(NamedTuple):
 class Spans(Sequence[Span]):
     """Chunks as columns: `starts` and `ends` (arrays of positions), `cut` (a byte per chunk,
     or None when no chunk was cut) and `headings` (a tuple per chunk, or None when none has).
+    `walls` are text positions where a section starts (a markdown heading, a page): the
+    `min_size` merge never joins a chunk that starts before one to a chunk that starts at or
+    after it. None: the strategy has no sections.
 
     >>> sp = Spans.of([Span(0, 4), Span(5, 9, True)])
     >>> len(sp), sp[1], list(sp.ends)
     (2, Span(start=5, end=9, cut=True, headings=()), [4, 9])
     """
 
-    __slots__ = ("starts", "ends", "cut", "headings")
+    __slots__ = ("starts", "ends", "cut", "headings", "walls")
 
     def __init__(self, starts: array[int], ends: array[int], cut: bytearray | None = None,  # noqa: F821
-                 headings: list[tuple[str, ...]] | None = None) -> None:
+                 headings: list[tuple[str, ...]] | None = None, walls: Sequence[int] | None = None) -> None:
         self.starts = starts
         self.ends = ends
         self.cut = cut if cut is not None and any(cut) else None
         self.headings = headings if headings is not None and any(headings) else None
+        self.walls = walls
 
     @classmethod
     def of(cls, spans: Iterable[Span | tuple[int, int]], text_length: int | None = None) -> Spans:
@@ -84,7 +88,8 @@ class Spans(Sequence[Span]):
         kind = self.starts.typecode
         return Spans(array(kind, compress(self.starts, wanted)), array(kind, compress(self.ends, wanted)),
                      bytearray(compress(self.cut, wanted)) if self.cut is not None else None,
-                     list(compress(self.headings, wanted)) if self.headings is not None else None)
+                     list(compress(self.headings, wanted)) if self.headings is not None else None,
+                     self.walls)  # positions in the text: dropping chunks moves none
 
 
 class Marks:

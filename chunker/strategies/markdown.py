@@ -365,4 +365,6 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     find = leaves.cut.find
     cut = bytearray(find(1, i, j + 1) >= 0 for i, j in zip(firsts, lasts))
     headings = [paths[h] if h >= 0 else () for h in (bisect.bisect_left(head_starts, e) - 1 for e in ends)]
-    return Spans(starts, ends, cut, headings)
+    # Where each section's first chunk starts: min_size never merges across one.
+    walls = array(kind, [leaves.starts[i] for i in firsts if i in leaves.walls])
+    return Spans(starts, ends, cut, headings, walls)
