@@ -1,20 +1,15 @@
-"""ruff (ruff.toml) and mypy (pyproject.toml [tool.mypy]) are part of the test command: one
-typing style across the files, and no lint left for the next change to trip over."""
+"""tools/check.py's checks are part of the test command, each a test of its own: ruff's format
+and lint (ruff.toml), mypy (pyproject.toml [tool.mypy]) and mypy --strict on the library, so
+no format, lint or type error is left for the next change to trip over."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import pytest
 
-from tests.texts import ROOT
-
-
-def test_ruff_finds_nothing():
-    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--output-format", "concise", "."],
-                          cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
+from tools import check
 
 
-def test_mypy_finds_nothing():
-    done = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
+@pytest.mark.parametrize("name", list(check.CHECKS))
+def test_the_check_finds_nothing(name):
+    done = check.run(name)
     assert done.returncode == 0, done.stdout + done.stderr

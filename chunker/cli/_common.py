@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from .._errors import ChunkerError
-from ..documents import decode_text
+from ..documents import decode_text, shown_name
 from ..settings._options import MAX_CHUNK_CHARS_HELP, OPTIONS, Settings, options_for
 from ..settings._settings import whole_number
-from ._inputs import read_bytes, shown_name
+from ._inputs import read_bytes
 
 PROG = "python -m chunker"
 

@@ -20,9 +20,10 @@ import argparse
 import json
 import math
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from .._errors import ChunkerError
+from ..documents import shown_name
 from ..retrieval._eval import (
     SWEEP_OVERLAP,
     SWEEP_SIZES,
@@ -32,7 +33,8 @@ from ..retrieval._eval import (
     mark_best,
     sweep,
 )
-from ..retrieval._questions import load_questions
+from ..retrieval._questions import Question, load_questions
+from ..session._api import Document
 from ._common import (
     _max_chunk_chars,
     _normalise,
@@ -44,7 +46,7 @@ from ._common import (
     read_input,
     settings_from,
 )
-from ._inputs import read_document, shown_name
+from ._inputs import read_document
 
 __all__ = ["run"]
 
@@ -197,8 +199,9 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
     return 0
 
 
-def _sweep(document, questions, strategies, sizes, overlap, common, top_k, k1, b, with_headings,
-           max_chunk_chars, stderr: TextIO | None) -> tuple[SweepRow, ...]:
+def _sweep(document: Document, questions: Sequence[Question], strategies: list[str], sizes: list[int],
+           overlap: int | str, common: dict[str, Any], top_k: int, k1: float, b: float, with_headings: bool,
+           max_chunk_chars: int | None, stderr: TextIO | None) -> tuple[SweepRow, ...]:
     rows = sweep(document, questions, strategies=strategies, sizes=sizes, overlap=overlap, top_k=top_k,
                  k1=k1, b=b, with_headings=with_headings, max_chunk_chars=max_chunk_chars, **common)
     total = len(strategies) * len(sizes)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from .._errors import ChunkerError
-from ..documents import text_encoding
+from ..documents import shown_name, text_encoding
 from ..results._export import FORMATS
 from ..settings._settings import whole_number
 from ..tokens._tokenizers import get_tokenizer
@@ -38,7 +38,7 @@ from ._common import (
     settings_from,
 )
 from ._corpus import Progress, chunk_all
-from ._inputs import Input, find_inputs, is_the_output, read_bytes, read_document, shown_name
+from ._inputs import Input, find_inputs, is_the_output, read_bytes, read_document
 from ._jobs import Job, WorkerError
 from ._output import OutputError, Sink, _write, _write_file, remove_pending
 from ._signals import Stopped, catch_stopping, end_of

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Iterable
 from typing import IO, Any
 
-from ._inputs import shown_name
+from ..documents import shown_name
 from ._signals import held
 
 SPOOL_BYTES = 32 << 20

@@ -219,7 +219,7 @@ def _model_max(value: Any, so_far: Mapping[str, Any]) -> int | str | None:
     limit = model_limit(value)
     if isinstance(value, int) or (limit is not None and str(value).isdigit()):
         return limit.tokens if limit else None
-    return value  # a MODEL_LIMITS name, kept as named
+    return str(value)  # a MODEL_LIMITS name, kept as named
 
 
 def _breaks_check(value: Any, so_far: Mapping[str, Any]) -> tuple[str, ...]:

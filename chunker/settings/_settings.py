@@ -133,7 +133,7 @@ def whole_number(kind: str, value: Any) -> int:
     if value > MAX_SIZE:
         raise ChunkerError(f"{kind} {value if value < 10**15 else '10^' + str(len(str(value)) - 1)} "
                            f"is too large: at most {MAX_SIZE:,}", field=field)
-    return value
+    return int(value)
 
 
 def parse_overlap(value: int | str, size: int) -> tuple[int, int | str]:

@@ -250,10 +250,10 @@ def _next_stop(stops: Marks, first_new: int, n: int) -> int:
 class _Walk:
     """The reference: walks piece by piece, for measures without an inverse."""
 
-    def __init__(self, starts, ends, measure, stops):
+    def __init__(self, starts: Sequence[int], ends: Sequence[int], measure: Measure, stops: Marks) -> None:
         self.starts, self.ends, self.count, self.stops = starts, ends, measure.count, stops
 
-    def furthest(self, i, first_new, size):
+    def furthest(self, i: int, first_new: int, size: int) -> int:
         """The last piece j >= first_new such that pieces i..j fit (first_new at least)."""
         ends, count, stops = self.ends, self.count, self.stops
         start, j = self.starts[i], first_new
@@ -261,7 +261,7 @@ class _Walk:
             j += 1
         return j
 
-    def earliest(self, floor, j, overlap, size):
+    def earliest(self, floor: int, j: int, overlap: int, size: int) -> int:
         """The first piece k in floor..j such that k..j fits the overlap and k..j+1 the size;
         j + 1 when there is none."""
         starts, count = self.starts, self.count
@@ -281,11 +281,11 @@ class _Gallop(_Walk):
     fit are a prefix: aim at the piece where the size should end, at the characters per unit
     seen so far, then step out from there, doubling the step, and halve the gap."""
 
-    def __init__(self, starts, ends, measure, stops):
+    def __init__(self, starts: Sequence[int], ends: Sequence[int], measure: Measure, stops: Marks) -> None:
         super().__init__(starts, ends, measure, stops)
         self.chars_per_unit = 4.0  # learnt from every chunk found
 
-    def furthest(self, i, first_new, size):
+    def furthest(self, i: int, first_new: int, size: int) -> int:
         ends, count = self.ends, self.count
         limit = _next_stop(self.stops, first_new, len(ends))
         start = self.starts[i]
@@ -318,7 +318,7 @@ class _Gallop(_Walk):
             self.chars_per_unit = max(1.0, (ends[lo] - start) / size)
         return lo
 
-    def earliest(self, floor, j, overlap, size):
+    def earliest(self, floor: int, j: int, overlap: int, size: int) -> int:
         # The walk's two tests apart: the short spans against the overlap first, then the
         # whole next chunk against the size, which usually fits at once.
         starts, count = self.starts, self.count
@@ -335,23 +335,27 @@ class _Bisect:
     """The same answers in O(log n): ends and starts ascend, and the measure can say how far a
     count reaches (`reach`) and from where it reaches back (`back`)."""
 
-    def __init__(self, starts, ends, measure, stops):
+    def __init__(self, starts: Sequence[int], ends: Sequence[int], measure: Measure, stops: Marks) -> None:
         self.starts, self.ends, self.stops = starts, ends, stops
-        self.reach, self.back = measure.reach, measure.back
+        self.reach, self.back = measure.reach, measure.back  # type: ignore[attr-defined]
 
-    def furthest(self, i, first_new, size):
+    def furthest(self, i: int, first_new: int, size: int) -> int:
         ends = self.ends
         limit = _next_stop(self.stops, first_new, len(ends))
         return max(first_new, bisect.bisect_right(ends, self.reach(self.starts[i], size), first_new, limit) - 1)
 
-    def earliest(self, floor, j, overlap, size):
+    def earliest(self, floor: int, j: int, overlap: int, size: int) -> int:
         if floor > j:
             return j + 1
         earliest = max(self.back(self.ends[j], overlap), self.back(self.ends[j + 1], size))
         return bisect.bisect_left(self.starts, earliest, floor, j + 1)
 
 
-def _exact_fit(over, starts, ends, i, j, floor, size):
+Over = Callable[[int, int, int], bool] | None
+"""A measure's exact test, whether a span's own count passes a number (None: no such test)."""
+
+
+def _exact_fit(over: Over, starts: Sequence[int], ends: Sequence[int], i: int, j: int, floor: int, size: int) -> int:
     """Step `j` back (not below `floor`) until the chunk i..j fits by the exact count.
 
     Span counts from the document's encoding can differ from the chunk's own encoding by a
@@ -365,7 +369,8 @@ def _exact_fit(over, starts, ends, i, j, floor, size):
     return j
 
 
-def _exact_overlap(over, starts, ends, k, nxt, size, overlap):
+def _exact_overlap(over: Over, starts: Sequence[int], ends: Sequence[int], k: int, nxt: int, size: int,
+                   overlap: int) -> int:
     """Drop leading overlap pieces until the overlap fits `overlap` and the overlap with the
     first new piece fits `size`, both by the exact count: the text a chunk repeats is counted
     as its own text is (`overlap` holds the special tokens that count adds to any text)."""

@@ -119,7 +119,7 @@ class Marks:
     def __contains__(self, k: object) -> bool:
         items = self.items
         i = bisect.bisect_left(items, k)  # type: ignore[call-overload]
-        return i < len(items) and items[i] == k
+        return i < len(items) and bool(items[i] == k)
 
     def __iter__(self) -> Iterator[int]:
         return iter(self.items)

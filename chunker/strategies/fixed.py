@@ -100,7 +100,9 @@ def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int,
             j -= 1
         return j
 
-    at = lambda i: off[i] if i < count else n  # noqa: E731
+    def at(i: int) -> int:
+        return int(off[i]) if i < count else n
+
     starts, ends = array(kind), array(kind)
     if not count:
         return starts, ends

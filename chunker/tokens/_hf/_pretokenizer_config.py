@@ -34,7 +34,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any]], PreTokenizer]] = {
 
 
 def _scheme(d: dict[str, Any]) -> str:
-    scheme = d.get("prepend_scheme", "always")
+    scheme = str(d.get("prepend_scheme", "always"))
     if d.get("add_prefix_space") is False:
         scheme = "never"
     if scheme not in ("always", "first", "never"):

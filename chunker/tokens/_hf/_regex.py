@@ -240,7 +240,7 @@ def _may_match_empty(rx: re.Pattern[str]) -> bool:
     except AttributeError:  # pragma: no cover - Python 3.10
         import sre_parse as parser
     try:
-        return parser.parse(rx.pattern, rx.flags).getwidth()[0] == 0
+        return bool(parser.parse(rx.pattern, rx.flags).getwidth()[0] == 0)
     except Exception:  # pragma: no cover - compiled already; be safe
         return True
 

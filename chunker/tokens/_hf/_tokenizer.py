@@ -107,7 +107,8 @@ class HFTokenizer(Cuts):
         """Normalized added tokens in a normalized piece: (start, end, id or -1) parts."""
         if self.norm_added.rx is None:
             return [(0, len(normed), -1)]
-        return self.norm_added.split(normed)
+        parts: list[tuple[int, int, int]] = self.norm_added.split(normed)
+        return parts
 
     def model_words(self, s: str, first: bool) -> list[str]:
         """The model's words for one normalized piece (the general path's split)."""
@@ -249,7 +250,7 @@ class HFTokenizer(Cuts):
 
     # ------------------------------------------------------------------ offsets
 
-    def offsets(self, text: str, mid_chars: list[int] | None = None) -> array:
+    def offsets(self, text: str, mid_chars: list[int] | None = None) -> array[int]:  # noqa: F821
         """Code-point start of each non-special token, non-decreasing.
 
         A token that starts inside a character (a byte of it) gets that character's offset

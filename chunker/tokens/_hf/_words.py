@@ -35,7 +35,7 @@ Entry = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 _EMPTY: Entry = ((), (), ())
 
 
-class _Cache(dict):
+class _Cache(dict[str, Any]):
     def __init__(self, owner: Words, field: int) -> None:
         super().__init__()
         self.owner, self.field = owner, field
@@ -91,7 +91,8 @@ class Words:
 
     def _model(self, word: str) -> list[tuple[int, int, bool]]:
         if self.tail is None and self.subsplit is None:  # keys are the words: cached above
-            return self.model.starts(word)
+            starts: list[tuple[int, int, bool]] = self.model.starts(word)
+            return starts
         known = self._by_word.get(word)
         if known is None:
             known = self.model.starts(word)
