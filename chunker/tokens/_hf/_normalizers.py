@@ -24,7 +24,7 @@ from typing import Any
 from ..._errors import ChunkerError
 from ._chartable import Aligned, Alignment, CharTable, Normalizer, compose, expand, find_all
 from ._regex import Pattern, translate
-from ._unicode import OLD_NOT_MN, OLD_NOT_OTHER, WHITESPACE, in_ranges, unknown_to_hf_normalizers
+from ._unicode import WHITESPACE, hf_mark, hf_nonspacing, hf_other, unknown_to_hf_normalizers
 
 
 class CharMap(Normalizer):
@@ -157,7 +157,7 @@ class Unicode(Normalizer):
 def _bert_control(c: str) -> bool:
     if c in "\t\n\r":
         return False
-    return unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs") and not in_ranges(c, OLD_NOT_OTHER)
+    return hf_other(c)
 
 
 def _chinese(cp: int) -> bool:
@@ -186,12 +186,12 @@ class _BertFirst(CharMap):
 
 class _DropMn(CharMap):
     def one(self, c: str) -> str:
-        return "" if unicodedata.category(c) == "Mn" and not in_ranges(c, OLD_NOT_MN) else c
+        return "" if hf_nonspacing(c) else c
 
 
 class _DropMarks(CharMap):
     def one(self, c: str) -> str:
-        return "" if unicodedata.category(c)[0] == "M" else c
+        return "" if hf_mark(c) else c
 
 
 class Sequence(Normalizer):
