@@ -436,6 +436,30 @@ def test_combining_marks_reorder_as_hf_orders_them():
         assert not bad, (form, len(bad), bad[:10])
 
 
+def test_reordered_and_composed_marks_align_as_hf_aligns_them():
+    """Issue 29: where NFC reorders marks (Arabic shadda + kasra, Burmese), HF hands out the
+    original characters by position ("\u0628\u0651\u0650" is at 0, 1, 2), a composed mark's
+    share goes to its starter, and an inserted character takes the last one consumed."""
+    from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
+
+    from chunker.tokens._hf._normalizers import Unicode
+
+    pool = ("\u0628\u062a\u0651\u0650\u064e\u1000\u1037\u103a\u102f\u1039aeD\u0301\u0316"
+            "\u0327\u0323\u0307\u1e0b\u00e9\u0344\u0f73\u0f71\u0d3b\u07fd\u1100\u1161\u11a8 ")
+    rng = random.Random(11)
+    for form in ("NFC", "NFD", "NFKC", "NFKD"):
+        ref = Tokenizer(models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+        ref.normalizer = getattr(normalizers, form)()
+        ref.pre_tokenizer = pre_tokenizers.Split(Regex("."), "isolated")
+        mine = Unicode(form)
+        assert mine.aligned("\u0628\u0651\u0650")[1] in (None, [0, 1, 2])
+        for _ in range(1500):
+            s = "".join(rng.choice(pool) for _ in range(rng.randrange(1, 9)))
+            out, al = mine.aligned(s)
+            want = [a for a, _ in ref.encode(s).offsets]
+            assert (list(range(len(out))) if al is None else al) == want, (form, ascii(s))
+
+
 def test_bert_character_classes_match_hf_on_every_code_point():
     """BertNormalizer's Mn (strip_accents) and control (clean_text) tests and Bert's
     punctuation come from the `unicode_categories` crate (older than Unicode 9.0): ours must
