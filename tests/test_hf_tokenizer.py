@@ -460,6 +460,29 @@ def test_reordered_and_composed_marks_align_as_hf_aligns_them():
             assert (list(range(len(out))) if al is None else al) == want, (form, ascii(s))
 
 
+def test_real_and_trained_files_agree_with_hf_on_marks_hf_tables_know_otherwise():
+    """Issue 29 on whole files: MiniLM's (Bert classes: U+1734 Mn, U+166D and U+111C9
+    punctuation to HF) and a trained Unigram behind NFD + StripAccents, NFC or NFKC, on texts
+    of marks that reorder (shadda + kasra, Burmese) or that HF's Unicode 9.0 does not know
+    (U+0D3B): ids, counts and offsets."""
+    js = F.minilm_path().read_text(encoding="utf-8")
+    cases = [(js, ["a\u1734b", "x\u166dy", "q\U000111c9r", "\u0d3b", "\u1cf2a\u1734"])]
+    base = json.loads(F.unigram_metaspace())
+    rng = random.Random(5)
+    pool = "\u0628\u062a\u0651\u0650\u064e\u064f \u1000\u1037\u103a\u102f\u1039 a\u0301\u0316e\u0d3b\u1e0b\u0323"
+    texts = ["\u0d3b", "a\u0d3b b"] + ["".join(rng.choice(pool) for _ in range(rng.randrange(1, 30)))
+                                       for _ in range(600)]
+    for norm in (["NFD", "StripAccents"], ["NFC"], ["NFKC"]):
+        config = dict(base, normalizer={"type": "Sequence", "normalizers": [{"type": n} for n in norm]})
+        cases.append((json.dumps(config), texts))
+    for js, sample in cases:
+        tok, ref = load_tokenizer(js), F.reference(js)
+        for text in sample:
+            enc = ref.encode(text)
+            assert tok.encode(text) == enc.ids and tok.count(text) == len(enc.ids), ascii(text)
+            assert list(tok.offsets(text)) == F.starts(enc), ascii(text)
+
+
 def test_bert_character_classes_match_hf_on_every_code_point():
     """BertNormalizer's Mn (strip_accents) and control (clean_text) tests and Bert's
     punctuation come from the `unicode_categories` crate (older than Unicode 9.0): ours must
