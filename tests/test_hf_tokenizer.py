@@ -369,7 +369,7 @@ def test_unicode_table_is_unicode_14():
 
 def test_unicode_normalizers_match_hf_on_marks_jamo_and_characters_hf_does_not_know():
     """NFC/NFD/NFKC/NFKD against HF's on strings of characters that compose, reorder or
-    decompose, among them ones assigned after HF's Unicode 12.1 tables (U+0898 has a
+    decompose, among them ones assigned after HF's Unicode 9.0 tables (U+0898 has a
     combining class in Unicode 14, not to HF; U+11938 decomposes in 14; U+107A1 has a
     compatibility form). The alignment must always cover the output."""
     from tokenizers import normalizers
@@ -387,6 +387,126 @@ def test_unicode_normalizers_match_hf_on_marks_jamo_and_characters_hf_does_not_k
             out, al = mine.aligned(s)
             assert out == mine.text(s) == ref.normalize_str(s), (form, ascii(s))
             assert al is None or (len(al) == len(out) and al == sorted(al) and al[-1] < len(s))
+
+
+def _all_code_points() -> list[str]:
+    return [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
+
+
+def test_strip_accents_and_unicode_normalizers_match_hf_on_every_code_point():
+    """HF's StripAccents and NFC/NFD/NFKC/NFKD have Unicode 9.0 tables; ours must give HF's
+    answer for every code point, whatever the running Python's Unicode (issue 29: U+0D3B
+    kept by HF, removed by us; U+32FF and U+1F16C, of Unicode 12, left alone by HF's NFKC)."""
+    from tokenizers import normalizers
+
+    from chunker.tokens._hf._normalizers import StripAccents, Unicode
+
+    chars = _all_code_points()
+    everything = "".join(chars)
+    assert StripAccents().text(everything) == normalizers.StripAccents().normalize_str(everything)
+    assert StripAccents().aligned("a\u0d3b\u0301b")[0] == "a\u0d3bb"
+    chars.remove("\n")
+    for form in ("NFC", "NFD", "NFKC", "NFKD"):
+        mine = Unicode(form)
+        ref = getattr(normalizers, form)().normalize_str("\n".join(chars)).split("\n")
+        bad = [f"U+{ord(c):04X}" for c, r in zip(chars, ref) if mine.text(c) != r]
+        assert not bad, (form, len(bad), bad[:10])
+
+
+def test_combining_marks_reorder_as_hf_orders_them():
+    """Canonical reordering: marks HF's tables know reorder by combining class, marks
+    assigned after Unicode 9.0 (U+0D3B, U+07FD) are starters to HF. Pairs and triples of
+    every such mark and one known mark of each class."""
+    from tokenizers import normalizers
+
+    from chunker.tokens._hf._normalizers import Unicode
+    from chunker.tokens._hf._unicode import unknown_to_hf_normalizers
+
+    marks = [c for c in _all_code_points() if unicodedata.combining(c)]
+    sel = [c for c in marks if unknown_to_hf_normalizers(c)]
+    by_class = {unicodedata.combining(c): c for c in reversed(marks) if c not in sel}
+    sel += list(by_class.values()) + ["\u0651", "\u0650", "\u1037", "\u103a"]
+    assert "\u0d3b" in sel and "\u07fd" in sel
+    texts = [f"a{x}{y}" for x in sel for y in sel]
+    texts += [f"a{x}{y}{z}" for x in sel[::3] for y in sel for z in "\u0301\u0651"]
+    for form in ("NFC", "NFD", "NFKC", "NFKD"):
+        mine = Unicode(form)
+        ref = getattr(normalizers, form)().normalize_str("\n".join(texts)).split("\n")
+        bad = [ascii(t) for t, r in zip(texts, ref) if mine.text(t) != r]
+        assert not bad, (form, len(bad), bad[:10])
+
+
+def test_reordered_and_composed_marks_align_as_hf_aligns_them():
+    """Issue 29: where NFC reorders marks (Arabic shadda + kasra, Burmese), HF hands out the
+    original characters by position ("\u0628\u0651\u0650" is at 0, 1, 2), a composed mark's
+    share goes to its starter, and an inserted character takes the last one consumed."""
+    from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
+
+    from chunker.tokens._hf._normalizers import Unicode
+
+    pool = ("\u0628\u062a\u0651\u0650\u064e\u1000\u1037\u103a\u102f\u1039aeD\u0301\u0316"
+            "\u0327\u0323\u0307\u1e0b\u00e9\u0344\u0f73\u0f71\u0d3b\u07fd\u1100\u1161\u11a8 ")
+    rng = random.Random(11)
+    for form in ("NFC", "NFD", "NFKC", "NFKD"):
+        ref = Tokenizer(models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+        ref.normalizer = getattr(normalizers, form)()
+        ref.pre_tokenizer = pre_tokenizers.Split(Regex("."), "isolated")
+        mine = Unicode(form)
+        assert mine.aligned("\u0628\u0651\u0650")[1] in (None, [0, 1, 2])
+        for _ in range(1500):
+            s = "".join(rng.choice(pool) for _ in range(rng.randrange(1, 9)))
+            out, al = mine.aligned(s)
+            want = [a for a, _ in ref.encode(s).offsets]
+            assert (list(range(len(out))) if al is None else al) == want, (form, ascii(s))
+
+
+def test_real_and_trained_files_agree_with_hf_on_marks_hf_tables_know_otherwise():
+    """Issue 29 on whole files: MiniLM's (Bert classes: U+1734 Mn, U+166D and U+111C9
+    punctuation to HF) and a trained Unigram behind NFD + StripAccents, NFC or NFKC, on texts
+    of marks that reorder (shadda + kasra, Burmese) or that HF's Unicode 9.0 does not know
+    (U+0D3B): ids, counts and offsets."""
+    js = F.minilm_path().read_text(encoding="utf-8")
+    cases = [(js, ["a\u1734b", "x\u166dy", "q\U000111c9r", "\u0d3b", "\u1cf2a\u1734"])]
+    base = json.loads(F.unigram_metaspace())
+    rng = random.Random(5)
+    pool = "\u0628\u062a\u0651\u0650\u064e\u064f \u1000\u1037\u103a\u102f\u1039 a\u0301\u0316e\u0d3b\u1e0b\u0323"
+    texts = ["\u0d3b", "a\u0d3b b"] + ["".join(rng.choice(pool) for _ in range(rng.randrange(1, 30)))
+                                       for _ in range(600)]
+    for norm in (["NFD", "StripAccents"], ["NFC"], ["NFKC"]):
+        config = dict(base, normalizer={"type": "Sequence", "normalizers": [{"type": n} for n in norm]})
+        cases.append((json.dumps(config), texts))
+    for js, sample in cases:
+        tok, ref = load_tokenizer(js), F.reference(js)
+        for text in sample:
+            enc = ref.encode(text)
+            assert tok.encode(text) == enc.ids and tok.count(text) == len(enc.ids), ascii(text)
+            assert list(tok.offsets(text)) == F.starts(enc), ascii(text)
+
+
+def test_bert_character_classes_match_hf_on_every_code_point():
+    """BertNormalizer's Mn (strip_accents) and control (clean_text) tests and Bert's
+    punctuation come from the `unicode_categories` crate (older than Unicode 9.0): ours must
+    agree on every code point (U+1734 is Mn there; U+166D and U+111C9 are punctuation)."""
+    from tokenizers import normalizers, pre_tokenizers
+
+    from chunker.tokens._hf._normalizers import BertNormalizer, _DropMn
+    from chunker.tokens._hf._pretokenizers import Bert
+
+    chars = _all_code_points()
+    chars.remove("\n")
+    # strip_accents removes Mn after NFD: on the characters NFD leaves alone, Mn alone.
+    alone = [c for c, r in zip(chars, normalizers.NFD().normalize_str("\n".join(chars)).split("\n"))
+             if r == c]
+    strip = normalizers.BertNormalizer(clean_text=False, handle_chinese_chars=False,
+                                       strip_accents=True, lowercase=False)
+    assert _DropMn().text("\n".join(alone)) == strip.normalize_str("\n".join(alone))
+    clean = {"clean_text": True, "handle_chinese_chars": False, "strip_accents": False,
+             "lowercase": False}
+    text = "".join(chars)
+    assert BertNormalizer(**clean).text(text) == normalizers.BertNormalizer(**clean).normalize_str(text)
+    text = "x".join(chars)
+    ref = [p for p, _ in pre_tokenizers.BertPreTokenizer().pre_tokenize_str(text)]
+    assert Bert().split(text, True) == ref
 
 
 _ASTRAL_TEXT = st.text(st.one_of(

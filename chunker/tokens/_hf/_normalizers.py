@@ -24,7 +24,7 @@ from typing import Any
 from ..._errors import ChunkerError
 from ._chartable import Aligned, Alignment, CharTable, Normalizer, compose, expand, find_all
 from ._regex import Pattern, translate
-from ._unicode import OLD_NOT_MN, OLD_NOT_OTHER, WHITESPACE, in_ranges, unknown_to_hf_normalizers
+from ._unicode import WHITESPACE, hf_mark, hf_nonspacing, hf_other, unknown_to_hf_normalizers
 
 
 class CharMap(Normalizer):
@@ -147,17 +147,67 @@ class Unicode(Normalizer):
                     for x, p in enumerate(pieces):
                         al.extend([start + x] * len(p))
                 else:
-                    al.extend([start] * len(norm(seg)))
+                    al.extend(self._positions(seg, start))
                 start = k
             last = j
         al.extend(range(last, len(s)))
+        return al
+
+    def _positions(self, seg: str, start: int) -> list[int]:
+        """The alignment HF gives a segment whose marks reorder or compose across characters.
+
+        HF decomposes each character (its first character replaces it, the others are
+        inserted), sorts the marks by combining class taking that bookkeeping along, and
+        composes (a composed mark's share goes to its starter); then it hands out the
+        original characters in order: each output character takes the next one, or as
+        many as it replaced, an inserted one the last one taken. So after reordering a mark
+        is aligned by position, not with the character it came from ("\u0628\u0651\u0650"
+        is \u0628\u0650\u0651 at 0, 1, 2)."""
+        form = self.form
+        unknown = unknown_to_hf_normalizers
+        items: list[list] = []  # [character, combining class, change]
+        for c in seg:
+            d = c if unknown(c) else unicodedata.normalize("NFKD" if "K" in form else "NFD", c)
+            items += [[x, 0 if unknown(x) else unicodedata.combining(x), int(j > 0)]
+                      for j, x in enumerate(d)]
+        for i in range(1, len(items)):  # a stable sort of each run of marks
+            j = i
+            while j > 0 and items[j - 1][1] > items[j][1] > 0:
+                items[j - 1], items[j] = items[j], items[j - 1]
+                j -= 1
+        if form in ("NFC", "NFKC"):
+            out: list[list] = []
+            starter = -1
+            for it in items:
+                if starter >= 0:
+                    prev = out[-1][1] if len(out) - 1 > starter else None
+                    if prev is None or (prev != 0 and prev < it[1]):
+                        both = unicodedata.normalize("NFC", out[starter][0] + it[0])
+                        if len(both) == 1 and not unknown(both):
+                            out[starter][0] = both
+                            out[starter][2] += it[2] - 1
+                            continue
+                if it[1] == 0:
+                    starter = len(out)
+                out.append(it)
+            items = out
+        if "".join(it[0] for it in items) != self._nf(seg):
+            return [start] * len(self._nf(seg))
+        al: list[int] = []
+        p = start
+        for _, _, change in items:
+            if change > 0:
+                al.append(max(p - 1, 0))
+            else:
+                al.append(p)
+                p += 1 - change
         return al
 
 
 def _bert_control(c: str) -> bool:
     if c in "\t\n\r":
         return False
-    return unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs") and not in_ranges(c, OLD_NOT_OTHER)
+    return hf_other(c)
 
 
 def _chinese(cp: int) -> bool:
@@ -186,12 +236,12 @@ class _BertFirst(CharMap):
 
 class _DropMn(CharMap):
     def one(self, c: str) -> str:
-        return "" if unicodedata.category(c) == "Mn" and not in_ranges(c, OLD_NOT_MN) else c
+        return "" if hf_nonspacing(c) else c
 
 
 class _DropMarks(CharMap):
     def one(self, c: str) -> str:
-        return "" if unicodedata.category(c)[0] == "M" else c
+        return "" if hf_mark(c) else c
 
 
 class Sequence(Normalizer):

@@ -269,17 +269,17 @@ _STAND_IN_KEYS: dict[tuple[str, bool, bool], list[str]] = {}
 def _stand_in(c: str, literal: str) -> str | None:
     """A character below U+10000 that every class of a translated pattern treats as c: the
     same general category in the Unicode 14 table, the same membership in the sets that
-    amend categories (_unicode._OTHER_ALPHA, OLD_NOT_PUNCT), not ASCII (literals and hex
+    amend categories (_unicode._OTHER_ALPHA, FLIP_PUNCT), not ASCII (literals and hex
     digits are), not whitespace, and not a character the pattern names (`literal`)."""
-    from ._unicode import _OTHER_ALPHA, OLD_NOT_PUNCT, WHITESPACE, in_ranges
+    from ._unicode import _OTHER_ALPHA, FLIP_PUNCT, WHITESPACE, in_ranges
 
-    key = (_ucd.category(c), in_ranges(c, _OTHER_ALPHA), in_ranges(c, OLD_NOT_PUNCT))
+    key = (_ucd.category(c), in_ranges(c, _OTHER_ALPHA), in_ranges(c, FLIP_PUNCT))
     found = _STAND_IN_KEYS.get(key)
     if found is None:
         found = _STAND_IN_KEYS[key] = [
             chr(cp) for cp in range(0x80, 0x10000)
             if not 0xD800 <= cp < 0xE000 and _ucd.category(chr(cp)) == key[0]
-            and in_ranges(chr(cp), _OTHER_ALPHA) == key[1] and in_ranges(chr(cp), OLD_NOT_PUNCT) == key[2]
+            and in_ranges(chr(cp), _OTHER_ALPHA) == key[1] and in_ranges(chr(cp), FLIP_PUNCT) == key[2]
             and chr(cp) not in WHITESPACE][:8]
     for r in found:
         if r not in literal and f"\\u{ord(r):04x}" not in literal:

@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import unicodedata
+from bisect import bisect_right
 from functools import cache, lru_cache
 
 from . import _ucd
@@ -42,57 +43,111 @@ _OTHER_EXTEND = frozenset(map(chr, [0x9BE, 0x9D7, 0xB3E, 0xB57, 0xBBE, 0xBD7, 0x
 _OTHER_ALPHA = ((0x24B6, 0x24E9), (0x1F130, 0x1F149), (0x1F150, 0x1F169), (0x1F170, 0x1F189))
 
 
-# HF's Bert normalizer and Bert/Punctuation pre-tokenizers classify with the
-# `unicode_categories` crate, whose tables predate Unicode 14: these characters, P / Mn /
-# Cc-Cf-Co in Python's tables, are not so there (found by probing every code point with
-# tokenizers 0.23.3). Unassigned code points (Cn) are not "other" there either.
-OLD_NOT_PUNCT = ((1565, 1565), (2557, 2557), (2678, 2678), (3191, 3191), (3204, 3204),
-                 (7037, 7038), (11843, 11855), (11858, 11869), (69293, 69293), (69461, 69465),
-                 (69510, 69513), (70731, 70735), (70746, 70747), (70749, 70749), (71264, 71276),
-                 (71353, 71353), (71739, 71739), (72004, 72006), (72162, 72162), (72255, 72262),
-                 (72346, 72348), (72350, 72354), (72769, 72773), (72816, 72817), (73463, 73464),
-                 (73727, 73727), (77809, 77810), (93847, 93850), (94178, 94178), (125278, 125279))
-OLD_NOT_MN = ((2045, 2045), (2200, 2207), (2250, 2273), (2558, 2558), (2810, 2815), (2901, 2901),
-              (3076, 3076), (3132, 3132), (3328, 3328), (3387, 3388), (3457, 3457), (3770, 3770),
-              (6159, 6159), (6277, 6278), (6847, 6862), (7670, 7675), (43052, 43052),
-              (43205, 43205), (43263, 43263), (43453, 43453), (68900, 68903), (69291, 69292),
-              (69446, 69456), (69506, 69509), (69744, 69744), (69747, 69748), (69826, 69826),
-              (70089, 70089), (70095, 70095), (70206, 70206), (70459, 70459), (70712, 70719),
-              (70722, 70724), (70726, 70726), (70750, 70750), (71727, 71735), (71737, 71738),
-              (71995, 71996), (71998, 71998), (72003, 72003), (72148, 72151), (72154, 72155),
-              (72160, 72160), (72193, 72202), (72243, 72248), (72251, 72254), (72263, 72263),
-              (72273, 72278), (72281, 72283), (72330, 72342), (72344, 72345), (72752, 72758),
-              (72760, 72765), (72767, 72767), (72850, 72871), (72874, 72880), (72882, 72883),
-              (72885, 72886), (73009, 73014), (73018, 73018), (73020, 73021), (73023, 73029),
-              (73031, 73031), (73104, 73105), (73109, 73109), (73111, 73111), (73459, 73460),
-              (94031, 94031), (94180, 94180), (118528, 118573), (118576, 118598),
-              (122880, 122886), (122888, 122904), (122907, 122913), (122915, 122916),
-              (122918, 122922), (123184, 123190), (123566, 123566), (123628, 123631),
-              (125252, 125258))
-OLD_NOT_OTHER = ((2192, 2193), (2274, 2274), (69837, 69837), (78896, 78904))
+# HF classifies with old tables of its own (found by probing every code point with tokenizers
+# 0.23.3; tools/hf_unicode.py regenerates these, a test holds them). Each FLIP_ table lists
+# the code points where HF's answer and the Unicode 14 category in _ucd disagree, so HF's set
+# is "category in _ucd, unless flipped", the same under every Python (Pyodide's is newer).
+# Code points unassigned in Unicode 14 are in none of HF's sets.
+#
+# StripAccents removes combining marks (category M) as `unicode-normalization-alignments`
+# has them: Unicode 9.0 (U+0D3B, of Unicode 10, is kept; U+1CF2, M until Unicode 12.1, is
+# removed).
+FLIP_MARK = ((0x7FD, 0x7FD), (0x898, 0x89F), (0x8CA, 0x8D3), (0x9FE, 0x9FE), (0xAFA, 0xAFF),
+             (0xB55, 0xB55), (0xC04, 0xC04), (0xC3C, 0xC3C), (0xD00, 0xD00), (0xD3B, 0xD3C),
+             (0xD81, 0xD81), (0xEBA, 0xEBA), (0x1715, 0x1715), (0x180F, 0x180F), (0x1ABF, 0x1ACE),
+             (0x1CF2, 0x1CF3), (0x1CF7, 0x1CF7), (0x1DF6, 0x1DFA), (0xA82C, 0xA82C),
+             (0xA8FF, 0xA8FF), (0x10D24, 0x10D27), (0x10EAB, 0x10EAC), (0x10F46, 0x10F50),
+             (0x10F82, 0x10F85), (0x11070, 0x11070), (0x11073, 0x11074), (0x110C2, 0x110C2),
+             (0x11145, 0x11146), (0x111C9, 0x111C9), (0x111CE, 0x111CF), (0x1133B, 0x1133B),
+             (0x1145E, 0x1145E), (0x1182C, 0x1183A), (0x11930, 0x11935), (0x11937, 0x11938),
+             (0x1193B, 0x1193E), (0x11940, 0x11940), (0x11942, 0x11943), (0x119D1, 0x119D7),
+             (0x119DA, 0x119E0), (0x119E4, 0x119E4), (0x11A01, 0x11A0A), (0x11A33, 0x11A39),
+             (0x11A3B, 0x11A3E), (0x11A47, 0x11A47), (0x11A51, 0x11A5B), (0x11A8A, 0x11A99),
+             (0x11D31, 0x11D36), (0x11D3A, 0x11D3A), (0x11D3C, 0x11D3D), (0x11D3F, 0x11D45),
+             (0x11D47, 0x11D47), (0x11D8A, 0x11D8E), (0x11D90, 0x11D91), (0x11D93, 0x11D97),
+             (0x11EF3, 0x11EF6), (0x16F4F, 0x16F4F), (0x16F7F, 0x16F87), (0x16FE4, 0x16FE4),
+             (0x16FF0, 0x16FF1), (0x1CF00, 0x1CF2D), (0x1CF30, 0x1CF46), (0x1E130, 0x1E136),
+             (0x1E2AE, 0x1E2AE), (0x1E2EC, 0x1E2EF))
+# Bert's normalizer (strip_accents: Mn; clean_text: Cc, Cf, Co) and its and the Punctuation
+# pre-tokenizers (P) use the `unicode_categories` crate, older still (Unicode 8.0: U+1E000,
+# a Glagolitic mark of 9.0, is not Mn there; U+1734 is, U+111C9 and U+166D are punctuation).
+FLIP_MN = ((0x7FD, 0x7FD), (0x898, 0x89F), (0x8CA, 0x8E1), (0x9FE, 0x9FE), (0xAFA, 0xAFF),
+           (0xB55, 0xB55), (0xC04, 0xC04), (0xC3C, 0xC3C), (0xD00, 0xD00), (0xD3B, 0xD3C),
+           (0xD81, 0xD81), (0xEBA, 0xEBA), (0x1734, 0x1734), (0x180F, 0x180F), (0x1885, 0x1886),
+           (0x1ABF, 0x1ACE), (0x1DF6, 0x1DFB), (0xA82C, 0xA82C), (0xA8C5, 0xA8C5),
+           (0xA8FF, 0xA8FF), (0xA9BD, 0xA9BD), (0x10D24, 0x10D27), (0x10EAB, 0x10EAC),
+           (0x10F46, 0x10F50), (0x10F82, 0x10F85), (0x11070, 0x11070), (0x11073, 0x11074),
+           (0x110C2, 0x110C2), (0x111C9, 0x111C9), (0x111CF, 0x111CF), (0x1123E, 0x1123E),
+           (0x1133B, 0x1133B), (0x11438, 0x1143F), (0x11442, 0x11444), (0x11446, 0x11446),
+           (0x1145E, 0x1145E), (0x1182F, 0x11837), (0x11839, 0x1183A), (0x1193B, 0x1193C),
+           (0x1193E, 0x1193E), (0x11943, 0x11943), (0x119D4, 0x119D7), (0x119DA, 0x119DB),
+           (0x119E0, 0x119E0), (0x11A01, 0x11A0A), (0x11A33, 0x11A38), (0x11A3B, 0x11A3E),
+           (0x11A47, 0x11A47), (0x11A51, 0x11A56), (0x11A59, 0x11A5B), (0x11A8A, 0x11A96),
+           (0x11A98, 0x11A99), (0x11C30, 0x11C36), (0x11C38, 0x11C3D), (0x11C3F, 0x11C3F),
+           (0x11C92, 0x11CA7), (0x11CAA, 0x11CB0), (0x11CB2, 0x11CB3), (0x11CB5, 0x11CB6),
+           (0x11D31, 0x11D36), (0x11D3A, 0x11D3A), (0x11D3C, 0x11D3D), (0x11D3F, 0x11D45),
+           (0x11D47, 0x11D47), (0x11D90, 0x11D91), (0x11D95, 0x11D95), (0x11D97, 0x11D97),
+           (0x11EF3, 0x11EF4), (0x16F4F, 0x16F4F), (0x16FE4, 0x16FE4), (0x1CF00, 0x1CF2D),
+           (0x1CF30, 0x1CF46), (0x1E000, 0x1E006), (0x1E008, 0x1E018), (0x1E01B, 0x1E021),
+           (0x1E023, 0x1E024), (0x1E026, 0x1E02A), (0x1E130, 0x1E136), (0x1E2AE, 0x1E2AE),
+           (0x1E2EC, 0x1E2EF), (0x1E944, 0x1E94A))
+FLIP_OTHER = ((0x890, 0x891), (0x8E2, 0x8E2), (0x110CD, 0x110CD), (0x13430, 0x13438))
+FLIP_PUNCT = ((0x61D, 0x61D), (0x9FD, 0x9FD), (0xA76, 0xA76), (0xC77, 0xC77), (0xC84, 0xC84),
+              (0x166D, 0x166D), (0x1B7D, 0x1B7E), (0x2E43, 0x2E4F), (0x2E52, 0x2E5D),
+              (0x10EAD, 0x10EAD), (0x10F55, 0x10F59), (0x10F86, 0x10F89), (0x111C9, 0x111C9),
+              (0x1144B, 0x1144F), (0x1145A, 0x1145B), (0x1145D, 0x1145D), (0x11660, 0x1166C),
+              (0x116B9, 0x116B9), (0x1183B, 0x1183B), (0x11944, 0x11946), (0x119E2, 0x119E2),
+              (0x11A3F, 0x11A46), (0x11A9A, 0x11A9C), (0x11A9E, 0x11AA2), (0x11C41, 0x11C45),
+              (0x11C70, 0x11C71), (0x11EF7, 0x11EF8), (0x11FFF, 0x11FFF), (0x12FF1, 0x12FF2),
+              (0x16E97, 0x16E9A), (0x16FE2, 0x16FE2), (0x1E95E, 0x1E95F))
 
 
 def in_ranges(c: str, ranges: tuple[tuple[int, int], ...]) -> bool:
+    """Whether c is in `ranges` (sorted and disjoint, as every table here is)."""
     cp = ord(c)
-    return any(a <= cp <= b for a, b in ranges)
+    k = bisect_right(ranges, (cp, _MAX)) - 1
+    return k >= 0 and ranges[k][1] >= cp
 
 
-# HF's NFC/NFD/NFKC/NFKD (and BertNormalizer's NFD) use Unicode 12.1 tables (probed with
-# tokenizers 0.23.3): a character assigned later is, to them, a starter that neither
-# decomposes nor composes. These are the ones Unicode 14 (Python 3.11) gives a decomposition,
-# a combining class or a place in a composition (computed against Python 3.8's 12.1 data).
-NEW_FOR_HF_NORMALIZERS = (
-    (0x898, 0x89F), (0x8CA, 0x8D2), (0xC3C, 0xC3C), (0x1715, 0x1715), (0x1ABF, 0x1ACE),
-    (0x1DFA, 0x1DFA), (0xA7F2, 0xA7F4), (0xA82C, 0xA82C), (0xAB69, 0xAB69), (0x10781, 0x10785),
-    (0x10787, 0x107B0), (0x107B2, 0x107BA), (0x10EAB, 0x10EAC), (0x10F82, 0x10F85),
-    (0x11070, 0x11070), (0x11930, 0x11930), (0x11935, 0x11935), (0x11938, 0x11938),
-    (0x1193D, 0x1193E), (0x11943, 0x11943), (0x16FF0, 0x16FF1), (0x1E2AE, 0x1E2AE),
-    (0x1FBF0, 0x1FBF9))
+def hf_mark(c: str) -> bool:
+    """A combining mark to HF's StripAccents."""
+    return (_ucd.category(c)[0] == "M") != in_ranges(c, FLIP_MARK)
+
+
+def hf_nonspacing(c: str) -> bool:
+    """A nonspacing mark (Mn) to HF's BertNormalizer."""
+    return (_ucd.category(c) == "Mn") != in_ranges(c, FLIP_MN)
+
+
+def hf_other(c: str) -> bool:
+    """Cc, Cf, Co or Cs to HF's BertNormalizer (clean_text)."""
+    return (_ucd.category(c) in ("Cc", "Cf", "Co", "Cs")) != in_ranges(c, FLIP_OTHER)
+
+
+# HF's NFC/NFD/NFKC/NFKD (and BertNormalizer's NFD) use Unicode 9.0 tables, those of
+# `unicode-normalization-alignments` (probed with tokenizers 0.23.3, see tools/hf_unicode.py):
+# a character assigned later is, to them, a starter that neither decomposes nor composes.
+# These are the ones Unicode 14 gives a decomposition, a combining class or a place in a
+# composition (U+32FF and U+1F16C have compatibility forms, U+0D3B a combining class).
+NEW_FOR_HF_NORMALIZERS = ((0x7FD, 0x7FD), (0x898, 0x89F), (0x8CA, 0x8D3), (0x9FE, 0x9FE),
+                          (0xC3C, 0xC3C), (0xD3B, 0xD3C), (0xEBA, 0xEBA), (0x1715, 0x1715),
+                          (0x1ABF, 0x1ACE), (0x1DF6, 0x1DFA), (0x32FF, 0x32FF), (0xA7F2, 0xA7F4),
+                          (0xA82C, 0xA82C), (0xAB69, 0xAB69), (0x10781, 0x10785),
+                          (0x10787, 0x107B0), (0x107B2, 0x107BA), (0x10D24, 0x10D27),
+                          (0x10EAB, 0x10EAC), (0x10F46, 0x10F50), (0x10F82, 0x10F85),
+                          (0x11070, 0x11070), (0x1133B, 0x1133B), (0x1145E, 0x1145E),
+                          (0x11839, 0x1183A), (0x11930, 0x11930), (0x11935, 0x11935),
+                          (0x11938, 0x11938), (0x1193D, 0x1193E), (0x11943, 0x11943),
+                          (0x119E0, 0x119E0), (0x11A34, 0x11A34), (0x11A47, 0x11A47),
+                          (0x11A99, 0x11A99), (0x11D42, 0x11D42), (0x11D44, 0x11D45),
+                          (0x11D97, 0x11D97), (0x16FF0, 0x16FF1), (0x1E130, 0x1E136),
+                          (0x1E2AE, 0x1E2AE), (0x1E2EC, 0x1E2EF), (0x1F16C, 0x1F16C),
+                          (0x1FBF0, 0x1FBF9))
 
 
 def unknown_to_hf_normalizers(c: str) -> bool:
     """Whether HF's Unicode normalizers leave c alone as a starter while a Python's may not:
-    assigned after Unicode 12.1, or unassigned in Unicode 14 (a newer Python, like Pyodide's,
+    assigned after Unicode 9.0, or unassigned in Unicode 14 (a newer Python, like Pyodide's,
     knows more)."""
     return not c.isascii() and (in_ranges(c, NEW_FOR_HF_NORMALIZERS) or _ucd.category(c) == "Cn")
 
@@ -206,13 +261,14 @@ def is_word_char(c: str) -> bool:
 def is_rust_punctuation(c: str) -> bool:
     """char::is_ascii_punctuation or a P* category (Bert and Punctuation pre-tokenizers)."""
     return ("!" <= c <= "/" or ":" <= c <= "@" or "[" <= c <= "`" or "{" <= c <= "~"
-            or (unicodedata.category(c)[0] == "P" and not in_ranges(c, OLD_NOT_PUNCT)))
+            or (_ucd.category(c)[0] == "P") != in_ranges(c, FLIP_PUNCT))
 
 
 @cache
 def punctuation_ranges() -> Ranges:
     ascii_punct = [(0x21, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E)]
-    return merge(_subtract(list(category_ranges("P")), OLD_NOT_PUNCT) + ascii_punct)
+    p = list(category_ranges("P"))
+    return merge(_subtract(p, FLIP_PUNCT) + _subtract(list(FLIP_PUNCT), tuple(p)) + ascii_punct)
 
 
 def punctuation_class(bmp: bool = False) -> str:
