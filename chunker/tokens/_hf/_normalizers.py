@@ -165,7 +165,7 @@ class Unicode(Normalizer):
         is \u0628\u0650\u0651 at 0, 1, 2)."""
         form = self.form
         unknown = unknown_to_hf_normalizers
-        items: list[list] = []  # [character, combining class, change]
+        items: list[list[Any]] = []  # [character, combining class, change]
         for c in seg:
             d = c if unknown(c) else unicodedata.normalize("NFKD" if "K" in form else "NFD", c)
             items += [[x, 0 if unknown(x) else unicodedata.combining(x), int(j > 0)]
@@ -176,7 +176,7 @@ class Unicode(Normalizer):
                 items[j - 1], items[j] = items[j], items[j - 1]
                 j -= 1
         if form in ("NFC", "NFKC"):
-            out: list[list] = []
+            out: list[list[Any]] = []
             starter = -1
             for it in items:
                 if starter >= 0:
