@@ -326,7 +326,7 @@ def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
         found: list[str] = []
         if not ends_sentence(piece, fences, start):
             found.append("mid_sentence")
-        if size > 0 and measured * 5 < size:
+        if size > 0 and measured * 5 < size and len(spans.starts) > 1:  # the only chunk: nothing to merge with
             found.append("fragment")
         if _last_line_is_heading(text, start, piece):
             found.append("orphan_heading")
