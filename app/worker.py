@@ -303,11 +303,14 @@ def use_tokenizer(doc: Any, filename: str) -> dict[str, Any]:
     second file, even one of the same name, is another tokenizer; the file name is its label."""
     from app.html import esc, num  # noqa: PLC0415
 
+    label = str(filename or "tokenizer.json")
     try:
-        label = str(filename or "tokenizer.json")
-        tok = chunker.load_tokenizer(_text_of(doc) or "", name=label)
+        # As bytes: the file's content whatever it holds, never taken for a path to read.
+        tok = chunker.load_tokenizer((_text_of(doc) or "").encode("utf-8"), name=label)
     except Exception as exc:  # noqa: BLE001
-        return _failure(exc)
+        failure = _failure(exc)
+        failure["error"] = failure["error"][:300]  # one line on the page, whatever the file held
+        return failure
     kind = getattr(getattr(tok, "model", None), "kind", "")
     limit = tok.model_max
     about = (f"Exact: this model's own tokenizer ({label}{', ' + kind if kind else ''}), special tokens "

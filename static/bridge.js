@@ -160,6 +160,29 @@
       var start = Array.from(before.toString()).length;
       return JSON.stringify([start, start + Array.from(range.toString()).length]);
     },
+    // A file picked as a model's tokenizer.json, as {text} or {error} (one line naming the file).
+    // A file far bigger than any tokenizer.json, or one that is not JSON by its first bytes, is
+    // refused before it is read whole; what is read stays here, for the worker.
+    readTokenizer: function (file, maxBytes) {
+      var fileName = file.name, pick = ": pick the tokenizer.json of your model's folder";
+      var no = function (why) { return {text: "", error: fileName + " is not a tokenizer.json (" + why + ")" + pick}; };
+      var mb = function (n) { return (n / 1e6).toLocaleString("en", {maximumFractionDigits: 1}) + " MB"; };
+      if (file.size > maxBytes) {
+        return Promise.resolve(no("it is " + mb(file.size) + ", and a tokenizer.json is at most about " + mb(maxBytes)));
+      }
+      if (!file.size) return Promise.resolve(no("it is empty"));
+      return file.slice(0, 256).arrayBuffer().then(function (head) {
+        var first = new Uint8Array(head).find(function (b) { return b !== 0x20 && b !== 0x09 && b !== 0x0A && b !== 0x0D; });
+        if (first !== undefined && first !== 0x7B && first !== 0x5B) return no("it is not JSON, which starts with {");
+        return file.arrayBuffer().then(function (buffer) {
+          try {
+            return {text: new TextDecoder("utf-8", {fatal: true, ignoreBOM: true}).decode(buffer), error: ""};
+          } catch (error) {
+            return no("it is not UTF-8 text");
+          }
+        });
+      }).catch(function (error) { return {text: "", error: "Cannot read " + fileName + ": " + error.message}; });
+    },
     // A small text file (questions as JSONL) as {text} or {error}, never a copied string.
     readText: function (file) {
       return file.text().then(function (text) { return {text: text, error: ""}; },

@@ -134,6 +134,26 @@ def test_a_models_tokenizer_json_counts_as_the_command_line_does(app):
     assert flagged and app.page.locator("#cards .flag[data-flag=truncated]").count() == len(flagged)
 
 
+def test_a_wrong_file_picked_as_tokenizer_json_is_one_short_line_naming_it(app, tmp_path):
+    wrong = {"config.json": ('{"architectures": ["BertModel"], "hidden_size": 768}', 'it has no "model"'),
+             "notes.txt": ("Some notes, not JSON at all.\n" * 2_200, "it is not JSON"),  # 60 KB
+             "big.txt": ("Some notes, not JSON at all.\n" * 36_000, "it is not JSON"),   # 1 MB
+             "empty.json": ("", "it is empty"),
+             "huge.json": ("{" + " " * 3_000_000 + "}", "it is 3 MB")}  # past the cap this test sets
+    app.page.evaluate("window.chunkerTokenizerMaxBytes = 2000000")
+    before = app.page.input_value("#tokenizer")
+    for name, (text, why) in wrong.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        app.page.set_input_files("#tokenizer-file", str(tmp_path / name))
+        app.page.wait_for_function("n => document.getElementById('error').textContent.startsWith(n)",
+                                   arg=name + " is not a tokenizer.json (")
+        said = text_of(app, "#error")
+        assert said.startswith(f"{name} is not a tokenizer.json ({why}"), said[:300]
+        assert "\n" not in said and len(said) < 200 and said.endswith("pick the tokenizer.json of your model's folder"), said
+        assert app.page.input_value("#tokenizer") == before
+    assert not app.console_errors, app.console_errors[:3]
+
+
 def _shows_counts_of(app, tokenizer) -> None:
     """The cards and the live counts are `tokenizer`'s own, at the settings the page shows."""
     expected = chunker.chunk(SAMPLE, **dict(app.controls(), tokenizer=tokenizer))

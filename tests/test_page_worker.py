@@ -175,3 +175,12 @@ def test_the_langchain_strategy_with_a_loaded_tokenizer_json_renders(monkeypatch
     shown = json.dumps(out)
     assert "Internal error" not in shown and "KeyError" not in shown
     assert "RecursiveCharacterTextSplitter" in shown  # the LangChain equivalent is offered
+
+
+@pytest.mark.parametrize("text", ["app/sample.md", "hello\n" * 10_000, "", '{"hidden_size": 768}'])
+def test_a_wrong_tokenizer_file_is_one_short_line_naming_it(text):
+    """Whatever a file picked as tokenizer.json holds is its content, never a path to read (a
+    file holding "app/sample.md" is not the worker's sample), and the answer is one line."""
+    out = worker.use_tokenizer(JsObject(text), "notes.txt")
+    assert out["ok"] is False and out["error"].startswith("notes.txt is not a tokenizer.json"), out["error"][:300]
+    assert "\n" not in out["error"] and len(out["error"]) < 200
