@@ -114,6 +114,15 @@
     return held !== null ? held : box().value;
   }
 
+  // The code-point offsets (as JSON) of the text selected in the document box, or "" when none
+  // is, or when the box does not show the document as it is (a held file's CR LF became LF).
+  function boxSelection() {
+    var b = box(), doc = current(), from = b.selectionStart, to = b.selectionEnd;
+    if (from === to || b.value !== doc.slice(0, b.value.length)) return "";
+    var start = Array.from(b.value.slice(0, from)).length;
+    return JSON.stringify([start, start + Array.from(b.value.slice(from, to)).length]);
+  }
+
   window.chunkerBridge = {
     // The document, wrapped so MicroPython hands the worker an object, not a copied string.
     documentText: function () { return { text: current(), name: name }; },
@@ -149,11 +158,14 @@
     // The code-point offsets [start, end] (as JSON) of the text selected in the document view,
     // or "" when nothing there is selected. The view's text is the document's, character for
     // character (chunk numbers are CSS, not text), so the offsets index the document.
+    // Else the text selected in the document box (with Shift and the arrows, say: a keyboard
+    // cannot select in the view), when the box shows the document as it is.
     selectionOffsets: function () {
       var sel = window.getSelection(), view = document.getElementById("doc-view");
-      if (!sel || sel.isCollapsed || !sel.rangeCount) return "";
+      var inView = sel && !sel.isCollapsed && sel.rangeCount &&
+        view.contains(sel.getRangeAt(0).startContainer) && view.contains(sel.getRangeAt(0).endContainer);
+      if (!inView) return boxSelection();
       var range = sel.getRangeAt(0);
-      if (!view.contains(range.startContainer) || !view.contains(range.endContainer)) return "";
       var before = document.createRange();
       before.setStart(view, 0);
       before.setEnd(range.startContainer, range.startOffset);

@@ -109,6 +109,42 @@ def test_a_question_is_added_from_a_selection_and_exported(app, tmp_path):
     app.page.wait_for_function("document.getElementById('q-count').textContent === '13'")
 
 
+def _tab_to(app, element_id: str, back: bool = False) -> None:
+    """Move the focus with Tab (Shift+Tab) alone until it is on `element_id`."""
+    for _ in range(300):
+        if app.page.evaluate("document.activeElement && document.activeElement.id") == element_id:
+            return
+        app.page.keyboard.press("Shift+Tab" if back else "Tab")
+    raise AssertionError(f"Tab never reached #{element_id}")
+
+
+def test_an_answer_is_marked_with_the_keyboard_alone(app, tmp_path):
+    # The reader selects the answer in the document box with Shift and the arrows, tabs to the
+    # button and presses Enter: no mouse anywhere.
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
+    answer = "configured, deployed and monitored"
+    start = SAMPLE.index(answer)
+    _tab_to(app, "document")
+    app.page.keyboard.press("Control+Home")
+    for _ in range(start):
+        app.page.keyboard.press("ArrowRight")
+    for _ in range(len(answer)):
+        app.page.keyboard.press("Shift+ArrowRight")
+    _tab_to(app, "q-answer")
+    app.page.keyboard.press("Enter")
+    assert text_of(app, "#q-answers") == "1 answer marked"
+    _tab_to(app, "q-text", back=True)
+    app.page.keyboard.type("What is configured?")
+    app.page.keyboard.press("Enter")
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '13'")
+    _tab_to(app, "q-export", back=True)
+    with app.page.expect_download() as info:
+        app.page.keyboard.press("Enter")
+    questions = chunker.load_questions(Path(info.value.path()).read_text(encoding="utf-8"), SAMPLE)
+    assert questions[-1].question == "What is configured?"
+    assert [(r.start_index, r.end_index) for r in questions[-1].references] == [(start, start + len(answer))]
+
+
 def test_a_bad_questions_file_is_one_line_naming_the_line(app, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "ok?", "references": [{"start_index": 0, "end_index": 5}]}\n{not json\n',
