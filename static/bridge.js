@@ -284,9 +284,10 @@
       }
       // The cards are the chunk list's (static/chunklist.js), set apart.
       var parts = [["counts", "counts"], ["stats", "stats"], ["doc-view", "doc"],
-                   ["advice", "advice"], ["code", "code"], ["records-preview", "preview"]];
+                   ["advice", "advice"], ["code", "code"], ["records-preview", "preview"],
+                   ["compare-table", "compare"]];
       for (var i = 0; i < parts.length; i++) {
-        document.getElementById(parts[i][0]).innerHTML = view[parts[i][1]];
+        if (view[parts[i][1]] !== undefined) document.getElementById(parts[i][0]).innerHTML = view[parts[i][1]];
       }
       var place = doc.chunkerPlace = {top: hold ? top : 0, heights: heights, left: view.doc_parts - 1,
                                       spacer: null, restored: false};
