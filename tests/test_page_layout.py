@@ -50,3 +50,18 @@ def test_full_width_panels_leave_no_empty_column(app):
     widths = app.page.evaluate("""() => Object.fromEntries(['compare', 'questions-panel', 'advice-panel', 'export']
         .map(id => [id, Math.round(document.getElementById(id).getBoundingClientRect().width)]))""")
     assert len(set(widths.values())) == 1, widths
+
+
+def test_a_flags_explanation_is_never_cut_off_by_a_short_list(app):
+    # One chunk, one card: its flag's explanation still shows whole inside the list.
+    app.set_text("A document that ends without a stop")
+    badge = app.page.locator("#cards .flag").first
+    badge.hover()
+    tip = badge.locator(".tip")
+    assert tip.is_visible()
+    inside = app.page.evaluate("""() => {
+        const list = document.getElementById('cards').getBoundingClientRect();
+        const tip = document.querySelector('#cards .flag .tip').getBoundingClientRect();
+        return tip.top >= list.top && tip.bottom <= list.bottom && tip.left >= list.left && tip.right <= list.right;
+    }""")
+    assert inside
