@@ -60,7 +60,8 @@
     b.classList.add("held");
     var why = [];
     if (text.length > cut) {
-      why.push("The box shows the first " + PREVIEW.toLocaleString("en") + " of " + text.length.toLocaleString("en") +
+      // Counted in code points, as the counts below the box and python -m chunker count them.
+      why.push("The box shows the first " + codePoints(b.value).toLocaleString("en") + " of " + codePoints(text).toLocaleString("en") +
                " characters, read-only; all of them are chunked. A text box this long would freeze the page while it lays the text out.");
     }
     if (said) {
@@ -71,6 +72,19 @@
     }
     document.getElementById("held-text").textContent = why.join(" ");
     note.hidden = false;
+  }
+
+  // Characters as Python counts them (a pair of surrogates is one).
+  function codePoints(text) {
+    var n = text.length;
+    for (var i = 0, len = text.length; i < len; i++) {
+      var c = text.charCodeAt(i);
+      if (c >= 0xD800 && c < 0xDC00 && i + 1 < len) {
+        var d = text.charCodeAt(i + 1);
+        if (d >= 0xDC00 && d < 0xE000) { n -= 1; i += 1; }
+      }
+    }
+    return n;
   }
 
   function release() {
