@@ -178,6 +178,10 @@ def run(doc: Any, settings_json: str) -> dict[str, Any]:
         advice = S.document.advise(result, limit=limit)
         view, S.doc_rest = views.view(S.document, result, advice, chunker.FLAGS, filename=S.filename)
         S.result, S.doc_made = result, []
+        # The comparison as far as it is known for these settings: rows of other settings or of
+        # another document never stay on screen while the new ones are computed.
+        view["compare"] = panels.compare_html(S.compare_rows.get(_compare_key(result.settings), {}),
+                                              result.settings.strategy, chunker.FLAGS, list(chunker.STRATEGIES))
         return view
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message on the page
         failure = _failure(exc)
@@ -219,12 +223,16 @@ def more_doc(part: int) -> dict[str, str]:
     return {"doc": made[k] if 0 <= k < len(made) else ""}
 
 
+def _compare_key(settings: chunker.Settings) -> Any:
+    return (S.version, tuple((k, str(v)) for k, v in settings.to_dict().items() if k != "strategy"))
+
+
 def compare(strategy: str) -> str:
     """Run one more strategy with the current settings; return the compare table so far."""
     if S.result is None:
         return ""
     settings = S.result.settings
-    key = (S.version, tuple((k, str(v)) for k, v in settings.to_dict().items() if k != "strategy"))
+    key = _compare_key(settings)
     rows = S.compare_rows.pop(key, None) or {}
     S.compare_rows[key] = rows  # the most recent last
     while len(S.compare_rows) > COMPARE_KEPT:
@@ -304,11 +312,14 @@ def use_tokenizer(doc: Any, filename: str) -> dict[str, Any]:
     second file, even one of the same name, is another tokenizer; the file name is its label."""
     from app.html import esc, num  # noqa: PLC0415
 
+    label = str(filename or "tokenizer.json")
     try:
-        label = str(filename or "tokenizer.json")
-        tok = chunker.load_tokenizer(_text_of(doc) or "", name=label)
+        # As bytes: the file's content whatever it holds, never taken for a path to read.
+        tok = chunker.load_tokenizer((_text_of(doc) or "").encode("utf-8"), name=label)
     except Exception as exc:  # noqa: BLE001
-        return _failure(exc)
+        failure = _failure(exc)
+        failure["error"] = failure["error"][:300]  # one line on the page, whatever the file held
+        return failure
     kind = getattr(getattr(tok, "model", None), "kind", "")
     limit = tok.model_max
     about = (f"Exact: this model's own tokenizer ({label}{', ' + kind if kind else ''}), special tokens "

@@ -92,7 +92,7 @@ def chunk_metadata(c: Chunk) -> dict[str, Any]:
 
     >>> from chunker import chunk
     >>> chunk_metadata(chunk("# Title\\n\\nBody text.", strategy="markdown", size=50, overlap=0).chunks[0])
-    {'start_index': 0, 'end_index': 19, 'tokens': 5, 'flags': ['fragment'], 'headings': ['Title']}
+    {'start_index': 0, 'end_index': 19, 'tokens': 5, 'flags': [], 'headings': ['Title']}
     """
     return {
         "start_index": c.start_char,

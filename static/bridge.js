@@ -60,7 +60,8 @@
     b.classList.add("held");
     var why = [];
     if (text.length > cut) {
-      why.push("The box shows the first " + PREVIEW.toLocaleString("en") + " of " + text.length.toLocaleString("en") +
+      // Counted in code points, as the counts below the box and python -m chunker count them.
+      why.push("The box shows the first " + codePoints(b.value).toLocaleString("en") + " of " + codePoints(text).toLocaleString("en") +
                " characters, read-only; all of them are chunked. A text box this long would freeze the page while it lays the text out.");
     }
     if (said) {
@@ -71,6 +72,19 @@
     }
     document.getElementById("held-text").textContent = why.join(" ");
     note.hidden = false;
+  }
+
+  // Characters as Python counts them (a pair of surrogates is one).
+  function codePoints(text) {
+    var n = text.length;
+    for (var i = 0, len = text.length; i < len; i++) {
+      var c = text.charCodeAt(i);
+      if (c >= 0xD800 && c < 0xDC00 && i + 1 < len) {
+        var d = text.charCodeAt(i + 1);
+        if (d >= 0xDC00 && d < 0xE000) { n -= 1; i += 1; }
+      }
+    }
+    return n;
   }
 
   function release() {
@@ -142,6 +156,15 @@
     return held !== null ? held : box().value;
   }
 
+  // The code-point offsets (as JSON) of the text selected in the document box, or "" when none
+  // is, or when the box does not show the document as it is (a held file's CR LF became LF).
+  function boxSelection() {
+    var b = box(), doc = current(), from = b.selectionStart, to = b.selectionEnd;
+    if (from === to || b.value !== doc.slice(0, b.value.length)) return "";
+    var start = Array.from(b.value.slice(0, from)).length;
+    return JSON.stringify([start, start + Array.from(b.value.slice(from, to)).length]);
+  }
+
   window.chunkerBridge = {
     // The document, wrapped so MicroPython hands the worker an object, not a copied string.
     documentText: function () { return { text: current(), name: name }; },
@@ -177,16 +200,42 @@
     // The code-point offsets [start, end] (as JSON) of the text selected in the document view,
     // or "" when nothing there is selected. The view's text is the document's, character for
     // character (chunk numbers are CSS, not text), so the offsets index the document.
+    // Else the text selected in the document box (with Shift and the arrows, say: a keyboard
+    // cannot select in the view), when the box shows the document as it is.
     selectionOffsets: function () {
       var sel = window.getSelection(), view = document.getElementById("doc-view");
-      if (!sel || sel.isCollapsed || !sel.rangeCount) return "";
+      var inView = sel && !sel.isCollapsed && sel.rangeCount &&
+        view.contains(sel.getRangeAt(0).startContainer) && view.contains(sel.getRangeAt(0).endContainer);
+      if (!inView) return boxSelection();
       var range = sel.getRangeAt(0);
-      if (!view.contains(range.startContainer) || !view.contains(range.endContainer)) return "";
       var before = document.createRange();
       before.setStart(view, 0);
       before.setEnd(range.startContainer, range.startOffset);
       var start = Array.from(before.toString()).length;
       return JSON.stringify([start, start + Array.from(range.toString()).length]);
+    },
+    // A file picked as a model's tokenizer.json, as {text} or {error} (one line naming the file).
+    // A file far bigger than any tokenizer.json, or one that is not JSON by its first bytes, is
+    // refused before it is read whole; what is read stays here, for the worker.
+    readTokenizer: function (file, maxBytes) {
+      var fileName = file.name, pick = ": pick the tokenizer.json of your model's folder";
+      var no = function (why) { return {text: "", error: fileName + " is not a tokenizer.json (" + why + ")" + pick}; };
+      var mb = function (n) { return (n / 1e6).toLocaleString("en", {maximumFractionDigits: 1}) + " MB"; };
+      if (file.size > maxBytes) {
+        return Promise.resolve(no("it is " + mb(file.size) + ", and a tokenizer.json is at most about " + mb(maxBytes)));
+      }
+      if (!file.size) return Promise.resolve(no("it is empty"));
+      return file.slice(0, 256).arrayBuffer().then(function (head) {
+        var first = new Uint8Array(head).find(function (b) { return b !== 0x20 && b !== 0x09 && b !== 0x0A && b !== 0x0D; });
+        if (first !== undefined && first !== 0x7B && first !== 0x5B) return no("it is not JSON, which starts with {");
+        return file.arrayBuffer().then(function (buffer) {
+          try {
+            return {text: new TextDecoder("utf-8", {fatal: true, ignoreBOM: true}).decode(buffer), error: ""};
+          } catch (error) {
+            return no("it is not UTF-8 text");
+          }
+        });
+      }).catch(function (error) { return {text: "", error: "Cannot read " + fileName + ": " + error.message}; });
     },
     // A small text file (questions as JSONL) as {text} or {error}, never a copied string.
     readText: function (file) {
@@ -277,9 +326,10 @@
       }
       // The cards are the chunk list's (static/chunklist.js), set apart.
       var parts = [["counts", "counts"], ["stats", "stats"], ["doc-view", "doc"],
-                   ["advice", "advice"], ["code", "code"], ["records-preview", "preview"]];
+                   ["advice", "advice"], ["code", "code"], ["records-preview", "preview"],
+                   ["compare-table", "compare"]];
       for (var i = 0; i < parts.length; i++) {
-        document.getElementById(parts[i][0]).innerHTML = view[parts[i][1]];
+        if (view[parts[i][1]] !== undefined) document.getElementById(parts[i][0]).innerHTML = view[parts[i][1]];
       }
       var place = doc.chunkerPlace = {top: hold ? top : 0, heights: heights, left: view.doc_parts - 1,
                                       spacer: null, restored: false};

@@ -109,7 +109,7 @@ BAD = [
     ("a template item of the wrong shape", _uni(_set(("post_processor", "single"), [{"Sequence": "A"}])), "single[0]"),
     ("merges as an object", json.dumps(dict(json.loads(F.bytelevel_bpe()), model=dict(
         json.loads(F.bytelevel_bpe())["model"], merges={"a": "b"}))), "merges"),
-    ("no model", _wp(model=_DELETE), "model is missing"),
+    ("no model", _wp(model=_DELETE), 'no "model"'),
     ("a model that is a number", _wp(model=7), "model"),
 ]
 
@@ -124,6 +124,26 @@ def test_a_bad_file_is_one_line_and_hf_refuses_it_too(what, source, needle, tmp_
     path.write_bytes(data)
     for given in (path, data):
         assert needle in _refused(given), what
+
+
+# A file picked by mistake: a model's config.json, a text file, one or many megabytes of it.
+WRONG_FILES = [
+    ("config.json", '{"architectures": ["BertModel"], "hidden_size": 768}',
+     'config.json is not a tokenizer.json (it has no "model"): pick the tokenizer.json of your model\'s folder'),
+    ("notes.txt", "Some notes, not JSON at all.\n" * 2_000, "notes.txt is not a tokenizer.json"),
+    ("big.txt", "x" * 1_000_000, "big.txt is not a tokenizer.json"),
+    ("list.json", "[1, 2]", "list.json is not a tokenizer.json"),
+]
+
+
+@pytest.mark.parametrize("name, text, said", WRONG_FILES, ids=[w[0] for w in WRONG_FILES])
+def test_a_wrong_file_is_one_short_line_naming_it(name, text, said):
+    import chunker
+
+    with pytest.raises(ChunkerError) as e:
+        chunker.load_tokenizer(text, name=name)
+    msg = str(e.value)
+    assert msg.startswith(said) and "\n" not in msg and len(msg) < 200, msg[:300]
 
 
 def _paths(node, path=()):

@@ -205,6 +205,20 @@ def test_compare_rows_already_computed_do_not_flash(app):
     assert app.page.evaluate("window.flashed") == 0
 
 
+def test_the_compare_table_never_shows_rows_of_another_document(app):
+    app.wait_compare()
+    # What the table says the moment each view is on screen, before any comparison answers.
+    app.page.evaluate("""() => { window.atRender = []; new MutationObserver(() => window.atRender.push(
+        [...document.querySelectorAll('#compare-table tbody tr')].map(r => r.querySelector('td').textContent)))
+        .observe(document.body, {attributes: true, attributeFilter: ['data-renders']}); }""")
+    text = "A short note. " * 12
+    app.set_text(text)
+    app.wait_compare()
+    expected = {str(chunker.chunk(text, **dict(app.controls(), strategy=name)).stats.chunks) for name in chunker.STRATEGIES}
+    seen = app.page.evaluate("window.atRender")
+    assert seen and all(cell in expected or cell == "computing…" for cells in seen for cell in cells), seen
+
+
 def test_large_documents_compare_on_request(app):
     # The threshold is lowered for the test so that the sample counts as large.
     other = Page(app.page.context.browser, app.url, context=app.context)

@@ -160,12 +160,13 @@ def test_a_large_paste_is_held_outside_the_text_box(app):
     # the box: it shows the start, read-only, and everything else works on the whole text.
     page = app.page
     big = ("Ünïcödé 🚀 " + PROSE + "\n\n") * (200_000 // (len(PROSE) + 14) + 1)
-    units = len(big.encode("utf-16-le")) // 2  # what the page's note counts: JavaScript's length
+    # The note counts characters as the counts below the box do (code points), not as JavaScript's length.
     app.set_text(big)
     preview = page.input_value("#document")
     assert 0 < len(preview) < len(big) and big.startswith(preview)
     assert page.eval_on_selector("#document", "e => e.readOnly")
-    assert page.is_visible("#held-note") and f"{units:,} characters" in text_of(app, "#held-text")
+    assert page.is_visible("#held-note") and f"{len(big):,} characters" in text_of(app, "#held-text")
+    assert text_of(app, "#counts").startswith(f"{len(big):,} chars")
     expected = chunker.chunk(big, **app.controls())
     assert text_of(app, "#summary") == f"{len(expected.chunks):,} chunks"
     cards = app.cards()

@@ -109,6 +109,42 @@ def test_a_question_is_added_from_a_selection_and_exported(app, tmp_path):
     app.page.wait_for_function("document.getElementById('q-count').textContent === '13'")
 
 
+def _tab_to(app, element_id: str, back: bool = False) -> None:
+    """Move the focus with Tab (Shift+Tab) alone until it is on `element_id`."""
+    for _ in range(300):
+        if app.page.evaluate("document.activeElement && document.activeElement.id") == element_id:
+            return
+        app.page.keyboard.press("Shift+Tab" if back else "Tab")
+    raise AssertionError(f"Tab never reached #{element_id}")
+
+
+def test_an_answer_is_marked_with_the_keyboard_alone(app, tmp_path):
+    # The reader selects the answer in the document box with Shift and the arrows, tabs to the
+    # button and presses Enter: no mouse anywhere.
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
+    answer = "configured, deployed and monitored"
+    start = SAMPLE.index(answer)
+    _tab_to(app, "document")
+    app.page.keyboard.press("Control+Home")
+    for _ in range(start):
+        app.page.keyboard.press("ArrowRight")
+    for _ in range(len(answer)):
+        app.page.keyboard.press("Shift+ArrowRight")
+    _tab_to(app, "q-answer")
+    app.page.keyboard.press("Enter")
+    assert text_of(app, "#q-answers") == "1 answer marked"
+    _tab_to(app, "q-text", back=True)
+    app.page.keyboard.type("What is configured?")
+    app.page.keyboard.press("Enter")
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '13'")
+    _tab_to(app, "q-export", back=True)
+    with app.page.expect_download() as info:
+        app.page.keyboard.press("Enter")
+    questions = chunker.load_questions(Path(info.value.path()).read_text(encoding="utf-8"), SAMPLE)
+    assert questions[-1].question == "What is configured?"
+    assert [(r.start_index, r.end_index) for r in questions[-1].references] == [(start, start + len(answer))]
+
+
 def test_a_bad_questions_file_is_one_line_naming_the_line(app, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "ok?", "references": [{"start_index": 0, "end_index": 5}]}\n{not json\n',
@@ -132,6 +168,26 @@ def test_a_models_tokenizer_json_counts_as_the_command_line_does(app):
     app.fill("#size", "300")  # past the limit: chunks the model would cut are flagged
     flagged = [c for c in chunker.chunk(SAMPLE, **dict(settings, size=300)).chunks if "truncated" in c.flags]
     assert flagged and app.page.locator("#cards .flag[data-flag=truncated]").count() == len(flagged)
+
+
+def test_a_wrong_file_picked_as_tokenizer_json_is_one_short_line_naming_it(app, tmp_path):
+    wrong = {"config.json": ('{"architectures": ["BertModel"], "hidden_size": 768}', 'it has no "model"'),
+             "notes.txt": ("Some notes, not JSON at all.\n" * 2_200, "it is not JSON"),  # 60 KB
+             "big.txt": ("Some notes, not JSON at all.\n" * 36_000, "it is not JSON"),   # 1 MB
+             "empty.json": ("", "it is empty"),
+             "huge.json": ("{" + " " * 3_000_000 + "}", "it is 3 MB")}  # past the cap this test sets
+    app.page.evaluate("window.chunkerTokenizerMaxBytes = 2000000")
+    before = app.page.input_value("#tokenizer")
+    for name, (text, why) in wrong.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        app.page.set_input_files("#tokenizer-file", str(tmp_path / name))
+        app.page.wait_for_function("n => document.getElementById('error').textContent.startsWith(n)",
+                                   arg=name + " is not a tokenizer.json (")
+        said = text_of(app, "#error")
+        assert said.startswith(f"{name} is not a tokenizer.json ({why}"), said[:300]
+        assert "\n" not in said and len(said) < 200 and said.endswith("pick the tokenizer.json of your model's folder"), said
+        assert app.page.input_value("#tokenizer") == before
+    assert not app.console_errors, app.console_errors[:3]
 
 
 def _shows_counts_of(app, tokenizer) -> None:

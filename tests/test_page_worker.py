@@ -203,3 +203,12 @@ def test_hello_offers_the_language_and_min_size_fields():
     fields = {f["key"] for f in controls["fields"]}
     assert {"min_size", "language"} <= fields
     assert 'value="visualbasic6"' in controls["more"] and "Min size" in controls["more"]
+
+
+@pytest.mark.parametrize("text", ["app/sample.md", "hello\n" * 10_000, "", '{"hidden_size": 768}'])
+def test_a_wrong_tokenizer_file_is_one_short_line_naming_it(text):
+    """Whatever a file picked as tokenizer.json holds is its content, never a path to read (a
+    file holding "app/sample.md" is not the worker's sample), and the answer is one line."""
+    out = worker.use_tokenizer(JsObject(text), "notes.txt")
+    assert out["ok"] is False and out["error"].startswith("notes.txt is not a tokenizer.json"), out["error"][:300]
+    assert "\n" not in out["error"] and len(out["error"]) < 200

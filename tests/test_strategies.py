@@ -197,7 +197,8 @@ def test_markdown_setext_and_consecutive_headings():
 # --- flags and stats ---------------------------------------------------------------------
 
 def test_each_flag():
-    res = chunker.chunk("Ends without a stop\n\n## Heading", strategy="paragraph", unit="chars", size=1000, overlap=0)
+    res = chunker.chunk("Ends without a stop\n\n## Heading\n\n" + "Long words here. " * 70, strategy="paragraph",
+                        unit="chars", size=1000, overlap=0)
     c = res.chunks[0]
     assert {"mid_sentence", "fragment", "orphan_heading"} <= set(c.flags)
     res = chunker.chunk("A closed block:\n\n```\ncode\n```", strategy="paragraph", unit="chars", size=10, overlap=0)
@@ -208,6 +209,17 @@ def test_each_flag():
     assert [c.flags for c in res] == [(), ("tiny",)]
     res = chunker.chunk("word " * 300, unit="chars", size=600, overlap=0, model_max=100)
     assert [("truncated" in c.flags) for c in res] == [c.tokens > 100 for c in res] and res.stats.flag_counts["truncated"]
+
+
+def test_a_chunk_that_is_the_whole_document_is_no_fragment():
+    # Nothing could be merged with the only chunk: however short, it is not a fragment.
+    for strategy in chunker.STRATEGIES:
+        res = chunker.chunk("A short note.", strategy=strategy, unit="tokens", size=512, overlap=0)
+        assert len(res.chunks) == 1 and "fragment" not in res.chunks[0].flags, strategy
+        assert "fragment" not in res.stats.flag_counts
+    # Two short chunks are still fragments.
+    res = chunker.chunk("abc " * 8, strategy="fixed", unit="chars", size=30, overlap=0)
+    assert len(res.chunks) == 2 and "fragment" in res.chunks[-1].flags
 
 
 def test_stats_count_duplicated_and_embedding_tokens():

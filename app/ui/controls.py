@@ -4,12 +4,14 @@
 import json
 
 from pyscript import document, window
-from ui.dom import BRIDGE, data, el, hooks, on, show_error, toast
+from ui.dom import BRIDGE, data, el, hooks, on, page_setting, show_error, toast
 
 # Slider ranges, and rough characters per unit for keeping the amount of text per chunk when the
 # unit changes: how the page's controls behave, not chunking facts.
 UNIT_SLIDER = {"tokens": (16, 2048), "chars": (50, 8000), "words": (10, 1500)}
 UNIT_CHARS = {"tokens": 4, "chars": 1, "words": 6}
+# A tokenizer.json is up to about 35 MB (Gemma's); a file far bigger is not one, and is not read.
+TOKENIZER_MAX_BYTES = 64_000_000
 # The link's keys until the worker reports the table of options' (`params`).
 PARAMS = ("strategy", "unit", "size", "overlap", "tokenizer", "breaks", "limit")
 
@@ -282,7 +284,8 @@ async def use_tokenizer(file):
     if C.worker is None:
         toast("Still loading Python…")
         return
-    text = await BRIDGE.readText(file)
+    # The file's text stays in a JavaScript object: megabytes never pass through MicroPython.
+    text = await BRIDGE.readTokenizer(file, int(page_setting("chunkerTokenizerMaxBytes", TOKENIZER_MAX_BYTES)))
     if text.error:
         show_error(text.error)
         return

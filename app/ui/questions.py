@@ -67,7 +67,7 @@ def said_answers():
 def mark_answer(event):
     found = BRIDGE.selectionOffsets()
     if not found:
-        toast("Select the answer's text in the document view first", 4)
+        toast("Select the answer's text in the document view, or in the document box with Shift and the arrow keys, first", 5)
         return
     P.answers.append(json.loads(found))
     said_answers()
@@ -81,7 +81,7 @@ def add_question(event):
         toast("Type the question first")
         return
     if not P.answers:
-        toast("Mark its answer: select it in the document view, then click “Add selected text as an answer”", 5)
+        toast("Mark its answer: select it in the document view or the document box, then “Add selected text as an answer”", 5)
         return
     spans = json.dumps(P.answers)
     P.answers = []

@@ -344,6 +344,7 @@ def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
         (`split_text`) never slices a chunk to judge it."""
         flags: list[tuple[str, ...]] = []
         shared: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per set of flags, not per chunk
+        many = len(spans.starts) > 1
         for k, (start, end) in enumerate(zip(spans.starts, spans.ends)):
             piece = text[start:end]
             n = known[k] if known is not None else 0
@@ -356,7 +357,7 @@ def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
             found: list[str] = []
             if not ends_sentence(piece, fences, start):
                 found.append("mid_sentence")
-            if size > 0 and measured * 5 < size:
+            if size > 0 and measured * 5 < size and many:  # the only chunk: nothing to merge with
                 found.append("fragment")
             if _last_line_is_heading(text, start, piece):
                 found.append("orphan_heading")

@@ -383,9 +383,9 @@ def load_tokenizer(source: str | bytes | os.PathLike[str], *, name: str | None =
     >>> tok.count("hello hello"), tok.label, tok.name, get_tokenizer(tok.name) is tok
     (2, 'tiny', 'hf:c9d90198b16c92d3', True)
     """
-    from ._hf import content_key, parse_tokenizer, read_tokenizer  # noqa: PLC0415 - only a tokenizer.json needs it
+    from ._hf import content_key, is_text, parse_tokenizer, read_tokenizer  # noqa: PLC0415 - only a tokenizer.json needs it
 
-    if isinstance(source, (str, os.PathLike)) and not str(source).lstrip().startswith("{"):
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and not is_text(source)):
         path = os.fspath(source)
         if not os.path.isfile(path):
             raise ChunkerError(f"tokenizer {path!r}: no such file; give the path of a model's "

@@ -32,12 +32,28 @@ def _decode(data: bytes, where: str) -> str:
                            "pass a tokenizer.json, which is UTF-8 JSON") from None
 
 
+PATH_MAX = 4096
+"""A str longer than this, or of more than one line, is a file's text, never a path."""
+
+NOT_A_TOKENIZER = "pick the tokenizer.json of your model's folder"
+
+
+def is_text(source: str) -> bool:
+    """Whether a str handed in is a file's text rather than a path: JSON's opening bracket
+    first, or more than a path can be (a text file picked by mistake is not a path).
+
+    >>> is_text('{"model": {}}'), is_text("model/tokenizer.json"), is_text("notes\\nmore notes")
+    (True, False, True)
+    """
+    return source.lstrip()[:1] in ("{", "[") or "\n" in source or len(source) > PATH_MAX
+
+
 def read_tokenizer(source: str | bytes | os.PathLike[str]) -> tuple[str, str]:
     """A tokenizer.json's text, and the label to show it by (the file's name, or
     "tokenizer.json" for text handed in). Not parsed yet: its identity is its text's hash."""
     if isinstance(source, bytes):
         return _decode(source, "tokenizer.json"), "tokenizer.json"
-    if isinstance(source, str) and source.lstrip().startswith("{"):
+    if isinstance(source, str) and is_text(source):
         return source, "tokenizer.json"
     path = os.fspath(source)
     try:
@@ -104,6 +120,9 @@ def _constant(name: str) -> float:
 
 
 def _parse(text: str, where: str) -> Any:
+    if text.lstrip()[:1] not in ("{", "["):  # a text file picked by mistake: one line, never its text
+        raise ChunkerError(f"{where} is not a tokenizer.json (it is not JSON, which starts with {{): "
+                           f"{NOT_A_TOKENIZER}")
     try:
         # NaN and Infinity are not JSON (Python's json reads them; serde_json does not).
         return json.loads(text, parse_float=serde_float, parse_constant=_constant)
@@ -125,6 +144,8 @@ def parse_tokenizer(text: str, *, label: str = "tokenizer.json", key: str | None
     if isinstance(config, dict) and config.get("version", "1.0") != "1.0":
         raise ChunkerError(f"{label} has tokenizer version {str(config.get('version'))[:40]!r}; "
                            "only version 1.0 files are supported")
+    if isinstance(config, dict) and "model" not in config:  # a model's config.json, say
+        raise ChunkerError(f'{label} is not a tokenizer.json (it has no "model"): {NOT_A_TOKENIZER}')
     _schema.check(config, label)
     try:
         return HFTokenizer(config, name=key or content_key(text), label=label)
