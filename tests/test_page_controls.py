@@ -246,8 +246,13 @@ def test_starting_points_and_advice_apply_their_settings(app):
     app.click(f"#presets button[data-apply='{faq}']")
     assert params(app)["overlap"] == "15%" and app.page.input_value("#overlap") == "45"
     assert_same_as_python(app, SAMPLE)
-    # The advice recognises the sample as technical documentation and offers its row.
+    # The advice recognises the sample as technical documentation; the sample is shorter than
+    # that row's 1,024 tokens, so the advice says it would be one chunk and offers no button.
     assert "Looks like technical documentation" in text_of(app, "#advice")
+    assert "one chunk" in text_of(app, "#advice li[data-code=content_type]")
+    assert app.page.locator("#advice li[data-code=content_type] button[data-apply]").count() == 0
+    # Three samples together are long enough: the row is offered, and applies.
+    app.set_text("\n\n".join([SAMPLE] * 3))
     app.click("#advice li[data-code=content_type] button[data-apply]")
     assert app.page.input_value("#size") == "1024" and params(app)["overlap"] == "10%"
 
