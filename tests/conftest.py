@@ -7,10 +7,11 @@ Chromium through Playwright (never a downloaded browser) against
 * a ``serve.py --build`` site served by a plain static server that sends no CSP, no isolation
   headers, nothing but correct content types (what GitHub Pages does).
 
-One browser is shared by the whole session. A test that changes the page's state gets a page
-of its own (in its module's browser context, so the runtime comes from the HTTP cache and the
-interpreter from its snapshot): one test's failure cannot leave the next a page in a state it
-did not expect.
+One browser is shared by the whole session. A module's tests share one page, in the module's
+browser context (so the runtime comes from the HTTP cache and the interpreter from its
+snapshot), opened again between tests and checked to be as a new page is (tests/pagekit.py);
+after a failure the next test gets a new page. Tests that need a first visit, init scripts or
+routes of their own open pages of their own.
 """
 
 from __future__ import annotations
@@ -48,6 +49,18 @@ def pytest_collection_modifyitems(items):
     its page once.
     """
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+FAILED = pytest.StashKey[bool]()
+"""Set on a test whose set-up, call or teardown failed (tests/pagekit.py then drops its page)."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.failed:
+        item.stash[FAILED] = True
+    return report
 
 
 # ---------------------------------------------------------------- servers
@@ -175,12 +188,17 @@ class Page:
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda e: self.console_errors.append(f"pageerror: {e}"))
         self.page.on("dialog", self._dialog)
+        self.viewport = self.page.viewport_size
+        self.leaving = False
 
     def _console(self, message):
         if message.type == "error" or "Content Security Policy" in message.text:
             self.console_errors.append(message.text)
 
     def _dialog(self, dialog):
+        if self.leaving and dialog.type == "beforeunload":
+            dialog.accept()  # reset() leaves the page, whatever the reader's text
+            return
         self.dialogs.append(dialog.message)
         dialog.dismiss()
 
@@ -199,6 +217,47 @@ class Page:
     def wait_compare(self):
         self.page.wait_for_function("document.body.dataset.compare === 'done' && document.body.dataset.busy === 'false'",
                                     timeout=LOAD_TIMEOUT_MS)
+
+    def reset(self):
+        """Open the page again in this tab, as a new page would open: what the last test did
+        to the page goes (its document, settings, worker and interpreter, DOM and scripts), and
+        so do its routes, media emulation, viewport, offline mode, held keys and pointer, and
+        the requests, console errors and dialogs recorded. A new tab costs several seconds of
+        Chromium's start-up; this, about one and a half. (An init script added to the page
+        would stay: a test that needs one opens a page of its own.)"""
+        self.leaving = True
+        try:
+            self.page.goto("about:blank")
+        finally:
+            self.leaving = False
+        self.page.unroute_all(behavior="ignoreErrors")
+        self.context.unroute_all(behavior="ignoreErrors")
+        self.context.set_offline(False)
+        self.page.emulate_media(media="null", color_scheme="light", reduced_motion="no-preference",
+                                forced_colors="none", contrast="no-preference")
+        if self.page.viewport_size != self.viewport:
+            self.page.set_viewport_size(self.viewport)
+        for key in ("Shift", "Control", "Alt", "Meta"):
+            self.page.keyboard.up(key)
+        self.page.mouse.move(0, 0)
+        self.requests.clear()
+        self.console_errors.clear()
+        self.dialogs.clear()
+        return self.open()
+
+    def state(self) -> dict:
+        """What a test could find different between this page and a newly opened one."""
+        return dict(self.page.evaluate("""() => ({
+            href: location.href, width: innerWidth, height: innerHeight, online: navigator.onLine,
+            dark: matchMedia('(prefers-color-scheme: dark)').matches, print: matchMedia('print').matches,
+            reduced: matchMedia('(prefers-reduced-motion: reduce)').matches,
+            forced: matchMedia('(forced-colors: active)').matches,
+            scroll: [scrollX, scrollY], focus: document.activeElement && document.activeElement.id,
+            ready: document.body.dataset.ready, busy: document.body.dataset.busy,
+            restarts: document.body.dataset.restarts || '0', document: document.getElementById('document').value,
+            summary: document.getElementById('summary').textContent,
+            error: document.getElementById('error').hidden ? '' : document.getElementById('error').textContent,
+        })"""), controls=self.controls(), console_errors=list(self.console_errors), dialogs=list(self.dialogs))
 
     def close(self):
         if self.own_context:
