@@ -7,10 +7,11 @@ Chromium through Playwright (never a downloaded browser) against
 * a ``serve.py --build`` site served by a plain static server that sends no CSP, no isolation
   headers, nothing but correct content types (what GitHub Pages does).
 
-One browser is shared by the whole session. A test that changes the page's state gets a page
-of its own (in its module's browser context, so the runtime comes from the HTTP cache and the
-interpreter from its snapshot): one test's failure cannot leave the next a page in a state it
-did not expect.
+One browser is shared by the whole session (by each xdist worker). A module's tests share one
+page, in the module's browser context (so the runtime comes from the HTTP cache and the
+interpreter from its snapshot), opened again between tests and checked to be as a new page is
+(tests/pagekit.py); after a failure the next test gets a new page. Tests that need a first
+visit, init scripts or routes of their own open pages of their own.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -40,14 +42,108 @@ CHROMIUM_ARGS = [
 LOAD_TIMEOUT_MS = 120_000  # a cold start on a busy 2-core machine; a hang still fails
 
 
+# ---------------------------------------------------------------- the run: markers, order, profiles
+
+# Hypothesis: "ci", the default, runs each test's own example counts (the @settings in the
+# tests) with no deadline and no too-slow check, so a loaded machine cannot fail a test by its
+# clock; "dev" (--hypothesis-profile=dev, part of --quick) caps every test at 10 examples.
+settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
+settings.register_profile("dev", parent=settings.get_profile("ci"), max_examples=10)
+settings.load_profile("ci")
+
+# The tests marked `slow`, by module and name ("*": the whole module). Each takes seconds: the
+# real-corpus calibrations, comparisons with a reference implementation over thousands of texts
+# or whole real documents, mypy, and tests that start other interpreters, process pools, Ray,
+# Node.js or a wheel build. The full command runs them; --quick leaves them out. (Kept here,
+# not as decorators in the modules, so that the list of what the inner loop skips is one.)
+SLOW = {
+    "test_estimate.py": ["test_median_error_meets_target_on_held_out_half",
+                         "test_cl100k_median_error_meets_target_on_held_out_half",
+                         "test_default_weights_are_not_a_cl100k_estimate", "test_estimate_beats_both_seed_rules",
+                         "test_index_counts_real_spans_as_the_spans_alone"],
+    "test_hf_tokenizer.py": ["test_ids_counts_and_offsets_match_hf", "test_hypothesis_texts_match_hf",
+                             "test_boundary_contract", "test_a_text_encoded_in_blocks_matches_hf",
+                             "test_long_documents_are_encoded_in_blocks"],
+    "test_langchain.py": ["test_documents_tokens"],
+    "test_bpe.py": ["test_real_text"],
+    "test_lint.py": ["test_mypy_finds_nothing"],
+    "test_cli_corpus.py": ["test_jobs_write_the_same_bytes_as_one_process", "test_a_file_output_is_never_held_whole",
+                           "test_progress_bar_only_on_a_terminal", "test_jobs_in_a_fresh_interpreter_and_its_real_stdout",
+                           "test_output_file_with_jobs"],
+    "test_ray.py": "*",
+    "test_adapters.py": ["test_llama_index_opens_no_connection"],
+    "test_package.py": "*",
+    "test_serve.py": ["test_app_zip_is_compiled_once_per_change_of_the_sources",
+                      "test_without_node_app_zip_holds_the_sources"],
+    "test_offline.py": ["test_the_compiled_part_of_the_standard_library_is_what_the_worker_imports",
+                        "test_the_icons_are_drawn_from_the_svg"],
+}
+
+
+def pytest_addoption(parser):
+    parser.addoption("--quick", action="store_true",
+                     help='the inner loop: -m "not slow and not browser" and the dev Hypothesis profile')
+
+
+def pytest_configure(config):
+    if config.getoption("quick"):
+        config.option.markexpr = f"({config.option.markexpr}) and not slow and not browser" \
+            if config.option.markexpr else "not slow and not browser"
+        settings.load_profile("dev")
+
+
+def pytest_itemcollected(item):
+    """Before -m selects and xdist groups: mark the SLOW tests, and put the tests that share a
+    module's page (the `site` fixture) in one xdist group, so one worker runs them on one page."""
+    module = getattr(item, "module", None)
+    if module is None:
+        return
+    slow = SLOW.get(Path(module.__file__).name, ())
+    if slow == "*" or getattr(item.obj, "__name__", None) in slow:
+        item.add_marker(pytest.mark.slow)
+    if "site" in getattr(item, "fixturenames", ()):
+        item.add_marker(pytest.mark.xdist_group(Path(module.__file__).stem))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items):
-    """Cheap tests first, browser tests last: a broken core fails in seconds, not minutes.
+    """In one process: cheap tests first, browser tests last, so a broken core fails in seconds,
+    not minutes. In xdist's workers: the browser tests first, then the slow ones, so no long
+    test is left to end the run on one worker while the other has nothing to do (xdist hands
+    out each module's shared page as one unit, the largest first).
 
     The sort is stable and runs after pytest's own grouping, so each browser module still loads
     its page once.
     """
-    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: (item.get_closest_marker("browser") is None,
+                                     item.get_closest_marker("slow") is None))
+    else:
+        items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    for module in {getattr(item, "module", None) for item in items} - {None}:
+        missing = [n for n in SLOW.get(Path(module.__file__).name, ()) if n != "*" and not hasattr(module, n)]
+        assert not missing, f"conftest.SLOW names tests that {Path(module.__file__).name} does not have: {missing}"
+    if settings.get_current_profile_name() == "dev":
+        # Hypothesis lets a test's own @settings(max_examples=...) win over any profile: the
+        # dev profile's cap is applied to those here.
+        cap = settings.default.max_examples
+        for item in items:
+            test = getattr(item, "obj", None)
+            own = getattr(test, "_hypothesis_internal_use_settings", None)
+            if own is not None and own.max_examples > cap:
+                test._hypothesis_internal_use_settings = settings(own, max_examples=cap)
+
+
+FAILED = pytest.StashKey[bool]()
+"""Set on a test whose set-up, call or teardown failed (tests/pagekit.py then drops its page)."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.failed:
+        item.stash[FAILED] = True
+    return report
 
 
 # ---------------------------------------------------------------- servers
@@ -175,12 +271,17 @@ class Page:
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda e: self.console_errors.append(f"pageerror: {e}"))
         self.page.on("dialog", self._dialog)
+        self.viewport = self.page.viewport_size
+        self.leaving = False
 
     def _console(self, message):
         if message.type == "error" or "Content Security Policy" in message.text:
             self.console_errors.append(message.text)
 
     def _dialog(self, dialog):
+        if self.leaving and dialog.type == "beforeunload":
+            dialog.accept()  # reset() leaves the page, whatever the reader's text
+            return
         self.dialogs.append(dialog.message)
         dialog.dismiss()
 
@@ -199,6 +300,47 @@ class Page:
     def wait_compare(self):
         self.page.wait_for_function("document.body.dataset.compare === 'done' && document.body.dataset.busy === 'false'",
                                     timeout=LOAD_TIMEOUT_MS)
+
+    def reset(self):
+        """Open the page again in this tab, as a new page would open: what the last test did
+        to the page goes (its document, settings, worker and interpreter, DOM and scripts), and
+        so do its routes, media emulation, viewport, offline mode, held keys and pointer, and
+        the requests, console errors and dialogs recorded. A new tab costs several seconds of
+        Chromium's start-up; this, about one and a half. (An init script added to the page
+        would stay: a test that needs one opens a page of its own.)"""
+        self.leaving = True
+        try:
+            self.page.goto("about:blank")
+        finally:
+            self.leaving = False
+        self.page.unroute_all(behavior="ignoreErrors")
+        self.context.unroute_all(behavior="ignoreErrors")
+        self.context.set_offline(False)
+        self.page.emulate_media(media="null", color_scheme="light", reduced_motion="no-preference",
+                                forced_colors="none", contrast="no-preference")
+        if self.page.viewport_size != self.viewport:
+            self.page.set_viewport_size(self.viewport)
+        for key in ("Shift", "Control", "Alt", "Meta"):
+            self.page.keyboard.up(key)
+        self.page.mouse.move(0, 0)
+        self.requests.clear()
+        self.console_errors.clear()
+        self.dialogs.clear()
+        return self.open()
+
+    def state(self) -> dict:
+        """What a test could find different between this page and a newly opened one."""
+        return dict(self.page.evaluate("""() => ({
+            href: location.href, width: innerWidth, height: innerHeight, online: navigator.onLine,
+            dark: matchMedia('(prefers-color-scheme: dark)').matches, print: matchMedia('print').matches,
+            reduced: matchMedia('(prefers-reduced-motion: reduce)').matches,
+            forced: matchMedia('(forced-colors: active)').matches,
+            scroll: [scrollX, scrollY], focus: document.activeElement && document.activeElement.id,
+            ready: document.body.dataset.ready, busy: document.body.dataset.busy,
+            restarts: document.body.dataset.restarts || '0', document: document.getElementById('document').value,
+            summary: document.getElementById('summary').textContent,
+            error: document.getElementById('error').hidden ? '' : document.getElementById('error').textContent,
+        })"""), controls=self.controls(), console_errors=list(self.console_errors), dialogs=list(self.dialogs))
 
     def close(self):
         if self.own_context:

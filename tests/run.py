@@ -24,6 +24,15 @@ DEBIAN_PACKAGES = ["chromium", "python3.11-doc", "manpages-de", "manpages-nl", "
                    "manpages-zh", "libtasn1-doc", "shared-mime-info"]
 
 
+def workers(args: list[str]) -> list[str]:
+    """pytest-xdist's -n, unless the arguments say (-n 0: one process): one process a core, two
+    at least (the browser tests mostly wait on Chromium). pytest.ini's --dist loadgroup keeps
+    each browser module's shared page in one of them."""
+    if any(a.startswith(("-n", "--numprocesses", "--pdb")) or a.endswith("no:xdist") for a in args):
+        return []
+    return ["-n", str(max(2, os.cpu_count() or 1))]
+
+
 def main() -> int:
     try:
         python = ensure_venv(ROOT / ".venv", ROOT / "requirements-test.txt")
@@ -34,8 +43,10 @@ def main() -> int:
     except (SetupError, RuntimeVendorError) as e:
         print(f"tests/run.py: set-up failed: {e}", file=sys.stderr)
         return 2
-    cmd = [str(python), "-m", "pytest", *sys.argv[1:]]
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    cmd = [str(python), "-m", "pytest", *workers(sys.argv[1:]), *sys.argv[1:]]
+    # Bytecode is written (__pycache__ is git-ignored and skipped by every file walk): pytest then
+    # keeps its assertion-rewritten test modules too, which halves each process's collection.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     return subprocess.call(cmd, cwd=str(ROOT), env=env)
 
 

@@ -2,7 +2,8 @@
 
 Paste a document, and the page must show the very records `chunker.chunk` gives in CPython for
 the settings on screen; every request must stay on the page's own origin; and once loaded the
-page must keep chunking with the network cut. Each test starts from a page of its own.
+page must keep chunking with the network cut. Each test starts from the page as newly opened
+(tests/pagekit.py: one page per module, opened again between tests).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 from conftest import Page
 
 import chunker
+from tests.pagekit import SharedPage, shared_page_fixture
 from tests.texts import PRIMER, debian_documents, sample_document
 
 pytestmark = pytest.mark.browser
@@ -68,18 +70,12 @@ def assert_same_as_python(app: Page, text: str) -> chunker.ChunkResult:
 @pytest.fixture(scope="module", params=["serve", "build"])
 def site(request, chromium):
     url = request.getfixturevalue("serve_url" if request.param == "serve" else "build_url")
-    context = chromium.new_context(accept_downloads=True)
-    yield request.param, url, context
-    context.close()
+    shared = SharedPage(chromium, url, kind=request.param)
+    yield shared
+    shared.close()
 
 
-@pytest.fixture
-def app(site, chromium):
-    kind, url, context = site
-    page = Page(chromium, url, context=context).open()
-    page.kind = kind
-    yield page
-    page.close()
+app = shared_page_fixture()
 
 
 def test_loads_the_sample_and_shows_its_chunks(app):

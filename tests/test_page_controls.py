@@ -1,6 +1,6 @@
 """The settings' controls, the address, the comparison and the advice, on pages served by
-serve.py. Each test opens a page of its own and checks it against `chunker` run in CPython with
-the settings the controls show."""
+serve.py. Each test starts from the page as newly opened and checks it against `chunker` run in
+CPython with the settings the controls show."""
 
 from __future__ import annotations
 
@@ -375,3 +375,27 @@ def test_a_worker_that_never_starts_is_explained(chromium, serve_url):
         assert page.page.get_attribute("body", "data-ready") == "false"
     finally:
         page.close()
+
+
+def test_the_reset_between_tests_leaves_a_newly_opened_page(app, site, chromium):
+    """tests/pagekit.py: the page this module's tests share is opened again between tests, and
+    must then be what a new page is, whatever the test before did to it."""
+    app.select("strategy", "sentence")
+    app.fill("#size", "70")
+    app.set_text("Changed by the test before.")
+    app.page.set_viewport_size({"width": 360, "height": 740})
+    app.page.emulate_media(color_scheme="dark", reduced_motion="reduce")
+    app.page.route("**/static/app.css", lambda route: route.abort())
+    app.context.set_offline(True)
+    app.page.evaluate("window.leftOver = 1; window.scrollTo(0, 400); document.getElementById('size').focus()")
+    assert app.state() != site.fresh
+    app.reset()
+    assert app.state() == site.fresh
+    assert app.page.evaluate("typeof window.leftOver") == "undefined"
+    assert app.page.evaluate(  # the stylesheet the test's route refused arrives again
+        "[...document.styleSheets].some(s => (s.href || '').endsWith('/static/app.css') && s.cssRules.length)")
+    other = Page(chromium, app.url, context=app.context).open()
+    try:
+        assert other.state() == site.fresh
+    finally:
+        other.close()

@@ -1,5 +1,6 @@
 """The document on the page: typed, pasted, opened, dropped, cleared; large, hostile or not
-text at all. Each test opens a page of its own and compares it with `python -m chunker`."""
+text at all. Each test starts from the page as newly opened and compares it with
+`python -m chunker`."""
 
 from __future__ import annotations
 
