@@ -215,12 +215,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Cache-Control", self._cache_control)
         super().end_headers()
 
-    def log_error(self, format, *args):  # noqa: A002 - the base class's name
+    def log_error(self, format, *args):  # the base class's name
         # A browser keeps idle connections open; closing one after head_timeout is no error.
         if not (format.startswith("Request timed out") and self._clock.received == 0):
             super().log_error(format, *args)
 
-    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+    def log_message(self, format, *args):  # the base class's name
         if not (self.quiet or self.server.quiet):
             super().log_message(format, *args)
 

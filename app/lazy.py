@@ -87,7 +87,7 @@ def _install(runtime: ModuleType, package: str, label: str) -> str | None:
     page's status); None when done, else why not, in one line."""
     try:
         runtime.install(package, label)
-    except Exception as exc:  # noqa: BLE001 - a JavaScript error, whatever its kind
+    except Exception as exc:  # a JavaScript error, whatever its kind
         return str(getattr(exc, "message", "") or exc).removeprefix("Error: ").strip()
     importlib.invalidate_caches()  # the import system may have listed the folder before
     return None

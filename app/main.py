@@ -114,7 +114,7 @@ def kick(now=True):
     L.busy = True
     try:
         call = post_run()
-    except Exception:  # noqa: BLE001 - let the loop report it the usual way
+    except Exception:  # let the loop report it the usual way
         L.busy = False
         L.dirty = True
         spawn(pump())
@@ -192,7 +192,7 @@ async def pump(call=None):
                     el("compare-table").innerHTML = table
             if not L.dirty:
                 mark("compare", "done")
-    except Exception as exc:  # noqa: BLE001 - a broken worker is a message, not a traceback
+    except Exception as exc:  # a broken worker is a message, not a traceback
         window.console.error(str(exc))
         show_error("The chunking worker failed: " + error_text(exc) + ". Reload the page to retry.")
     finally:
@@ -271,7 +271,7 @@ async def start():
     try:
         worker = await workers["chunker"]
         info = await worker.hello()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         L.start_failed = True
         show_error("Python could not start in the worker: " + error_text(exc) + ". Reload the page to retry.")
         status(None)

@@ -183,7 +183,7 @@ def run(doc: Any, settings_json: str) -> dict[str, Any]:
         view["compare"] = panels.compare_html(S.compare_rows.get(_compare_key(result.settings), {}),
                                               result.settings.strategy, chunker.FLAGS, list(chunker.STRATEGIES))
         return view
-    except Exception as exc:  # noqa: BLE001 - every failure becomes a message on the page
+    except Exception as exc:  # every failure becomes a message on the page
         failure = _failure(exc)
         failure["counts"] = _counts(settings_json)
         return failure
@@ -196,7 +196,7 @@ def _counts(settings_json: str) -> str:
     try:
         tokens = doc.count_tokens(tokenizer)  # counted once per document and tokenizer identity
         tok = chunker.get_tokenizer(tokenizer)
-    except Exception:  # noqa: BLE001 - an unknown tokenizer: count what can be counted
+    except Exception:  # an unknown tokenizer: count what can be counted
         return panels.counts_html(len(doc.text), doc.words, None, tokenizer, False)
     return panels.counts_html(len(doc.text), doc.words, tokens, chunker.tokenizer_label(tokenizer), tok.exact)
 
@@ -240,7 +240,7 @@ def compare(strategy: str) -> str:
     if strategy not in rows and strategy in chunker.STRATEGIES:
         try:
             rows.update(S.document.compare(settings, strategies=[strategy]))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             rows[strategy] = _failure(exc)["error"]
     return panels.compare_html(rows, settings.strategy, chunker.FLAGS, list(chunker.STRATEGIES))
 
@@ -250,8 +250,8 @@ def export(fmt: str) -> Any:
     the main thread passes it to the browser without copying it (static/bridge.js)."""
     if S.result is None or fmt not in chunker.FORMATS:
         return None
-    from js import Blob, Object  # noqa: PLC0415 - only in the browser
-    from pyodide.ffi import to_js  # noqa: PLC0415
+    from js import Blob, Object  # only in the browser
+    from pyodide.ffi import to_js
 
     form = chunker.FORMATS[fmt]
     options = to_js({"type": form.mime + ";charset=utf-8"}, dict_converter=Object.fromEntries)
@@ -291,7 +291,7 @@ def open_document(doc: Any) -> dict[str, Any]:
             lazy.tell(f"Reading {name}: page {done} of {total}…")
 
         document = chunker.Document.from_bytes(data, name=name, progress=progress)
-    except Exception as exc:  # noqa: BLE001 - every failure becomes a message on the page
+    except Exception as exc:  # every failure becomes a message on the page
         return _failure(exc)
     finally:
         lazy.tell("")  # the status box closes after the last page's line
@@ -310,13 +310,13 @@ def use_tokenizer(doc: Any, filename: str) -> dict[str, Any]:
     """A model's tokenizer.json the reader opened (``{text: ...}``): loaded for this session only
     (it never leaves the worker's memory). Settings name it by its content (``hf:...``), so a
     second file, even one of the same name, is another tokenizer; the file name is its label."""
-    from app.html import esc, num  # noqa: PLC0415
+    from app.html import esc, num
 
     label = str(filename or "tokenizer.json")
     try:
         # As bytes: the file's content whatever it holds, never taken for a path to read.
         tok = chunker.load_tokenizer((_text_of(doc) or "").encode("utf-8"), name=label)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         failure = _failure(exc)
         failure["error"] = failure["error"][:300]  # one line on the page, whatever the file held
         return failure
@@ -353,7 +353,7 @@ def q_view(top_k: int = 0) -> dict[str, Any]:
             S.top_k = int(top_k)
             S.sweep_rows, S.sweep_key = [], None
         return _questions_view()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return _failure(exc)
 
 
@@ -364,7 +364,7 @@ def q_load(doc: Any) -> dict[str, Any]:
         S.questions.extend(chunker.load_questions(text, S.document.text))
         S.sweep_rows, S.sweep_key = [], None
         return _questions_view()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return _failure(exc)
 
 
@@ -374,7 +374,7 @@ def q_replace(doc: Any) -> dict[str, Any]:
         S.questions = list(chunker.load_questions(_text_of(doc) or "", S.document.text))
         S.sweep_rows, S.sweep_key = [], None
         return _questions_view()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return _failure(exc)
 
 
@@ -387,7 +387,7 @@ def q_add(question: str, spans_json: str) -> dict[str, Any]:
         S.questions.append(chunker.Question(str(question).strip(), tuple(refs)))
         S.sweep_rows, S.sweep_key = [], None
         return _questions_view()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return _failure(exc)
 
 
@@ -409,8 +409,8 @@ def q_select(n: int) -> dict[str, Any]:
 
 def q_export() -> Any:
     """The questions as JSONL (the shape `python -m chunker eval` reads), in a Blob."""
-    from js import Blob, Object  # noqa: PLC0415 - only in the browser
-    from pyodide.ffi import to_js  # noqa: PLC0415
+    from js import Blob, Object  # only in the browser
+    from pyodide.ffi import to_js
 
     options = to_js({"type": "application/x-ndjson;charset=utf-8"}, dict_converter=Object.fromEntries)
     return Blob.new(to_js([chunker.dump_questions(S.questions)]), options)

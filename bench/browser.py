@@ -245,7 +245,7 @@ def load_settled(page, url: str) -> dict:
     B = load(page, url)
     try:
         page.wait_for_function(SNAPSHOT_DONE, timeout=60_000)
-    except Exception:  # noqa: BLE001 - measure anyway; the snapshot is an optimisation
+    except Exception:  # measure anyway; the snapshot is an optimisation
         pass
     return B
 
@@ -511,8 +511,8 @@ def documents(browser, app_url: str) -> dict:
     the reader (the first PDF), extracts the text with progress, and chunks it. Timed from the
     file's arrival to the chunks on screen, with the longest main-thread freeze meanwhile."""
     sys.path.insert(0, str(BENCH))
-    import extract as docs  # noqa: PLC0415 - bench/extract.py, the same documents as the CPython figures
-    import pypdf  # noqa: PLC0415
+    import extract as docs  # bench/extract.py, the same documents as the CPython figures
+    import pypdf
 
     folder = OUT / "documents"
     folder.mkdir(parents=True, exist_ok=True)
@@ -579,7 +579,7 @@ def ten_megabytes(browser, app_url: str, text: str) -> dict:
             p0 = time.time()
             page.evaluate("() => 1 + 1")
             out["responsive_after_ms"] = (time.time() - p0) * 1000
-        except Exception as exc:  # noqa: BLE001 - a crash or a timeout is the finding
+        except Exception as exc:  # a crash or a timeout is the finding
             out["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
         out["crashed"] = bool(page.crashed)
         out["wall_s"] = time.time() - w0
@@ -642,7 +642,7 @@ def main(argv=None) -> int:
                     t = time.time()
                     try:
                         figures[name] = step()
-                    except Exception as exc:  # noqa: BLE001 - report what could not be measured
+                    except Exception as exc:  # report what could not be measured
                         figures[name] = {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
                     print(f"{time.time() - t:.0f} s (load {os.getloadavg()[0]:.2f})", file=sys.stderr, flush=True)
             finally:
@@ -712,7 +712,7 @@ def report_rows(f: dict) -> list[list[str]]:
 
     if "start-up" in f and not err("start-up"):
         s = f["start-up"]
-        med = lambda xs: statistics.median([x for x in xs if x is not None]) if xs else None  # noqa: E731
+        med = lambda xs: statistics.median([x for x in xs if x is not None]) if xs else None
         app_c, bare_c, app_w, bare_w = med(s["app_cold"]), med(s["bare_cold"]), med(s["app_warm"]), med(s["bare_warm"])
         rows.append([f"app ready, cold (median of {len(s['app_cold'])})", _ms(app_c), "", ""])
         rows.append(["bare Pyodide page ready (1+1), cold", _ms(bare_c), "", ""])

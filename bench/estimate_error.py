@@ -31,8 +31,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make `bench` and `chunker` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import corpus  # noqa: E402
-from chunker.tokens import _estimate  # noqa: E402
+from bench import corpus
+from chunker.tokens import _estimate
 
 ENCODINGS = {"o200k": "o200k_base", "cl100k": "cl100k_base"}
 

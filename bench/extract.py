@@ -26,8 +26,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make `chunker` and `tests` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from chunker.documents import extract  # noqa: E402
-from tests import documents as docs  # noqa: E402
+from chunker.documents import extract
+from tests import documents as docs
 
 RUNS = 3
 

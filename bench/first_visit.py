@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
                            capture_output=True, text=True).stdout.strip()
     totals = [sum(r["wire"] for r in v["requests"]) for v in visits]
     readies = [v["ready_ms"] / 1000 for v in visits]
-    med = lambda xs: statistics.median(xs)  # noqa: E731
+    med = lambda xs: statistics.median(xs)
     head = [f"First visit, cold profile, serve.py (gzip) of {root} at {commit}{' (modified)' if dirty else ''}; "
             f"Chromium throttled to {args.mbit:g} Mbit/s and {args.rtt:g} ms per request; {args.runs} visits, medians.",
             f"Load average (1 min) {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores."]

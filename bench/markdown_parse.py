@@ -46,7 +46,7 @@ def readmes() -> list[tuple[str, str]]:
 
 
 def parser():
-    from markdown_it import MarkdownIt  # noqa: PLC0415 - optional
+    from markdown_it import MarkdownIt  # optional
 
     md = MarkdownIt("commonmark")
     md.disable("inline")  # blocks and their line ranges are all the strategy needs
@@ -94,9 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.path:
         sys.path.insert(0, args.path)
-    import markdown_it  # noqa: PLC0415
+    import markdown_it
 
-    from bench import corpus  # noqa: PLC0415
+    from bench import corpus
 
     docs = corpus.python_docs_markdown()
     if args.mb:

@@ -76,7 +76,7 @@ def main() -> int:
     p.add_argument("--pages", type=int, default=100)
     args = p.parse_args()
     sys.path.insert(0, str(ROOT / "tests"))
-    import hf_fixtures as F  # noqa: PLC0415
+    import hf_fixtures as F
 
     runtime.ensure_runtime(ROOT, quiet=True)
     runtime.build_app_zip(ROOT)
@@ -85,7 +85,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         (tmp_path / "text.md").write_text(text, encoding="utf-8")
-        from tests.documents import sentences_for, typeset  # noqa: PLC0415
+        from tests.documents import sentences_for, typeset
 
         sections = [(f"Part {i}", sentences_for(i, 40)) for i in range(1, args.pages + 1)]
         (tmp_path / "bench.pdf").write_bytes(typeset(sections).pdf)

@@ -23,7 +23,7 @@ def _hf_accepts(text: str | bytes) -> bool:
     try:
         tok = F.hf().Tokenizer.from_buffer(text) if isinstance(text, bytes) else F.hf().Tokenizer.from_str(text)
         tok.encode("Hello world, Größe 42.")
-    except BaseException as e:  # noqa: BLE001 - HF also refuses by panicking (PanicException)
+    except BaseException as e:  # HF also refuses by panicking (PanicException)
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
             raise
         return False

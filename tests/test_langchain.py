@@ -33,7 +33,7 @@ def _import_ours():
     # NOTE: the package skeleton (chunker/__init__.py) lands separately; until it does,
     # load the module by path so this file tests it either way.
     if (ROOT / "chunker" / "strategies" / "__init__.py").exists():
-        from chunker.strategies import langchain  # noqa: PLC0415
+        from chunker.strategies import langchain
 
         return langchain
     path = ROOT / "chunker" / "strategies" / "langchain.py"

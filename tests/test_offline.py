@@ -147,7 +147,7 @@ def test_the_icons_are_drawn_from_the_svg():
     rows = icons.draw(32, size, rects)
     # One pixel per unit: the corner is outside the rounded background, the middle of the
     # first bar is the bar's own colour, and between bars is the background's.
-    pixel = lambda x, y: tuple(rows[y * (32 * 4 + 1) + 1 + 4 * x:][:4])  # noqa: E731
+    pixel = lambda x, y: tuple(rows[y * (32 * 4 + 1) + 1 + 4 * x:][:4])
     assert pixel(0, 0)[3] == 0
     assert pixel(16, 9) == (*rects[1].rgb, 255)
     assert pixel(16, 12) == (*rects[0].rgb, 255)

@@ -65,7 +65,7 @@ def shell_examples() -> list[tuple[str, str]]:
 
 def test_the_command_line_examples_print_what_the_readme_shows(tmp_path):
     doc = re.search(r'>>> doc = \((".*?)\)\n', README, re.S).group(1)
-    text = eval("".join(part.strip().removeprefix("...").strip() for part in doc.split("\n")))  # noqa: S307
+    text = eval("".join(part.strip().removeprefix("...").strip() for part in doc.split("\n")))
     (tmp_path / "policy.md").write_text(text, encoding="utf-8")
     (tmp_path / "docs" / "examples").mkdir(parents=True)
     shutil.copy(ROOT / "docs" / "examples" / "handbook.pdf", tmp_path / "docs" / "examples")

@@ -232,7 +232,7 @@ def build_site(root: Path, out: Path) -> Path:
     (:class:`SiteError`). The site is written into a temporary folder beside ``out`` and then
     renamed into place, so a failure leaves ``out`` as it was and nothing else behind.
     """
-    from tools import offline  # noqa: PLC0415 - it imports this module
+    from tools import offline  # it imports this module
 
     root = Path(root).resolve()
     out = check_target(root, out)

@@ -249,7 +249,7 @@ def on_select(event):
 
 @on("change", "#tokenizer")
 def on_tokenizer(event):
-    from ui.dom import spawn  # noqa: PLC0415
+    from ui.dom import spawn
 
     if el("tokenizer").value in C.own_help and el("tokenizer").value not in C.in_worker:
         spawn(give_then_change())
@@ -313,7 +313,7 @@ async def use_tokenizer(file):
 
 @on("change", "#tokenizer-file")
 def on_tokenizer_file(event):
-    from ui.dom import spawn  # noqa: PLC0415
+    from ui.dom import spawn
 
     files = el("tokenizer-file").files
     if files.length:
@@ -328,7 +328,7 @@ def on_tokenizer_dragover(event):
 
 @on("drop", "#tokenizer-field")
 def on_tokenizer_drop(event):
-    from ui.dom import spawn  # noqa: PLC0415
+    from ui.dom import spawn
 
     event.preventDefault()
     if event.dataTransfer and event.dataTransfer.files.length:
@@ -361,7 +361,7 @@ def on_overlap(event):
 def on_pct(event):
     try:
         button = event.target.closest("button[data-pct]")
-    except Exception:  # noqa: BLE001
+    except Exception:
         button = None
     if button is None:
         return
@@ -420,7 +420,7 @@ def apply(settings_json):
 def on_apply(event):
     try:
         button = event.target.closest("button[data-apply]")
-    except Exception:  # noqa: BLE001
+    except Exception:
         button = None
     if button is not None:
         apply(data(button, "data-apply"))

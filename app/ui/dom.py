@@ -58,7 +58,7 @@ def data(node, name):
 def closest(event, selector):
     try:
         return event.target.closest(selector)
-    except Exception:  # noqa: BLE001 - the target is not an element (text node, document)
+    except Exception:  # the target is not an element (text node, document)
         return None
 
 
@@ -121,5 +121,5 @@ def page_setting(name, default):
     try:
         value = float(getattr(window, name))
         return value if value > 0 else default
-    except Exception:  # noqa: BLE001 - undefined: the default
+    except Exception:  # undefined: the default
         return default

@@ -113,7 +113,7 @@ async def extract(found):
     if worker is None:
         show_error("Still loading Python: open the file again in a moment.")
         return
-    from ui.dom import status  # noqa: PLC0415
+    from ui.dom import status
 
     status("Reading " + str(found.name) + "…")
     result = await worker.open_document(found)

@@ -114,7 +114,7 @@ def go_to(i, focus_card=False, select_text=True):
         # The same span in the text box: the DOM counts UTF-16 units, hence data-*16.
         try:
             el("document").setSelectionRange(int(data(card, "data-start16")), int(data(card, "data-end16")))
-        except Exception:  # noqa: BLE001 - a stale card after an edit: nothing to select
+        except Exception:  # a stale card after an edit: nothing to select
             pass
 
 
@@ -213,10 +213,10 @@ def shortcut(event):
 
 @on("click", "#compare-table")
 def on_compare_click(event):
-    from ui import controls  # noqa: PLC0415 - controls imports nothing from here
+    from ui import controls  # controls imports nothing from here
 
     if closest(event, "#run-compare") is not None:
-        from ui.dom import hooks  # noqa: PLC0415
+        from ui.dom import hooks
 
         hooks["compare_now"]()
         return
@@ -233,7 +233,7 @@ async def copy_text(text, what):
     try:
         await window.navigator.clipboard.writeText(text)
         toast("Copied " + what)
-    except Exception:  # noqa: BLE001 - no clipboard permission: fall back to a selection copy
+    except Exception:  # no clipboard permission: fall back to a selection copy
         area = document.createElement("textarea")
         area.value = text
         document.body.appendChild(area)
@@ -278,7 +278,7 @@ def on_export(event):
 
 @on("click", "#copy-link")
 def on_copy_link(event):
-    from ui import controls  # noqa: PLC0415
+    from ui import controls
 
     controls.flush_url()
     spawn(copy_text(str(window.location.href), "a link to these settings"))

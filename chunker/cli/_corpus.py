@@ -36,7 +36,7 @@ def chunk_all(job: Job, items: Sequence[Input], *, jobs: int = 1, stdin_data: by
                 done(item)
             yield item, kind, payload
         return
-    from ._workers import run_parallel  # noqa: PLC0415 - only --jobs needs it (Pyodide has no processes)
+    from ._workers import run_parallel  # only --jobs needs it (Pyodide has no processes)
 
     yield from run_parallel(job, items, min(jobs, len(items)), stdin_data, done, stop_on_error)
 

@@ -189,7 +189,7 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
     except ChunkerError as e:
         _say(stderr, str(e))
         return 2
-    from ._output import OutputError, _write  # noqa: PLC0415 - the shared, checked writer
+    from ._output import OutputError, _write  # the shared, checked writer
 
     try:
         _write([out], stdout)

@@ -117,7 +117,7 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
     """The command line on these streams; `prog` is the program's name as its help shows it."""
     argv = list(argv)
     if argv[:1] == ["eval"]:
-        from ._eval import run as run_eval  # noqa: PLC0415 - a subcommand of its own
+        from ._eval import run as run_eval  # a subcommand of its own
 
         return run_eval(argv[1:], stdin, stdout, stderr, prog=prog + " eval")
     if argv[:1] == ["extract"]:

@@ -133,7 +133,7 @@ class Chunks(Sequence[Chunk]):
         self._text = text
         self._starts = _array(kind, starts)
         self._ends = _array(kind, ends)
-        self._counted: array[int] | None = None  # noqa: F821
+        self._counted: array[int] | None = None
         self._count: Callable[[], Sequence[int]] | None = None
         if callable(tokens):
             self._count = tokens
@@ -154,7 +154,7 @@ class Chunks(Sequence[Chunk]):
         return len(self._starts)
 
     @property
-    def _tokens(self) -> array[int]:  # noqa: F821
+    def _tokens(self) -> array[int]:
         """Every chunk's token count, counted on first use."""
         counted = self._counted
         if counted is None:
@@ -231,7 +231,7 @@ def _shared(flags: Sequence[tuple[str, ...]]) -> list[tuple[str, ...]]:
     return out
 
 
-def _array(kind: str, values: Sequence[int]) -> array[int]:  # noqa: F821
+def _array(kind: str, values: Sequence[int]) -> array[int]:
     """`values` as an array of `kind`: the array itself when it is one already (a million chunks'
     positions are not copied again)."""
     if isinstance(values, array) and values.typecode == kind:

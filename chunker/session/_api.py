@@ -71,7 +71,7 @@ class Document:
         ...     Document.open(path).text
         '# Title\\n\\nBody.'
         """
-        from ..documents import MAX_BYTES, read_file, shown_name  # noqa: PLC0415 - only files need it
+        from ..documents import MAX_BYTES, read_file, shown_name  # only files need it
 
         data = read_file(path)
         name = shown_name(path)
@@ -85,7 +85,7 @@ class Document:
         """`Document.open` for bytes already read; `name` helps tell the kind and names the file in
         errors, `source` is what records carry (none by default), `encoding` is a text file's
         when it is not UTF-8."""
-        from ..documents import MAX_BYTES, decode_text, extract  # noqa: PLC0415
+        from ..documents import MAX_BYTES, decode_text, extract
 
         if raw:
             return cls(decode_text(bytes(data), label=name or "the input", encoding=encoding), source=source)
@@ -414,7 +414,7 @@ def _length(start: int, end: int) -> int:
     return end - start
 
 
-def _repeats(starts: Sequence[int], ends: Sequence[int], count_span: Callable[[int, int], int]) -> array[int]:  # noqa: F821
+def _repeats(starts: Sequence[int], ends: Sequence[int], count_span: Callable[[int, int], int]) -> array[int]:
     """For each chunk after the first, how much of it earlier chunks already hold (its overlap),
     by `count_span`; summed in tokens, that is what gets embedded more than once."""
     out = array("q")

@@ -51,8 +51,8 @@ class Leaves:
     """
 
     def __init__(self, kind: str = "q") -> None:
-        self.starts: array[int] = array(kind)  # noqa: F821
-        self.ends: array[int] = array(kind)  # noqa: F821
+        self.starts: array[int] = array(kind)
+        self.ends: array[int] = array(kind)
         self.cut = bytearray()
         self.hard = Marks()
         self.walls = Marks()
@@ -208,7 +208,7 @@ def pack(spans: Sequence[tuple[int, int]], *, size: int, overlap: int, measure: 
 
 def pack_columns(starts: Sequence[int], ends: Sequence[int], *, size: int, overlap: int, measure: Measure,
                  hard: Collection[int] | None = None, walls: Collection[int] | None = None,
-                 walk: bool = False) -> tuple[array[int], array[int]]:  # noqa: F821
+                 walk: bool = False) -> tuple[array[int], array[int]]:
     """`pack` for pieces given as columns; the chunks' first and last pieces as two arrays."""
     walls = Marks.union(walls)
     stops = Marks.union(hard, walls)

@@ -44,7 +44,7 @@ class Spans(Sequence[Span]):
 
     __slots__ = ("starts", "ends", "cut", "headings", "walls")
 
-    def __init__(self, starts: array[int], ends: array[int], cut: bytearray | None = None,  # noqa: F821
+    def __init__(self, starts: array[int], ends: array[int], cut: bytearray | None = None,
                  headings: list[tuple[str, ...]] | None = None, walls: Sequence[int] | None = None) -> None:
         self.starts = starts
         self.ends = ends

@@ -17,7 +17,7 @@ from ..tokens._measure import CharMeasure, ExactTokenMeasure, Measure, WordMeasu
 from ._spans import Spans
 
 
-def _windows(n_units: int, size: int, overlap: int, kind: str = "q") -> tuple[array[int], array[int]]:  # noqa: F821
+def _windows(n_units: int, size: int, overlap: int, kind: str = "q") -> tuple[array[int], array[int]]:
     """Unit-index windows [i, j) covering 0..n_units, the last one ending at n_units, as two
     arrays (a stride of one character over a megabyte is a million windows).
 
@@ -73,7 +73,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
 
 
 def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int,
-                   kind: str) -> tuple[array[int], array[int]]:  # noqa: F821
+                   kind: str) -> tuple[array[int], array[int]]:
     """Token windows cut only where a token starts a character, each within the size and each
     overlap within the overlap, counted as their own text.
 

@@ -180,7 +180,7 @@ def word_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     return [m.span() for m in _WORD.finditer(text, start, end)]
 
 
-def word_columns(text: str) -> tuple[array[int], array[int]]:  # noqa: F821
+def word_columns(text: str) -> tuple[array[int], array[int]]:
     """`word_spans` of the whole text as two arrays, starts and ends: 8 bytes a word, where a
     list of pairs costs about 120 (a megabyte holds some 150,000 words).
 

@@ -644,7 +644,7 @@ def _merge(found: list[_Events], n: int) -> _Events:
 _WHITESPACE = re.compile(r"\s")
 
 
-def _pair_starts(text: str, block: int = 1 << 16) -> array[int] | None:  # noqa: F821
+def _pair_starts(text: str, block: int = 1 << 16) -> array[int] | None:
     """Where the rare letter pairs of ``text.lower()`` start, as positions in `text`.
 
     Lower-cased a block at a time, cut at whitespace (no pair spans it): CPython lower-cases
@@ -668,5 +668,5 @@ def _pair_starts(text: str, block: int = 1 << 16) -> array[int] | None:  # noqa:
     return starts
 
 
-def _running(values: array[int]) -> array[int]:  # noqa: F821
+def _running(values: array[int]) -> array[int]:
     return array("q", accumulate(values, initial=0))

@@ -334,7 +334,7 @@ class IndexedEstimateMeasure(EstimateTokenMeasure):
 
     def __init__(self, text: str, tokenizer: TokenizerLike) -> None:
         super().__init__(text, tokenizer)
-        from ._estimate import EstimateIndex  # noqa: PLC0415 - only this tokenizer needs it
+        from ._estimate import EstimateIndex  # only this tokenizer needs it
 
         self.count = EstimateIndex(text).count  # type: ignore[method-assign]
 

@@ -184,7 +184,7 @@ class Tokenizer:
         return self._encode(text)
 
     def offsets(self, text: str, block: int = 1 << 16,
-                mid_chars: list[int] | None = None) -> array[int]:  # noqa: F821
+                mid_chars: list[int] | None = None) -> array[int]:
         """Code-point offset of each token's start, for a text encoded once.
 
         A token that starts inside a multi-byte character gets that character's offset, so
@@ -208,7 +208,7 @@ class Tokenizer:
 
     def _block_offsets(self, text: str, base: int, kind: str = "q",
                        mid_chars: list[int] | None = None, first: int = 0,
-                       arrays: bool = False) -> array[int]:  # noqa: F821
+                       arrays: bool = False) -> array[int]:
         if arrays:
             ids = self._encode_array(text)  # type: ignore[misc]
             if not len(ids):
@@ -255,7 +255,7 @@ class Tokenizer:
             return None
         if self._arrays is None:
             try:
-                import numpy  # noqa: PLC0415 - optional, and heavy to import
+                import numpy  # optional, and heavy to import
             except ImportError:
                 self._encode_array = None
                 return None
@@ -269,7 +269,7 @@ class Tokenizer:
         return self._arrays
 
     def _array_offsets(self, ids: Any, base: int, kind: str, mid_chars: list[int] | None,
-                       first: int) -> array[int] | None:  # noqa: F821
+                       first: int) -> array[int] | None:
         """`_block_offsets` for ids in a numpy array; None if a token's shape is not known."""
         np, width, mid = self._array_tables()  # type: ignore[misc]  # remade after a _learn
         if int(ids.max()) >= len(width):
@@ -328,7 +328,7 @@ class Tokenizer:
 
 
 def _estimate_count(text: str) -> int:
-    from ._estimate import estimate_tokens  # noqa: PLC0415 - keeps import light
+    from ._estimate import estimate_tokens  # keeps import light
 
     return estimate_tokens(text)
 
@@ -351,7 +351,7 @@ def get_tokenizer(name: str | TokenizerLike) -> TokenizerLike:
     if tok is not None:
         return tok
     if name not in TOKENIZERS:
-        from ._hf import CONTENT_PREFIX  # noqa: PLC0415 - only a name not in the registry needs it
+        from ._hf import CONTENT_PREFIX  # only a name not in the registry needs it
 
         if name.startswith(CONTENT_PREFIX):
             raise ChunkerError(f"tokenizer {name!r} is not loaded in this process: load its tokenizer.json "
@@ -383,7 +383,7 @@ def load_tokenizer(source: str | bytes | os.PathLike[str], *, name: str | None =
     >>> tok.count("hello hello"), tok.label, tok.name, get_tokenizer(tok.name) is tok
     (2, 'tiny', 'hf:c9d90198b16c92d3', True)
     """
-    from ._hf import content_key, is_text, parse_tokenizer, read_tokenizer  # noqa: PLC0415 - only a tokenizer.json needs it
+    from ._hf import content_key, is_text, parse_tokenizer, read_tokenizer  # only a tokenizer.json needs it
 
     if isinstance(source, os.PathLike) or (isinstance(source, str) and not is_text(source)):
         path = os.fspath(source)

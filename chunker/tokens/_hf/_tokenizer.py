@@ -250,7 +250,7 @@ class HFTokenizer(Cuts):
 
     # ------------------------------------------------------------------ offsets
 
-    def offsets(self, text: str, mid_chars: list[int] | None = None) -> array[int]:  # noqa: F821
+    def offsets(self, text: str, mid_chars: list[int] | None = None) -> array[int]:
         """Code-point start of each non-special token, non-decreasing.
 
         A token that starts inside a character (a byte of it) gets that character's offset
