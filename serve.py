@@ -131,8 +131,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_error(400, "More than one Host header")
             return False
         if not self.server.host_allowed(self.headers.get("Host"), self.request_version):
-            self.send_error(421 if self.headers.get("Host") else 400, "Unknown host name: open the page as "
-                            "http://localhost:<port>/, or start serve.py with --host <that name>")
+            self.send_error(
+                421 if self.headers.get("Host") else 400,
+                "Unknown host name: open the page as http://localhost:<port>/, or start serve.py with --host <that name>",
+            )
             return False
         return True
 
@@ -155,8 +157,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         try:
             loaded = self.server.files.load(rel, file) if file and rel else None
         except Tampered:
-            print(f"error: {rel} is not the file set-up vendored; restart serve.py to vendor it again",
-                  file=sys.stderr, flush=True)
+            print(
+                f"error: {rel} is not the file set-up vendored; restart serve.py to vendor it again", file=sys.stderr, flush=True
+            )
             self.send_error(500, "A file of the runtime changed since set-up vendored it")
             return
         if rel is None or loaded is None:
@@ -356,8 +359,7 @@ def port_number(text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = _Parser(description="Serve the Chunker playground, or build it as a static site.")
-    parser.add_argument("--port", type=port_number, default=8000,
-                        help="port to listen on (0 = any free port; default 8000)")
+    parser.add_argument("--port", type=port_number, default=8000, help="port to listen on (0 = any free port; default 8000)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--build", metavar="DIR", type=Path, help="write a static site into DIR instead of serving")
     parser.add_argument("--quiet", action="store_true", help="do not log each request")

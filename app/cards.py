@@ -8,8 +8,7 @@ from typing import Any
 from .docview import PALETTE
 from .html import Utf16, esc, num, plural
 
-__all__ = ["CARD_PAGE", "PREVIEW", "flag_label", "flag_badge", "preview", "tokens_label", "card_html",
-           "cards_html"]
+__all__ = ["CARD_PAGE", "PREVIEW", "flag_label", "flag_badge", "preview", "tokens_label", "card_html", "cards_html"]
 
 CARD_PAGE = 80
 """Cards that come with a view: the first screenfuls of the list."""
@@ -63,17 +62,20 @@ def card_html(chunk: Any, u16: Utf16, explanations: dict[str, str]) -> str:
     head = [
         f'<b class="idx">#{i}</b>',
         f'<span class="num" title="tokens">{tokens_label(chunk.tokens, chunk.tokens_estimated)} '
-        f'{"token" if chunk.tokens == 1 else "tokens"}</span>',
+        f"{'token' if chunk.tokens == 1 else 'tokens'}</span>",
         f'<span class="num">{plural(chunk.chars, "char")}</span>',
         f'<span class="num">{plural(chunk.words, "word")}</span>',
     ]
     if getattr(chunk, "page_start", None):
         first, last = chunk.page_start, chunk.page_end
-        head.append(f'<span class="num pages" title="pages of the document">'
-                    f"{'p. ' + str(first) if first == last else f'pp. {first}–{last}'}</span>")
+        head.append(
+            f'<span class="num pages" title="pages of the document">'
+            f"{'p. ' + str(first) if first == last else f'pp. {first}–{last}'}</span>"
+        )
     if chunk.overlap_chars:
-        head.append(f'<span class="num ovl" title="characters shared with the previous chunk">'
-                    f"+{num(chunk.overlap_chars)} shared</span>")
+        head.append(
+            f'<span class="num ovl" title="characters shared with the previous chunk">+{num(chunk.overlap_chars)} shared</span>'
+        )
     parts = [
         f'<li class="card t{i % PALETTE}" tabindex="0" data-chunk-index="{i}" '
         f'data-start="{chunk.start_char}" data-end="{chunk.end_char}" '
@@ -89,8 +91,14 @@ def card_html(chunk: Any, u16: Utf16, explanations: dict[str, str]) -> str:
     return "".join(parts)
 
 
-def cards_html(chunks: Sequence[Any], text: str, explanations: dict[str, str], start: int = 0,
-               count: int = CARD_PAGE, u16: Utf16 | None = None) -> str:
+def cards_html(
+    chunks: Sequence[Any],
+    text: str,
+    explanations: dict[str, str],
+    start: int = 0,
+    count: int = CARD_PAGE,
+    u16: Utf16 | None = None,
+) -> str:
     """Cards ``start`` to ``start + count`` (the page's chunk list is virtual: it shows the cards
     near what is visible, static/chunklist.js)."""
     u16 = u16 or Utf16(text)

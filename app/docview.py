@@ -16,8 +16,7 @@ from collections.abc import Iterator, Sequence
 
 from .html import esc
 
-__all__ = ["PALETTE", "sweep", "slice_ends", "document_html", "document_parts", "count_parts",
-           "iter_document_parts"]
+__all__ = ["PALETTE", "sweep", "slice_ends", "document_html", "document_parts", "count_parts", "iter_document_parts"]
 
 PALETTE = 6
 """Number of tints; neighbouring chunks always get different ones (index modulo PALETTE)."""
@@ -115,8 +114,9 @@ def document_html(text: str, spans: Sequence[tuple[int, int]], every: int = SLIC
     return "".join(document_parts(text, spans, every))
 
 
-def document_parts(text: str, spans: Sequence[tuple[int, int]], every: int = SLICE,
-                   part: int = DOC_PART, first: int = DOC_FIRST) -> list[str]:
+def document_parts(
+    text: str, spans: Sequence[tuple[int, int]], every: int = SLICE, part: int = DOC_PART, first: int = DOC_FIRST
+) -> list[str]:
     r""":func:`document_html` as consecutive pieces of whole blocks, the first covering at least
     ``first`` characters of text, the others ``part`` (the last one may hold fewer). Joined,
     they are the whole view; there are :func:`count_parts` of them.
@@ -141,8 +141,9 @@ def count_parts(text: str, every: int = SLICE, part: int = DOC_PART, first: int 
     return count
 
 
-def iter_document_parts(text: str, spans: Sequence[tuple[int, int]], every: int = SLICE,
-                        part: int = DOC_PART, first: int = DOC_FIRST) -> Iterator[str]:
+def iter_document_parts(
+    text: str, spans: Sequence[tuple[int, int]], every: int = SLICE, part: int = DOC_PART, first: int = DOC_FIRST
+) -> Iterator[str]:
     """:func:`document_parts`, built as they are asked for: the worker sends the first part at
     once and builds the others only when the page asks for them."""
     starts = {start: i for i, (start, end) in reversed(list(enumerate(spans))) if end > start}

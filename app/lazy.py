@@ -47,7 +47,8 @@ def ensure_readers(kind: str, runtime: ModuleType | None = None) -> None:
         if reason is not None:
             raise chunker.ChunkerError(
                 f"Opening a {kind.upper()} file needs its reader ({package}), which could not be downloaded "
-                f"({reason}). Once it has been used online it works offline too.")
+                f"({reason}). Once it has been used online it works offline too."
+            )
 
 
 def tell(status: str) -> None:
@@ -79,7 +80,9 @@ def ensure(tokenizer: str, runtime: ModuleType | None = None) -> None:
         raise chunker.ChunkerError(
             f"The exact {tokenizer} tokenizer needs its vocabulary (2.5 MB), which could not be "
             f"downloaded ({reason}). Once it has been used online it works offline too: choose it "
-            "again when connected, or pick the estimate tokenizer.", field="tokenizer")
+            "again when connected, or pick the estimate tokenizer.",
+            field="tokenizer",
+        )
 
 
 def _install(runtime: ModuleType, package: str, label: str) -> str | None:
@@ -96,6 +99,8 @@ def _install(runtime: ModuleType, package: str, label: str) -> str | None:
 def _browser_runtime(tokenizer: str) -> ModuleType:
     runtime = _runtime()
     if runtime is None:
-        raise chunker.ChunkerError(f"tokenizer {tokenizer!r} needs the {PACKAGE} package: pip install {PACKAGE}, "
-                                   "or use tokenizer 'estimate'", field="tokenizer")
+        raise chunker.ChunkerError(
+            f"tokenizer {tokenizer!r} needs the {PACKAGE} package: pip install {PACKAGE}, or use tokenizer 'estimate'",
+            field="tokenizer",
+        )
     return runtime

@@ -31,13 +31,13 @@ class Loop:
     def __init__(self):
         self.worker = None
         self.start_failed = False  # the worker never started: the start-up counter stops
-        self.busy = False          # a refresh loop is running
-        self.dirty = False         # settings or text changed since the loop last read them
-        self.text_sent = False     # the worker holds the current text
-        self.compare_now = False   # the user asked to compare a large document
+        self.busy = False  # a refresh loop is running
+        self.dirty = False  # settings or text changed since the loop last read them
+        self.text_sent = False  # the worker holds the current text
+        self.compare_now = False  # the user asked to compare a large document
         self.compare_auto_chars = COMPARE_AUTO_CHARS
-        self.restarts = 0          # workers stopped and started again (body[data-restarts])
-        self.replay = False        # a new worker: give it the questions once it has the document
+        self.restarts = 0  # workers stopped and started again (body[data-restarts])
+        self.replay = False  # a new worker: give it the questions once it has the document
         self.stale_s = STALE_S
 
 
@@ -174,7 +174,8 @@ async def pump(call=None):
                 # and a running call cannot be interrupted: wait until the user asks.
                 el("compare-table").innerHTML = (
                     '<p class="help">This document is large, so the comparison waits for you. '
-                    '<button type="button" id="run-compare">Compare all strategies</button></p>')
+                    '<button type="button" id="run-compare">Compare all strategies</button></p>'
+                )
                 mark("compare", "manual")
                 continue
             L.compare_now = False
@@ -234,8 +235,9 @@ def document_taken():
     kick(now=False)
 
 
-hooks.update(changed=changed, text_changed=text_changed, compare_now=compare_now,
-             document_taken=document_taken, worker=lambda: L.worker)
+hooks.update(
+    changed=changed, text_changed=text_changed, compare_now=compare_now, document_taken=document_taken, worker=lambda: L.worker
+)
 
 
 # ---------------------------------------------------------------- start-up
@@ -252,9 +254,11 @@ async def watchdog():
             return
         status("Loading Python in a worker… " + str(waited) + " s (about 7.5 MB the first time, then cached)")
         if waited >= limit and el("error").hidden:
-            show_error("Python has not started after " + str(waited) + " seconds. On a slow connection it may "
-                       "still arrive; otherwise reload the page. If you serve it yourself, use python serve.py: "
-                       "it serves the WebAssembly runtime with the right content types.")
+            show_error(
+                "Python has not started after " + str(waited) + " seconds. On a slow connection it may "
+                "still arrive; otherwise reload the page. If you serve it yourself, use python serve.py: "
+                "it serves the WebAssembly runtime with the right content types."
+            )
 
 
 async def start():

@@ -30,17 +30,21 @@ def questions_html(questions: Sequence[Any], document: str, selected: int | None
     """The list of questions, each with its answers' starts and a button to show what the
     chunking retrieves for it."""
     if not questions:
-        return ('<p class="help">No questions yet. Type one, select its answer in the document '
-                "view, and add it; or import a JSONL file.</p>")
+        return (
+            '<p class="help">No questions yet. Type one, select its answer in the document '
+            "view, and add it; or import a JSONL file.</p>"
+        )
     out = ['<ol class="questions">']
     for n, q in enumerate(questions):
-        answers = "; ".join(esc(_short(document[r.start_index:r.end_index])) for r in q.references)
+        answers = "; ".join(esc(_short(document[r.start_index : r.end_index])) for r in q.references)
         mark = ' aria-current="true" class="current"' if n == selected else ""
-        out.append(f'<li data-question="{n}"{mark}><button type="button" class="linkish q-show" '
-                   f'data-question="{n}" title="Show the chunks retrieved for it">{esc(q.question)}</button> '
-                   f'<span class="help">{plural(len(q.references), "answer")}: “{answers}”</span> '
-                   f'<button type="button" class="q-remove" data-question="{n}" '
-                   f'aria-label="Remove this question">×</button></li>')
+        out.append(
+            f'<li data-question="{n}"{mark}><button type="button" class="linkish q-show" '
+            f'data-question="{n}" title="Show the chunks retrieved for it">{esc(q.question)}</button> '
+            f'<span class="help">{plural(len(q.references), "answer")}: “{answers}”</span> '
+            f'<button type="button" class="q-remove" data-question="{n}" '
+            f'aria-label="Remove this question">×</button></li>'
+        )
     out.append("</ol>")
     return "".join(out)
 
@@ -52,32 +56,44 @@ def _short(text: str, limit: int = 60) -> str:
 
 def evaluation_html(ev: Any, settings: Any) -> str:
     """The chunking on screen: its five means, and each question's ranks."""
-    tiles = (("Recall", _pct(ev.recall)), ("Precision", _pct(ev.precision)), ("IoU", _pct(ev.iou)),
-             ("Hit rate", _pct(ev.hit_rate)), ("MRR", f"{ev.mrr:.2f}"))
-    head = "".join(f'<div class="tile"><span class="label">{esc(k)}</span><span class="value">{esc(v)}</span></div>'
-                   for k, v in tiles)
-    return (f'<div class="stats">{head}</div><p class="help">The top {ev.top_k} chunks of '
-            f"{esc(settings.strategy)} at {num(settings.size)} {esc(settings.unit)} by BM25, "
-            f"averaged over {plural(ev.questions, 'question')}.</p>")
+    tiles = (
+        ("Recall", _pct(ev.recall)),
+        ("Precision", _pct(ev.precision)),
+        ("IoU", _pct(ev.iou)),
+        ("Hit rate", _pct(ev.hit_rate)),
+        ("MRR", f"{ev.mrr:.2f}"),
+    )
+    head = "".join(
+        f'<div class="tile"><span class="label">{esc(k)}</span><span class="value">{esc(v)}</span></div>' for k, v in tiles
+    )
+    return (
+        f'<div class="stats">{head}</div><p class="help">The top {ev.top_k} chunks of '
+        f"{esc(settings.strategy)} at {num(settings.size)} {esc(settings.unit)} by BM25, "
+        f"averaged over {plural(ev.questions, 'question')}.</p>"
+    )
 
 
 def sweep_html(rows: Sequence[Any], strategies: Sequence[str], sizes: Sequence[int]) -> str:
     """The sweep so far: a table of every strategy and size (rows still to come say so), and
     the chart of recall and IoU against size."""
     found = {(r.strategy, r.size): r for r in rows}
-    out = ['<table class="sweep"><caption class="sr-only">Retrieval by strategy and size</caption>'
-           '<thead><tr><th scope="col">Strategy</th><th scope="col">Size</th><th scope="col">Chunks</th>'
-           '<th scope="col">Recall</th><th scope="col">Precision</th><th scope="col">IoU</th>'
-           '<th scope="col">Hit rate</th></tr></thead><tbody>']
+    out = [
+        '<table class="sweep"><caption class="sr-only">Retrieval by strategy and size</caption>'
+        '<thead><tr><th scope="col">Strategy</th><th scope="col">Size</th><th scope="col">Chunks</th>'
+        '<th scope="col">Recall</th><th scope="col">Precision</th><th scope="col">IoU</th>'
+        '<th scope="col">Hit rate</th></tr></thead><tbody>'
+    ]
     for s in strategies:
         for z in sizes:
             r = found.get((s, z))
-            cells = ('<td colspan="5" class="pending">computing…</td>' if r is None else
-                     f"<td>{num(r.chunks)}</td><td{_best(r, 'recall')}>{_pct(r.recall)}</td>"
-                     f"<td>{_pct(r.precision)}</td><td{_best(r, 'iou')}>{_pct(r.iou)}</td>"
-                     f"<td>{_pct(r.hit_rate)}</td>")
-            out.append(f'<tr data-strategy="{esc(s)}" data-size="{z}"><th scope="row">{esc(s)}</th>'
-                       f"<td>{num(z)}</td>{cells}</tr>")
+            cells = (
+                '<td colspan="5" class="pending">computing…</td>'
+                if r is None
+                else f"<td>{num(r.chunks)}</td><td{_best(r, 'recall')}>{_pct(r.recall)}</td>"
+                f"<td>{_pct(r.precision)}</td><td{_best(r, 'iou')}>{_pct(r.iou)}</td>"
+                f"<td>{_pct(r.hit_rate)}</td>"
+            )
+            out.append(f'<tr data-strategy="{esc(s)}" data-size="{z}"><th scope="row">{esc(s)}</th><td>{num(z)}</td>{cells}</tr>')
     out.append("</tbody></table>")
     series: dict[str, list[tuple[float, float, float]]] = {}
     for r in rows:
@@ -89,8 +105,7 @@ def _best(row: Any, metric: str) -> str:
     return ' class="best" title="best"' if metric in getattr(row, "best", ()) else ""
 
 
-def line_chart(series: Mapping[str, Sequence[tuple[float, float, float]]], *, width: int = 560,
-               height: int = 240) -> str:
+def line_chart(series: Mapping[str, Sequence[tuple[float, float, float]]], *, width: int = 560, height: int = 240) -> str:
     """Recall (solid) and IoU (dashed) against size, one colour per strategy; the size axis is
     logarithmic (sizes double). Plain SVG, no library."""
     import math
@@ -106,11 +121,15 @@ def line_chart(series: Mapping[str, Sequence[tuple[float, float, float]]], *, wi
     def y(v: float) -> float:
         return pad_t + (1 - v) * plot_h
 
-    out = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
-           f'aria-label="Recall and IoU against chunk size, one line per strategy">']
+    out = [
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="Recall and IoU against chunk size, one line per strategy">'
+    ]
     for t in (0, 0.25, 0.5, 0.75, 1):
-        out.append(f'<line x1="{pad_l}" x2="{pad_l + plot_w}" y1="{y(t):.1f}" y2="{y(t):.1f}" class="grid"/>'
-                   f'<text x="{pad_l - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{int(t * 100)}%</text>')
+        out.append(
+            f'<line x1="{pad_l}" x2="{pad_l + plot_w}" y1="{y(t):.1f}" y2="{y(t):.1f}" class="grid"/>'
+            f'<text x="{pad_l - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{int(t * 100)}%</text>'
+        )
     for v in xs:
         out.append(f'<text x="{x(v):.1f}" y="{height - 10}" text-anchor="middle">{num(v)}</text>')
     for k, (name, pts) in enumerate(series.items()):
@@ -123,6 +142,8 @@ def line_chart(series: Mapping[str, Sequence[tuple[float, float, float]]], *, wi
         ly = pad_t + 14 + 18 * k
         out.append(f'<text x="{pad_l + plot_w + 10}" y="{ly}" fill="{tint}">{esc(name)}</text>')
     ly = pad_t + 14 + 18 * len(series) + 8
-    out.append(f'<text x="{pad_l + plot_w + 10}" y="{ly}" class="legend">— recall</text>'
-               f'<text x="{pad_l + plot_w + 10}" y="{ly + 16}" class="legend">- - IoU</text></svg>')
+    out.append(
+        f'<text x="{pad_l + plot_w + 10}" y="{ly}" class="legend">— recall</text>'
+        f'<text x="{pad_l + plot_w + 10}" y="{ly + 16}" class="legend">- - IoU</text></svg>'
+    )
     return "".join(out)

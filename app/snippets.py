@@ -53,7 +53,8 @@ def snippets(settings: Any, filename: str = "document.md") -> dict[str, str]:
         "    print(c.index, c.start_char, c.end_char, c.tokens, c.flags)\n"
     )
     cli = f"python -m chunker {shlex.quote(filename)}" + "".join(
-        f" {o.flag} {shlex.quote(o.cli_text(getattr(settings, o.name)))}" for o in written if "cli" in o.surfaces)
+        f" {o.flag} {shlex.quote(o.cli_text(getattr(settings, o.name)))}" for o in written if "cli" in o.surfaces
+    )
     cli += " --format jsonl"
     out = {"python": python, "cli": cli}
     if settings.strategy == "langchain":
@@ -68,18 +69,24 @@ def _langchain_snippet(settings: Any, filename: str) -> str:
     info = chunker.TOKENIZERS.get(settings.tokenizer)
     encoding = info.encoding if info is not None else ""  # a loaded tokenizer.json has none
     if settings.unit == "tokens" and encoding:
-        make = ("splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(\n"
-                f'    encoding_name="{encoding}", chunk_size={size}, chunk_overlap={overlap}\n)\n')
+        make = (
+            "splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(\n"
+            f'    encoding_name="{encoding}", chunk_size={size}, chunk_overlap={overlap}\n)\n'
+        )
     elif settings.unit == "tokens":
         head += "import chunker\n"
         shown = _py(chunker.tokenizer_label(settings.tokenizer))  # a loaded file: its name, a path there
-        make = ("splitter = RecursiveCharacterTextSplitter(\n"
-                f"    chunk_size={size}, chunk_overlap={overlap},\n"
-                f"    length_function=lambda s: chunker.count_tokens(s, tokenizer={shown}),\n)\n")
+        make = (
+            "splitter = RecursiveCharacterTextSplitter(\n"
+            f"    chunk_size={size}, chunk_overlap={overlap},\n"
+            f"    length_function=lambda s: chunker.count_tokens(s, tokenizer={shown}),\n)\n"
+        )
     elif settings.unit == "words":
-        make = ("splitter = RecursiveCharacterTextSplitter(\n"
-                f"    chunk_size={size}, chunk_overlap={overlap},\n"
-                "    length_function=lambda s: len(s.split()),\n)\n")
+        make = (
+            "splitter = RecursiveCharacterTextSplitter(\n"
+            f"    chunk_size={size}, chunk_overlap={overlap},\n"
+            "    length_function=lambda s: len(s.split()),\n)\n"
+        )
     else:
         make = f"splitter = RecursiveCharacterTextSplitter(chunk_size={size}, chunk_overlap={overlap})\n"
     return head + read + make + "chunks = splitter.split_text(text)  # the same texts as this view\n"
@@ -91,7 +98,9 @@ def code_html(snips: dict[str, str]) -> str:
     out = []
     for key in ("python", "cli", "langchain"):
         if key in snips:
-            out.append(f'<div class="snip"><div class="snip-h"><span>{titles[key]}</span>'
-                       f'<button type="button" class="copy-snip" data-snip="{key}">Copy</button></div>'
-                       f'<pre><code id="snip-{key}">{esc(snips[key])}</code></pre></div>')
+            out.append(
+                f'<div class="snip"><div class="snip-h"><span>{titles[key]}</span>'
+                f'<button type="button" class="copy-snip" data-snip="{key}">Copy</button></div>'
+                f'<pre><code id="snip-{key}">{esc(snips[key])}</code></pre></div>'
+            )
     return "".join(out)

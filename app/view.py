@@ -20,8 +20,9 @@ from .snippets import code_html, snippets
 __all__ = ["view"]
 
 
-def view(document: Any, result: Any, advice: Any, flags: dict[str, str], *,
-         filename: str = "document.md") -> tuple[dict[str, Any], Iterator[str]]:
+def view(
+    document: Any, result: Any, advice: Any, flags: dict[str, str], *, filename: str = "document.md"
+) -> tuple[dict[str, Any], Iterator[str]]:
     """The view of `result` (a chunking of the `chunker.Document` `document`), and an iterator
     over the parts of the document view after the first (the page asks for them one by one).
     """
@@ -35,8 +36,13 @@ def view(document: Any, result: Any, advice: Any, flags: dict[str, str], *,
         "ok": True,
         "chunks": n,
         "doc_chars": len(text),
-        "counts": counts_html(stats.document_chars, stats.document_words, stats.document_tokens,
-                              chunker.tokenizer_label(result.settings.tokenizer), stats.exact),
+        "counts": counts_html(
+            stats.document_chars,
+            stats.document_words,
+            stats.document_tokens,
+            chunker.tokenizer_label(result.settings.tokenizer),
+            stats.exact,
+        ),
         "stats": stats_html(stats, result.settings) if n else "",
         "doc": next(doc_parts),
         "doc_parts": count_parts(text),

@@ -65,7 +65,7 @@ class Session:
 
 
 def _answers_hold(question: chunker.Question, text: str) -> bool:
-    return all(text[r.start_index:r.end_index] == r.content for r in question.references)
+    return all(text[r.start_index : r.end_index] == r.content for r in question.references)
 
 
 def _is_sample(text: str) -> bool:
@@ -106,9 +106,11 @@ def _settings(settings_json: str) -> tuple[chunker.Settings, str | None]:
             value = value.strip()
             if value == "":
                 if option.blank is chunker.MISSING:
-                    raise chunker.ChunkerError(f"{option.name} is empty: type a value such as "
-                                               f"{chunker.PLAYGROUND_DEFAULTS.get(option.name, option.default)}",
-                                               field=option.name)
+                    raise chunker.ChunkerError(
+                        f"{option.name} is empty: type a value such as "
+                        f"{chunker.PLAYGROUND_DEFAULTS.get(option.name, option.default)}",
+                        field=option.name,
+                    )
                 value = option.blank
             else:
                 value = option.parse(value, option.name)
@@ -124,8 +126,11 @@ def _failure(exc: BaseException) -> dict[str, Any]:
         return {"ok": False, "error": str(exc), "field": exc.field or ""}
     # Not the user's fault: keep the page readable, put the details in the console.
     print(traceback.format_exc())
-    return {"ok": False, "field": "",
-            "error": f"Internal error ({type(exc).__name__}: {exc}). Details are in the browser console."}
+    return {
+        "ok": False,
+        "field": "",
+        "error": f"Internal error ({type(exc).__name__}: {exc}). Details are in the browser console.",
+    }
 
 
 def hello() -> dict[str, Any]:
@@ -140,8 +145,7 @@ def hello() -> dict[str, Any]:
 
     # As JSON: MicroPython reads it into its own dicts and lists (a few kilobytes), where a
     # JavaScript object would be a proxy without .items() or `in`.
-    return {"version": chunker.__version__, "stdlib": kind(json), "app": kind(chunker),
-            "controls": json.dumps(panels.controls())}
+    return {"version": chunker.__version__, "stdlib": kind(json), "app": kind(chunker), "controls": json.dumps(panels.controls())}
 
 
 def _text_of(doc: Any) -> str | None:
@@ -180,8 +184,12 @@ def run(doc: Any, settings_json: str) -> dict[str, Any]:
         S.result, S.doc_made = result, []
         # The comparison as far as it is known for these settings: rows of other settings or of
         # another document never stay on screen while the new ones are computed.
-        view["compare"] = panels.compare_html(S.compare_rows.get(_compare_key(result.settings), {}),
-                                              result.settings.strategy, chunker.FLAGS, list(chunker.STRATEGIES))
+        view["compare"] = panels.compare_html(
+            S.compare_rows.get(_compare_key(result.settings), {}),
+            result.settings.strategy,
+            chunker.FLAGS,
+            list(chunker.STRATEGIES),
+        )
         return view
     except Exception as exc:  # every failure becomes a message on the page
         failure = _failure(exc)
@@ -298,9 +306,15 @@ def open_document(doc: Any) -> dict[str, Any]:
     S.take_document(document, name)
     pages = len(document.pages)
     about = f"{pages} pages" if pages else {"docx": "a Word document", "html": "an HTML page"}.get(kind, kind)
-    return {"ok": True, "text": document.text, "name": name, "kind": kind, "pages": pages,
-            "note": f"Extracted from {name} ({about}): this is the text that gets chunked, read-only. "
-                    "python -m chunker extracts the very same text from the file."}
+    return {
+        "ok": True,
+        "text": document.text,
+        "name": name,
+        "kind": kind,
+        "pages": pages,
+        "note": f"Extracted from {name} ({about}): this is the text that gets chunked, read-only. "
+        "python -m chunker extracts the very same text from the file.",
+    }
 
 
 # ---------------------------------------------------------------- the reader's own tokenizer
@@ -322,11 +336,19 @@ def use_tokenizer(doc: Any, filename: str) -> dict[str, Any]:
         return failure
     kind = getattr(getattr(tok, "model", None), "kind", "")
     limit = tok.model_max
-    about = (f"Exact: this model's own tokenizer ({label}{', ' + kind if kind else ''}), special tokens "
-             "included" + (f"; its input limit is {num(limit)} tokens" if limit else "") + ". Loaded in this "
-             "page only: it is gone when the page closes.")
-    return {"ok": True, "name": tok.name, "label": label, "model_max": limit or 0,
-            "option": f'<option value="{esc(tok.name)}">{esc(label)} (exact, your model)</option>', "about": about}
+    about = (
+        f"Exact: this model's own tokenizer ({label}{', ' + kind if kind else ''}), special tokens "
+        "included" + (f"; its input limit is {num(limit)} tokens" if limit else "") + ". Loaded in this "
+        "page only: it is gone when the page closes."
+    )
+    return {
+        "ok": True,
+        "name": tok.name,
+        "label": label,
+        "model_max": limit or 0,
+        "option": f'<option value="{esc(tok.name)}">{esc(label)} (exact, your model)</option>',
+        "about": about,
+    }
 
 
 # ---------------------------------------------------------------- questions
@@ -334,10 +356,14 @@ def use_tokenizer(doc: Any, filename: str) -> dict[str, Any]:
 
 def _questions_view() -> dict[str, Any]:
     """The Questions panel for the result on screen: the list, and how it retrieves."""
-    out: dict[str, Any] = {"ok": True, "count": len(S.questions),
-                           "list": questions.questions_html(S.questions, S.document.text, S.selected),
-                           "evaluation": "", "retrieved": "[]",
-                           "text": chunker.dump_questions(S.questions)}  # kept by the page
+    out: dict[str, Any] = {
+        "ok": True,
+        "count": len(S.questions),
+        "list": questions.questions_html(S.questions, S.document.text, S.selected),
+        "evaluation": "",
+        "retrieved": "[]",
+        "text": chunker.dump_questions(S.questions),
+    }  # kept by the page
     if S.questions and S.result is not None and len(S.result.chunks):
         ev = chunker.evaluate(S.document, S.result, S.questions, top_k=S.top_k)
         out["evaluation"] = questions.evaluation_html(ev, S.result.settings)
@@ -383,7 +409,7 @@ def q_add(question: str, spans_json: str) -> dict[str, Any]:
     try:
         text = S.document.text
         spans = json.loads(spans_json)
-        refs = [chunker.Reference(int(a), int(b), text[int(a):int(b)]) for a, b in spans]
+        refs = [chunker.Reference(int(a), int(b), text[int(a) : int(b)]) for a, b in spans]
         S.questions.append(chunker.Question(str(question).strip(), tuple(refs)))
         S.sweep_rows, S.sweep_key = [], None
         return _questions_view()
@@ -430,14 +456,39 @@ def q_sweep(k: int) -> str:
     if 0 <= k < len(grid) and not any((r.strategy, r.size) == grid[k] for r in S.sweep_rows):
         strategy, size = grid[k]
         try:
-            S.sweep_rows.extend(chunker.sweep(S.document, S.questions, strategies=[strategy], sizes=[size],
-                                              unit=base.unit, tokenizer=base.tokenizer, breaks=base.breaks,
-                                              top_k=S.top_k))
+            S.sweep_rows.extend(
+                chunker.sweep(
+                    S.document,
+                    S.questions,
+                    strategies=[strategy],
+                    sizes=[size],
+                    unit=base.unit,
+                    tokenizer=base.tokenizer,
+                    breaks=base.breaks,
+                    top_k=S.top_k,
+                )
+            )
         except chunker.ChunkerError:
             pass  # a setting this unit cannot take (size 128 of words is fine; kept simple)
     rows = chunker.mark_best(S.sweep_rows) if len(S.sweep_rows) == len(grid) else S.sweep_rows
     return questions.sweep_html(rows, questions.SWEEP_STRATEGIES, questions.SWEEP_SIZES)
 
 
-__export__ = ["hello", "run", "cards", "more_doc", "compare", "export", "use_tokenizer", "open_document",
-              "q_view", "q_load", "q_replace", "q_add", "q_remove", "q_select", "q_export", "q_sweep"]
+__export__ = [
+    "hello",
+    "run",
+    "cards",
+    "more_doc",
+    "compare",
+    "export",
+    "use_tokenizer",
+    "open_document",
+    "q_view",
+    "q_load",
+    "q_replace",
+    "q_add",
+    "q_remove",
+    "q_select",
+    "q_export",
+    "q_sweep",
+]

@@ -41,8 +41,13 @@ def _worker(tool, extra: dict, text: Path) -> dict:
     env = dict(os.environ)
     env.pop("CHUNKER_TIKTOKEN", None)
     env.update(dict(tool.env))
-    proc = subprocess.run([sys.executable, str(BENCH / "_worker.py"), json.dumps(spec)], env=env,
-                          capture_output=True, text=True, cwd=str(bench.ROOT))
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "_worker.py"), json.dumps(spec)],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=str(bench.ROOT),
+    )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     return json.loads(lines[-1][7:]) if lines else {"error": proc.stderr.strip()[-300:]}
 
@@ -72,9 +77,10 @@ def main(argv=None) -> int:
             continue
         ph = r["phases"]
         total = ph.get("total") or 1.0
-        rows.append([name, r.get("backend") or "-"] +
-                    [f"{ph.get(k, 0.0):.3f} ({100 * ph.get(k, 0.0) / total:.0f}%)" if k != "total" else f"{total:.3f}"
-                     for k in stages])
+        rows.append(
+            [name, r.get("backend") or "-"]
+            + [f"{ph.get(k, 0.0):.3f} ({100 * ph.get(k, 0.0) / total:.0f}%)" if k != "total" else f"{total:.3f}" for k in stages]
+        )
     hdr = ["workload", "backend"] + [f"{k} s" for k in stages]
     print(f"Stages of chunk(), seconds (share), median of 3, {bench._mb(mb)}:")
     print("\n".join(bench.text_table(hdr, rows)))
@@ -89,21 +95,36 @@ def main(argv=None) -> int:
             md += [f"### {name}: error", "", r["error"], ""]
             continue
         total = r["total_tt"] or 1.0
-        title = (f"{name} ({tool.label}; backend {r.get('backend') or '-'}): {r['profiled_wall']:.3f} s "
-                 f"under cProfile, {r['chunks']} chunks")
-        tot_rows = [[x["func"], str(x["calls"]), f"{x['tottime']:.3f}", f"{100 * x['tottime'] / total:.0f}%",
-                     f"{x['cumtime']:.3f}"] for x in r["by_tottime"]]
-        cum_rows = [[x["func"], str(x["calls"]), f"{x['cumtime']:.3f}", f"{100 * x['cumtime'] / total:.0f}%"]
-                    for x in r["ours_by_cumtime"]]
+        title = (
+            f"{name} ({tool.label}; backend {r.get('backend') or '-'}): {r['profiled_wall']:.3f} s "
+            f"under cProfile, {r['chunks']} chunks"
+        )
+        tot_rows = [
+            [x["func"], str(x["calls"]), f"{x['tottime']:.3f}", f"{100 * x['tottime'] / total:.0f}%", f"{x['cumtime']:.3f}"]
+            for x in r["by_tottime"]
+        ]
+        cum_rows = [
+            [x["func"], str(x["calls"]), f"{x['cumtime']:.3f}", f"{100 * x['cumtime'] / total:.0f}%"]
+            for x in r["ours_by_cumtime"]
+        ]
         print(title)
         print("  by own time:")
         print("\n".join("    " + ln for ln in bench.text_table(["function", "calls", "own s", "share", "cum s"], tot_rows)))
         print("  ours by cumulative time:")
         print("\n".join("    " + ln for ln in bench.text_table(["function", "calls", "cum s", "share"], cum_rows)))
         print()
-        md += [f"### {title}", "", "By own time:", "",
-               *bench.md_table(["function", "calls", "own s", "share", "cum s"], tot_rows), "",
-               "Ours by cumulative time:", "", *bench.md_table(["function", "calls", "cum s", "share"], cum_rows), ""]
+        md += [
+            f"### {title}",
+            "",
+            "By own time:",
+            "",
+            *bench.md_table(["function", "calls", "own s", "share", "cum s"], tot_rows),
+            "",
+            "Ours by cumulative time:",
+            "",
+            *bench.md_table(["function", "calls", "cum s", "share"], cum_rows),
+            "",
+        ]
     (bench.OUT / "profile.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     print(f"profiles: {bench.OUT.relative_to(bench.ROOT)}/profile-*.pstats and profile.md")
     return 0

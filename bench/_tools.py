@@ -25,8 +25,8 @@ class Outcome:
     """What a run produced: enough to count and to compare outputs between tools."""
 
     chunks: int
-    spans_digest: str = ""   # sha1 of the (start, end) list, for tools that report offsets
-    texts_digest: str = ""   # sha1 of the chunk texts, to compare with LangChain's strings
+    spans_digest: str = ""  # sha1 of the (start, end) list, for tools that report offsets
+    texts_digest: str = ""  # sha1 of the chunk texts, to compare with LangChain's strings
 
 
 def _digest(items) -> str:
@@ -68,8 +68,10 @@ def ours(args: dict):
         return lambda text: chunker.chunk(text, **settings)
 
     def describe(res) -> Outcome:
-        return Outcome(len(res.chunks), _digest((c.start_char, c.end_char) for c in res.chunks),
-                       _digest(c.text for c in res.chunks))
+        return Outcome(
+            len(res.chunks), _digest((c.start_char, c.end_char) for c in res.chunks), _digest(c.text for c in res.chunks)
+        )
+
     return prepare, describe
 
 
@@ -104,6 +106,7 @@ def langchain_chars(args: dict):
 
     def prepare():
         return RecursiveCharacterTextSplitter(chunk_size=args["size"], chunk_overlap=args["overlap"]).split_text
+
     return prepare, _strings
 
 
@@ -115,8 +118,9 @@ def langchain_tokens(args: dict):
 
     def prepare():
         return RecursiveCharacterTextSplitter.from_tiktoken_encoder(
-            encoding_name=ENCODINGS[args["tokenizer"]], chunk_size=args["size"],
-            chunk_overlap=args["overlap"]).split_text
+            encoding_name=ENCODINGS[args["tokenizer"]], chunk_size=args["size"], chunk_overlap=args["overlap"]
+        ).split_text
+
     return prepare, _strings
 
 
@@ -128,6 +132,7 @@ def semchunk_tokens(args: dict):
     def prepare():
         chunk = semchunk.chunkerify(enc, args["size"])
         return lambda text: chunk(text, overlap=args["overlap"] or None)
+
     # semchunk strips the whitespace it splits at, so its strings are not compared.
     return prepare, lambda out: Outcome(len(out))
 
@@ -141,6 +146,7 @@ def chonkie_recursive(args: dict):
         # NOTE: chonkie's RecursiveChunker has no overlap parameter (overlap is a separate
         # "refinery" pass); it is timed without overlap, as chonkie ships it.
         return RecursiveChunker(tokenizer=enc, chunk_size=args["size"]).chunk
+
     return prepare, _chonkie
 
 
@@ -151,6 +157,7 @@ def chonkie_sentence(args: dict):
 
     def prepare():
         return SentenceChunker(tokenizer=enc, chunk_size=args["size"], chunk_overlap=args["overlap"]).chunk
+
     return prepare, _chonkie
 
 

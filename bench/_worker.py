@@ -116,8 +116,11 @@ def measure(spec: dict) -> dict:
         result.update(extra_bytes=peak, retained_bytes=current)
         result.update(vars(describe(out)))
     elif mode == "pair":
-        result.update(_pair(prepare, text, Path(spec["text2"]).read_text(encoding="utf-8"),
-                            spec.get("repeats", 5), spec.get("budget", 60.0)))
+        result.update(
+            _pair(
+                prepare, text, Path(spec["text2"]).read_text(encoding="utf-8"), spec.get("repeats", 5), spec.get("budget", 60.0)
+            )
+        )
     elif mode == "phases":
         result.update(_phases(prepare, text, spec.get("repeats", 3)))
     elif mode == "profile":
@@ -174,11 +177,16 @@ def _phases(prepare, text: str, repeats: int) -> dict:
                 return fn(*a, **k)
             finally:
                 spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
+
         return wrapper
 
     # NOTE: patched in this throw-away process only; nothing in chunker/ is changed.
-    for name, label in (("make_measure", "measure (encode once)"), ("_langchain", "split"),
-                        ("_records", "records (per-chunk fields)"), ("_stats", "stats")):
+    for name, label in (
+        ("make_measure", "measure (encode once)"),
+        ("_langchain", "split"),
+        ("_records", "records (per-chunk fields)"),
+        ("_stats", "stats"),
+    ):
         if callable(getattr(api, name, None)):
             setattr(api, name, timed(label, getattr(api, name)))
     splitters = getattr(api, "_SPLITTERS", {})
@@ -220,15 +228,20 @@ def _profile(run, describe, text: str, spec: dict) -> dict:
         where = path
         for marker in ("/chunker/", "/site-packages/", "/lib/python3"):
             if marker in path:
-                where = path[path.index(marker) + 1:]
+                where = path[path.index(marker) + 1 :]
                 break
         rows.append({"func": f"{where}:{line}({func})", "calls": nc, "tottime": tt, "cumtime": ct})
     top = spec.get("top", 15)
     by_tot = sorted(rows, key=lambda r: -r["tottime"])[:top]
     ours = [r for r in rows if r["func"].startswith("chunker/")]
     by_cum = sorted(ours, key=lambda r: -r["cumtime"])[:top]
-    return {"profiled_wall": wall, "total_tt": sum(r["tottime"] for r in rows), "by_tottime": by_tot,
-            "ours_by_cumtime": by_cum, **vars(describe(out))}
+    return {
+        "profiled_wall": wall,
+        "total_tt": sum(r["tottime"] for r in rows),
+        "by_tottime": by_tot,
+        "ours_by_cumtime": by_cum,
+        **vars(describe(out)),
+    }
 
 
 def _encoded_chars(args: dict, text: str) -> dict:

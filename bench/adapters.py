@@ -51,10 +51,13 @@ def main() -> None:
 
     from chunker.langchain import ChunkerSplitter
 
-    out["langchain"] = _times({
-        "ours": lambda: ChunkerSplitter(unit="chars", size=2000, overlap=200).split_text(text),
-        "peer": lambda: RecursiveCharacterTextSplitter(chunk_size=2000, chunk_overlap=200).split_text(text),
-    }, args.rounds)
+    out["langchain"] = _times(
+        {
+            "ours": lambda: ChunkerSplitter(unit="chars", size=2000, overlap=200).split_text(text),
+            "peer": lambda: RecursiveCharacterTextSplitter(chunk_size=2000, chunk_overlap=200).split_text(text),
+        },
+        args.rounds,
+    )
     try:
         from llama_index.core import Document
         from llama_index.core.node_parser import SentenceSplitter
@@ -66,12 +69,17 @@ def main() -> None:
     else:
         enc = tiktoken_encoding("cl100k_base")
         docs = [Document(text=text)]
-        out["llama_index"] = _times({
-            "ours": lambda: ChunkerNodeParser(unit="tokens", size=512, overlap=50,
-                                              tokenizer="cl100k").get_nodes_from_documents(docs),
-            "peer": lambda: SentenceSplitter(chunk_size=512, chunk_overlap=50,
-                                             tokenizer=enc.encode).get_nodes_from_documents(docs),
-        }, max(3, args.rounds // 2))
+        out["llama_index"] = _times(
+            {
+                "ours": lambda: ChunkerNodeParser(
+                    unit="tokens", size=512, overlap=50, tokenizer="cl100k"
+                ).get_nodes_from_documents(docs),
+                "peer": lambda: SentenceSplitter(chunk_size=512, chunk_overlap=50, tokenizer=enc.encode).get_nodes_from_documents(
+                    docs
+                ),
+            },
+            max(3, args.rounds // 2),
+        )
     print("RESULT " + json.dumps(out))
 
 

@@ -48,8 +48,15 @@ import run as bench  # noqa: E402  (venv bootstrap, texts, tables)
 ROOT = bench.ROOT
 OUT = bench.OUT
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 READY_TIMEOUT_MS = 180_000
 
 PROBE = r"""
@@ -252,9 +259,12 @@ def load_settled(page, url: str) -> dict:
 
 def wait_idle_after(page, t0: float, timeout=READY_TIMEOUT_MS, compare=True) -> None:
     """Wait until a render started after t0 is on screen and the page is no longer busy."""
-    cond = ("(t0) => { const B = window.__bench; const b = document.body.dataset;"
-            " return b.busy === 'false' && B.renders.some(r => r.t > t0 && r.frame !== null)"
-            + (" && b.compare === 'done'" if compare else "") + "; }")
+    cond = (
+        "(t0) => { const B = window.__bench; const b = document.body.dataset;"
+        " return b.busy === 'false' && B.renders.some(r => r.t > t0 && r.frame !== null)"
+        + (" && b.compare === 'done'" if compare else "")
+        + "; }"
+    )
     page.wait_for_function(cond, arg=t0, timeout=timeout)
 
 
@@ -263,8 +273,14 @@ def result_after(page, t0: float) -> dict:
     B = probe(page)
     renders = [r for r in B["renders"] if r["t"] > t0 and r["frame"] is not None]
     end = renders[-1]["frame"]
-    return {"latency_ms": end - t0, "render_ms": renders[-1]["t"] - t0, "renders": len(renders),
-            "freeze_ms": longest_freeze(B, t0, end), "end": end, "timeline": timeline(B, t0, end)}
+    return {
+        "latency_ms": end - t0,
+        "render_ms": renders[-1]["t"] - t0,
+        "renders": len(renders),
+        "freeze_ms": longest_freeze(B, t0, end),
+        "end": end,
+        "timeline": timeline(B, t0, end),
+    }
 
 
 def timeline(B: dict, t0: float, t1: float) -> list:
@@ -275,13 +291,20 @@ def timeline(B: dict, t0: float, t1: float) -> list:
     optimises the page.
     """
     ev = [[round(t - t0), f"{name}={v}"] for name, v, t in B["events"] if t0 <= t <= t1 + 1]
-    ev += [[round(r["frame"] - t0), f"frame after render {r['n']}"] for r in B["renders"]
-           if r["frame"] is not None and t0 <= r["frame"] <= t1 + 1]
+    ev += [
+        [round(r["frame"] - t0), f"frame after render {r['n']}"]
+        for r in B["renders"]
+        if r["frame"] is not None and t0 <= r["frame"] <= t1 + 1
+    ]
     ev += [[round(i["t"] - t0), f"input event on #{i['id']} handled"] for i in B["inputs"] if t0 <= i["t"] <= t1]
-    ev += [[round(start - t0), f"freeze {round(dur)} ms (frame gap)"] for start, dur in B["gaps"]
-           if start + dur >= t0 and start <= t1]
-    ev += [[round(start - t0), f"long task {round(dur)} ms"] for start, dur in B["longtasks"]
-           if start + dur >= t0 and start <= t1]
+    ev += [
+        [round(start - t0), f"freeze {round(dur)} ms (frame gap)"]
+        for start, dur in B["gaps"]
+        if start + dur >= t0 and start <= t1
+    ]
+    ev += [
+        [round(start - t0), f"long task {round(dur)} ms"] for start, dur in B["longtasks"] if start + dur >= t0 and start <= t1
+    ]
     return sorted(ev)
 
 
@@ -296,12 +319,15 @@ def longest_freeze(B: dict, t0: float, t1: float) -> float:
 
 def set_text(page, text: str) -> float:
     """Replace the document as a script would (value set, one input event); return t0 in page time."""
-    return page.evaluate("""(text) => {
+    return page.evaluate(
+        """(text) => {
         const ta = document.getElementById('document');
         const t0 = performance.now();
         ta.value = text;
         ta.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'}));
-        return t0; }""", text)
+        return t0; }""",
+        text,
+    )
 
 
 def paste_text(page, text: str) -> float:
@@ -311,7 +337,8 @@ def paste_text(page, text: str) -> float:
     so if no handler takes it over, the browser's own part is done here as it would do it: the
     text goes into the box, then an input event.
     """
-    return page.evaluate("""(text) => {
+    return page.evaluate(
+        """(text) => {
         const ta = document.getElementById('document');
         ta.focus();
         ta.select();
@@ -323,25 +350,33 @@ def paste_text(page, text: str) -> float:
             ta.value = text;
             ta.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'}));
         }
-        return t0; }""", text)
+        return t0; }""",
+        text,
+    )
 
 
 def move_slider(page, value: int) -> float:
-    return page.evaluate("""(v) => {
+    return page.evaluate(
+        """(v) => {
         const r = document.getElementById('size-range');
         const t0 = performance.now();
         r.value = String(v);
         r.dispatchEvent(new Event('input', {bubbles: true}));
-        return t0; }""", value)
+        return t0; }""",
+        value,
+    )
 
 
 def select(page, name: str, value: str) -> float:
-    return page.evaluate("""([name, v]) => {
+    return page.evaluate(
+        """([name, v]) => {
         const s = document.getElementById(name);
         const t0 = performance.now();
         s.value = v;
         s.dispatchEvent(new Event('change', {bubbles: true}));
-        return t0; }""", [name, value])
+        return t0; }""",
+        [name, value],
+    )
 
 
 def _ms(x: float | None) -> str:
@@ -354,16 +389,33 @@ def _ms(x: float | None) -> str:
 
 def start_up(browser, app_url: str, bare_url: str, n: int) -> dict:
     """Cold (fresh context) and warm (reload) ready times of the app and the bare page, interleaved."""
-    out = {"app_cold": [], "app_warm": [], "bare_cold": [], "bare_warm": [], "worker_cold": [], "worker_warm": [],
-           "compiled_cold": [], "compiled_warm": [],
-           "ui_cold": [], "ui_warm": [], "app_load_freeze": [], "transfer_kb": {},
-           "app_warm_unsnapped": [], "snapshot": [], "snapshot_warm": []}
-    pages = (("bare", bare_url), ("worker", bare_url + "app/worker.html"),
-             ("compiled", bare_url + "app/compiled.html"), ("app", app_url))
+    out = {
+        "app_cold": [],
+        "app_warm": [],
+        "bare_cold": [],
+        "bare_warm": [],
+        "worker_cold": [],
+        "worker_warm": [],
+        "compiled_cold": [],
+        "compiled_warm": [],
+        "ui_cold": [],
+        "ui_warm": [],
+        "app_load_freeze": [],
+        "transfer_kb": {},
+        "app_warm_unsnapped": [],
+        "snapshot": [],
+        "snapshot_warm": [],
+    }
+    pages = (
+        ("bare", bare_url),
+        ("worker", bare_url + "app/worker.html"),
+        ("compiled", bare_url + "app/compiled.html"),
+        ("app", app_url),
+    )
     for round_ in range(n):
         # Every other round in reverse order, so that neither page always comes first after
         # the other's work (a stored snapshot, a closed context) or always meets a warmer machine.
-        for kind, url in (pages if round_ % 2 == 0 else pages[::-1]):
+        for kind, url in pages if round_ % 2 == 0 else pages[::-1]:
             ctx, page = new_page(browser, frames=False)
             try:
                 B = load(page, url)
@@ -403,8 +455,7 @@ def start_up(browser, app_url: str, bare_url: str, n: int) -> dict:
 
 def transferred_kb(page) -> float:
     """KB the main thread fetched over the network (0 for cache hits; a worker's fetches are not listed)."""
-    return page.evaluate("() => performance.getEntriesByType('resource').reduce((a, e) => a + e.transferSize, 0)"
-                         " / 1024")
+    return page.evaluate("() => performance.getEntriesByType('resource').reduce((a, e) => a + e.transferSize, 0) / 1024")
 
 
 TYPED = "zqx"  # in no sample
@@ -425,12 +476,18 @@ def typing(browser, app_url: str) -> dict:
         value = page.evaluate("() => document.getElementById('document').value")
         wait_ready(page)
         B = probe(page)
-        fcp = page.evaluate("() => { const e = performance.getEntriesByName('first-contentful-paint')[0];"
-                            " return e ? e.startTime : null; }")
-        return {"input_at_ms": first["t"], "input_delay_ms": first["t"] - first["ts"], "fcp_ms": fcp,
-                "ui_ready_ms": B["marks"].get("data-ui=true"), "ready_ms": B["marks"].get("data-ready=true"),
-                "kept": TYPED in value,
-                "kept_after_ready": TYPED in page.evaluate("() => document.getElementById('document').value")}
+        fcp = page.evaluate(
+            "() => { const e = performance.getEntriesByName('first-contentful-paint')[0]; return e ? e.startTime : null; }"
+        )
+        return {
+            "input_at_ms": first["t"],
+            "input_delay_ms": first["t"] - first["ts"],
+            "fcp_ms": fcp,
+            "ui_ready_ms": B["marks"].get("data-ui=true"),
+            "ready_ms": B["marks"].get("data-ready=true"),
+            "kept": TYPED in value,
+            "kept_after_ready": TYPED in page.evaluate("() => document.getElementById('document').value"),
+        }
     finally:
         ctx.close()
 
@@ -459,9 +516,13 @@ def slider(browser, app_url: str, text: str, moves: list[int]) -> dict:
             page.wait_for_timeout(30)
         wait_idle_after(page, last, compare=False)
         drag = result_after(page, last)
-        return {"moves_ms": lat, "freeze_ms": freeze, "drag_after_last_ms": drag["latency_ms"],
-                "last_move_timeline": r["timeline"],
-                "drag_freeze_ms": longest_freeze(probe(page), last - 300, drag["end"])}
+        return {
+            "moves_ms": lat,
+            "freeze_ms": freeze,
+            "drag_after_last_ms": drag["latency_ms"],
+            "last_move_timeline": r["timeline"],
+            "drag_freeze_ms": longest_freeze(probe(page), last - 300, drag["end"]),
+        }
     finally:
         ctx.close()
 
@@ -495,13 +556,22 @@ def one_megabyte(browser, app_url: str, text: str) -> dict:
         o200k_again = result_after(page, t3)
         cards = page.evaluate("() => document.querySelectorAll('[data-chunk-index]').length")
         chunks = page.evaluate("() => document.getElementById('summary').textContent")
-        return {"result_ms": first["latency_ms"], "freeze_ms": first["freeze_ms"], "timeline": first["timeline"],
-                "plain_textarea_freeze_ms": base,
-                "o200k_timeline": o200k_first["timeline"],
-                "freeze_incl_compare_ms": whole, "compare_done_ms": (compare_done - t0) if compare_done else None,
-                "moves_ms": [m["latency_ms"] for m in moves], "moves_freeze_ms": [m["freeze_ms"] for m in moves],
-                "o200k_first_ms": o200k_first["latency_ms"], "o200k_first_freeze_ms": o200k_first["freeze_ms"],
-                "o200k_again_ms": o200k_again["latency_ms"], "cards_in_dom": cards, "summary": chunks}
+        return {
+            "result_ms": first["latency_ms"],
+            "freeze_ms": first["freeze_ms"],
+            "timeline": first["timeline"],
+            "plain_textarea_freeze_ms": base,
+            "o200k_timeline": o200k_first["timeline"],
+            "freeze_incl_compare_ms": whole,
+            "compare_done_ms": (compare_done - t0) if compare_done else None,
+            "moves_ms": [m["latency_ms"] for m in moves],
+            "moves_freeze_ms": [m["freeze_ms"] for m in moves],
+            "o200k_first_ms": o200k_first["latency_ms"],
+            "o200k_first_freeze_ms": o200k_first["freeze_ms"],
+            "o200k_again_ms": o200k_again["latency_ms"],
+            "cards_in_dom": cards,
+            "summary": chunks,
+        }
     finally:
         ctx.close()
 
@@ -517,9 +587,12 @@ def documents(browser, app_url: str) -> dict:
     folder = OUT / "documents"
     folder.mkdir(parents=True, exist_ok=True)
     pdf = docs.pdf_of_pages(200)
-    files = {"first PDF": (folder / "report.pdf", pdf), "PDF again": (folder / "report-again.pdf", pdf),
-             "DOCX": (folder / "report.docx", docs.word_document(200)),
-             "HTML": (folder / "report.html", docs.html_page(2000))}
+    files = {
+        "first PDF": (folder / "report.pdf", pdf),
+        "PDF again": (folder / "report-again.pdf", pdf),
+        "DOCX": (folder / "report.docx", docs.word_document(200)),
+        "HTML": (folder / "report.html", docs.html_page(2000)),
+    }
     for path, data in files.values():
         path.write_bytes(data)
     pages = len(pypdf.PdfReader(str(files["first PDF"][0])).pages)
@@ -533,9 +606,13 @@ def documents(browser, app_url: str) -> dict:
             wait_idle_after(page, t0, compare=False)
             got = result_after(page, t0)
             error = page.evaluate("() => { const e = document.getElementById('error'); return e.hidden ? '' : e.textContent; }")
-            out[label] = {"ms": got["latency_ms"], "freeze_ms": got["freeze_ms"], "mb": len(data) / 1e6,
-                          "summary": page.evaluate("() => document.getElementById('summary').textContent"),
-                          "error": error}
+            out[label] = {
+                "ms": got["latency_ms"],
+                "freeze_ms": got["freeze_ms"],
+                "mb": len(data) / 1e6,
+                "summary": page.evaluate("() => document.getElementById('summary').textContent"),
+                "error": error,
+            }
     finally:
         ctx.close()
     return out
@@ -566,16 +643,21 @@ def ten_megabytes(browser, app_url: str, text: str) -> dict:
             page.wait_for_function(
                 "(t0) => { const B = window.__bench; return !document.getElementById('error').hidden ||"
                 " (document.body.dataset.busy === 'false' && B.renders.some(r => r.t > t0 && r.frame !== null)); }",
-                arg=t0, timeout=300_000)
+                arg=t0,
+                timeout=300_000,
+            )
             B = probe(page)
             renders = [r for r in B["renders"] if r["t"] > t0 and r["frame"] is not None]
             end = renders[-1]["frame"] if renders else None
             out["timeline"] = timeline(B, t0, end or (t0 + (time.time() - w0) * 1000))
-            out.update(result_ms=(end - t0) if end else None,
-                       freeze_ms=longest_freeze(B, t0, end or (t0 + (time.time() - w0) * 1000)),
-                       error=page.evaluate("() => { const e = document.getElementById('error');"
-                                           " return e.hidden ? '' : e.textContent; }"),
-                       summary=page.evaluate("() => document.getElementById('summary').textContent"))
+            out.update(
+                result_ms=(end - t0) if end else None,
+                freeze_ms=longest_freeze(B, t0, end or (t0 + (time.time() - w0) * 1000)),
+                error=page.evaluate(
+                    "() => { const e = document.getElementById('error'); return e.hidden ? '' : e.textContent; }"
+                ),
+                summary=page.evaluate("() => document.getElementById('summary').textContent"),
+            )
             p0 = time.time()
             page.evaluate("() => 1 + 1")
             out["responsive_after_ms"] = (time.time() - p0) * 1000
@@ -621,21 +703,28 @@ def main(argv=None) -> int:
     try:
         app, app_url = start_server([sys.executable, "serve.py", "--port", "0", "--quiet"], r"(http://\S+/)")
         servers.append(app)
-        bare_srv, bare_url = start_server([sys.executable, str(BENCH / "_bare_server.py"), str(bare)],
-                                          r"bare: (http://\S+/)")
+        bare_srv, bare_url = start_server([sys.executable, str(BENCH / "_bare_server.py"), str(bare)], r"bare: (http://\S+/)")
         servers.append(bare_srv)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
             try:
-                steps = [("start-up", lambda: start_up(browser, app_url, bare_url, loads)),
-                         ("typing", lambda: typing(browser, app_url)),
-                         ("slider 100 KB", lambda: slider(browser, app_url, texts[0.1], moves)),
-                         ("1 MB", lambda: one_megabyte(browser, app_url, texts[1.0]))]
+                steps = [
+                    ("start-up", lambda: start_up(browser, app_url, bare_url, loads)),
+                    ("typing", lambda: typing(browser, app_url)),
+                    ("slider 100 KB", lambda: slider(browser, app_url, texts[0.1], moves)),
+                    ("1 MB", lambda: one_megabyte(browser, app_url, texts[1.0])),
+                ]
                 if 10.0 in texts:
                     steps.append(("10 MB paste", lambda: ten_megabytes(browser, app_url, texts[10.0])))
                 steps.append(("documents", lambda: documents(browser, app_url)))
-                keys = {"start-up": "start-up", "typing": "typing", "slider 100 KB": "slider", "1 MB": "1mb",
-                        "10 MB paste": "10mb", "documents": "documents"}
+                keys = {
+                    "start-up": "start-up",
+                    "typing": "typing",
+                    "slider 100 KB": "slider",
+                    "1 MB": "1mb",
+                    "10 MB paste": "10mb",
+                    "documents": "documents",
+                }
                 steps = [(n, st) for n, st in steps if only is None or keys[n] in only]
                 for name, step in steps:
                     print(f"  {name} ...", end=" ", file=sys.stderr, flush=True)
@@ -657,17 +746,18 @@ def main(argv=None) -> int:
     load_end = os.getloadavg()
     rows = report_rows(figures)
     info = bench.machine()
-    head = [f"Machine: {info['cpu']}, {info['cores']} cores; Chromium {chromium_version()} headless; "
-            f"chunker at commit {info['commit']}.",
-            f"Load average (1 min): {load_start[0]:.2f} at start, {load_end[0]:.2f} at end.",
-            "Times in page time (performance.now()); freeze = longest gap between animation frames "
-            "or long task; cold = fresh browser context, warm = reload."]
+    head = [
+        f"Machine: {info['cpu']}, {info['cores']} cores; Chromium {chromium_version()} headless; "
+        f"chunker at commit {info['commit']}.",
+        f"Load average (1 min): {load_start[0]:.2f} at start, {load_end[0]:.2f} at end.",
+        "Times in page time (performance.now()); freeze = longest gap between animation frames "
+        "or long task; cold = fresh browser context, warm = reload.",
+    ]
     hdr = ["figure", "measured", "target", "result"]
     lines = timelines(figures)
     print("\n".join(head + [""] + bench.text_table(hdr, rows) + [""] + lines))
     OUT.mkdir(parents=True, exist_ok=True)
-    md = ["## Browser: last run", "", *[h + "  " for h in head], "", *bench.md_table(hdr, rows), "",
-          "```", *lines, "```", ""]
+    md = ["## Browser: last run", "", *[h + "  " for h in head], "", *bench.md_table(hdr, rows), "", "```", *lines, "```", ""]
     (OUT / "browser.md").write_text("\n".join(md), encoding="utf-8")
     (OUT / "browser.json").write_text(json.dumps({"head": head, "figures": figures}, indent=1), encoding="utf-8")
     print(f"Markdown in {(OUT / 'browser.md').relative_to(ROOT)}")
@@ -677,9 +767,12 @@ def main(argv=None) -> int:
 def timelines(figures: dict) -> list[str]:
     """Where the time went in the slow interactions: ms after the action, what happened."""
     out = []
-    for title, fig, key in (("last slider move, 100 KB", "slider 100 KB", "last_move_timeline"),
-                            ("1 MB paste", "1 MB", "timeline"), ("1 MB, switch to o200k", "1 MB", "o200k_timeline"),
-                            ("10 MB paste", "10 MB paste", "timeline")):
+    for title, fig, key in (
+        ("last slider move, 100 KB", "slider 100 KB", "last_move_timeline"),
+        ("1 MB paste", "1 MB", "timeline"),
+        ("1 MB, switch to o200k", "1 MB", "o200k_timeline"),
+        ("10 MB paste", "10 MB paste", "timeline"),
+    ):
         events = figures.get(fig, {}).get(key)
         if not events:
             continue
@@ -720,81 +813,161 @@ def report_rows(f: dict) -> list[list[str]]:
         # rounds' own ratios shows how much of a difference between two runs is noise.
         rounds = sorted(a / b for a, b in zip(s["app_cold"], s["bare_cold"]) if a and b)
         spread = f" (rounds {rounds[0]:.2f}-{rounds[-1]:.2f}x)" if len(rounds) > 1 else ""
-        rows.append(["app ready / bare Pyodide, cold", f"{app_c / bare_c:.2f}x{spread}", "<= 1.25x",
-                     _verdict(app_c / bare_c <= 1.25)])
+        rows.append(
+            ["app ready / bare Pyodide, cold", f"{app_c / bare_c:.2f}x{spread}", "<= 1.25x", _verdict(app_c / bare_c <= 1.25)]
+        )
         snaps = sorted(set(s.get("snapshot_warm") or ["?"]))
-        rows.append([f"app ready / bare Pyodide, warm (return visit; snapshot {'/'.join(snaps)})",
-                     f"{app_w / bare_w:.2f}x ({_ms(app_w)} vs {_ms(bare_w)})", "<= 1.25x", _verdict(app_w / bare_w <= 1.25)])
+        rows.append(
+            [
+                f"app ready / bare Pyodide, warm (return visit; snapshot {'/'.join(snaps)})",
+                f"{app_w / bare_w:.2f}x ({_ms(app_w)} vs {_ms(bare_w)})",
+                "<= 1.25x",
+                _verdict(app_w / bare_w <= 1.25),
+            ]
+        )
         if s.get("app_warm_unsnapped"):
             app_u = med(s["app_warm_unsnapped"])
             rows.append(["same, reload before the snapshot is stored", f"{app_u / bare_w:.2f}x ({_ms(app_u)})", "", ""])
         if s.get("worker_cold"):
             wk_c, wk_w = med(s["worker_cold"]), med(s["worker_warm"])
-            rows.append(["bare Pyodide in a worker, no app (1+1), cold / warm",
-                         f"{_ms(wk_c)} / {_ms(wk_w)} ({wk_c / bare_c:.2f}x / {wk_w / bare_w:.2f}x the bare page)", "", ""])
+            rows.append(
+                [
+                    "bare Pyodide in a worker, no app (1+1), cold / warm",
+                    f"{_ms(wk_c)} / {_ms(wk_w)} ({wk_c / bare_c:.2f}x / {wk_w / bare_w:.2f}x the bare page)",
+                    "",
+                    "",
+                ]
+            )
         if s.get("compiled_cold"):
             cp_c = med(s["compiled_cold"])
-            rows.append(["bare Pyodide page, standard library compiled as the app has it, cold",
-                         f"{_ms(cp_c)} ({cp_c / bare_c:.2f}x the bare page; the app takes {app_c / cp_c:.2f}x this)", "", ""])
+            rows.append(
+                [
+                    "bare Pyodide page, standard library compiled as the app has it, cold",
+                    f"{_ms(cp_c)} ({cp_c / bare_c:.2f}x the bare page; the app takes {app_c / cp_c:.2f}x this)",
+                    "",
+                    "",
+                ]
+            )
         rows.append(["interface (MicroPython) up, cold / warm", f"{_ms(med(s['ui_cold']))} / {_ms(med(s['ui_warm']))}", "", ""])
         kb = {k: med(v) for k, v in s["transfer_kb"].items()}
-        rows.append(["main-thread KB fetched, app cold / warm, bare cold / warm",
-                     " / ".join(f"{kb.get(k, 0):.0f}" for k in ("app_cold", "app_warm", "bare_cold", "bare_warm")), "", ""])
-        rows.append([f"longest freeze while the app starts, cold ({len(s['app_load_freeze'])} loads of their own)",
-                     _ms(max(s["app_load_freeze"])), "", ""])
+        rows.append(
+            [
+                "main-thread KB fetched, app cold / warm, bare cold / warm",
+                " / ".join(f"{kb.get(k, 0):.0f}" for k in ("app_cold", "app_warm", "bare_cold", "bare_warm")),
+                "",
+                "",
+            ]
+        )
+        rows.append(
+            [
+                f"longest freeze while the app starts, cold ({len(s['app_load_freeze'])} loads of their own)",
+                _ms(max(s["app_load_freeze"])),
+                "",
+                "",
+            ]
+        )
     if "typing" in f and not err("typing"):
         t = f["typing"]
         ok = t["kept"] and t["kept_after_ready"] and t["input_delay_ms"] <= 100
-        rows.append(["text box takes a keystroke (after navigation start; handling delay)",
-                     f"{_ms(t['input_at_ms'])} (first paint {_ms(t.get('fcp_ms'))}, interface up {_ms(t['ui_ready_ms'])}); "
-                     f"delay {_ms(t['input_delay_ms'])}; kept after ready: {t['kept_after_ready']}",
-                     "at once (delay <= 100 ms, text kept)", _verdict(ok)])
+        rows.append(
+            [
+                "text box takes a keystroke (after navigation start; handling delay)",
+                f"{_ms(t['input_at_ms'])} (first paint {_ms(t.get('fcp_ms'))}, interface up {_ms(t['ui_ready_ms'])}); "
+                f"delay {_ms(t['input_delay_ms'])}; kept after ready: {t['kept_after_ready']}",
+                "at once (delay <= 100 ms, text kept)",
+                _verdict(ok),
+            ]
+        )
     if "slider 100 KB" in f and not err("slider 100 KB"):
         s = f["slider 100 KB"]
         m = statistics.median(s["moves_ms"])
-        rows.append([f"slider move -> view updated, 100 KB (median of {len(s['moves_ms'])}; max)",
-                     f"{_ms(m)}; max {_ms(max(s['moves_ms']))}", "<= 50 ms median", _verdict(m <= 50)])
+        rows.append(
+            [
+                f"slider move -> view updated, 100 KB (median of {len(s['moves_ms'])}; max)",
+                f"{_ms(m)}; max {_ms(max(s['moves_ms']))}",
+                "<= 50 ms median",
+                _verdict(m <= 50),
+            ]
+        )
         rows.append(["after a drag (10 moves, 30 ms apart) -> final view, 100 KB", _ms(s["drag_after_last_ms"]), "", ""])
-        rows.append(["longest freeze during slider moves, 100 KB", _ms(max(s["freeze_ms"] + [s["drag_freeze_ms"]])),
-                     "<= 100 ms", _verdict(max(s["freeze_ms"] + [s["drag_freeze_ms"]]) <= 100)])
+        rows.append(
+            [
+                "longest freeze during slider moves, 100 KB",
+                _ms(max(s["freeze_ms"] + [s["drag_freeze_ms"]])),
+                "<= 100 ms",
+                _verdict(max(s["freeze_ms"] + [s["drag_freeze_ms"]]) <= 100),
+            ]
+        )
     if "1 MB" in f and not err("1 MB"):
         s = f["1 MB"]
         rows.append(["1 MB pasted -> result on screen", _ms(s["result_ms"]), "<= 1 s", _verdict(s["result_ms"] <= 1000)])
         worst = max(s["freeze_ms"], s["freeze_incl_compare_ms"], *s["moves_freeze_ms"], s["o200k_first_freeze_ms"])
-        rows.append(["1 MB: longest main-thread freeze (paste, compare table, moves, o200k)", _ms(worst),
-                     "<= 100 ms", _verdict(worst <= 100)])
-        rows.append(["1 MB: same text into a plain <textarea> (browser's own share of a freeze)",
-                     _ms(s["plain_textarea_freeze_ms"]), "", ""])
+        rows.append(
+            [
+                "1 MB: longest main-thread freeze (paste, compare table, moves, o200k)",
+                _ms(worst),
+                "<= 100 ms",
+                _verdict(worst <= 100),
+            ]
+        )
+        rows.append(
+            [
+                "1 MB: same text into a plain <textarea> (browser's own share of a freeze)",
+                _ms(s["plain_textarea_freeze_ms"]),
+                "",
+                "",
+            ]
+        )
         rows.append(["1 MB: slider move -> view (median of 3)", _ms(statistics.median(s["moves_ms"])), "", ""])
-        rows.append(["1 MB: exact o200k, first switch (loads the vocabulary)", _ms(s["o200k_first_ms"]),
-                     "<= 2 s", _verdict(s["o200k_first_ms"] <= 2000)])
-        rows.append(["1 MB: exact o200k, next slider move", _ms(s["o200k_again_ms"]), "<= 2 s",
-                     _verdict(s["o200k_again_ms"] <= 2000)])
+        rows.append(
+            [
+                "1 MB: exact o200k, first switch (loads the vocabulary)",
+                _ms(s["o200k_first_ms"]),
+                "<= 2 s",
+                _verdict(s["o200k_first_ms"] <= 2000),
+            ]
+        )
+        rows.append(
+            ["1 MB: exact o200k, next slider move", _ms(s["o200k_again_ms"]), "<= 2 s", _verdict(s["o200k_again_ms"] <= 2000)]
+        )
         rows.append(["1 MB: chunk cards in the DOM (lazy list)", f"{s['cards_in_dom']} ({s['summary'][:60]})", "", ""])
     if "10 MB paste" in f and not err("10 MB paste"):
         s = f["10 MB paste"]
         # The page's own "worker failed ... reload" message is a crash in all but name.
         broken = "failed" in (s.get("error") or "").lower() or "reload" in (s.get("error") or "").lower()
         ok = not s["crashed"] and "responsive_after_ms" in s and not broken
-        what = ("crashed" if s["crashed"] else "no crash") + \
-            (f"; result after {_ms(s.get('result_ms'))}" if s.get("result_ms") else "") + \
-            (f"; longest freeze {_ms(s.get('freeze_ms'))}" if "freeze_ms" in s else "") + \
-            (f"; message: {s['error'][:100]}" if s.get("error") else "")
+        what = (
+            ("crashed" if s["crashed"] else "no crash")
+            + (f"; result after {_ms(s.get('result_ms'))}" if s.get("result_ms") else "")
+            + (f"; longest freeze {_ms(s.get('freeze_ms'))}" if "freeze_ms" in s else "")
+            + (f"; message: {s['error'][:100]}" if s.get("error") else "")
+        )
         rows.append(["10 MB paste", what, "no crash (nor the app's own failure message)", _verdict(ok)])
     if "documents" in f and not err("documents"):
         s = f["documents"]
         for label in ("first PDF", "PDF again"):
             d = s[label]
-            rows.append([f"{s['pages']}-page PDF opened -> chunks on screen ({label}"
-                         + ("; fetches the PDF reader)" if label == "first PDF" else ")"),
-                         f"{_ms(d['ms'])}: {s['pages'] / d['ms'] * 1000:.1f} pages/s; longest freeze {_ms(d['freeze_ms'])}"
-                         + (f"; error: {d['error'][:80]}" if d["error"] else ""),
-                         "no freeze > 100 ms", _verdict(d["freeze_ms"] <= 100 and not d["error"])])
+            rows.append(
+                [
+                    f"{s['pages']}-page PDF opened -> chunks on screen ({label}"
+                    + ("; fetches the PDF reader)" if label == "first PDF" else ")"),
+                    f"{_ms(d['ms'])}: {s['pages'] / d['ms'] * 1000:.1f} pages/s; longest freeze {_ms(d['freeze_ms'])}"
+                    + (f"; error: {d['error'][:80]}" if d["error"] else ""),
+                    "no freeze > 100 ms",
+                    _verdict(d["freeze_ms"] <= 100 and not d["error"]),
+                ]
+            )
         for label in ("DOCX", "HTML"):
             d = s[label]
-            rows.append([f"{d['mb']:.2f} MB {label} opened -> chunks on screen",
-                         f"{_ms(d['ms'])}: {d['mb'] / d['ms'] * 1000:.2f} MB/s; longest freeze {_ms(d['freeze_ms'])}"
-                         + (f"; error: {d['error'][:80]}" if d["error"] else ""), "", ""])
+            rows.append(
+                [
+                    f"{d['mb']:.2f} MB {label} opened -> chunks on screen",
+                    f"{_ms(d['ms'])}: {d['mb'] / d['ms'] * 1000:.2f} MB/s; longest freeze {_ms(d['freeze_ms'])}"
+                    + (f"; error: {d['error'][:80]}" if d["error"] else ""),
+                    "",
+                    "",
+                ]
+            )
     return rows
 
 

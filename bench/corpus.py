@@ -81,7 +81,9 @@ def missing_debian_packages() -> list[str]:
         try:
             out = subprocess.run(
                 ["dpkg-query", "-W", "-f=${Status}", name],
-                capture_output=True, text=True, check=False,
+                capture_output=True,
+                text=True,
+                check=False,
             ).stdout
         except FileNotFoundError:  # not a Debian system: nothing can be checked
             return list(DEBIAN_PACKAGES)
@@ -101,8 +103,7 @@ def ensure_debian_packages() -> list[str]:
         return []
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         print(
-            "corpus: not root, so cannot install " + " ".join(missing)
-            + "; run: sudo apt-get install -y " + " ".join(missing),
+            "corpus: not root, so cannot install " + " ".join(missing) + "; run: sudo apt-get install -y " + " ".join(missing),
             file=sys.stderr,
         )
         return missing
@@ -119,7 +120,9 @@ def _package_version(name: str) -> str:
     try:
         return subprocess.run(
             ["dpkg-query", "-W", "-f=${Version}", name],
-            capture_output=True, text=True, check=False,
+            capture_output=True,
+            text=True,
+            check=False,
         ).stdout.strip()
     except FileNotFoundError:
         return "?"
@@ -301,7 +304,7 @@ class _Markdown:
             fence = "````" if "```" in code else "```"
             return [("code", f"{fence}{self.lang}\n{code}\n{fence}")]
         if tag == "div" and any(c.startswith("highlight-") for c in cls):
-            lang = next(c for c in cls if c.startswith("highlight-"))[len("highlight-"):]
+            lang = next(c for c in cls if c.startswith("highlight-"))[len("highlight-") :]
             saved, self.lang = self.lang, _FENCE_LANG.get(lang, "" if lang in ("none", "text") else lang)
             try:
                 return self.blocks(node)
@@ -349,8 +352,7 @@ class _Markdown:
             if isinstance(c, str):
                 continue
             if c.tag == "dt":
-                t = _WS.sub(" ", self.plain(c)).strip() if api else \
-                    self._para_text([self.inline(x) for x in c.children])
+                t = _WS.sub(" ", self.plain(c)).strip() if api else self._para_text([self.inline(x) for x in c.children])
                 if t:
                     # An API signature reads as code; a glossary term as a bold label.
                     out.append(("term", f"`{t}`" if api else f"**{t}**"))
@@ -377,20 +379,25 @@ class _Markdown:
         walk(node, False)
         if not rows:
             return []
-        simple = all(
-            "colspan" not in cell.attrs and "rowspan" not in cell.attrs
-            and all(k == "para" for k, _ in self.blocks(cell))
-            and len(self.blocks(cell)) <= 1
-            for row in rows for cell in row
-        ) and len({len(r) for r in rows}) == 1 and header_rows <= 1
+        simple = (
+            all(
+                "colspan" not in cell.attrs
+                and "rowspan" not in cell.attrs
+                and all(k == "para" for k, _ in self.blocks(cell))
+                and len(self.blocks(cell)) <= 1
+                for row in rows
+                for cell in row
+            )
+            and len({len(r) for r in rows}) == 1
+            and header_rows <= 1
+        )
         if not simple:
             out = []
             for row in rows:
                 for cell in row:
                     out.extend(self.blocks(cell))
             return out
-        texts = [[" ".join(t for _, t in self.blocks(cell)).replace("|", "\\|") for cell in row]
-                 for row in rows]
+        texts = [[" ".join(t for _, t in self.blocks(cell)).replace("|", "\\|") for cell in row] for row in rows]
         width = len(texts[0])
         if header_rows == 0:
             texts.insert(0, [""] * width)
@@ -402,7 +409,8 @@ class _Markdown:
 def _doc_html_files() -> list[Path]:
     skip = re.compile(r"^(genindex.*|contents|py-modindex|search|index)\.html$")
     files = [
-        p for p in DOCS_HTML.rglob("*.html")
+        p
+        for p in DOCS_HTML.rglob("*.html")
         if not any(part.startswith("_") for part in p.relative_to(DOCS_HTML).parts)
         and not (p.parent == DOCS_HTML and skip.match(p.name))
     ]
@@ -485,15 +493,78 @@ def sized(text: str, n_bytes: int) -> str:
 # troff (man pages) -> plain text
 
 _TROFF_CHARS = {
-    "em": "—", "en": "–", "hy": "-", "aq": "'", "dq": '"', "lq": "“", "rq": "”", "oq": "‘",
-    "cq": "’", "bu": "•", "co": "©", "rg": "®", "tm": "™", "ha": "^", "ti": "~", "mu": "×",
-    "de": "°", "<=": "≤", ">=": "≥", "->": "→", "<-": "←", "Fo": "«", "Fc": "»", "fo": "‹",
-    "fc": "›", "ga": "`", "aa": "´", "rs": "\\", "sl": "/", "ba": "|", "or": "|", "pl": "+",
-    "mi": "−", "eq": "=", "ss": "ß", ":a": "ä", ":o": "ö", ":u": "ü", ":A": "Ä", ":O": "Ö",
-    ":U": "Ü", "'e": "é", "`e": "è", "ci": "○", "sq": "□", "dg": "†", "sc": "§", "ps": "¶",
-    "at": "@", "sh": "#", "Eu": "€", "eu": "€", "pc": "·", "bv": "|", "br": "│", "ul": "_",
-    "ru": "_", "lB": "[", "rB": "]", "lC": "{", "rC": "}", "la": "⟨", "ra": "⟩", "tf": "∴",
-    "fm": "′", "+-": "±", "!=": "≠", "==": "≡", "~~": "≈", "ua": "↑", "da": "↓", "rA": "⇒",
+    "em": "—",
+    "en": "–",
+    "hy": "-",
+    "aq": "'",
+    "dq": '"',
+    "lq": "“",
+    "rq": "”",
+    "oq": "‘",
+    "cq": "’",
+    "bu": "•",
+    "co": "©",
+    "rg": "®",
+    "tm": "™",
+    "ha": "^",
+    "ti": "~",
+    "mu": "×",
+    "de": "°",
+    "<=": "≤",
+    ">=": "≥",
+    "->": "→",
+    "<-": "←",
+    "Fo": "«",
+    "Fc": "»",
+    "fo": "‹",
+    "fc": "›",
+    "ga": "`",
+    "aa": "´",
+    "rs": "\\",
+    "sl": "/",
+    "ba": "|",
+    "or": "|",
+    "pl": "+",
+    "mi": "−",
+    "eq": "=",
+    "ss": "ß",
+    ":a": "ä",
+    ":o": "ö",
+    ":u": "ü",
+    ":A": "Ä",
+    ":O": "Ö",
+    ":U": "Ü",
+    "'e": "é",
+    "`e": "è",
+    "ci": "○",
+    "sq": "□",
+    "dg": "†",
+    "sc": "§",
+    "ps": "¶",
+    "at": "@",
+    "sh": "#",
+    "Eu": "€",
+    "eu": "€",
+    "pc": "·",
+    "bv": "|",
+    "br": "│",
+    "ul": "_",
+    "ru": "_",
+    "lB": "[",
+    "rB": "]",
+    "lC": "{",
+    "rC": "}",
+    "la": "⟨",
+    "ra": "⟩",
+    "tf": "∴",
+    "fm": "′",
+    "+-": "±",
+    "!=": "≠",
+    "==": "≡",
+    "~~": "≈",
+    "ua": "↑",
+    "da": "↓",
+    "rA": "⇒",
 }
 
 _ESCAPE = re.compile(
@@ -510,8 +581,7 @@ _ESCAPE = re.compile(
     )""",
     re.X,
 )
-_ONE = {"-": "-", "e": "\\", "\\": "\\", ".": ".", " ": " ", "~": " ", "0": " ", "'": "'",
-        "`": "`", "t": "\t", "_": "_"}
+_ONE = {"-": "-", "e": "\\", "\\": "\\", ".": ".", " ": " ", "~": " ", "0": " ", "'": "'", "`": "`", "t": "\t", "_": "_"}
 
 
 def _troff_escape(m: re.Match) -> str:
@@ -541,7 +611,7 @@ def _macro_args(rest: str) -> list[str]:
     while i < len(rest):
         ch = rest[i]
         if ch == "\\" and i + 1 < len(rest):
-            cur.append(rest[i:i + 2])
+            cur.append(rest[i : i + 2])
             i += 2
             continue
         if ch == '"':
@@ -564,8 +634,31 @@ def _macro_args(rest: str) -> list[str]:
 
 _FONT_MACROS = {"B", "I", "SM", "SB", "CW"}
 _ALT_MACROS = {"BR", "RB", "IR", "RI", "BI", "IB"}
-_BREAK_MACROS = {"PP", "LP", "P", "sp", "br", "TP", "TQ", "HP", "RS", "RE", "EX", "EE", "nf", "fi",
-                 "SY", "YS", "in", "ti", "bp", "ne", "Sp", "Vb", "Ve"}
+_BREAK_MACROS = {
+    "PP",
+    "LP",
+    "P",
+    "sp",
+    "br",
+    "TP",
+    "TQ",
+    "HP",
+    "RS",
+    "RE",
+    "EX",
+    "EE",
+    "nf",
+    "fi",
+    "SY",
+    "YS",
+    "in",
+    "ti",
+    "bp",
+    "ne",
+    "Sp",
+    "Vb",
+    "Ve",
+}
 
 
 def troff_to_text(src: str) -> str:
@@ -822,9 +915,11 @@ def _code_docs() -> list[list[str]]:
         rel = p.relative_to(lib).as_posix()
         # Tests, third-party packages and generated tables (codec charmaps, pydoc's
         # topic strings) are left out: the corpus is hand-written library code.
-        if rel.startswith(("test/", "site-packages/", "idlelib/idle_test/", "lib2to3/tests/",
-                           "encodings/", "pydoc_data/")) \
-                or "/tests/" in rel or "/test/" in rel:
+        if (
+            rel.startswith(("test/", "site-packages/", "idlelib/idle_test/", "lib2to3/tests/", "encodings/", "pydoc_data/"))
+            or "/tests/" in rel
+            or "/test/" in rel
+        ):
             continue
         try:
             docs.append([rel, p.read_text(encoding="utf-8")])
@@ -897,8 +992,11 @@ def passages(kind: str) -> list[Passage]:
         names = sorted(p.name for p in MAN_ROOT.glob("*/man*/*") if p.parts[-3] in langs)
         key += "-" + hashlib.sha1(repr(names).encode()).hexdigest()[:8]
     else:
-        pkgs = ("python3.11-doc",) if kind in ("english", "markdown") else (
-            {"german": ("manpages-de",), "dutch": ("manpages-nl",), "cjk": ("manpages-ja", "manpages-zh")}[kind])
+        pkgs = (
+            ("python3.11-doc",)
+            if kind in ("english", "markdown")
+            else ({"german": ("manpages-de",), "dutch": ("manpages-nl",), "cjk": ("manpages-ja", "manpages-zh")}[kind])
+        )
         key += "-" + hashlib.sha1("|".join(map(_package_version, pkgs)).encode()).hexdigest()[:8]
     return [Passage(s, t) for s, t in _cached(f"passages-{key}", build)]
 
@@ -944,8 +1042,10 @@ def main() -> None:
         cal, held = halves(kind)
         docs = len({p.source for p in ps})
         chars = sum(len(p.text) for p in ps)
-        print(f"{kind:9s} {len(ps):5d} passages from {docs:4d} documents, {chars:,} chars "
-              f"({len(cal)} calibration / {len(held)} held out)")
+        print(
+            f"{kind:9s} {len(ps):5d} passages from {docs:4d} documents, {chars:,} chars "
+            f"({len(cal)} calibration / {len(held)} held out)"
+        )
 
 
 if __name__ == "__main__":

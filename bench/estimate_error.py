@@ -43,8 +43,16 @@ TARGETS = {"english": 0.05, "code": 0.10, "markdown": 0.10, "german": 0.10, "dut
 # come from a handful of man pages, so they may steer the scripts only they contain
 # (Hangul, Cyrillic) but not outweigh the main kinds; "romance" is never fitted on: it
 # checks the estimator on languages it has not seen.
-FIT_WEIGHT = {"english": 1.0, "code": 1.0, "markdown": 1.0, "german": 1.0, "dutch": 1.0,
-              "cjk": 1.0, "korean": 0.25, "cyrillic": 0.25}
+FIT_WEIGHT = {
+    "english": 1.0,
+    "code": 1.0,
+    "markdown": 1.0,
+    "german": 1.0,
+    "dutch": 1.0,
+    "cjk": 1.0,
+    "korean": 0.25,
+    "cyrillic": 0.25,
+}
 REPORT_KINDS = (*corpus.KINDS, *corpus.EXTRA_KINDS)
 
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -98,8 +106,9 @@ def _quantiles(errors: list[float]) -> tuple[float, float]:
     return statistics.median(errors), p90
 
 
-def errors_for(kind: str, estimator, encoding: str, *, held_out: bool = True,
-               limit: int | None = None) -> tuple[float, float, int]:
+def errors_for(
+    kind: str, estimator, encoding: str, *, held_out: bool = True, limit: int | None = None
+) -> tuple[float, float, int]:
     """(median, p90, n) absolute relative error of ``estimator`` on one half of a kind."""
     cal, held = corpus.halves(kind)
     texts = held if held_out else cal
@@ -131,8 +140,9 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
     return [m[i][n] / m[i][i] if abs(m[i][i]) > 1e-12 else 0.0 for i in range(n)]
 
 
-def fit(rows: list[tuple[list[float], int, float]], fixed: dict[int, float],
-        *, ridge: float = 1e-4, rounds: int = 8) -> list[float]:
+def fit(
+    rows: list[tuple[list[float], int, float]], fixed: dict[int, float], *, ridge: float = 1e-4, rounds: int = 8
+) -> list[float]:
     """Weights minimising the weighted relative error, reweighted toward its median.
 
     ``rows`` are (counts, exact tokens, row weight); ``fixed`` maps a feature index to a
@@ -166,8 +176,7 @@ def fit(rows: list[tuple[list[float], int, float]], fixed: dict[int, float],
         for i, v in fixed.items():
             theta[i] = v
         # Least absolute relative error via iteratively reweighted least squares.
-        irls = [1.0 / max(abs(sum(t * c for t, c in zip(theta, x)) - y) / y, 0.005)
-                for x, y, _ in rows]
+        irls = [1.0 / max(abs(sum(t * c for t, c in zip(theta, x)) - y) / y, 0.005) for x, y, _ in rows]
     return theta
 
 
@@ -201,7 +210,7 @@ def rare_letter_pairs(encoding: str = "cl100k", first: int = 4000) -> str:
     """
     seen = set()
     for word in _letter_tokens(encoding, first):
-        seen.update(word[i:i + 2] for i in range(len(word) - 1))
+        seen.update(word[i : i + 2] for i in range(len(word) - 1))
     letters = "abcdefghijklmnopqrstuvwxyz"
     items = []
     for a in letters:
@@ -254,13 +263,11 @@ def calibrate(encoding: str = "o200k", *, per_kind: int = 600) -> list[float]:
     theta = _fit_nonnegative(rows)
     # An emoji is also a punctuation run of one character: it gets the rest of its
     # measured cost on top.
-    theta[f.index("emoji")] = max(
-        0.0, emoji_weight(encoding) - theta[f.index("punct_runs")] - theta[f.index("punct_chars")])
+    theta[f.index("emoji")] = max(0.0, emoji_weight(encoding) - theta[f.index("punct_runs")] - theta[f.index("punct_chars")])
     return theta
 
 
-def choose_rare_pairs(candidates=(2000, 3000, 4000, 6000, 8000, 12000, 20000), *,
-                      per_kind: int = 600) -> str:
+def choose_rare_pairs(candidates=(2000, 3000, 4000, 6000, 8000, 12000, 20000), *, per_kind: int = 600) -> str:
     """Two-fold cross-validation, by document, inside the calibration half: for each
     count of leading vocabulary tokens the rare letter pairs are drawn from, fit on one
     fold and measure the median error per main kind on the other, both ways. The
@@ -292,8 +299,7 @@ def choose_rare_pairs(candidates=(2000, 3000, 4000, 6000, 8000, 12000, 20000), *
                 for texts, folds, counts, weight in data.values():
                     exact = exact_counts(texts, encoding)
                     n = sum(f != fold for f in folds)
-                    rows += [(c, y, weight / n) for c, y, f in zip(counts, exact, folds)
-                             if f != fold and y]
+                    rows += [(c, y, weight / n) for c, y, f in zip(counts, exact, folds) if f != fold and y]
                 theta = _fit_nonnegative(rows)
                 for kind in corpus.KINDS:
                     texts, folds, counts, _ = data[kind]
@@ -305,9 +311,11 @@ def choose_rare_pairs(candidates=(2000, 3000, 4000, 6000, 8000, 12000, 20000), *
             worst = max(medians[k] / TARGETS[k] for k in corpus.KINDS)
             means.append(statistics.mean(medians.values()))
             n_pairs = sum(len(item) - 2 for item in pairs.split())
-            lines.append(f"{first:6d} {n_pairs:5d} {encoding:8s}  {worst:19.2f}  "
-                         + " ".join(f"{medians[k]:.1%}" for k in corpus.KINDS)
-                         + (f"  {statistics.mean(means):.2%}" if len(means) == 2 else ""))
+            lines.append(
+                f"{first:6d} {n_pairs:5d} {encoding:8s}  {worst:19.2f}  "
+                + " ".join(f"{medians[k]:.1%}" for k in corpus.KINDS)
+                + (f"  {statistics.mean(means):.2%}" if len(means) == 2 else "")
+            )
     return "\n".join(lines)
 
 
@@ -375,8 +383,10 @@ def main(argv: list[str] | None = None) -> None:
     if "--calibrate" in argv:
         pairs = rare_letter_pairs("cl100k")
         if pairs != _estimate.RARE_PAIRS:
-            print(f"RARE_PAIRS differ from cl100k's vocabulary: set it to\n{pairs!r}\n"
-                  "and rerun --calibrate (the weights depend on it)")
+            print(
+                f"RARE_PAIRS differ from cl100k's vocabulary: set it to\n{pairs!r}\n"
+                "and rerun --calibrate (the weights depend on it)"
+            )
             return
         for enc in ENCODINGS:
             print(weights_source(enc, calibrate(enc)))

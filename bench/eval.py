@@ -64,8 +64,7 @@ def make_questions(text: str, n: int, *, seed: int = 0) -> list[Question]:
     for m in rng.sample(sentences, min(n, len(sentences))):
         words = _WORD.findall(m.group())
         keep = sorted(rng.sample(range(len(words)), min(len(words), rng.randint(3, 6))))
-        out.append(Question(" ".join(words[i] for i in keep) + "?",
-                            (Reference(m.start(), m.end(), m.group()),)))
+        out.append(Question(" ".join(words[i] for i in keep) + "?", (Reference(m.start(), m.end(), m.group()),)))
     return out
 
 
@@ -80,8 +79,11 @@ def paired(base: Callable[[], object], other: Callable[[], object], repeats: int
     the median of their per-pair ratios (a drift in the machine's speed falls on both)."""
     base(), other()
     pairs = [(cpu(base), cpu(other)) for _ in range(repeats)]
-    return (statistics.median(b for b, _ in pairs), statistics.median(o for _, o in pairs),
-            statistics.median(o / b for b, o in pairs))
+    return (
+        statistics.median(b for b, _ in pairs),
+        statistics.median(o for _, o in pairs),
+        statistics.median(o / b for b, o in pairs),
+    )
 
 
 def timed_sweep(doc: chunker.Document, questions: list[Question], tokenizer: str) -> tuple[float, float]:
@@ -135,31 +137,33 @@ def bench_tokenizer(text: str, questions: list[Question], tokenizer: str, repeat
         return _measure(BM25Index._of_document(doc, spans, None, 1.5, 0.75), spans, questions, 5)
 
     per = statistics.median(cpu(per_chunking) for _ in range(repeats))
-    print(f"    of which the document's terms {tokenise:7.3f} s, the rest (index, statistics, "
-          f"searches, metrics) {per:7.3f} s = {per / c:.2f}x chunking")
+    print(
+        f"    of which the document's terms {tokenise:7.3f} s, the rest (index, statistics, "
+        f"searches, metrics) {per:7.3f} s = {per / c:.2f}x chunking"
+    )
     # The road not taken: every chunk's own text tokenised.
     texts = [ch.text for ch in result.chunks]
-    own = statistics.median(cpu(lambda: BM25Index(texts).prepare(q.question for q in questions))
-                            for _ in range(repeats))
-    once = statistics.median(cpu(lambda: BM25Index.from_result(result).prepare(q.question for q in questions))
-                             for _ in range(repeats))
+    own = statistics.median(cpu(lambda: BM25Index(texts).prepare(q.question for q in questions)) for _ in range(repeats))
+    once = statistics.median(
+        cpu(lambda: BM25Index.from_result(result).prepare(q.question for q in questions)) for _ in range(repeats)
+    )
     print(f"    index + statistics: from the document once {once:7.3f} s, from each chunk's text {own:7.3f} s")
     ev = evaluate(text, result, questions)
-    print(f"    (recall {ev.recall:.3f}, precision {ev.precision:.3f}, IoU {ev.iou:.3f}, "
-          f"hit rate {ev.hit_rate:.2f}, MRR {ev.mrr:.3f})")
+    print(
+        f"    (recall {ev.recall:.3f}, precision {ev.precision:.3f}, IoU {ev.iou:.3f}, "
+        f"hit rate {ev.hit_rate:.2f}, MRR {ev.mrr:.3f})"
+    )
 
     for keep in (False, True):
         held = chunker.Document(text)
         if keep:
             list(sweep(held, questions, tokenizer=tokenizer))  # its measure and terms, kept
-        runs = [timed_sweep(held if keep else chunker.Document(text), questions, tokenizer)
-                for _ in range(max(1, repeats // 2))]
+        runs = [timed_sweep(held if keep else chunker.Document(text), questions, tokenizer) for _ in range(max(1, repeats // 2))]
         s = statistics.median(total for total, _ in runs)
         k = statistics.median(chunking for _, chunking in runs)
         label = "a second sweep of a kept Document (as the page)" if keep else "a fresh Document"
         print(f"  sweep 3 x 4, {label}: {s:7.3f} s  {s / c:5.2f}x chunking  {_verdict(s / c, 15)}")
-        print(f"    of which its 12 chunkings {k:7.3f} s ({k / c:.1f}x), the evaluation {s - k:7.3f} s "
-              f"({(s - k) / c:.1f}x)")
+        print(f"    of which its 12 chunkings {k:7.3f} s ({k / c:.1f}x), the evaluation {s - k:7.3f} s ({(s - k) / c:.1f}x)")
     print()
 
 
@@ -174,9 +178,11 @@ def main(argv: list[str] | None = None) -> int:
 
     text = corpus.sized(corpus.python_docs_markdown(), int(args.mb * MB))
     questions = make_questions(text, args.questions)
-    print(f"# bench/eval.py: {len(text.encode()):,} bytes ({len(text):,} characters) of the Python docs, "
-          f"{len(questions)} questions; Python {platform.python_version()}; median CPU seconds of "
-          f"{args.repeats} runs (sweeps: {max(1, args.repeats // 2)})\n")
+    print(
+        f"# bench/eval.py: {len(text.encode()):,} bytes ({len(text):,} characters) of the Python docs, "
+        f"{len(questions)} questions; Python {platform.python_version()}; median CPU seconds of "
+        f"{args.repeats} runs (sweeps: {max(1, args.repeats // 2)})\n"
+    )
     for tokenizer in ("approx", "estimate"):
         bench_tokenizer(text, questions, tokenizer, args.repeats)
     return 0

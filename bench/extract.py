@@ -49,9 +49,11 @@ def pdf_of_pages(pages: int) -> bytes:
     import pypdf
 
     def book(sections: int) -> bytes:
-        return docs.typeset([(f"Chapter {n} of the harbour", docs.sentences_for(n, 80))
-                             for n in range(sections)],
-                            header="Harbour Board Annual", footer="Page {page} of {pages}").pdf
+        return docs.typeset(
+            [(f"Chapter {n} of the harbour", docs.sentences_for(n, 80)) for n in range(sections)],
+            header="Harbour Board Annual",
+            footer="Page {page} of {pages}",
+        ).pdf
 
     per_section = len(pypdf.PdfReader(io.BytesIO(book(1))).pages)
     writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(book(-(-pages // per_section)))))
@@ -78,8 +80,11 @@ def html_page(sections: int) -> bytes:
         parts.append(f"<h{1 + n % 3}>Part {n} of the harbour</h{1 + n % 3}>")
         parts.extend(f"<p>{s} &amp; <b>more</b> of it.</p>" for s in docs.sentences_for(n, 8))
         parts.append("<ul>" + "".join(f"<li>{s}</li>" for s in docs.sentences_for(n + 1, 3)) + "</ul>")
-        parts.append("<table><tr><th>Item</th><th>Cost</th></tr>"
-                     + "".join(f"<tr><td>thing {i}</td><td>{i * 7}</td></tr>" for i in range(5)) + "</table>")
+        parts.append(
+            "<table><tr><th>Item</th><th>Cost</th></tr>"
+            + "".join(f"<tr><td>thing {i}</td><td>{i * 7}</td></tr>" for i in range(5))
+            + "</table>"
+        )
         parts.append("<pre>code  kept\n  as is</pre><script>var x = 1;</script>")
     parts.append("</body></html>")
     return "".join(parts).encode()
@@ -88,8 +93,10 @@ def html_page(sections: int) -> bytes:
 def main() -> None:
     import pypdf
 
-    print(f"Python {platform.python_version()} ({platform.python_implementation()}), "
-          f"pypdf {pypdf.__version__}, median of {RUNS} runs")
+    print(
+        f"Python {platform.python_version()} ({platform.python_implementation()}), "
+        f"pypdf {pypdf.__version__}, median of {RUNS} runs"
+    )
     pdf = pdf_of_pages(200)
     pages = len(pypdf.PdfReader(io.BytesIO(pdf)).pages)
 
@@ -103,8 +110,7 @@ def main() -> None:
     print(f"     pypdf alone (extract_text) {pages / bare:6.1f} pages/s wall, {pages / bare_cpu:6.1f} per CPU s")
     print(f"     extract()                  {pages / ours:6.1f} pages/s wall, {pages / ours_cpu:6.1f} per CPU s")
 
-    for label, data, name in (("DOCX", word_document(200), "bench.docx"),
-                              ("HTML", html_page(2000), "bench.html")):
+    for label, data, name in (("DOCX", word_document(200), "bench.docx"), ("HTML", html_page(2000), "bench.html")):
         seconds, cpu = timed(lambda data=data, name=name: extract(data, name=name))
         chars = len(extract(data, name=name).text)
         unpacked = ""
@@ -112,9 +118,11 @@ def main() -> None:
             with zipfile.ZipFile(io.BytesIO(data)) as z:
                 xml = z.getinfo("word/document.xml").file_size
             unpacked = f" ({xml / 1e6:.2f} MB of document.xml: {xml / 1e6 / seconds:.2f} MB/s)"
-        print(f"{label} {len(data) / 1e6:.2f} MB -> {chars / 1e6:.2f} M chars: "
-              f"{len(data) / 1e6 / seconds:6.2f} MB/s{unpacked}, {chars / 1e6 / seconds:.2f} M chars/s "
-              f"wall; {len(data) / 1e6 / cpu:.2f} MB/s per CPU s")
+        print(
+            f"{label} {len(data) / 1e6:.2f} MB -> {chars / 1e6:.2f} M chars: "
+            f"{len(data) / 1e6 / seconds:6.2f} MB/s{unpacked}, {chars / 1e6 / seconds:.2f} M chars/s "
+            f"wall; {len(data) / 1e6 / cpu:.2f} MB/s per CPU s"
+        )
 
 
 if __name__ == "__main__":

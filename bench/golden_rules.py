@@ -67,8 +67,17 @@ def fetch_sdist(cache_dir: Path) -> Path:
     cache_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache_dir) as tmp:
         cmd = [
-            sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-            "--no-binary", "pysbd", f"pysbd=={SDIST_VERSION}", "-d", tmp,
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--no-binary",
+            "pysbd",
+            f"pysbd=={SDIST_VERSION}",
+            "-d",
+            tmp,
         ]
         done = subprocess.run(cmd, capture_output=True, text=True)
         got = Path(tmp) / SDIST_NAME
@@ -80,10 +89,7 @@ def fetch_sdist(cache_dir: Path) -> Path:
             )
         digest = _sha256(got)
         if digest != SDIST_SHA256:
-            raise RuntimeError(
-                f"{SDIST_NAME} has SHA-256 {digest}, expected {SDIST_SHA256}; "
-                "refusing to use it"
-            )
+            raise RuntimeError(f"{SDIST_NAME} has SHA-256 {digest}, expected {SDIST_SHA256}; refusing to use it")
         os.replace(got, target)
     return target
 
@@ -96,9 +102,7 @@ def parse_rules(source: str) -> list[tuple[str, list[str]]]:
     """
     tree = ast.parse(source)
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == RULES_NAME for t in node.targets
-        ):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == RULES_NAME for t in node.targets):
             value = ast.literal_eval(node.value)
             rules = []
             for text, expected in value:
@@ -197,11 +201,14 @@ def results(cache_dir: Path = DEFAULT_CACHE) -> dict:
         splitters.append((f"pySBD {version}", peer))
     for name, split in splitters:
         passed, failed = score(split, rules)
-        rows.append({"name": name, "passed": passed, "failed": failed,
-                     "seconds": _time(split, text)})
-    return {"rules": len(rules), "chars": len(text),
-            "mb": len(text.encode("utf-8")) / 1e6, "rows": rows,
-            "pysbd_installed": peer is not None}
+        rows.append({"name": name, "passed": passed, "failed": failed, "seconds": _time(split, text)})
+    return {
+        "rules": len(rules),
+        "chars": len(text),
+        "mb": len(text.encode("utf-8")) / 1e6,
+        "rows": rows,
+        "pysbd_installed": peer is not None,
+    }
 
 
 def report(cache_dir: Path = DEFAULT_CACHE) -> str:
@@ -219,9 +226,7 @@ def report(cache_dir: Path = DEFAULT_CACHE) -> str:
     ]
     for row in r["rows"]:
         t = row["seconds"]
-        lines.append(
-            f"| {row['name']} | {row['passed']}/{n} | {t:.4f} | {mb / t:.2f} | {t / base:.1f}x |"
-        )
+        lines.append(f"| {row['name']} | {row['passed']}/{n} | {t:.4f} | {mb / t:.2f} | {t / base:.1f}x |")
     if not r["pysbd_installed"]:
         lines.append("| pySBD | not installed | - | - | - |")
     lines.append("")

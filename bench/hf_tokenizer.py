@@ -110,10 +110,11 @@ def _first_load(js: str) -> float:
     path = OUT / "load.json"
     OUT.mkdir(parents=True, exist_ok=True)
     path.write_text(js, encoding="utf-8")
-    code = ("import sys, time; sys.path.insert(0, sys.argv[1]); from chunker.tokens._hf import load_tokenizer; "
-            "t = time.process_time(); load_tokenizer(sys.argv[2]); print(time.process_time() - t)")
-    out = subprocess.run([sys.executable, "-c", code, str(ROOT), str(path)], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys, time; sys.path.insert(0, sys.argv[1]); from chunker.tokens._hf import load_tokenizer; "
+        "t = time.process_time(); load_tokenizer(sys.argv[2]); print(time.process_time() - t)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(ROOT), str(path)], capture_output=True, text=True, check=True)
     return float(out.stdout)
 
 
@@ -166,9 +167,15 @@ def _pyodide(pyodide_dir: Path, jobs: list[tuple[str, str]], texts: dict[str, st
         (data / f"{label}.txt").write_text(text, encoding="utf-8")
     (data / "jobs.json").write_text(json.dumps([[f, label, REPEAT] for f, label in jobs]))
     runner = data / "run.mjs"
-    runner.write_text(_PYODIDE_RUNNER % {
-        "mjs": json.dumps((pyodide_dir / "pyodide.mjs").as_uri()), "index": json.dumps(str(pyodide_dir) + "/"),
-        "root": json.dumps(str(ROOT)), "data": json.dumps(str(data))})
+    runner.write_text(
+        _PYODIDE_RUNNER
+        % {
+            "mjs": json.dumps((pyodide_dir / "pyodide.mjs").as_uri()),
+            "index": json.dumps(str(pyodide_dir) + "/"),
+            "root": json.dumps(str(ROOT)),
+            "data": json.dumps(str(data)),
+        }
+    )
     subprocess.run([node, str(runner)], check=True)
     return json.loads((data / "result.json").read_text())
 
@@ -185,13 +192,14 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     families = args.families or list(F.FAMILIES)
     texts = _texts(sizes)
-    print(f"python {sys.version.split()[0]}, tokenizers {F.hf().__version__}, load average "
-          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(
+        f"python {sys.version.split()[0]}, tokenizers {F.hf().__version__}, load average "
+        f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+    )
     if args.pyodide:
         _compare_pyodide(Path(args.pyodide), families, texts)
         return
-    print(f"{'family':30} {'load s':>6} {'text':10} {'count MB/s':>10} {'offsets MB/s':>12} {'HF MB/s':>8} "
-          f"{'same':>5}")
+    print(f"{'family':30} {'load s':>6} {'text':10} {'count MB/s':>10} {'offsets MB/s':>12} {'HF MB/s':>8} {'same':>5}")
     lo, hi = f"docs {min(sizes)}MB", f"docs {max(sizes)}MB"
     for name in families:
         js = F.FAMILIES[name]()
@@ -213,19 +221,22 @@ def main() -> None:
             same = _same(js, ref, text) if label != hi or len(sizes) == 1 else "-"
             mb = _mb(text)
             c, o, h = (min(runs[label, w]) for w in ("count", "offsets", "hf"))
-            print(f"{name:30} {load:6.2f} {label:10} {mb / c:10.2f} {mb / o:12.2f} {mb / h:8.2f} {same!s:>5}",
-                  flush=True)
+            print(f"{name:30} {load:6.2f} {label:10} {mb / c:10.2f} {mb / o:12.2f} {mb / h:8.2f} {same!s:>5}", flush=True)
         if len(sizes) > 1:
-            ratio = {w: statistics.median(b / a for a, b in zip(runs[lo, w], runs[hi, w]))
-                     for w in ("count", "offsets", "hf")}
-            print(f"{name:30} t({max(sizes)}MB)/t({min(sizes)}MB): count {ratio['count']:.1f}, "
-                  f"offsets {ratio['offsets']:.1f} (HF {ratio['hf']:.1f})")
+            ratio = {w: statistics.median(b / a for a, b in zip(runs[lo, w], runs[hi, w])) for w in ("count", "offsets", "hf")}
+            print(
+                f"{name:30} t({max(sizes)}MB)/t({min(sizes)}MB): count {ratio['count']:.1f}, "
+                f"offsets {ratio['offsets']:.1f} (HF {ratio['hf']:.1f})"
+            )
             # The first MB is not the other seven (the docs' later parts hold more distinct
             # words): the same text in parts of that size, fed in turn, isolates the length.
-            whole = {w: statistics.median(b / a for a, b in zip(runs["parts", w], runs[hi, w]))
-                     for w in ("count", "offsets", "hf")}
-            print(f"{name:30} t({max(sizes)}MB whole)/t(its {len(parts)} parts in turn): count "
-                  f"{whole['count']:.2f}, offsets {whole['offsets']:.2f} (HF {whole['hf']:.2f}); 1 = linear")
+            whole = {
+                w: statistics.median(b / a for a, b in zip(runs["parts", w], runs[hi, w])) for w in ("count", "offsets", "hf")
+            }
+            print(
+                f"{name:30} t({max(sizes)}MB whole)/t(its {len(parts)} parts in turn): count "
+                f"{whole['count']:.2f}, offsets {whole['offsets']:.2f} (HF {whole['hf']:.2f}); 1 = linear"
+            )
 
 
 def _compare_pyodide(pyodide_dir: Path, families: list[str], texts: dict[str, str]) -> None:
@@ -234,12 +245,10 @@ def _compare_pyodide(pyodide_dir: Path, families: list[str], texts: dict[str, st
     jobs = [(f, label) for f in families for label in texts]
     cpython = [_ours(F.FAMILIES[f](), texts[label]) for f, label in jobs]
     browser = _pyodide(pyodide_dir, jobs, texts)
-    print(f"{'family':30} {'text':10} {'CPython count/offsets MB/s':>27} {'Pyodide count/offsets MB/s':>27} "
-          f"{'ratio':>9}")
+    print(f"{'family':30} {'text':10} {'CPython count/offsets MB/s':>27} {'Pyodide count/offsets MB/s':>27} {'ratio':>9}")
     for (f, label), (cc, co), (pc, po) in zip(jobs, cpython, browser):
         mb = _mb(texts[label])
-        print(f"{f:30} {label:10} {mb / cc:13.2f} {mb / co:13.2f} {mb / pc:13.2f} {mb / po:13.2f} "
-              f"{pc / cc:4.1f} {po / co:4.1f}")
+        print(f"{f:30} {label:10} {mb / cc:13.2f} {mb / co:13.2f} {mb / pc:13.2f} {mb / po:13.2f} {pc / cc:4.1f} {po / co:4.1f}")
 
 
 if __name__ == "__main__":

@@ -48,8 +48,7 @@ TARGET = 1.7
 
 def run_cli(folder: Path, out: Path, tokenizer: str, jobs: int, extra: list[str]) -> tuple[float, float, str]:
     """Wall seconds, CPU seconds of the process and its workers, sha256 of the output."""
-    cmd = [sys.executable, "-m", "chunker", str(folder), "--recursive", "--tokenizer", tokenizer,
-           "--jobs", str(jobs), *extra]
+    cmd = [sys.executable, "-m", "chunker", str(folder), "--recursive", "--tokenizer", tokenizer, "--jobs", str(jobs), *extra]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with open(out, "wb") as f:
@@ -83,8 +82,9 @@ def main() -> None:
     p.add_argument("--docs", type=int, default=200)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--jobs", type=int, nargs="+", default=[1, 2], help="job counts to time (default 1 2)")
-    p.add_argument("--tokenizers", nargs="+", default=["o200k", "estimate"],
-                   help="default: o200k (exact) and estimate (the CLI's default)")
+    p.add_argument(
+        "--tokenizers", nargs="+", default=["o200k", "estimate"], help="default: o200k (exact) and estimate (the CLI's default)"
+    )
     p.add_argument("--format", default="jsonl")
     args = p.parse_args()
     from bench.ray_bench import documents
@@ -92,10 +92,11 @@ def main() -> None:
     docs = documents(args.docs)
     mb = sum(len(t.encode("utf-8")) for _, t in docs) / 1e6
     cpus = os.cpu_count()
-    print(f"{len(docs)} documents (Python 3.11 docs pages), {mb:.2f} MB; recursive 500/50 tokens, --format "
-          f"{args.format}; {args.rounds} rounds, medians")
-    print(f"machine: {cpus} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
-          f"Python {sys.version.split()[0]}")
+    print(
+        f"{len(docs)} documents (Python 3.11 docs pages), {mb:.2f} MB; recursive 500/50 tokens, --format "
+        f"{args.format}; {args.rounds} rounds, medians"
+    )
+    print(f"machine: {cpus} CPUs, load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; Python {sys.version.split()[0]}")
     extra = ["--format", args.format]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "docs"
@@ -131,8 +132,10 @@ def main() -> None:
             f, fc = statistics.median(fixed), statistics.median(fixed_cpu)
             base = statistics.median(walls[args.jobs[0]])
             base_cpu = statistics.median(cpu[args.jobs[0]])
-            print(f"\ntokenizer {tok}: fixed cost (--jobs 2, two empty files) {f:.2f} s, cpu {fc:.2f} s; output sha256 "
-                  f"{digest[:16]} (the same for every run)")
+            print(
+                f"\ntokenizer {tok}: fixed cost (--jobs 2, two empty files) {f:.2f} s, cpu {fc:.2f} s; output sha256 "
+                f"{digest[:16]} (the same for every run)"
+            )
             for j in args.jobs:
                 w, c = statistics.median(walls[j]), statistics.median(cpu[j])
                 speedup = base / w
@@ -142,12 +145,16 @@ def main() -> None:
                 verdict = ""
                 if j == 2 and args.jobs[0] == 1:
                     verdict = f"  target {TARGET}x: {'PASS' if speedup >= TARGET else 'FAIL'}"
-                print(f"  --jobs {j}: {w:6.2f} s  {len(docs) / w:7.1f} docs/s  {mb / w:5.2f} MB/s  "
-                      f"cpu {c:5.2f} s  speed-up {speedup:4.2f}x (bound {bound:4.2f}x, idle cores "
-                      f"{idle:4.2f}x){verdict}")
+                print(
+                    f"  --jobs {j}: {w:6.2f} s  {len(docs) / w:7.1f} docs/s  {mb / w:5.2f} MB/s  "
+                    f"cpu {c:5.2f} s  speed-up {speedup:4.2f}x (bound {bound:4.2f}x, idle cores "
+                    f"{idle:4.2f}x){verdict}"
+                )
                 print(f"             runs: {', '.join(f'{x:.2f}' for x in walls[j])} s")
-        print(f"\nmachine: two processes ran {statistics.median(machine):.2f}x one (median of "
-              f"{len(machine)}: {', '.join(f'{x:.2f}' for x in machine)})")
+        print(
+            f"\nmachine: two processes ran {statistics.median(machine):.2f}x one (median of "
+            f"{len(machine)}: {', '.join(f'{x:.2f}' for x in machine)})"
+        )
     print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

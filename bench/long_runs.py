@@ -67,13 +67,13 @@ def texts(scale: int = 1) -> dict[str, str]:
     k = scale
     letters = random.Random(0).choices("abcdefghijklmnopqrstuvwxyz", k=100_000 * k)
     return {
-        "prose (Python docs)": _english()[:100_000 * k],
+        "prose (Python docs)": _english()[: 100_000 * k],
         '100,000 x "a"': "a" * (100_000 * k),
         '25,000 x "日"': "日" * (25_000 * k),
-        "25,000 x emoji": "\U0001F600" * (25_000 * k),
+        "25,000 x emoji": "\U0001f600" * (25_000 * k),
         '20,000 x "."': "." * (20_000 * k),
         "100,000 random a-z": "".join(letters),
-        "100,000 CJK, no spaces": "".join("".join(corpus.samples("cjk")).split())[:100_000 * k],
+        "100,000 CJK, no spaces": "".join("".join(corpus.samples("cjk")).split())[: 100_000 * k],
     }
 
 
@@ -103,15 +103,27 @@ def worker(path: str, repeats: int) -> None:
         res = chunker.chunk(text, **SETTINGS)  # type: ignore[arg-type]
         wall.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
-    print(json.dumps({"backend": tok.backend, "chunks": len(res.chunks),
-                      "first": [cpu[0], wall[0]],
-                      "again": [statistics.median(cpu[1:]), statistics.median(wall[1:])]}))
+    print(
+        json.dumps(
+            {
+                "backend": tok.backend,
+                "chunks": len(res.chunks),
+                "first": [cpu[0], wall[0]],
+                "again": [statistics.median(cpu[1:]), statistics.median(wall[1:])],
+            }
+        )
+    )
 
 
 def _library(path: Path, flag: str, repeats: int) -> dict:
     env = dict(os.environ, CHUNKER_TIKTOKEN=flag)
-    out = subprocess.run([sys.executable, __file__, "--worker", str(path), "--repeats", str(repeats)],
-                         env=env, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", str(path), "--repeats", str(repeats)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -123,8 +135,20 @@ def _children_cpu() -> float:
 def _cli(path: Path, flag: str, repeats: int) -> list[float]:
     """[CPU, wall] seconds of the CLI on `path`, medians of `repeats` runs."""
     env = dict(os.environ, CHUNKER_TIKTOKEN=flag, PYTHONPATH=str(ROOT))
-    cmd = [sys.executable, "-m", "chunker", "--tokenizer", "o200k", "--unit", "tokens",
-           "--size", "500", "--overlap", "50", str(path)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "chunker",
+        "--tokenizer",
+        "o200k",
+        "--unit",
+        "tokens",
+        "--size",
+        "500",
+        "--overlap",
+        "50",
+        str(path),
+    ]
     cpu, wall = [], []
     for _ in range(repeats):
         t0, c0 = time.perf_counter(), _children_cpu()
@@ -142,8 +166,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-cli", action="store_true", help="time the library call only")
-    ap.add_argument("--scaling", action="store_true",
-                    help="also time the library's 1st call on each text twice as long (2: linear, 4: quadratic)")
+    ap.add_argument(
+        "--scaling",
+        action="store_true",
+        help="also time the library's 1st call on each text twice as long (2: linear, 4: quadratic)",
+    )
     ap.add_argument("--worker", metavar="FILE", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -154,8 +181,11 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.2f}, {json.dumps(SETTINGS)}")
     print("CPU seconds (wall seconds) and the ratio to the prose, same backend and column\n")
     columns = ["library, 1st call", "library, again"] + ([] if args.no_cli else ["CLI"])
-    print(f"{'text':<24}{'backend':<10}{'chunks':>6}" + "".join(f"  {c:<22}" for c in columns)
-          + ("  2x text / 1x" if doubled else ""))
+    print(
+        f"{'text':<24}{'backend':<10}{'chunks':>6}"
+        + "".join(f"  {c:<22}" for c in columns)
+        + ("  2x text / 1x" if doubled else "")
+    )
     results: list[dict] = []
     worst: dict[str, float] = {}
     worst_all: dict[str, float] = {}

@@ -68,7 +68,7 @@ def our_headings(text: str) -> tuple[list[tuple[int, str]], int]:
     for b in blocks(text):
         if b.kind != "heading":
             continue
-        line = text[b.start:b.end]
+        line = text[b.start : b.end]
         if line.lstrip("\ufeff").startswith("#") or "\n" in line:
             found.append((b.level, " ".join(b.title.split())))
         else:
@@ -102,13 +102,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.mb:
         docs = corpus.sized(docs, int(args.mb * 1_000_000))
     md = parser()
-    print(f"markdown-it-py {markdown_it.__version__} (CommonMark preset, inline rules off); "
-          f"Python {sys.version.split()[0]}")
+    print(f"markdown-it-py {markdown_it.__version__} (CommonMark preset, inline rules off); Python {sys.version.split()[0]}")
     print(f"Python docs: {len(docs.encode()):,} bytes")
     ours = best(lambda: blocks(docs), args.repeats)
     theirs = best(lambda: md.parse(docs), args.repeats)
-    print(f"  scanner {ours:.2f} s ({len(docs.encode()) / 1e6 / ours:.1f} MB/s), markdown-it-py {theirs:.2f} s "
-          f"({len(docs.encode()) / 1e6 / theirs:.1f} MB/s): {theirs / ours:.1f}x")
+    print(
+        f"  scanner {ours:.2f} s ({len(docs.encode()) / 1e6 / ours:.1f} MB/s), markdown-it-py {theirs:.2f} s "
+        f"({len(docs.encode()) / 1e6 / theirs:.1f} MB/s): {theirs / ours:.1f}x"
+    )
     report("Python docs", [("docs", docs)], md, args.show)
     texts = readmes()
     total = sum(len(t.encode()) for _, t in texts)
@@ -137,8 +138,10 @@ def report(kind: str, texts: list[tuple[str, str]], md, show: int) -> None:
                 if op != "equal" and shown < show:
                     print(f"    {name}: scanner {ours[a0:a1][:3]} | markdown-it {theirs[b0:b1][:3]}")
                     shown += 1
-    print(f"  headings: scanner {ours_n:,} (and {caps_n:,} ALL-CAPS), markdown-it-py {theirs_n:,}; "
-          f"{same:,} in common, in order; {files} of {len(texts)} files agree on every heading")
+    print(
+        f"  headings: scanner {ours_n:,} (and {caps_n:,} ALL-CAPS), markdown-it-py {theirs_n:,}; "
+        f"{same:,} in common, in order; {files} of {len(texts)} files agree on every heading"
+    )
 
 
 if __name__ == "__main__":

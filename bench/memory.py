@@ -100,8 +100,12 @@ def worker(path: str, argv: list[str], trace: bool) -> dict:
 
 
 def _run_worker(path: Path, argv: list[str], trace: bool) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--worker", str(path), json.dumps(argv)]
-                          + (["--traced"] if trace else []), capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, __file__, "--worker", str(path), json.dumps(argv)] + (["--traced"] if trace else []),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     if proc.returncode:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
     return json.loads(proc.stdout.splitlines()[-1])
@@ -129,10 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(corpus.sized(corpus.python_docs_markdown(), int(args.mb * MB)), encoding="utf-8")
     names = args.only.split(",") if args.only else list(SETTINGS)
-    print(f"text: {path} ({path.stat().st_size:,} bytes); extra peak in MB beyond the text and its measure, "
-          "and that per chunk")
-    print(f"{'setting':20s} {'chunks':>9s} {'seconds':>8s} | {'rss MB':>7s} {'B/chunk':>8s} | "
-          f"{'traced MB':>9s} {'B/chunk':>8s}")
+    print(f"text: {path} ({path.stat().st_size:,} bytes); extra peak in MB beyond the text and its measure, and that per chunk")
+    print(f"{'setting':20s} {'chunks':>9s} {'seconds':>8s} | {'rss MB':>7s} {'B/chunk':>8s} | {'traced MB':>9s} {'B/chunk':>8s}")
     for name in names:
         cells = []
         r = _run_worker(path, SETTINGS[name], False)
@@ -143,8 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         cells.append(f"{r['extra'] / MB:7.1f} {r['extra'] / max(1, r['chunks']):8,.0f}")
         if name not in BIG or args.all_traced:
             t = _run_worker(path, SETTINGS[name], True)
-            cells.append(f"{t['extra'] / MB:9.1f} {t['extra'] / max(1, t['chunks']):8,.0f}" if "extra" in t
-                         else f"error: {t['error']}")
+            cells.append(
+                f"{t['extra'] / MB:9.1f} {t['extra'] / max(1, t['chunks']):8,.0f}" if "extra" in t else f"error: {t['error']}"
+            )
         print(head + " | ".join(cells), flush=True)
     return 0
 

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from bench import corpus  # noqa: E402
 from tools import runtime  # noqa: E402
 
-WORK = r'''
+WORK = r"""
 import json, os, time
 import chunker
 text = open(os.environ["BENCH_TEXT"], encoding="utf-8").read()
@@ -50,21 +50,36 @@ if pdf:
     out["pdf pages"] = time.perf_counter() - t
     out["pdf page count"] = len(doc.pages)
 print("RESULT " + json.dumps(out))
-'''
+"""
 
 
 def run_cpython(env: dict[str, str], script: Path) -> dict:
-    done = subprocess.run([sys.executable, str(script)], env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        env={**os.environ, **env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))[7:])
 
 
 def run_pyodide(env: dict[str, str], script: Path, wheels: list[str]) -> dict:
     node = runtime.find_node(ROOT, quiet=True)
     vendor = ROOT / runtime.VENDOR
-    done = subprocess.run([node, str(ROOT / "bench" / "pyodide_speed.mjs"), str(vendor / "pyodide"),
-                           str(vendor / runtime.APP_ZIP), str(script), *wheels],
-                          env={**os.environ, **env}, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            node,
+            str(ROOT / "bench" / "pyodide_speed.mjs"),
+            str(vendor / "pyodide"),
+            str(vendor / runtime.APP_ZIP),
+            str(script),
+            *wheels,
+        ],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+    )
     if done.returncode:
         raise SystemExit(done.stderr[-2000:])
     return json.loads(next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))[7:])
@@ -91,23 +106,31 @@ def main() -> int:
         (tmp_path / "bench.pdf").write_bytes(typeset(sections).pdf)
         script = tmp_path / "work.py"
         script.write_text(WORK, encoding="utf-8")
-        env = {"BENCH_TEXT": str(tmp_path / "text.md"), "BENCH_PDF": str(tmp_path / "bench.pdf"),
-               "BENCH_TOKENIZERS": json.dumps(list(tokenizers))}
+        env = {
+            "BENCH_TEXT": str(tmp_path / "text.md"),
+            "BENCH_PDF": str(tmp_path / "bench.pdf"),
+            "BENCH_TOKENIZERS": json.dumps(list(tokenizers)),
+        }
         env.update({"BENCH_TOK_" + k: v for k, v in tokenizers.items()})
         wheels = [str(w) for w in (ROOT / runtime.VENDOR).glob("*.whl")]
         t0 = time.perf_counter()
         cpy = run_cpython(env, script)
         pyo = run_pyodide(env, script, wheels)
         elapsed = time.perf_counter() - t0
-    print(f"{len(text) / 1e6:.2f} MB of the Python docs; a {int(cpy.get('pdf page count', 0))}-page PDF "
-          f"(bench took {elapsed:.0f} s)")
+    print(
+        f"{len(text) / 1e6:.2f} MB of the Python docs; a {int(cpy.get('pdf page count', 0))}-page PDF "
+        f"(bench took {elapsed:.0f} s)"
+    )
     print(f"{'work':32s} {'CPython':>9s} {'Pyodide':>9s} {'ratio':>6s}")
     for key, seconds in cpy.items():
         if key == "pdf page count" or key not in pyo:
             continue
         ratio = pyo[key] / seconds if seconds else float("nan")
-        rate = (f"  {len(text) / 1e6 / seconds:.2f} / {len(text) / 1e6 / pyo[key]:.2f} MB/s" if "pdf" not in key else
-                f"  {cpy['pdf page count'] / seconds:.0f} / {cpy['pdf page count'] / pyo[key]:.0f} pages/s")
+        rate = (
+            f"  {len(text) / 1e6 / seconds:.2f} / {len(text) / 1e6 / pyo[key]:.2f} MB/s"
+            if "pdf" not in key
+            else f"  {cpy['pdf page count'] / seconds:.0f} / {cpy['pdf page count'] / pyo[key]:.0f} pages/s"
+        )
         print(f"{key:32s} {seconds:9.2f} {pyo[key]:9.2f} {ratio:5.1f}x{rate}")
     return 0
 

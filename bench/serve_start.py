@@ -25,8 +25,12 @@ from tools import runtime  # noqa: E402
 
 def start_once() -> float:
     began = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, str(ROOT / "serve.py"), "--port", "0", "--quiet"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "serve.py"), "--port", "0", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     assert proc.stdout is not None
     try:
         line = proc.stdout.readline()
@@ -44,8 +48,10 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 9
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     starts = [start_once() for _ in range(n)]
-    print(f"serve.py start to listening: median {statistics.median(starts):.3f} s "
-          f"(min {min(starts):.3f}, max {max(starts):.3f}, n={n})")
+    print(
+        f"serve.py start to listening: median {statistics.median(starts):.3f} s "
+        f"(min {min(starts):.3f}, max {max(starts):.3f}, n={n})"
+    )
     runs, hashing = [], []
     files = runtime.vendored_files(ROOT)
     size = sum((ROOT / runtime.VENDOR / rel).stat().st_size for rel in files)
@@ -57,8 +63,10 @@ def main() -> None:
         for rel in files:
             runtime.sha256_of(ROOT / runtime.VENDOR / rel)
         hashing.append(time.perf_counter() - began)
-    print(f"ensure_runtime, everything in place: median {statistics.median(runs):.3f} s; of which hashing "
-          f"{len(files)} files ({size / 1e6:.1f} MB): median {statistics.median(hashing):.3f} s")
+    print(
+        f"ensure_runtime, everything in place: median {statistics.median(runs):.3f} s; of which hashing "
+        f"{len(files)} files ({size / 1e6:.1f} MB): median {statistics.median(hashing):.3f} s"
+    )
 
 
 if __name__ == "__main__":

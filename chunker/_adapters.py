@@ -42,8 +42,7 @@ _INSTEAD = {
 }
 
 
-def chunk_options(settings: dict[str, Any], *, owner: str, others: Iterable[str] = (),
-                  aliases: str = "") -> dict[str, Any]:
+def chunk_options(settings: dict[str, Any], *, owner: str, others: Iterable[str] = (), aliases: str = "") -> dict[str, Any]:
     """`settings` checked and made canonical: keyword arguments for `chunker.chunk`.
 
     Raises `ChunkerError` naming the first bad value. `others` are further names the owner

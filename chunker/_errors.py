@@ -1,8 +1,8 @@
 """The one exception the library raises for bad input.
 
-    ValueError
-     └── ChunkerError      bad settings or input; str(e) is one readable line that names
-                           the offending value and says what to pass instead
+ValueError
+ └── ChunkerError      bad settings or input; str(e) is one readable line that names
+                       the offending value and says what to pass instead
 """
 
 from __future__ import annotations

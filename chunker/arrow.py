@@ -29,19 +29,21 @@ except ModuleNotFoundError as e:  # only a missing pyarrow; a broken one keeps i
 
 __all__ = ["CHUNK_SCHEMA", "chunk_table"]
 
-CHUNK_SCHEMA = pa.schema([
-    ("index", pa.int64()),
-    ("start_char", pa.int64()),
-    ("end_char", pa.int64()),
-    ("text", pa.string()),
-    ("chars", pa.int64()),
-    ("words", pa.int64()),
-    ("tokens", pa.int64()),
-    ("tokens_estimated", pa.bool_()),
-    ("overlap_chars", pa.int64()),
-    ("flags", pa.list_(pa.string())),
-    ("headings", pa.list_(pa.string())),
-])
+CHUNK_SCHEMA = pa.schema(
+    [
+        ("index", pa.int64()),
+        ("start_char", pa.int64()),
+        ("end_char", pa.int64()),
+        ("text", pa.string()),
+        ("chars", pa.int64()),
+        ("words", pa.int64()),
+        ("tokens", pa.int64()),
+        ("tokens_estimated", pa.bool_()),
+        ("overlap_chars", pa.int64()),
+        ("flags", pa.list_(pa.string())),
+        ("headings", pa.list_(pa.string())),
+    ]
+)
 """The columns `chunk_table` adds: `Chunk.to_dict()`'s fields, typed. Given explicitly, so a
 block whose chunks have no flags at all, or a block of no chunks, has the same schema as the rest."""
 
@@ -65,8 +67,10 @@ def chunk_table(table: pa.Table | pa.RecordBatch, *, text_column: str = "text", 
     columns: dict[str, list[Any]] = {name: [] for name in CHUNK_SCHEMA.names}
     for i, text in enumerate(table.column(text_column).to_pylist()):
         if not isinstance(text, str):
-            raise ChunkerError(f"column {text_column!r} holds {type(text).__name__} in a row, not text: "
-                               "filter such rows out or decode them first")
+            raise ChunkerError(
+                f"column {text_column!r} holds {type(text).__name__} in a row, not text: "
+                "filter such rows out or decode them first"
+            )
         for c in chunk(text, **options).chunks:
             rows.append(i)
             for name, value in c.to_dict().items():
@@ -89,11 +93,9 @@ def check_columns(names: list[str], text_column: str) -> list[str]:
             raise ChunkerError(f"the data has two columns named {n!r}: rename one of them first")
         seen.add(n)
     if text_column not in names:
-        raise ChunkerError(f"the data has no column {text_column!r} (it has {', '.join(names)}): "
-                           "pass text_column=")
+        raise ChunkerError(f"the data has no column {text_column!r} (it has {', '.join(names)}): pass text_column=")
     others = [n for n in names if n != text_column]
     clash = [n for n in others if n in CHUNK_SCHEMA.names]
     if clash:
-        raise ChunkerError(f"input column {clash[0]!r} has the name of a chunk field: rename it "
-                           f"first, e.g. to 'doc_{clash[0]}'")
+        raise ChunkerError(f"input column {clash[0]!r} has the name of a chunk field: rename it first, e.g. to 'doc_{clash[0]}'")
     return others

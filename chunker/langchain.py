@@ -30,8 +30,7 @@ try:
 except ModuleNotFoundError as e:  # only a missing LangChain; a broken one keeps its own error
     if (e.name or "").split(".")[0] not in ("langchain_text_splitters", "langchain_core"):
         raise
-    raise ImportError("chunker.langchain needs LangChain's text splitters: "
-                      "pip install 'chunker[langchain]'") from None
+    raise ImportError("chunker.langchain needs LangChain's text splitters: pip install 'chunker[langchain]'") from None
 
 __all__ = ["ChunkerSplitter"]
 
@@ -60,21 +59,30 @@ class ChunkerSplitter(TextSplitter):
         # TextSplitter checks chunk_size > 0 and overlap <= size in its own terms; ours are
         # checked already (size 0 is one chunk per sentence or paragraph), so it is handed values
         # that pass, kept only for code that reads its attributes. Its merging is never called.
-        super().__init__(chunk_size=size or 1, chunk_overlap=overlap if size else 0,
-                         length_function=_length_function(self._options),
-                         keep_separator=False, add_start_index=True, strip_whitespace=False)
+        super().__init__(
+            chunk_size=size or 1,
+            chunk_overlap=overlap if size else 0,
+            length_function=_length_function(self._options),
+            keep_separator=False,
+            add_start_index=True,
+            strip_whitespace=False,
+        )
 
     @classmethod
     def from_tiktoken_encoder(cls, *args: Any, **kwargs: Any) -> ChunkerSplitter:
         # TextSplitter's version loads tiktoken's encoding (a download) before it calls the
         # constructor; the chunker has both exact encodings built in.
-        raise ChunkerError("ChunkerSplitter counts tokens itself: pass unit='tokens' and "
-                           "tokenizer='o200k' or 'cl100k' instead of from_tiktoken_encoder")
+        raise ChunkerError(
+            "ChunkerSplitter counts tokens itself: pass unit='tokens' and "
+            "tokenizer='o200k' or 'cl100k' instead of from_tiktoken_encoder"
+        )
 
     @classmethod
     def from_huggingface_tokenizer(cls, *args: Any, **kwargs: Any) -> ChunkerSplitter:
-        raise ChunkerError("ChunkerSplitter counts tokens itself: pass unit='tokens' and a tokenizer "
-                           f"({', '.join(TOKENIZERS)}) instead of from_huggingface_tokenizer")
+        raise ChunkerError(
+            "ChunkerSplitter counts tokens itself: pass unit='tokens' and a tokenizer "
+            f"({', '.join(TOKENIZERS)}) instead of from_huggingface_tokenizer"
+        )
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -88,17 +96,17 @@ class ChunkerSplitter(TextSplitter):
             return [text[a:b] for a, b in chunks.spans()]
         return [c.text for c in chunks]
 
-    def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
-                         ) -> list[Document]:
+    def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None) -> list[Document]:
         if metadatas is not None and len(metadatas) != len(texts):
-            raise ChunkerError(f"metadatas has {len(metadatas)} entries for {len(texts)} texts: "
-                               "give one per text, or none")
+            raise ChunkerError(f"metadatas has {len(metadatas)} entries for {len(texts)} texts: give one per text, or none")
         documents = []
         for i, text in enumerate(texts):
             base = metadatas[i] if metadatas is not None else {}
             if not isinstance(base, Mapping):  # LangChain's Document refuses it too, later and less clearly
-                raise ChunkerError(f"metadatas[{i}] is {type(base).__name__}, not a dict: give a dict "
-                                   "(or {}) for each text, or no metadatas at all")
+                raise ChunkerError(
+                    f"metadatas[{i}] is {type(base).__name__}, not a dict: give a dict "
+                    "(or {}) for each text, or no metadatas at all"
+                )
             # A loader's "source" (the file's path) tells the code strategy its language.
             name = base.get("source")
             for c in chunk(text, source=name if isinstance(name, str) else None, **self._options).chunks:

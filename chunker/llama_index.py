@@ -36,8 +36,7 @@ try:
 except ModuleNotFoundError as e:  # only a missing LlamaIndex; a broken one keeps its own error
     if (e.name or "").split(".")[0] != "llama_index":
         raise
-    raise ImportError("chunker.llama_index needs llama-index-core: "
-                      "pip install 'chunker[llama-index]'") from None
+    raise ImportError("chunker.llama_index needs llama-index-core: pip install 'chunker[llama-index]'") from None
 
 __all__ = ["ChunkerNodeParser"]
 
@@ -48,8 +47,13 @@ _PARSER_FIELDS = ("include_metadata", "include_prev_next_rel", "callback_manager
 # One pydantic field per option of the table that the adapters take, with its default and
 # description: fields, so an IngestionPipeline's cache tells two parsers with different settings
 # apart. Options registered after this module is imported are not fields.
-_Fields = create_model("_ChunkerSettingFields", __base__=NodeParser, **{  # type: ignore[call-overload]
-    o.name: (o.annotation, Field(default=o.default, description=o.description)) for o in options_for("adapters")})
+_Fields = create_model(
+    "_ChunkerSettingFields",
+    __base__=NodeParser,
+    **{  # type: ignore[call-overload]
+        o.name: (o.annotation, Field(default=o.default, description=o.description)) for o in options_for("adapters")
+    },
+)
 
 
 class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
@@ -69,8 +73,7 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
     metadata.
     """
 
-    max_chunk_chars: int | None = Field(default=None,
-                                        description="Refuse settings whose chunks hold more characters in all.")
+    max_chunk_chars: int | None = Field(default=None, description="Refuse settings whose chunks hold more characters in all.")
 
     def __init__(self, **settings: Any) -> None:
         parser = {k: settings.pop(k) for k in _PARSER_FIELDS if k in settings}
@@ -88,35 +91,41 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
         """The keyword arguments handed to `chunker.chunk`."""
         return {name: getattr(self, name) for name in setting_names() if name in type(self).model_fields}
 
-    def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False,
-                     **kwargs: Any) -> list[BaseNode]:
+    def _parse_nodes(self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any) -> list[BaseNode]:
         options = self.settings  # chunk() checks them again: a field may have been assigned
         out: list[BaseNode] = []
         for node in get_tqdm_iterable(nodes, show_progress, "Chunking nodes"):
             text = node.get_content(metadata_mode=MetadataMode.NONE)
             source = node.as_related_node_info()  # once per input: it hashes the whole text
-            hidden_embed = [*node.excluded_embed_metadata_keys,
-                            *(k for k in METADATA_KEYS if k not in node.excluded_embed_metadata_keys)]
-            hidden_llm = [*node.excluded_llm_metadata_keys,
-                          *(k for k in METADATA_KEYS if k not in node.excluded_llm_metadata_keys)]
+            hidden_embed = [
+                *node.excluded_embed_metadata_keys,
+                *(k for k in METADATA_KEYS if k not in node.excluded_embed_metadata_keys),
+            ]
+            hidden_llm = [
+                *node.excluded_llm_metadata_keys,
+                *(k for k in METADATA_KEYS if k not in node.excluded_llm_metadata_keys),
+            ]
             # A reader's file name tells the code strategy its language.
             name = node.metadata.get("file_path") or node.metadata.get("file_name")
             for c in chunk(text, source=name if isinstance(name, str) else None, **options).chunks:
-                out.append(TextNode(
-                    id_=self.id_func(c.index, node), text=c.text,
-                    start_char_idx=c.start_char, end_char_idx=c.end_char,
-                    metadata=chunk_metadata(c),
-                    excluded_embed_metadata_keys=hidden_embed,
-                    excluded_llm_metadata_keys=hidden_llm,
-                    metadata_seperator=node.metadata_separator,
-                    metadata_template=node.metadata_template,
-                    text_template=node.text_template,
-                    relationships={NodeRelationship.SOURCE: source},
-                ))
+                out.append(
+                    TextNode(
+                        id_=self.id_func(c.index, node),
+                        text=c.text,
+                        start_char_idx=c.start_char,
+                        end_char_idx=c.end_char,
+                        metadata=chunk_metadata(c),
+                        excluded_embed_metadata_keys=hidden_embed,
+                        excluded_llm_metadata_keys=hidden_llm,
+                        metadata_seperator=node.metadata_separator,
+                        metadata_template=node.metadata_template,
+                        text_template=node.text_template,
+                        relationships={NodeRelationship.SOURCE: source},
+                    )
+                )
         return out
 
-    def _postprocess_parsed_nodes(self, nodes: list[BaseNode],
-                                  parent_doc_map: dict[str, Document]) -> list[BaseNode]:
+    def _postprocess_parsed_nodes(self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]) -> list[BaseNode]:
         # NodeParser's post-processing merges the input's metadata and links the siblings,
         # which we keep; it also sets every node's offsets again by searching the parent's text
         # with str.find, which can land on an earlier copy of a repeated passage. The offsets

@@ -64,5 +64,4 @@ def chunk_dataset(ds: ray.data.Dataset, text_column: str = "text", **settings: A
     # batch_size=None: a whole block per call, so blocks are never bundled together and the
     # dataset's own partitioning decides the parallelism. The function ships by reference
     # (chunker.arrow.chunk_table) with plain settings: no state of the driver's goes along.
-    return ds.map_batches(chunk_table, batch_format="pyarrow", batch_size=None,
-                          fn_kwargs={"text_column": text_column, **options})
+    return ds.map_batches(chunk_table, batch_format="pyarrow", batch_size=None, fn_kwargs={"text_column": text_column, **options})

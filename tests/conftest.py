@@ -36,8 +36,13 @@ if str(ROOT) not in sys.path:
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 LOAD_TIMEOUT_MS = 120_000  # a cold start on a busy 2-core machine; a hang still fails
 
@@ -57,38 +62,52 @@ settings.load_profile("ci")
 # Node.js or a wheel build. The full command runs them; --quick leaves them out. (Kept here,
 # not as decorators in the modules, so that the list of what the inner loop skips is one.)
 SLOW = {
-    "test_estimate.py": ["test_median_error_meets_target_on_held_out_half",
-                         "test_cl100k_median_error_meets_target_on_held_out_half",
-                         "test_default_weights_are_not_a_cl100k_estimate", "test_estimate_beats_both_seed_rules",
-                         "test_index_counts_real_spans_as_the_spans_alone"],
-    "test_hf_tokenizer.py": ["test_ids_counts_and_offsets_match_hf", "test_hypothesis_texts_match_hf",
-                             "test_boundary_contract", "test_a_text_encoded_in_blocks_matches_hf",
-                             "test_long_documents_are_encoded_in_blocks"],
+    "test_estimate.py": [
+        "test_median_error_meets_target_on_held_out_half",
+        "test_cl100k_median_error_meets_target_on_held_out_half",
+        "test_default_weights_are_not_a_cl100k_estimate",
+        "test_estimate_beats_both_seed_rules",
+        "test_index_counts_real_spans_as_the_spans_alone",
+    ],
+    "test_hf_tokenizer.py": [
+        "test_ids_counts_and_offsets_match_hf",
+        "test_hypothesis_texts_match_hf",
+        "test_boundary_contract",
+        "test_a_text_encoded_in_blocks_matches_hf",
+        "test_long_documents_are_encoded_in_blocks",
+    ],
     "test_langchain.py": ["test_documents_tokens"],
     "test_bpe.py": ["test_real_text"],
     "test_lint.py": ["test_mypy_finds_nothing"],
-    "test_cli_corpus.py": ["test_jobs_write_the_same_bytes_as_one_process", "test_a_file_output_is_never_held_whole",
-                           "test_progress_bar_only_on_a_terminal", "test_jobs_in_a_fresh_interpreter_and_its_real_stdout",
-                           "test_output_file_with_jobs"],
+    "test_cli_corpus.py": [
+        "test_jobs_write_the_same_bytes_as_one_process",
+        "test_a_file_output_is_never_held_whole",
+        "test_progress_bar_only_on_a_terminal",
+        "test_jobs_in_a_fresh_interpreter_and_its_real_stdout",
+        "test_output_file_with_jobs",
+    ],
     "test_ray.py": "*",
     "test_adapters.py": ["test_llama_index_opens_no_connection"],
     "test_package.py": "*",
-    "test_serve.py": ["test_app_zip_is_compiled_once_per_change_of_the_sources",
-                      "test_without_node_app_zip_holds_the_sources"],
-    "test_offline.py": ["test_the_compiled_part_of_the_standard_library_is_what_the_worker_imports",
-                        "test_the_icons_are_drawn_from_the_svg"],
+    "test_serve.py": ["test_app_zip_is_compiled_once_per_change_of_the_sources", "test_without_node_app_zip_holds_the_sources"],
+    "test_offline.py": [
+        "test_the_compiled_part_of_the_standard_library_is_what_the_worker_imports",
+        "test_the_icons_are_drawn_from_the_svg",
+    ],
 }
 
 
 def pytest_addoption(parser):
-    parser.addoption("--quick", action="store_true",
-                     help='the inner loop: -m "not slow and not browser" and the dev Hypothesis profile')
+    parser.addoption(
+        "--quick", action="store_true", help='the inner loop: -m "not slow and not browser" and the dev Hypothesis profile'
+    )
 
 
 def pytest_configure(config):
     if config.getoption("quick"):
-        config.option.markexpr = f"({config.option.markexpr}) and not slow and not browser" \
-            if config.option.markexpr else "not slow and not browser"
+        config.option.markexpr = (
+            f"({config.option.markexpr}) and not slow and not browser" if config.option.markexpr else "not slow and not browser"
+        )
         settings.load_profile("dev")
 
 
@@ -116,8 +135,7 @@ def pytest_collection_modifyitems(items):
     its page once.
     """
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        items.sort(key=lambda item: (item.get_closest_marker("browser") is None,
-                                     item.get_closest_marker("slow") is None))
+        items.sort(key=lambda item: (item.get_closest_marker("browser") is None, item.get_closest_marker("slow") is None))
     else:
         items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
     for module in {getattr(item, "module", None) for item in items} - {None}:
@@ -163,7 +181,10 @@ def serve_url(runtime):
     """``python serve.py --port 0`` running for the session; yields its base URL."""
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "serve.py"), "--port", "0", "--quiet"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=str(ROOT),
     )
     try:
         line = proc.stdout.readline()
@@ -186,10 +207,18 @@ class PlainHandler(http.server.SimpleHTTPRequestHandler):
     """A static host like GitHub Pages: right content types, no other headers."""
 
     extensions_map = {
-        ".html": "text/html", ".js": "application/javascript", ".mjs": "application/javascript",
-        ".wasm": "application/wasm", ".css": "text/css", ".json": "application/json",
-        ".svg": "image/svg+xml", ".zip": "application/zip", ".whl": "application/octet-stream",
-        ".toml": "application/octet-stream", ".py": "application/octet-stream", ".md": "text/markdown",
+        ".html": "text/html",
+        ".js": "application/javascript",
+        ".mjs": "application/javascript",
+        ".wasm": "application/wasm",
+        ".css": "text/css",
+        ".json": "application/json",
+        ".svg": "image/svg+xml",
+        ".zip": "application/zip",
+        ".whl": "application/octet-stream",
+        ".toml": "application/octet-stream",
+        ".py": "application/octet-stream",
+        ".md": "text/markdown",
         "": "application/octet-stream",
     }
 
@@ -201,8 +230,9 @@ class PlainHandler(http.server.SimpleHTTPRequestHandler):
 def built_site(runtime, tmp_path_factory):
     """``python serve.py --build DIR``; yields DIR."""
     out = tmp_path_factory.mktemp("site") / "_site"
-    result = subprocess.run([sys.executable, str(ROOT / "serve.py"), "--build", str(out)],
-                            capture_output=True, text=True, cwd=str(ROOT), timeout=300)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "serve.py"), "--build", str(out)], capture_output=True, text=True, cwd=str(ROOT), timeout=300
+    )
     assert result.returncode == 0, result.stderr
     return out
 
@@ -224,7 +254,8 @@ def build_url(built_site):
 def paste(page, text: str) -> None:
     """Paste over the whole text box as the user would: the paste event first; if no handler
     takes it over, what the browser then does itself (a synthetic event does not)."""
-    page.evaluate("""text => {
+    page.evaluate(
+        """text => {
         const ta = document.getElementById('document');
         ta.focus(); ta.select();
         const data = new DataTransfer();
@@ -233,7 +264,9 @@ def paste(page, text: str) -> None:
         if (ta.dispatchEvent(paste)) {
             ta.value = text;
             ta.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertFromPaste'}));
-        } }""", text)
+        } }""",
+        text,
+    )
 
 
 # ---------------------------------------------------------------- the browser
@@ -298,8 +331,9 @@ class Page:
         self.page.wait_for_function("document.body.dataset.busy === 'false'", timeout=LOAD_TIMEOUT_MS)
 
     def wait_compare(self):
-        self.page.wait_for_function("document.body.dataset.compare === 'done' && document.body.dataset.busy === 'false'",
-                                    timeout=LOAD_TIMEOUT_MS)
+        self.page.wait_for_function(
+            "document.body.dataset.compare === 'done' && document.body.dataset.busy === 'false'", timeout=LOAD_TIMEOUT_MS
+        )
 
     def reset(self):
         """Open the page again in this tab, as a new page would open: what the last test did
@@ -316,8 +350,9 @@ class Page:
         self.page.unroute_all(behavior="ignoreErrors")
         self.context.unroute_all(behavior="ignoreErrors")
         self.context.set_offline(False)
-        self.page.emulate_media(media="null", color_scheme="light", reduced_motion="no-preference",
-                                forced_colors="none", contrast="no-preference")
+        self.page.emulate_media(
+            media="null", color_scheme="light", reduced_motion="no-preference", forced_colors="none", contrast="no-preference"
+        )
         if self.page.viewport_size != self.viewport:
             self.page.set_viewport_size(self.viewport)
         for key in ("Shift", "Control", "Alt", "Meta"):
@@ -330,7 +365,8 @@ class Page:
 
     def state(self) -> dict:
         """What a test could find different between this page and a newly opened one."""
-        return dict(self.page.evaluate("""() => ({
+        return dict(
+            self.page.evaluate("""() => ({
             href: location.href, width: innerWidth, height: innerHeight, online: navigator.onLine,
             dark: matchMedia('(prefers-color-scheme: dark)').matches, print: matchMedia('print').matches,
             reduced: matchMedia('(prefers-reduced-motion: reduce)').matches,
@@ -340,7 +376,11 @@ class Page:
             restarts: document.body.dataset.restarts || '0', document: document.getElementById('document').value,
             summary: document.getElementById('summary').textContent,
             error: document.getElementById('error').hidden ? '' : document.getElementById('error').textContent,
-        })"""), controls=self.controls(), console_errors=list(self.console_errors), dialogs=list(self.dialogs))
+        })"""),
+            controls=self.controls(),
+            console_errors=list(self.console_errors),
+            dialogs=list(self.dialogs),
+        )
 
     def close(self):
         if self.own_context:
@@ -358,8 +398,8 @@ class Page:
         before = self.renders()
         action()
         self.page.wait_for_function(
-            f"+(document.body.dataset.renders || 0) > {before} && document.body.dataset.busy === 'false'",
-            timeout=LOAD_TIMEOUT_MS)
+            f"+(document.body.dataset.renders || 0) > {before} && document.body.dataset.busy === 'false'", timeout=LOAD_TIMEOUT_MS
+        )
 
     def set_text(self, text: str):
         """Replace the document as a paste would, and wait for its view. A large text goes

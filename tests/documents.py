@@ -36,8 +36,7 @@ def sentences_for(section: int, count: int) -> list[str]:
     return out
 
 
-def typeset(sections: list[tuple[str, list[str]]], *, header: str | None = None,
-            footer: str | None = None) -> Typeset:
+def typeset(sections: list[tuple[str, list[str]]], *, header: str | None = None, footer: str | None = None) -> Typeset:
     """A PDF with one section per page start: a heading, then its sentences as one flowing
     paragraph, wrapped and carried over to further pages when the page is full. `header`
     and `footer` are drawn on every page; "{page}" and "{pages}" in them are filled in."""

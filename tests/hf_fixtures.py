@@ -39,8 +39,7 @@ def hf():
     try:
         import tokenizers
     except ImportError as e:  # a declared test requirement: fail, never skip
-        raise RuntimeError("the tests need Hugging Face's tokenizers (pip install -r "
-                           "requirements-test.txt)") from e
+        raise RuntimeError("the tests need Hugging Face's tokenizers (pip install -r requirements-test.txt)") from e
     return tokenizers
 
 
@@ -72,6 +71,7 @@ def short_texts(n: int, seed: int = 0, lengths: tuple[int, ...] = (5, 20, 60, 15
 
 # ------------------------------------------------------------------ trained families
 
+
 def _save(tok) -> str:
     return tok.to_str()
 
@@ -94,12 +94,12 @@ def _versions() -> tuple[str, ...]:
 def cached(fn):
     """Keep a trained file under .cache/ (git-ignored), keyed by the recipe, the versions of
     tokenizers and sentencepiece, and the training text, so training runs once per machine."""
+
     @functools.cache
     def wrapper(*args):
         import hashlib
 
-        key = hashlib.sha1(repr((fn.__name__, args, _versions(),
-                                 [len(p) for p in training_text()])).encode()).hexdigest()[:12]
+        key = hashlib.sha1(repr((fn.__name__, args, _versions(), [len(p) for p in training_text()])).encode()).hexdigest()[:12]
         path = CACHE / f"{fn.__name__}-{'-'.join(map(str, args))}-{key}.json"
         if path.is_file():
             return path.read_text(encoding="utf-8")
@@ -107,6 +107,7 @@ def cached(fn):
         CACHE.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return text
+
     return wrapper
 
 
@@ -119,15 +120,16 @@ def wordpiece(lowercase: bool) -> str:
     tok.normalizer = normalizers.BertNormalizer(lowercase=lowercase)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tok.train_from_iterator(training_text(150), trainers.WordPieceTrainer(
-        vocab_size=3000, special_tokens=specials, show_progress=False))
+    tok.train_from_iterator(
+        training_text(150), trainers.WordPieceTrainer(vocab_size=3000, special_tokens=specials, show_progress=False)
+    )
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     if lowercase:
         tok.post_processor = processors.BertProcessing(("[SEP]", sep), ("[CLS]", cls))
     else:
         tok.post_processor = processors.TemplateProcessing(
-            single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-            special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+            single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
+        )
     return _save(tok)
 
 
@@ -141,11 +143,19 @@ def unigram_metaspace() -> str:
     specials = ["<unk>", "<s>", "</s>"]
     # A small seed and one EM sub-iteration: a real Unigram vocabulary with trained scores in
     # 3 s instead of 15.
-    tok.train_from_iterator(training_text(60), trainers.UnigramTrainer(
-        vocab_size=2000, special_tokens=specials, unk_token="<unk>", seed_size=20_000,
-        n_sub_iterations=1, shrinking_factor=0.5, show_progress=False))
-    tok.post_processor = processors.TemplateProcessing(
-        single="<s> $A </s>", special_tokens=[("<s>", 1), ("</s>", 2)])
+    tok.train_from_iterator(
+        training_text(60),
+        trainers.UnigramTrainer(
+            vocab_size=2000,
+            special_tokens=specials,
+            unk_token="<unk>",
+            seed_size=20_000,
+            n_sub_iterations=1,
+            shrinking_factor=0.5,
+            show_progress=False,
+        ),
+    )
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 1), ("</s>", 2)])
     return _save(tok)
 
 
@@ -158,12 +168,12 @@ def _proto_fields(buf: bytes):
         if wire == 0:
             v, i = _varint(buf, i)
         elif wire == 1:
-            v, i = buf[i:i + 8], i + 8
+            v, i = buf[i : i + 8], i + 8
         elif wire == 2:
             n, i = _varint(buf, i)
-            v, i = buf[i:i + n], i + n
+            v, i = buf[i : i + n], i + n
         elif wire == 5:
-            v, i = buf[i:i + 4], i + 4
+            v, i = buf[i : i + 4], i + 4
         else:
             raise ValueError(f"protobuf wire type {wire}")
         yield field, wire, v
@@ -193,9 +203,15 @@ def unigram_precompiled() -> str:
             f.writelines(p.replace("\n", " ") + "\n" for p in training_text(100))
         prefix = os.path.join(d, "m")
         spm.SentencePieceTrainer.train(
-            input=src, model_prefix=prefix, vocab_size=3000, model_type="unigram",
-            normalization_rule_name="nmt_nfkc", character_coverage=0.9995,
-            minloglevel=2, num_threads=1)
+            input=src,
+            model_prefix=prefix,
+            vocab_size=3000,
+            model_type="unigram",
+            normalization_rule_name="nmt_nfkc",
+            character_coverage=0.9995,
+            minloglevel=2,
+            num_threads=1,
+        )
         proto = Path(prefix + ".model").read_bytes()
     pieces, charsmap = [], b""
     for field, _, v in _proto_fields(proto):
@@ -216,21 +232,34 @@ def unigram_precompiled() -> str:
     assert charsmap, "sentencepiece wrote no precompiled_charsmap"
     unk = next(i for i, (p, _) in enumerate(pieces) if p == "<unk>")
     config = {
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [
-            {"id": i, "content": p, "single_word": False, "lstrip": False, "rstrip": False,
-             "normalized": False, "special": True} for i, (p, _) in enumerate(pieces[:3])],
-        "normalizer": {"type": "Sequence", "normalizers": [
-            {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode()},
-            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]},
-        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always",
-                          "split": True},
-        "post_processor": {"type": "TemplateProcessing",
-                           "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
-                                      {"Sequence": {"id": "A", "type_id": 0}},
-                                      {"SpecialToken": {"id": "</s>", "type_id": 0}}],
-                           "pair": [], "special_tokens": {
-                               "<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]},
-                               "</s>": {"id": "</s>", "ids": [2], "tokens": ["</s>"]}}},
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {"id": i, "content": p, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+            for i, (p, _) in enumerate(pieces[:3])
+        ],
+        "normalizer": {
+            "type": "Sequence",
+            "normalizers": [
+                {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode()},
+                {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "},
+            ],
+        },
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [
+                {"SpecialToken": {"id": "<s>", "type_id": 0}},
+                {"Sequence": {"id": "A", "type_id": 0}},
+                {"SpecialToken": {"id": "</s>", "type_id": 0}},
+            ],
+            "pair": [],
+            "special_tokens": {
+                "<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]},
+                "</s>": {"id": "</s>", "ids": [2], "tokens": ["</s>"]},
+            },
+        },
         "decoder": None,
         "model": {"type": "Unigram", "unk_id": unk, "vocab": pieces, "byte_fallback": False},
     }
@@ -247,9 +276,12 @@ def bytelevel_bpe() -> str:
     tok = t.Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
-    tok.train_from_iterator(training_text(150), trainers.BpeTrainer(
-        vocab_size=3000, special_tokens=specials,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+    tok.train_from_iterator(
+        training_text(150),
+        trainers.BpeTrainer(
+            vocab_size=3000, special_tokens=specials, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+        ),
+    )
     tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
     config = json.loads(tok.to_str())
     for e in config["added_tokens"]:  # RoBERTa's <mask> strips the space before it
@@ -273,30 +305,37 @@ def byte_fallback_bpe(modern: bool = False) -> str:
     specials = ["<unk>", "<s>", "</s>", *byte_tokens]
     # Train on text without rare scripts so byte fallback is exercised.
     texts = [p for p in training_text(150) if p.isascii()] + passages()["german"][:100]
-    tok.train_from_iterator(texts, trainers.BpeTrainer(
-        vocab_size=2500, special_tokens=specials, limit_alphabet=150, show_progress=False))
+    tok.train_from_iterator(
+        texts, trainers.BpeTrainer(vocab_size=2500, special_tokens=specials, limit_alphabet=150, show_progress=False)
+    )
     config = json.loads(tok.to_str())
     config["added_tokens"] = [e for e in config["added_tokens"] if e["content"] in ("<unk>", "<s>", "</s>")]
     config["model"]["byte_fallback"] = True
     config["model"]["fuse_unk"] = True
-    config["normalizer"] = {"type": "Sequence", "normalizers": [
-        {"type": "Prepend", "prepend": "\u2581"},
-        {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]}
+    config["normalizer"] = {
+        "type": "Sequence",
+        "normalizers": [
+            {"type": "Prepend", "prepend": "\u2581"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+        ],
+    }
     config["pre_tokenizer"] = None
     if modern:
         config["normalizer"] = None
-        config["pre_tokenizer"] = {"type": "Metaspace", "replacement": "\u2581",
-                                   "prepend_scheme": "first", "split": False}
+        config["pre_tokenizer"] = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False}
     config["post_processor"] = {
-        "type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
-                                                 {"Sequence": {"id": "A", "type_id": 0}}],
-        "pair": [], "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}}
+        "type": "TemplateProcessing",
+        "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+        "pair": [],
+        "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}},
+    }
     text = json.dumps(config)
     t.Tokenizer.from_str(text)
     return text
 
 
 # ------------------------------------------------------------------ real files
+
 
 def package_file(package: str, *parts: str) -> Path:
     """A file a pinned test requirement installs; a clear failure when it is missing."""
@@ -321,6 +360,7 @@ def claude_path() -> Path:
 
 # ------------------------------------------------------------------ other pre-tokenizers
 
+
 def _with_pre_tokenizer(json_text: str, pre: dict) -> str:
     """A trained file with another pre-tokenizer: the pipeline shapes real models use, on a
     vocabulary trained with a simpler one (the merges still apply; HF must accept it)."""
@@ -331,31 +371,54 @@ def _with_pre_tokenizer(json_text: str, pre: dict) -> str:
     return text
 
 
-LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
-                r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+")
+LLAMA3_SPLIT = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
 
 
 def bytelevel_split() -> str:
     """Llama 3's shape: a Split on its word regex, then ByteLevel without its own regex."""
-    return _with_pre_tokenizer(bytelevel_bpe(), {"type": "Sequence", "pretokenizers": [
-        {"type": "Split", "pattern": {"Regex": LLAMA3_SPLIT}, "behavior": "Isolated", "invert": False},
-        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]})
+    return _with_pre_tokenizer(
+        bytelevel_bpe(),
+        {
+            "type": "Sequence",
+            "pretokenizers": [
+                {"type": "Split", "pattern": {"Regex": LLAMA3_SPLIT}, "behavior": "Isolated", "invert": False},
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+            ],
+        },
+    )
 
 
 def bytelevel_falcon() -> str:
     """Falcon's shape: Digits after ByteLevel, so digits are found among byte characters
     (the general path of chunker.tokens._hf)."""
-    return _with_pre_tokenizer(bytelevel_bpe(), {"type": "Sequence", "pretokenizers": [
-        {"type": "Punctuation", "behavior": "Contiguous"},
-        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
-        {"type": "Digits", "individual_digits": False}]})
+    return _with_pre_tokenizer(
+        bytelevel_bpe(),
+        {
+            "type": "Sequence",
+            "pretokenizers": [
+                {"type": "Punctuation", "behavior": "Contiguous"},
+                {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+                {"type": "Digits", "individual_digits": False},
+            ],
+        },
+    )
 
 
 def unigram_t5() -> str:
     """T5's shape: WhitespaceSplit, then Metaspace prepending "▁" to every word."""
-    return _with_pre_tokenizer(unigram_metaspace(), {"type": "Sequence", "pretokenizers": [
-        {"type": "WhitespaceSplit"},
-        {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True}]})
+    return _with_pre_tokenizer(
+        unigram_metaspace(),
+        {
+            "type": "Sequence",
+            "pretokenizers": [
+                {"type": "WhitespaceSplit"},
+                {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
+            ],
+        },
+    )
 
 
 FAMILIES = {

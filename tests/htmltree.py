@@ -51,5 +51,6 @@ def harmless(source: str, allowed: set[str]) -> bool:
     """Only `allowed` tags, no event handler and no URL attribute at all (the page's fragments
     link nowhere; text that mentions javascript: in a title is just text)."""
     tree = Tree(source)
-    return ({tag for tag, _ in tree.tags} <= allowed and
-            not any(k.startswith("on") or k in URL_ATTRIBUTES for _, a in tree.tags for k in a))
+    return {tag for tag, _ in tree.tags} <= allowed and not any(
+        k.startswith("on") or k in URL_ATTRIBUTES for _, a in tree.tags for k in a
+    )

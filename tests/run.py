@@ -20,8 +20,16 @@ from tools.bootstrap import SetupError, ensure_debian_packages, ensure_venv  # n
 # chromium drives the page tests; the rest are real text written by others (Python's docs,
 # German, Dutch, Japanese and Chinese manual pages) for the corpus-based tests, and real PDFs
 # (libtasn1's manual, the shared MIME-info spec) for tests/test_extract.py.
-DEBIAN_PACKAGES = ["chromium", "python3.11-doc", "manpages-de", "manpages-nl", "manpages-ja",
-                   "manpages-zh", "libtasn1-doc", "shared-mime-info"]
+DEBIAN_PACKAGES = [
+    "chromium",
+    "python3.11-doc",
+    "manpages-de",
+    "manpages-nl",
+    "manpages-ja",
+    "manpages-zh",
+    "libtasn1-doc",
+    "shared-mime-info",
+]
 
 
 def workers(args: list[str]) -> list[str]:

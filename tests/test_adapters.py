@@ -58,8 +58,9 @@ def spans(res):
 # ------------------------------------------------------------------- texts that repeat
 
 
-_passage = st.lists(st.sampled_from(["the", "cat", "sat", "Dr.", "Lee", "ran", "on", "😀", "日本",
-                                     "ab", "x"]), min_size=1, max_size=6).map(" ".join)
+_passage = st.lists(
+    st.sampled_from(["the", "cat", "sat", "Dr.", "Lee", "ran", "on", "😀", "日本", "ab", "x"]), min_size=1, max_size=6
+).map(" ".join)
 _joint = st.sampled_from([" ", ". ", "\n", "\n\n", "\r\n", ""])
 
 
@@ -77,8 +78,13 @@ def chunk_settings(draw):
     unit = draw(st.sampled_from(list(chunker.UNITS)))
     size = draw(st.integers(1, 40))
     overlap = draw(st.integers(0, size - 1) | st.sampled_from(["0%", "20%", "50%"]))
-    return {"strategy": strategy, "unit": unit, "size": size, "overlap": overlap,
-            "tokenizer": draw(st.sampled_from(["approx", "estimate"]))}
+    return {
+        "strategy": strategy,
+        "unit": unit,
+        "size": size,
+        "overlap": overlap,
+        "tokenizer": draw(st.sampled_from(["approx", "estimate"])),
+    }
 
 
 _HYPOTHESIS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -96,9 +102,15 @@ def test_langchain_splitter_cuts_the_readme_as_chunk_does(options):
     docs = splitter.create_documents([README], metadatas=[meta])
     assert [(d.metadata["start_index"], d.metadata["end_index"]) for d in docs] == spans(res)
     for d, c in zip(docs, res.chunks):
-        assert d.page_content == README[d.metadata["start_index"]:d.metadata["end_index"]] == c.text
-        assert d.metadata == {**meta, "start_index": c.start_char, "end_index": c.end_char,
-                              "tokens": c.tokens, "flags": list(c.flags), "headings": list(c.headings)}
+        assert d.page_content == README[d.metadata["start_index"] : d.metadata["end_index"]] == c.text
+        assert d.metadata == {
+            **meta,
+            "start_index": c.start_char,
+            "end_index": c.end_char,
+            "tokens": c.tokens,
+            "flags": list(c.flags),
+            "headings": list(c.headings),
+        }
     assert meta == {"source": "README.md", "tags": ["docs"]}  # the caller's dict is untouched
 
 
@@ -109,7 +121,7 @@ def test_langchain_offsets_are_right_on_repeated_text(text, options):
     res = chunker.chunk(text, **options)
     docs = splitter.split_documents([Document(page_content=text, metadata={"n": 1})])
     assert [(d.metadata["start_index"], d.metadata["end_index"]) for d in docs] == spans(res)
-    assert all(d.page_content == text[d.metadata["start_index"]:d.metadata["end_index"]] for d in docs)
+    assert all(d.page_content == text[d.metadata["start_index"] : d.metadata["end_index"]] for d in docs)
     assert all(d.metadata["n"] == 1 for d in docs)
 
 
@@ -118,7 +130,7 @@ def _misses_text(text, starts, pieces):
     drops only whitespace, so such spans cannot be where the pieces came from."""
     covered = [False] * len(text)
     for s, piece in zip(starts, pieces):
-        covered[s:s + len(piece)] = [True] * len(piece)
+        covered[s : s + len(piece)] = [True] * len(piece)
     return any(not ok and not ch.isspace() for ch, ok in zip(text, covered))
 
 
@@ -126,6 +138,7 @@ def test_langchain_own_start_index_goes_wrong_where_ours_does_not():
     """LangChain finds each chunk with str.find from the previous start: on repeated text it
     lands on an earlier copy. Hypothesis finds such a text; our offsets for the same pieces
     (strategy "langchain" gives LangChain's very chunks) leave nothing out."""
+
     def wrong(text):
         lc = RecursiveCharacterTextSplitter(chunk_size=12, chunk_overlap=4, add_start_index=True)
         docs = lc.create_documents([text])
@@ -136,7 +149,7 @@ def test_langchain_own_start_index_goes_wrong_where_ours_does_not():
     theirs = RecursiveCharacterTextSplitter(chunk_size=12, chunk_overlap=4).split_text(text)
     assert [d.page_content for d in ours] == theirs
     assert not _misses_text(text, [d.metadata["start_index"] for d in ours], theirs)
-    assert all(text[d.metadata["start_index"]:d.metadata["end_index"]] == d.page_content for d in ours)
+    assert all(text[d.metadata["start_index"] : d.metadata["end_index"]] == d.page_content for d in ours)
 
 
 def test_textsplitter_own_create_documents_would_be_wrong_for_our_chunks():
@@ -152,14 +165,17 @@ def test_textsplitter_own_create_documents_would_be_wrong_for_our_chunks():
     assert theirs == [0, 26, 52, 78, 104, 130, -1, 26, 52, 78, 104]
 
 
-@pytest.mark.parametrize("bad,message", [
-    ({"size": 0}, "size must be a positive number, got 0"),
-    ({"overlap": 600}, "overlap 600 must be smaller than the size 500"),
-    ({"strategy": "semantic"}, "unknown strategy 'semantic'"),
-    ({"chunk_size": 200, "size": 100}, "ChunkerSplitter has both 'chunk_size' and 'size': give one of them"),
-    ({"chunk_size": 0}, "size must be a positive number, got 0"),
-    ({"max_chunk_chars": -1}, "max_chunk_chars must be a positive whole number"),
-])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        ({"size": 0}, "size must be a positive number, got 0"),
+        ({"overlap": 600}, "overlap 600 must be smaller than the size 500"),
+        ({"strategy": "semantic"}, "unknown strategy 'semantic'"),
+        ({"chunk_size": 200, "size": 100}, "ChunkerSplitter has both 'chunk_size' and 'size': give one of them"),
+        ({"chunk_size": 0}, "size must be a positive number, got 0"),
+        ({"max_chunk_chars": -1}, "max_chunk_chars must be a positive whole number"),
+    ],
+)
 def test_langchain_bad_settings_fail_at_construction(bad, message):
     with pytest.raises(chunker.ChunkerError, match=message):
         ChunkerSplitter(**bad)
@@ -234,20 +250,26 @@ def test_langchain_transform_documents_and_size_zero():
 
 def _import_in_subprocess(code, *, extra_path=None):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [extra_path, str(ROOT)])))
-    return subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), env=env, capture_output=True,
-                          text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=120, check=False
+    )
 
 
-@pytest.mark.parametrize("module,hidden,message", [
-    ("langchain", "langchain_text_splitters",
-     "chunker.langchain needs LangChain's text splitters: pip install 'chunker[langchain]'"),
-    ("langchain", "langchain_core",
-     "chunker.langchain needs LangChain's text splitters: pip install 'chunker[langchain]'"),
-    ("llama_index", "llama_index", "chunker.llama_index needs llama-index-core: pip install 'chunker[llama-index]'"),
-    ("ray", "ray", "chunker.ray needs Ray Data: pip install 'chunker[ray]'"),
-    ("ray", "pyarrow", "chunker.ray needs Ray Data: pip install 'chunker[ray]'"),
-    ("arrow", "pyarrow", "chunker.arrow needs pyarrow: pip install pyarrow (the 'ray' extra brings it)"),
-])
+@pytest.mark.parametrize(
+    "module,hidden,message",
+    [
+        (
+            "langchain",
+            "langchain_text_splitters",
+            "chunker.langchain needs LangChain's text splitters: pip install 'chunker[langchain]'",
+        ),
+        ("langchain", "langchain_core", "chunker.langchain needs LangChain's text splitters: pip install 'chunker[langchain]'"),
+        ("llama_index", "llama_index", "chunker.llama_index needs llama-index-core: pip install 'chunker[llama-index]'"),
+        ("ray", "ray", "chunker.ray needs Ray Data: pip install 'chunker[ray]'"),
+        ("ray", "pyarrow", "chunker.ray needs Ray Data: pip install 'chunker[ray]'"),
+        ("arrow", "pyarrow", "chunker.arrow needs pyarrow: pip install pyarrow (the 'ray' extra brings it)"),
+    ],
+)
 def test_adapter_without_its_framework_fails_in_one_line(module, hidden, message):
     done = _import_in_subprocess(f"import sys; sys.modules[{hidden!r}] = None; import chunker.{module}")
     assert done.returncode == 1
@@ -270,7 +292,8 @@ def test_the_core_imports_none_of_the_frameworks():
     done = _import_in_subprocess(
         "import sys, chunker; chunker.chunk('a b c', size=2, overlap=0); "
         "print(sorted(m for m in ('langchain_core', 'langchain_text_splitters', 'llama_index', 'ray', "
-        "'pyarrow', 'pydantic') if m in sys.modules))")
+        "'pyarrow', 'pydantic') if m in sys.modules))"
+    )
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stderr
 
 
@@ -306,9 +329,15 @@ def test_llama_index_parser_cuts_the_readme_as_chunk_does(llama_offline, options
     assert [n.text for n in nodes] == [c.text for c in res.chunks]
     assert _node_spans(nodes) == spans(res)
     for i, (n, c) in enumerate(zip(nodes, res.chunks)):
-        assert README[n.start_char_idx:n.end_char_idx] == n.text
-        assert n.metadata == {"source": "README.md", "start_index": c.start_char, "end_index": c.end_char,
-                              "tokens": c.tokens, "flags": list(c.flags), "headings": list(c.headings)}
+        assert README[n.start_char_idx : n.end_char_idx] == n.text
+        assert n.metadata == {
+            "source": "README.md",
+            "start_index": c.start_char,
+            "end_index": c.end_char,
+            "tokens": c.tokens,
+            "flags": list(c.flags),
+            "headings": list(c.headings),
+        }
         assert n.relationships[NodeRelationship.SOURCE].node_id == doc.id_
         assert (NodeRelationship.PREVIOUS in n.relationships) == (i > 0)
         assert (NodeRelationship.NEXT in n.relationships) == (i < len(nodes) - 1)
@@ -325,7 +354,7 @@ def test_llama_index_parser_cuts_the_readme_as_chunk_does(llama_offline, options
 def test_llama_index_offsets_are_right_on_repeated_text(text, options):
     nodes = ChunkerNodeParser(**options).get_nodes_from_documents([LlamaDocument(text=text)])
     assert _node_spans(nodes) == spans(chunker.chunk(text, **options))
-    assert all(text[n.start_char_idx:n.end_char_idx] == n.text for n in nodes)
+    assert all(text[n.start_char_idx : n.end_char_idx] == n.text for n in nodes)
 
 
 def test_node_parser_own_post_processing_would_move_the_offsets():
@@ -344,8 +373,9 @@ def test_node_parser_own_post_processing_would_move_the_offsets():
 
 def test_llama_index_options_of_node_parser_still_work():
     doc = LlamaDocument(text="One. Two. Three.", metadata={"k": "v"})
-    plain = ChunkerNodeParser(strategy="sentence", size=0, include_metadata=False,
-                              include_prev_next_rel=False, id_func=lambda i, d: f"{d.id_}-{i}")
+    plain = ChunkerNodeParser(
+        strategy="sentence", size=0, include_metadata=False, include_prev_next_rel=False, id_func=lambda i, d: f"{d.id_}-{i}"
+    )
     nodes = plain.get_nodes_from_documents([doc])
     assert [n.node_id for n in nodes] == [f"{doc.id_}-{i}" for i in range(3)]
     assert "k" not in nodes[0].metadata and nodes[0].metadata["start_index"] == 0
@@ -358,9 +388,11 @@ def test_llama_index_options_of_node_parser_still_work():
 
 
 def test_llama_index_bad_settings_are_a_chunker_error_not_a_validation_error():
-    for bad, message in (({"size": -5}, "size must be a positive number"),
-                         ({"chunk_overlap": 10}, "no setting 'chunk_overlap': use overlap"),
-                         ({"breaks": ["comma"]}, "unknown break point 'comma'")):
+    for bad, message in (
+        ({"size": -5}, "size must be a positive number"),
+        ({"chunk_overlap": 10}, "no setting 'chunk_overlap': use overlap"),
+        ({"breaks": ["comma"]}, "unknown break point 'comma'"),
+    ):
         with pytest.raises(chunker.ChunkerError, match=message):
             ChunkerNodeParser(**bad)
 
@@ -373,8 +405,7 @@ def test_llama_index_settings_are_fields_so_the_pipeline_cache_tells_them_apart(
     assert [n.text for n in small.run(documents=[doc])] == [c.text for c in chunker.chunk(README, size=100, overlap=0)]
     assert [n.text for n in large.run(documents=[doc])] == [c.text for c in chunker.chunk(README, size=400, overlap=0)]
     dumped = ChunkerNodeParser(size=100, overlap="10%").to_dict()
-    assert {k: dumped[k] for k in ("size", "overlap", "strategy")} == {"size": 100, "overlap": "10%",
-                                                                      "strategy": "recursive"}
+    assert {k: dumped[k] for k in ("size", "overlap", "strategy")} == {"size": 100, "overlap": "10%", "strategy": "recursive"}
 
 
 _NO_NETWORK = textwrap.dedent("""
@@ -399,8 +430,9 @@ def test_llama_index_opens_no_connection(tmp_path):
     """Importing llama-index-core and parsing with caches pointing at empty folders: any
     attempt at the network (a download of NLTK data or tiktoken files) raises in the hook."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), **{name: str(tmp_path / name.lower()) for name in _LLAMA_CACHES})
-    done = subprocess.run([sys.executable, "-c", _NO_NETWORK], cwd=str(ROOT), env=env, capture_output=True,
-                          text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", _NO_NETWORK], cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=300, check=False
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout) == len(chunker.chunk(README, size=200, overlap="10%", tokenizer="cl100k").chunks)
     assert not any(tmp_path.iterdir())
@@ -421,5 +453,6 @@ def test_the_adapters_read_the_code_language_from_the_documents_file_name():
     from chunker.llama_index import ChunkerNodeParser
 
     nodes = ChunkerNodeParser(strategy="code", unit="chars", size=40, overlap=0).get_nodes_from_documents(
-        [llama.Document(text=js, metadata={"file_name": "app.js"})])
+        [llama.Document(text=js, metadata={"file_name": "app.js"})]
+    )
     assert [n.text for n in nodes] == want

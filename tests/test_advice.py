@@ -16,8 +16,13 @@ from tests.texts import PRIMER, ROOT, sample_document
 
 CHAT = "".join(f"User: question {i} about my order?\nAssistant: answer {i}, shipped on day {i}.\n" for i in range(12))
 FAQ = "".join(f"How do I change setting {i}?\nOpen the panel and pick option {i}.\n\n" for i in range(10))
-DOCS = {"sample": sample_document(), "readme": (ROOT / "README.md").read_text(encoding="utf-8"),
-        "prose": PRIMER * 6, "chat": CHAT, "faq": FAQ}
+DOCS = {
+    "sample": sample_document(),
+    "readme": (ROOT / "README.md").read_text(encoding="utf-8"),
+    "prose": PRIMER * 6,
+    "chat": CHAT,
+    "faq": FAQ,
+}
 
 
 def _valid(settings: chunker.Settings, suggest: dict) -> bool:
@@ -28,8 +33,9 @@ def _valid(settings: chunker.Settings, suggest: dict) -> bool:
         return False
 
 
-CASES = list(itertools.product(DOCS, chunker.STRATEGIES, chunker.UNITS, (None, "minilm", "openai", "120"),
-                               ((90, "10%"), (900, 300))))
+CASES = list(
+    itertools.product(DOCS, chunker.STRATEGIES, chunker.UNITS, (None, "minilm", "openai", "120"), ((90, "10%"), (900, 300)))
+)
 
 
 @pytest.mark.parametrize("doc, strategy, unit, limit, size_overlap", CASES)
@@ -102,11 +108,16 @@ def test_overlap_asked_and_achieved_are_said_when_they_differ():
     assert "overlap_not_achieved" not in {t.code for t in chunker.advise(text, res).tips}
 
 
-@pytest.mark.parametrize("text, kind", [
-    (CHAT, "chat"), (FAQ, "faq"), (sample_document(), "technical"),
-    ("A plain paragraph of prose. It has sentences.\n\nAnother paragraph follows here.", "general"),
-    ("   \n", None),
-])
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        (CHAT, "chat"),
+        (FAQ, "faq"),
+        (sample_document(), "technical"),
+        ("A plain paragraph of prose. It has sentences.\n\nAnother paragraph follows here.", "general"),
+        ("   \n", None),
+    ],
+)
 def test_content_type_picks_a_starting_point(text, kind):
     assert content_type(text) == kind
 

@@ -11,8 +11,25 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "chunker"
 
 # The stages in pipeline order: a module may import from its own stage and the ones before it.
-STAGES = ["_errors", "text", "documents", "tokens", "strategies", "settings", "results", "session",
-          "retrieval", "_adapters", "cli", "langchain", "llama_index", "arrow", "ray", "__init__", "__main__"]
+STAGES = [
+    "_errors",
+    "text",
+    "documents",
+    "tokens",
+    "strategies",
+    "settings",
+    "results",
+    "session",
+    "retrieval",
+    "_adapters",
+    "cli",
+    "langchain",
+    "llama_index",
+    "arrow",
+    "ray",
+    "__init__",
+    "__main__",
+]
 
 
 def modules(paths: list[Path] | None = None) -> dict[str, Path]:
@@ -67,7 +84,7 @@ def test_no_import_cycles():
         state[node] = 1
         for dep in sorted(g[node]):
             if state.get(dep) == 1:
-                cycles.append(path[path.index(dep):] + [dep])
+                cycles.append(path[path.index(dep) :] + [dep])
             elif dep not in state:
                 visit(dep, [*path, dep])
         state[node] = 2

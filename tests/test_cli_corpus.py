@@ -54,8 +54,10 @@ def corpus(tmp_path_factory):
     write(root / "c" / "blank.txt", "  \n\n ")
     write(root / "c" / "d" / "readme.md", (ROOT / "README.md").read_text(encoding="utf-8"))
     write(root / "c.md", "# Beside c\n\nA file named like the folder, sorted after the folder's files.")
-    write(root / "e-guide.docx", word_document([("h1", "Guide"), ("p", PRIMER), ("h2", "Install"),
-                                               ("p", "Run the installer. Then restart.")]))
+    write(
+        root / "e-guide.docx",
+        word_document([("h1", "Guide"), ("p", PRIMER), ("h2", "Install"), ("p", "Run the installer. Then restart.")]),
+    )
     write(root / "f-crlf.txt", "\ufeffTitle\r\n\r\nOne 😀 two.\tThree \u2028line.\r\n" * 40)
     write(root / "z-blank.txt", "\n")
     write(root / ".hidden.md", "Hidden file: never chunked.")
@@ -63,8 +65,18 @@ def corpus(tmp_path_factory):
     return root
 
 
-ORDER = ["a-empty.txt", "b-sample.md", "c/blank.txt", "c/d/readme.md", "c/primer.txt", "c/report.pdf",
-         "c.md", "e-guide.docx", "f-crlf.txt", "z-blank.txt"]
+ORDER = [
+    "a-empty.txt",
+    "b-sample.md",
+    "c/blank.txt",
+    "c/d/readme.md",
+    "c/primer.txt",
+    "c/report.pdf",
+    "c.md",
+    "e-guide.docx",
+    "f-crlf.txt",
+    "z-blank.txt",
+]
 
 
 def expected(root: Path, names: list[str], *opts: str) -> str:
@@ -136,9 +148,15 @@ def test_a_path_that_exists_is_not_a_pattern(tmp_path):
     assert code == 0 and json.loads(out)["text"] == "Brackets in a real name."
 
 
-OUTPUTS = [[], ["--format", "json"], ["--format", "txt"], ["--stats"], ["--advice"],
-           ["--format", "json", "--strategy", "sentence", "--unit", "chars", "--size", "300", "--overlap", "15%"],
-           ["--strategy", "markdown", "--tokenizer", "o200k", "--size", "120", "--overlap", "0"]]
+OUTPUTS = [
+    [],
+    ["--format", "json"],
+    ["--format", "txt"],
+    ["--stats"],
+    ["--advice"],
+    ["--format", "json", "--strategy", "sentence", "--unit", "chars", "--size", "300", "--overlap", "15%"],
+    ["--strategy", "markdown", "--tokenizer", "o200k", "--size", "120", "--overlap", "0"],
+]
 
 
 @pytest.mark.parametrize("opts", OUTPUTS, ids=lambda o: " ".join(o) or "jsonl")
@@ -177,8 +195,10 @@ def test_workers_started_by_spawn_write_the_same(corpus, monkeypatch):
 
 def test_jobs_zero_is_one_per_cpu_and_bad_counts_are_one_line(corpus):
     assert cli(str(corpus / "*.md"), "--jobs", "0") == cli(str(corpus / "*.md"))
-    for value, needle in (("-1", "--jobs must be a number of processes, or 0 for one per CPU, got '-1'"),
-                          ("two", "--jobs must be a whole number in digits 0-9, got 'two'")):
+    for value, needle in (
+        ("-1", "--jobs must be a number of processes, or 0 for one per CPU, got '-1'"),
+        ("two", "--jobs must be a whole number in digits 0-9, got 'two'"),
+    ):
         code, out, err = cli(str(corpus / "c.md"), "--jobs", value)
         assert (code, out) == (2, "") and err == f"chunker: error: {needle}\n"
 
@@ -212,8 +232,9 @@ def test_keep_going_writes_what_succeeded_and_lists_the_rest(with_bad_files, tmp
     # Nothing failed: exit status 0.
     assert cli(str(root / "*good*"), "--keep-going", "--jobs", jobs)[::2] == (0, "")
     # Every file failed: an empty but valid output.
-    code, out, err = cli(str(root / "2-latin1.txt"), str(root / "4-locked.pdf"), "--keep-going", "--format",
-                         "json", "--jobs", jobs)
+    code, out, err = cli(
+        str(root / "2-latin1.txt"), str(root / "4-locked.pdf"), "--keep-going", "--format", "json", "--jobs", jobs
+    )
     assert (code, json.loads(out), err.count("\n")) == (1, [], 2)
 
 
@@ -287,8 +308,20 @@ def test_a_file_output_is_never_held_whole(tmp_path, jobs):
     write(tmp_path / "big.txt", (sample_document() + "\n\n") * 20)
     write(tmp_path / "small.txt", PRIMER)
     target = tmp_path / "out.jsonl"
-    opts = ["--strategy", "fixed", "--unit", "chars", "--size", "2000", "--overlap", "1990",
-            "--max-chunk-chars", "0", "-o", str(target)]
+    opts = [
+        "--strategy",
+        "fixed",
+        "--unit",
+        "chars",
+        "--size",
+        "2000",
+        "--overlap",
+        "1990",
+        "--max-chunk-chars",
+        "0",
+        "-o",
+        str(target),
+    ]
     tracemalloc.start()
     try:
         code, _, err = cli(str(tmp_path / "big.txt"), str(tmp_path / "small.txt"), *opts, "-j", jobs)
@@ -313,8 +346,10 @@ def test_a_worker_that_dies_is_one_line_and_exit_1(corpus, monkeypatch):
     monkeypatch.setattr(_jobs, "render", render)
     code, out, err = cli(str(corpus), "-r", "-j", "2")
     assert (code, out) == (1, "")
-    assert err == (f"chunker: error: a worker process stopped (exit status 7) while chunking "
-                   f"{corpus / 'c' / 'primer.txt'}: try fewer --jobs\n")
+    assert err == (
+        f"chunker: error: a worker process stopped (exit status 7) while chunking "
+        f"{corpus / 'c' / 'primer.txt'}: try fewer --jobs\n"
+    )
 
 
 @pytest.mark.parametrize("failure", ["memory", "bug"])
@@ -343,8 +378,14 @@ def test_progress_bar_only_on_a_terminal(corpus, jobs):
     code, out, _ = cli(str(corpus), "-r", "--jobs", jobs, stderr=err)
     shown = err.getvalue()
     assert code == 0 and out == cli(str(corpus), "-r")[1]
-    total_mb = sum(p.stat().st_size for p in corpus.rglob("*") if p.is_file()
-                   and not any(part.startswith(".") for part in p.relative_to(corpus).parts)) / 1e6
+    total_mb = (
+        sum(
+            p.stat().st_size
+            for p in corpus.rglob("*")
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(corpus).parts)
+        )
+        / 1e6
+    )
     last = shown.split("\r")[-1]
     assert shown.startswith("\r[") and shown.endswith("\n") and shown.count("\n") == 1
     assert re.search(rf"\] 10/10 files  {total_mb:.1f}/{total_mb:.1f} MB  in \d+:\d\d *\n$", last)
@@ -378,9 +419,11 @@ def test_multiprocessing_is_imported_only_for_jobs(tmp_path):
     # The package runs in Pyodide, which has no working multiprocessing: only --jobs may need it.
     write(tmp_path / "a.md", PRIMER)
     write(tmp_path / "b.md", PRIMER)
-    probe = ("import io, sys; from chunker.cli._main import run; "
-             f"code = run([{str(tmp_path)!r}, '-r', *sys.argv[1:]], None, io.StringIO(), io.StringIO()); "
-             "print(code, 'multiprocessing' in sys.modules)")
+    probe = (
+        "import io, sys; from chunker.cli._main import run; "
+        f"code = run([{str(tmp_path)!r}, '-r', *sys.argv[1:]], None, io.StringIO(), io.StringIO()); "
+        "print(code, 'multiprocessing' in sys.modules)"
+    )
     for extra, loaded in (([], "False"), (["--jobs", "2"], "True")):
         done = subprocess.run([sys.executable, "-c", probe, *extra], cwd=ROOT, capture_output=True, text=True)
         assert done.stdout.split() == ["0", loaded], done.stderr
@@ -404,8 +447,10 @@ def test_a_double_star_pattern_follows_no_symlink_loop(tmp_path):
     assert sources(out) == [str(root / "a" / "one-link.md"), *files]
     assert sources(cli(str(root / "**"))[1]) == sources(out)  # ** alone: every file under it
     # A link named in the pattern is followed, as any folder named is.
-    assert sources(cli(str(root / "b" / "to-a" / "*.md"))[1]) == [str(root / "b" / "to-a" / "one-link.md"),
-                                                                  str(root / "b" / "to-a" / "one.md")]
+    assert sources(cli(str(root / "b" / "to-a" / "*.md"))[1]) == [
+        str(root / "b" / "to-a" / "one-link.md"),
+        str(root / "b" / "to-a" / "one.md"),
+    ]
 
 
 def _locked(monkeypatch, folder: Path) -> None:

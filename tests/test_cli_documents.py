@@ -41,7 +41,7 @@ def test_a_pdf_is_extracted_and_its_records_carry_pages(report):
     assert code == 0, err
     records = [json.loads(line) for line in out.splitlines()]
     for r in records:
-        assert text[r["start_char"]:r["end_char"]] == r["text"]
+        assert text[r["start_char"] : r["end_char"]] == r["text"]
         assert 1 <= r["page_start"] <= r["page_end"]
     # Every sentence is on the page it was typeset on.
     for sentence, pages in made.sentences.items():
@@ -56,8 +56,17 @@ def test_a_pdf_is_extracted_and_its_records_carry_pages(report):
 
 def test_headings_of_a_word_file_reach_the_markdown_strategy(tmp_path):
     path = tmp_path / "guide.docx"
-    path.write_bytes(word_document([("h1", "Guide"), ("p", "Intro text."), ("h2", "Install"),
-                                    ("p", "Run the installer."), ("table", [["Key", "Value"], ["a", "1"]])]))
+    path.write_bytes(
+        word_document(
+            [
+                ("h1", "Guide"),
+                ("p", "Intro text."),
+                ("h2", "Install"),
+                ("p", "Run the installer."),
+                ("table", [["Key", "Value"], ["a", "1"]]),
+            ]
+        )
+    )
     code, out, err = cli(str(path), "--strategy", "markdown", "--size", "20", "--overlap", "0")
     assert code == 0, err
     records = [json.loads(line) for line in out.splitlines()]
@@ -75,12 +84,15 @@ def test_raw_reads_html_as_text(tmp_path):
     assert code == 0 and json.loads(out)["text"] == "<h1>Title</h1><p>Body &amp; soul.</p>"
 
 
-@pytest.mark.parametrize("make, needle", [
-    (lambda rep: encrypted_pdf(rep, user_password="secret"), "is encrypted"),
-    (lambda rep: image_only_pdf(), "looks scanned"),
-    (lambda rep: rep[: len(rep) // 2], "truncated"),
-    (lambda rep: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 600, "old binary Word .doc"),
-])
+@pytest.mark.parametrize(
+    "make, needle",
+    [
+        (lambda rep: encrypted_pdf(rep, user_password="secret"), "is encrypted"),
+        (lambda rep: image_only_pdf(), "looks scanned"),
+        (lambda rep: rep[: len(rep) // 2], "truncated"),
+        (lambda rep: b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 600, "old binary Word .doc"),
+    ],
+)
 def test_documents_that_cannot_be_read_are_one_line(report, tmp_path, make, needle):
     path, _ = report
     bad = tmp_path / ("bad.doc" if "doc" in needle else "bad.pdf")
@@ -116,11 +128,14 @@ def test_a_legacy_encoding_is_named_and_read_with_encoding(tmp_path, jobs):
     other.write_bytes("Naïve façade.".encode("cp1252"))
     out, err = io.StringIO(), io.StringIO()
     assert run([str(menu)], None, out, err) == 2 and out.getvalue() == ""
-    assert err.getvalue() == (f"chunker: error: {menu}: not UTF-8 text (bad byte at offset 3); it may be Windows-1252 "
-                              "(Western European): pass --encoding cp1252 (encoding=\"cp1252\"), or convert it to UTF-8\n")
+    assert err.getvalue() == (
+        f"chunker: error: {menu}: not UTF-8 text (bad byte at offset 3); it may be Windows-1252 "
+        '(Western European): pass --encoding cp1252 (encoding="cp1252"), or convert it to UTF-8\n'
+    )
     out, err = io.StringIO(), io.StringIO()
-    assert run([str(menu), str(other), "--encoding", "cp1252", "--jobs", jobs, "--size", "5", "--overlap", "0"],
-               None, out, err) == 0, err.getvalue()
+    assert (
+        run([str(menu), str(other), "--encoding", "cp1252", "--jobs", jobs, "--size", "5", "--overlap", "0"], None, out, err) == 0
+    ), err.getvalue()
     records = [json.loads(line) for line in out.getvalue().splitlines()]
     texts = {r["source"]: "" for r in records}
     for r in records:

@@ -85,8 +85,7 @@ def test_a_symlink_to_standard_output_writes_to_it(doc, tmp_path):
     link.symlink_to("/proc/self/fd/1")
     if not os.path.exists("/proc/self/fd/1"):
         pytest.skip("no /proc/self/fd here")
-    p = subprocess.run([sys.executable, "-m", "chunker", str(doc), "-o", str(link)], cwd=ROOT,
-                       capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "chunker", str(doc), "-o", str(link)], cwd=ROOT, capture_output=True, text=True)
     assert (p.returncode, p.stderr) == (0, "")
     assert p.stdout == expected()
     assert os.readlink(link) == "/proc/self/fd/1" and leftovers(tmp_path) == []
@@ -225,8 +224,12 @@ def test_a_signal_stops_the_workers_leaves_no_temporary_file_and_ends_of_it(doc,
     # Files, not pipes: a worker left behind would hold a pipe open, and reading it never end.
     streams = tmp_path / "stdout", tmp_path / "stderr"
     with open(streams[0], "wb") as stdout, open(streams[1], "wb") as stderr:
-        p = subprocess.Popen([sys.executable, "-m", "chunker", str(doc), str(fifo), "-o", str(out), "--jobs", jobs],
-                             cwd=ROOT, stdout=stdout, stderr=stderr)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "chunker", str(doc), str(fifo), "-o", str(out), "--jobs", jobs],
+            cwd=ROOT,
+            stdout=stdout,
+            stderr=stderr,
+        )
     workers: list[int] = []
     try:
         # Under way: the temporary file is there (and the workers, with --jobs).

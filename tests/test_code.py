@@ -58,15 +58,12 @@ def stdlib_sources():
     import textwrap
     import typing
 
-    return [(m.__name__, inspect.getsource(m)) for m in (argparse, dataclasses, difflib, json.decoder,
-                                                         textwrap, typing)]
+    return [(m.__name__, inspect.getsource(m)) for m in (argparse, dataclasses, difflib, json.decoder, textwrap, typing)]
 
 
-@pytest.mark.parametrize("unit,size,overlap", [("chars", 600, 0), ("chars", 2000, 200), ("tokens", 150, 15),
-                                                ("words", 300, 0)])
+@pytest.mark.parametrize("unit,size,overlap", [("chars", 600, 0), ("chars", 2000, 200), ("tokens", 150, 15), ("words", 300, 0)])
 def test_no_cut_inside_a_definition_that_fits_on_the_standard_library(unit, size, overlap):
-    measure = {"chars": len, "words": lambda s: len(s.split()),
-               "tokens": chunker.get_tokenizer("estimate").count}[unit]
+    measure = {"chars": len, "words": lambda s: len(s.split()), "tokens": chunker.get_tokenizer("estimate").count}[unit]
     fitting = 0
     for name, text in stdlib_sources():
         res = chunker.chunk(text, strategy="code", unit=unit, size=size, overlap=overlap)
@@ -78,9 +75,9 @@ def test_no_cut_inside_a_definition_that_fits_on_the_standard_library(unit, size
             holders = [c for c in chunks if c.start_char <= start and end <= c.end_char]
             assert holders, (name, path)
             # A chunk holding the definition lies in its scope: its path is a prefix of the definition's.
-            assert all(path[:len(c.headings)] == c.headings for c in holders), (name, path)
+            assert all(path[: len(c.headings)] == c.headings for c in holders), (name, path)
         for c in chunks:
-            assert text[c.start_char:c.end_char] == c.text
+            assert text[c.start_char : c.end_char] == c.text
             if "oversize" in c.flags:
                 assert len(c.text) == 1
             else:
@@ -156,7 +153,7 @@ def test_decorators_docstrings_and_comments_stay_with_their_definition():
     assert area.text.endswith("# nothing more") and area.headings == ("Shape", "area")
     grow = next(c for c in res if "async def grow" in c.text)
     assert grow.headings == ("Shape", "grow") and grow.text.endswith("pass")
-    assert all(SAMPLE[c.start_char:c.end_char] == c.text for c in res)
+    assert all(SAMPLE[c.start_char : c.end_char] == c.text for c in res)
 
 
 def test_a_large_definition_is_cut_at_its_statements_and_branches():
@@ -172,7 +169,7 @@ def test_overlap_is_whole_trailing_units():
     res = chunker.chunk(text, strategy="code", unit="chars", size=40, overlap=15)
     for a, b in zip(res.chunks, res.chunks[1:]):
         if b.start_char < a.end_char:
-            repeated = text[b.start_char:a.end_char]
+            repeated = text[b.start_char : a.end_char]
             assert repeated.endswith(a.text.splitlines()[-1]) and re.fullmatch(r"(x\d+ = \d+\n?)+", repeated)
 
 
@@ -180,16 +177,19 @@ def test_offsets_are_code_points_past_non_ascii_and_every_line_end():
     # ast's columns are UTF-8 bytes within a line; the strategy cuts at lines, so none is used
     # as an offset. Lines end at \n, \r\n and \r only, as Python's tokenizer has them; \f,
     # \x85 and U+2028 inside a string do not end a line.
-    text = ("\ufeffs = 'é日本😀'; t = 'ü'\r\n\r\ndef café(x):\r    '''Doc \u2028 with\x85 odd\x0c ends.'''\r"
-            "    return 'π' * x\r\n\r\nclass Ä:\n    def ñ(self):\n        return '😀😀'\n")
+    text = (
+        "\ufeffs = 'é日本😀'; t = 'ü'\r\n\r\ndef café(x):\r    '''Doc \u2028 with\x85 odd\x0c ends.'''\r"
+        "    return 'π' * x\r\n\r\nclass Ä:\n    def ñ(self):\n        return '😀😀'\n"
+    )
     assert python_tree(text) is not None
     for size in (20, 40, 80, 400):
         res = chunker.chunk(text, strategy="code", unit="chars", size=size, overlap=0)
         for c in res:
-            assert text[c.start_char:c.end_char] == c.text
+            assert text[c.start_char : c.end_char] == c.text
         if size == 80:
-            assert any(c.text.startswith("def café(x):") and c.text.endswith("return 'π' * x")
-                       and c.headings == ("café",) for c in res)
+            assert any(
+                c.text.startswith("def café(x):") and c.text.endswith("return 'π' * x") and c.headings == ("café",) for c in res
+            )
             assert any(c.text.startswith("class Ä:") and c.headings == ("Ä",) for c in res)
         elif size == 40:
             assert any(c.text == "def ñ(self):\n        return '😀😀'" and c.headings == ("Ä", "ñ") for c in res)
@@ -233,22 +233,41 @@ def test_every_language_keeps_offsets_and_the_size(lang):
     text = inspect.getsource(re) + "\n\n" + (chunker.__doc__ or "")
     res = chunker.chunk(text[:20000], strategy="code", language=lang, unit="chars", size=300, overlap=30)
     for c in res:
-        assert text[c.start_char:c.end_char] == c.text and (c.chars <= 300 or "oversize" in c.flags)
-    assert not [k for k, ch in enumerate(text[:20000].rstrip()) if not ch.isspace()
-                and not any(c.start_char <= k < c.end_char for c in res)]
+        assert text[c.start_char : c.end_char] == c.text and (c.chars <= 300 or "oversize" in c.flags)
+    assert not [
+        k
+        for k, ch in enumerate(text[:20000].rstrip())
+        if not ch.isspace() and not any(c.start_char <= k < c.end_char for c in res)
+    ]
 
 
 def test_the_cli_reads_the_language_from_the_file_name(tmp_path):
     path = tmp_path / "app.js"
     js = "function a() {\n  return 1;\n}\nconst b = 2;\nfunction c() {\n  return 3;\n}\n"
     path.write_text(js, encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "chunker", str(path), "--strategy", "code", "--unit", "chars",
-                          "--size", "40", "--overlap", "0", "--format", "json"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "chunker",
+            str(path),
+            "--strategy",
+            "code",
+            "--unit",
+            "chars",
+            "--size",
+            "40",
+            "--overlap",
+            "0",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     import json
 
     got = [c["text"] for c in json.loads(out)]
-    assert got == [c.text for c in chunker.chunk(js, strategy="code", unit="chars", size=40, overlap=0,
-                                                 language="js")]
-    assert got != [c.text for c in chunker.chunk(js, strategy="code", unit="chars", size=40, overlap=0,
-                                                 language="python")]
+    assert got == [c.text for c in chunker.chunk(js, strategy="code", unit="chars", size=40, overlap=0, language="js")]
+    assert got != [c.text for c in chunker.chunk(js, strategy="code", unit="chars", size=40, overlap=0, language="python")]

@@ -37,7 +37,7 @@ MALFORMED = [
     ("a<script>x</script foo>b", "ab"),
     ("<style>x</style x>c", "c"),  # ""
     ("<![foo[x]]>b", "b"),  # item 12: AssertionError
-    ("<p a=\"&copy=1\">x&copy;", "x©"),
+    ('<p a="&copy=1">x&copy;', "x©"),
 ]
 
 
@@ -56,14 +56,17 @@ def test_html_does_not_go_through_the_pythons_own_html_parser(monkeypatch):
     assert html_to_text("<h1>T</h1><p>x</p>") == "# T\n\nx"
 
 
-@pytest.mark.parametrize("unit, text", [
-    ("<x ", "a"),  # each "<x " opened a tag that the next one could not close: quadratic
-    ("<!--", "a"),  # a comment never closed, searched for again from each "<!--"
-    ('<a b="', "a"),  # a quoted value never closed
-    ("</b ", "a"),
-    ("<![CDATA[", "a"),
-    ("<!x", "a"),
-])
+@pytest.mark.parametrize(
+    "unit, text",
+    [
+        ("<x ", "a"),  # each "<x " opened a tag that the next one could not close: quadratic
+        ("<!--", "a"),  # a comment never closed, searched for again from each "<!--"
+        ('<a b="', "a"),  # a quoted value never closed
+        ("</b ", "a"),
+        ("<![CDATA[", "a"),
+        ("<!x", "a"),
+    ],
+)
 def test_html_constructs_that_were_quadratic_are_read_once(unit, text):
     # 200,000 repeats: minutes each on Python 3.11's html.parser, milliseconds here.
     assert html_to_text("<p>a</p>" + unit * 200_000) == text
@@ -74,8 +77,10 @@ def test_text_after_a_script_end_tag_with_attributes_is_kept(tmp_path):
     from chunker.cli._main import run
 
     path = tmp_path / "page.html"
-    path.write_text("<p>Intro.</p><script>var a = 1;</script foo><p>Body text.</p>"
-                    "<style>p {}</style x><p>More text.</p><script>x</script/><p>End.</p>")
+    path.write_text(
+        "<p>Intro.</p><script>var a = 1;</script foo><p>Body text.</p>"
+        "<style>p {}</style x><p>More text.</p><script>x</script/><p>End.</p>"
+    )
     out, err = io.StringIO(), io.StringIO()
     assert run(["extract", str(path)], io.StringIO(""), out, err) == 0
     assert out.getvalue().split() == "Intro. Body text. More text. End.".split()
@@ -89,12 +94,17 @@ def cli(*args):
     return code, out.getvalue(), err.getvalue()
 
 
-@pytest.mark.parametrize("charset", ["rot13", "base64", "hex", "zlib", "uu", "undefined",
-                                     "unicode_escape", "raw_unicode_escape", "idna", "utf-7", "cp500"])
+@pytest.mark.parametrize(
+    "charset",
+    ["rot13", "base64", "hex", "zlib", "uu", "undefined", "unicode_escape", "raw_unicode_escape", "idna", "utf-7", "cp500"],
+)
 def test_a_meta_charset_that_is_not_a_text_encoding_is_one_line(charset, tmp_path):
     page = f'<meta charset="{charset}"><p>C:\\new\\table, caf\xe9</p>'.encode("latin-1")
-    with pytest.raises(ChunkerError, match=rf'^bad.html declares charset "{charset}", which is not a '
-                                           r"text encoding: fix its <meta> tag"):
+    with pytest.raises(
+        ChunkerError,
+        match=rf'^bad.html declares charset "{charset}", which is not a '
+        r"text encoding: fix its <meta> tag",
+    ):
         extract(page, name="bad.html")
     # --keep-going leaves it out and still writes the others.
     (tmp_path / "bad.html").write_bytes(page)
@@ -114,11 +124,14 @@ def test_real_text_encodings_and_unknown_labels_are_read_as_before():
         extract(b'<meta charset="unicode_escape"><p>C:\\new\\table</p>')
 
 
-@pytest.mark.parametrize("data", [
-    bytes(range(256)) * 40,  # random-looking bytes
-    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(400),  # a picture renamed
-    b"<html><p>x</p>" + b"\x01\x02\x03\x04\x05\x06" * 200,  # markup, then binary
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        bytes(range(256)) * 40,  # random-looking bytes
+        b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(400),  # a picture renamed
+        b"<html><p>x</p>" + b"\x01\x02\x03\x04\x05\x06" * 200,  # markup, then binary
+    ],
+)
 def test_binary_bytes_named_html_are_refused(data, tmp_path):
     with pytest.raises(ChunkerError, match=r"^x.html holds binary data, not HTML or text \(byte 0x"):
         extract(data, name="x.html")
@@ -147,13 +160,14 @@ def test_column_spans_are_bounded_in_a_row_and_a_page():
     assert text.count("x") == 3000 and text.count("y") == 3000
     assert len(text) < 1_000_000
     # Ordinary spans and short rows still line up.
-    assert html_to_text("<table><tr><th colspan=2>A<th>B<tr><td>1</table>") == \
-        "| A |  | B |\n|---|---|---|\n| 1 |  |  |"
+    assert html_to_text("<table><tr><th colspan=2>A<th>B<tr><td>1</table>") == "| A |  | B |\n|---|---|---|\n| 1 |  |  |"
 
 
 def test_nav_and_footer_are_dropped_as_boilerplate():
-    page = ("<body><nav><a href='/'>Home</a> <a href='/about'>About</a></nav>"
-            "<main><h1>Title</h1><p>Body.</p></main><footer>© 2025 Example Ltd</footer></body>")
+    page = (
+        "<body><nav><a href='/'>Home</a> <a href='/about'>About</a></nav>"
+        "<main><h1>Title</h1><p>Body.</p></main><footer>© 2025 Example Ltd</footer></body>"
+    )
     assert html_to_text(page) == "# Title\n\nBody."
     # One left open ends with the body, so the rest of the page is not lost with it.
     assert html_to_text("<body><nav>Menu</body><p>After.</p>") == "After."
@@ -168,18 +182,24 @@ def docx(body: str, *, extra: dict[str, str] | None = None) -> bytes:
     """A .docx zipped by hand: just the parts mammoth needs, and `body` as the document."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("[Content_Types].xml",
-                   '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats'
-                   '.org/package/2006/content-types"><Default Extension="rels" ContentType="applicatio'
-                   'n/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" Content'
-                   'Type="application/xml"/></Types>')
-        z.writestr("_rels/.rels",
-                   '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxm'
-                   'lformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://sch'
-                   'emas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target='
-                   '"word/document.xml"/></Relationships>')
-        z.writestr("word/document.xml", f'<?xml version="1.0" encoding="UTF-8"?><w:document {_WORD_NS}>'
-                                        f"<w:body>{body}</w:body></w:document>")
+        z.writestr(
+            "[Content_Types].xml",
+            '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats'
+            '.org/package/2006/content-types"><Default Extension="rels" ContentType="applicatio'
+            'n/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" Content'
+            'Type="application/xml"/></Types>',
+        )
+        z.writestr(
+            "_rels/.rels",
+            '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxm'
+            'lformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://sch'
+            'emas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target='
+            '"word/document.xml"/></Relationships>',
+        )
+        z.writestr(
+            "word/document.xml",
+            f'<?xml version="1.0" encoding="UTF-8"?><w:document {_WORD_NS}><w:body>{body}</w:body></w:document>',
+        )
         for name, text in (extra or {}).items():
             z.writestr(name, text)
     return buf.getvalue()
@@ -195,8 +215,11 @@ def test_a_docx_that_unzips_past_the_limit_is_one_line(tmp_path):
     # 101 MB of XML in a zip of about 100 KB: refused before mammoth builds it.
     big = docx("<w:p><w:r><w:t>" + "a" * 101_000_000 + "</w:t></w:r></w:p>")
     assert len(big) < 200_000
-    with pytest.raises(ChunkerError, match=r"^big.docx unzips to 101 MB of XML, over the 100 MB "
-                                           r"limit for one Word document: split it"):
+    with pytest.raises(
+        ChunkerError,
+        match=r"^big.docx unzips to 101 MB of XML, over the 100 MB "
+        r"limit for one Word document: split it",
+    ):
         extract(big, name="big.docx")
 
 
@@ -232,8 +255,7 @@ def test_a_docx_of_many_empty_paragraphs_in_few_bytes_is_one_line():
 def test_word_column_spans_are_bounded():
     # A first row of 300 cells each spanning 1,000 columns, then rows of one cell: this
     # 1 KB file used to extract to hundreds of millions of characters.
-    span = ('<w:tc><w:tcPr><w:gridSpan w:val="1000"/></w:tcPr><w:p><w:r><w:t>x</w:t></w:r>'
-            "</w:p></w:tc>")
+    span = '<w:tc><w:tcPr><w:gridSpan w:val="1000"/></w:tcPr><w:p><w:r><w:t>x</w:t></w:r></w:p></w:tc>'
     one = "<w:tr><w:tc><w:p><w:r><w:t>y</w:t></w:r></w:p></w:tc></w:tr>"
     data = docx("<w:tbl><w:tr>" + span * 300 + "</w:tr>" + one * 300 + "</w:tbl>")
     text = extract(data, name="wide.docx").text
@@ -248,6 +270,7 @@ def test_a_word_title_is_a_heading():
 
 
 # -- PDF -------------------------------------------------------------------------------------
+
 
 def pdf(objects: list[bytes | str]) -> bytes:
     """A PDF written by hand: objects 1.. in order (1 the catalog, 2 the page tree), an xref."""
@@ -270,39 +293,50 @@ def pdf_stream(data: str, *, deflate: bool = False) -> bytes:
         import zlib
 
         raw = zlib.compress(raw, 9)
-    return (b"<< /Length %d%s >>\nstream\n" % (len(raw), b" /Filter /FlateDecode" if deflate else b"")
-            + raw + b"\nendstream")
+    return b"<< /Length %d%s >>\nstream\n" % (len(raw), b" /Filter /FlateDecode" if deflate else b"") + raw + b"\nendstream"
 
 
 HELVETICA = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
-PAGE = ("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> "
-        "/Contents 4 0 R >>")
+PAGE = "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>"
 
 
-def one_page_pdf(content: str, *, font: str = HELVETICA, kids: int = 1, deflate: bool = False,
-                 extra: tuple[bytes | str, ...] = ()) -> bytes:
-    return pdf(["<< /Type /Catalog /Pages 2 0 R >>",
-                f"<< /Type /Pages /Kids [{' '.join(['3 0 R'] * kids)}] /Count {kids} >>",
-                PAGE, pdf_stream(content, deflate=deflate), font, *extra])
+def one_page_pdf(
+    content: str, *, font: str = HELVETICA, kids: int = 1, deflate: bool = False, extra: tuple[bytes | str, ...] = ()
+) -> bytes:
+    return pdf(
+        [
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            f"<< /Type /Pages /Kids [{' '.join(['3 0 R'] * kids)}] /Count {kids} >>",
+            PAGE,
+            pdf_stream(content, deflate=deflate),
+            font,
+            *extra,
+        ]
+    )
 
 
 def test_a_pdf_whose_drawing_inflates_a_thousandfold_is_refused():
     # 8 MB of text operations in a 20 KB file: pypdf would spend about 50 s on them.
     bomb = one_page_pdf("BT /F1 12 Tf 72 700 Td " + "(ab) Tj " * 1_000_000 + "ET", deflate=True)
     assert len(bomb) < 40_000
-    with pytest.raises(ChunkerError, match=r"^bomb.pdf asks for far more reading than a real PDF "
-                                           r"of its size: page 1 of 1 draws more than its \d+ KB"):
+    with pytest.raises(
+        ChunkerError,
+        match=r"^bomb.pdf asks for far more reading than a real PDF "
+        r"of its size: page 1 of 1 draws more than its \d+ KB",
+    ):
         extract(bomb, name="bomb.pdf")
     # The same drawing at an honest size is read.
-    assert extract(one_page_pdf("BT /F1 12 Tf 72 700 Td " + "(ab) Tj " * 2_000 + "ET",
-                                deflate=True)).text == "ab" * 2_000
+    assert extract(one_page_pdf("BT /F1 12 Tf 72 700 Td " + "(ab) Tj " * 2_000 + "ET", deflate=True)).text == "ab" * 2_000
 
 
 def test_one_page_listed_50000_times_is_refused_before_reading():
     many = one_page_pdf("BT /F1 12 Tf 72 700 Td (Same) Tj ET", kids=50_000)
     assert len(many) < 400_000
-    with pytest.raises(ChunkerError, match=r"^many.pdf asks for far more reading than a real PDF of "
-                                           r"its size: 50,000 pages in \d+ KB"):
+    with pytest.raises(
+        ChunkerError,
+        match=r"^many.pdf asks for far more reading than a real PDF of "
+        r"its size: 50,000 pages in \d+ KB",
+    ):
         extract(many, name="many.pdf")
 
 
@@ -328,6 +362,7 @@ def test_an_aes_encrypted_pdf_says_it_needs_cryptography():
     pytest.importorskip("pypdf")
     try:
         import cryptography  # noqa: F401
+
         pytest.skip("cryptography is installed: the file opens")
     except ImportError:
         pass
@@ -338,24 +373,38 @@ def test_an_aes_encrypted_pdf_says_it_needs_cryptography():
     entry = writer._encrypt_entry
     assert entry is not None
     entry[NameObject("/V")], entry[NameObject("/R")] = NumberObject(4), NumberObject(4)
-    entry[NameObject("/CF")] = DictionaryObject({NameObject("/StdCF"): DictionaryObject({
-        NameObject("/CFM"): NameObject("/AESV2"), NameObject("/AuthEvent"): NameObject("/DocOpen"),
-        NameObject("/Length"): NumberObject(16)})})
+    entry[NameObject("/CF")] = DictionaryObject(
+        {
+            NameObject("/StdCF"): DictionaryObject(
+                {
+                    NameObject("/CFM"): NameObject("/AESV2"),
+                    NameObject("/AuthEvent"): NameObject("/DocOpen"),
+                    NameObject("/Length"): NumberObject(16),
+                }
+            )
+        }
+    )
     entry[NameObject("/StmF")] = entry[NameObject("/StrF")] = NameObject("/StdCF")
     buf = io.BytesIO()
     writer.write(buf)
-    with pytest.raises(ChunkerError, match=r"^aes.pdf is encrypted with AES: even without a password, "
-                                           r"opening it needs the cryptography package"):
+    with pytest.raises(
+        ChunkerError,
+        match=r"^aes.pdf is encrypted with AES: even without a password, "
+        r"opening it needs the cryptography package",
+    ):
         extract(buf.getvalue(), name="aes.pdf")
 
 
 def test_a_glyph_mapped_to_a_lone_surrogate_reads_as_a_replacement_character(tmp_path):
-    cmap = ("/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /X def\n"
-            "1 begincodespacerange <00> <FF> endcodespacerange\n"
-            "2 beginbfchar <41> <0041> <42> <D800> endbfchar endcmap\n"
-            "CMapName currentdict /CMap defineresource pop end end")
-    data = one_page_pdf("BT /F1 12 Tf 72 700 Td (AB A) Tj ET",
-                        font=HELVETICA.replace(">>", "/ToUnicode 6 0 R >>"), extra=(pdf_stream(cmap),))
+    cmap = (
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /X def\n"
+        "1 begincodespacerange <00> <FF> endcodespacerange\n"
+        "2 beginbfchar <41> <0041> <42> <D800> endbfchar endcmap\n"
+        "CMapName currentdict /CMap defineresource pop end end"
+    )
+    data = one_page_pdf(
+        "BT /F1 12 Tf 72 700 Td (AB A) Tj ET", font=HELVETICA.replace(">>", "/ToUnicode 6 0 R >>"), extra=(pdf_stream(cmap),)
+    )
     doc = extract(data, name="s.pdf")
     assert doc.text == "A\ufffd A"
     path = tmp_path / "s.pdf"

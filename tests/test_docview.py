@@ -34,8 +34,12 @@ def test_esc_covers_quotes_ampersands_cr_and_nul():
 
 
 def test_plural():
-    assert (plural(0, "chunk"), plural(1, "chunk"), plural(1, "token"), plural(2.5, "word")) == \
-        ("0 chunks", "1 chunk", "1 token", "2.5 words")
+    assert (plural(0, "chunk"), plural(1, "chunk"), plural(1, "token"), plural(2.5, "word")) == (
+        "0 chunks",
+        "1 chunk",
+        "1 token",
+        "2.5 words",
+    )
 
 
 def utf16_reference(text: str, offset: int) -> int:
@@ -124,15 +128,20 @@ def test_a_sliced_document_view_keeps_text_chunks_and_line_ends(text, spans, eve
 
 
 def test_a_long_document_view_comes_in_slices():
-    text = ("A line of text that goes on for a while.\n" * 200)
+    text = "A line of text that goes on for a while.\n" * 200
     view = docview.document_html(text, [(0, len(text))])
     assert view.count('<div class="slice">') == len(docview.slice_ends(text)) > 2
     assert docview.document_html("short\ntext", [(0, 4)]).count("slice") == 0
 
 
 @settings(max_examples=200)
-@given(st.text(alphabet=st.sampled_from("ab\n<"), max_size=80), spans_strategy,
-       st.integers(1, 6), st.integers(1, 20), st.integers(1, 20))
+@given(
+    st.text(alphabet=st.sampled_from("ab\n<"), max_size=80),
+    spans_strategy,
+    st.integers(1, 6),
+    st.integers(1, 20),
+    st.integers(1, 20),
+)
 def test_document_parts_join_to_the_view_and_are_counted_in_advance(text, spans, every, part, first):
     spans = [(min(a, len(text)), min(b, len(text))) for a, b in spans]
     parts = docview.document_parts(text, spans, every, part, first)

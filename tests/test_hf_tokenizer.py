@@ -34,7 +34,12 @@ N_RANDOM = 2500
 # mark after an ASCII letter composes with it; offsets() once kept them apart (25 offsets for
 # 23 tokens on anthropic's tokenizer).
 REGRESSIONS = [
-    "", " ", "\n", "  a", "a  \n b", "\r\n\r\n",
+    "",
+    " ",
+    "\n",
+    "  a",
+    "a  \n b",
+    "\r\n\r\n",
     's\u0341   \nEner\u3059ie lts \u30b3 hlgl"\u6587:\u1a68ai \u9009e',
     " n g >enedue B mhddo raogl=\n \u30b9goeu\u8b668\u9019m\u0301 sda\u5c07\u308bld rd  e  zs",
 ]
@@ -42,8 +47,7 @@ REGRESSIONS = [
 # Characters assigned in Python's Unicode (14.0); newer ones are unassigned here but may be
 # classified by HF's newer tables. Surrogates are added on purpose (see clean_surrogates).
 _CHARS = st.characters(blacklist_categories=("Cn", "Cs"))
-_TEXT = st.text(st.one_of(_CHARS, st.sampled_from(" \n\t\r\u3000\u0301\u200d\ufe0f😀🇩🇪한글é"
-                                                   "\ud800\x00\ufffd")), max_size=40)
+_TEXT = st.text(st.one_of(_CHARS, st.sampled_from(" \n\t\r\u3000\u0301\u200d\ufe0f😀🇩🇪한글é\ud800\x00\ufffd")), max_size=40)
 
 
 class Family(tuple):
@@ -140,8 +144,7 @@ def _random_texts(n: int, seed: int, longest: int = 40) -> list[str]:
 def _texts() -> list[str]:
     # Short texts keep the run quick; most words still come in context, and the long ones
     # (120 characters) reach the long-word paths (WordPiece's limit, BPE's heap).
-    return (F.short_texts(N_REAL, seed=1, lengths=(3, 8, 16, 40, 120)) + _random_texts(N_RANDOM, seed=2)
-            + REGRESSIONS)
+    return F.short_texts(N_REAL, seed=1, lengths=(3, 8, 16, 40, 120)) + _random_texts(N_RANDOM, seed=2) + REGRESSIONS
 
 
 def test_ids_counts_and_offsets_match_hf(family):
@@ -214,8 +217,10 @@ def test_boundaries_exist_where_components_allow(family):
     name, _, mine, _ = family
     doc = F.passages()["english"][0]
     inner = [p for p in range(1, len(doc)) if mine.boundary_at(doc, p)]
-    blocked = {"byte-fallback-bpe": "normalizer Prepend",  # every slice would gain its "▁"
-               "bytelevel-bpe-falcon-digits": "pre-tokenizer Sequence"}  # Punctuation merges
+    blocked = {
+        "byte-fallback-bpe": "normalizer Prepend",  # every slice would gain its "▁"
+        "bytelevel-bpe-falcon-digits": "pre-tokenizer Sequence",
+    }  # Punctuation merges
     if name in blocked:
         assert not inner and any(b.startswith(blocked[name]) for b in mine.cut_blockers)
     else:
@@ -275,8 +280,14 @@ def test_real_minilm_reads_its_limit_and_ignores_truncation_and_padding():
 def test_truncation_and_padding_in_the_file_do_not_change_counts():
     config = json.loads(F.wordpiece(True))
     config["truncation"] = {"direction": "Right", "max_length": 7, "strategy": "LongestFirst", "stride": 0}
-    config["padding"] = {"strategy": {"Fixed": 50}, "direction": "Right", "pad_to_multiple_of": None,
-                         "pad_id": 0, "pad_type_id": 0, "pad_token": "[PAD]"}
+    config["padding"] = {
+        "strategy": {"Fixed": 50},
+        "direction": "Right",
+        "pad_to_multiple_of": None,
+        "pad_id": 0,
+        "pad_type_id": 0,
+        "pad_token": "[PAD]",
+    }
     tok = load_tokenizer(json.dumps(config).encode())
     plain = load_tokenizer(F.wordpiece(True))
     text = F.passages()["german"][0]
@@ -285,13 +296,15 @@ def test_truncation_and_padding_in_the_file_do_not_change_counts():
     assert plain.model_max is None
 
 
-@pytest.mark.parametrize("where, component, kind", [
-    ("normalizer", {"type": "ByteLevel"}, "ByteLevel"),
-    ("pre_tokenizer", {"type": "UnicodeScripts"}, "UnicodeScripts"),
-    ("post_processor", {"type": "Fancy"}, "Fancy"),
-    ("pre_tokenizer", {"type": "Split", "pattern": {"Regex": r"\p{Han}+"}, "behavior": "Isolated",
-                       "invert": False}, "Han"),
-])
+@pytest.mark.parametrize(
+    "where, component, kind",
+    [
+        ("normalizer", {"type": "ByteLevel"}, "ByteLevel"),
+        ("pre_tokenizer", {"type": "UnicodeScripts"}, "UnicodeScripts"),
+        ("post_processor", {"type": "Fancy"}, "Fancy"),
+        ("pre_tokenizer", {"type": "Split", "pattern": {"Regex": r"\p{Han}+"}, "behavior": "Isolated", "invert": False}, "Han"),
+    ],
+)
 def test_unsupported_component_is_one_clear_line(where, component, kind):
     config = json.loads(F.wordpiece(True))
     config[where] = component
@@ -336,9 +349,11 @@ def test_lone_surrogates_count_as_replacement_characters():
 def test_the_package_imports_without_third_party_modules():
     import subprocess
 
-    code = ("import sys, chunker.tokens._hf; "
-            "bad = [m for m in ('tokenizers', 'sentencepiece', 'numpy') if m in sys.modules]; "
-            "assert not bad, bad")
+    code = (
+        "import sys, chunker.tokens._hf; "
+        "bad = [m for m in ('tokenizers', 'sentencepiece', 'numpy') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(F.ROOT))
 
 
@@ -362,8 +377,7 @@ def test_unicode_table_is_unicode_14():
     from chunker.tokens._hf import _ucd
 
     if unicodedata.unidata_version != _ucd.UNICODE_VERSION:
-        pytest.skip(f"this Python has Unicode {unicodedata.unidata_version}; the table is "
-                    f"{_ucd.UNICODE_VERSION}")
+        pytest.skip(f"this Python has Unicode {unicodedata.unidata_version}; the table is {_ucd.UNICODE_VERSION}")
     assert _ucd.encode() == _ucd._RUNS
 
 
@@ -376,9 +390,33 @@ def test_unicode_normalizers_match_hf_on_marks_jamo_and_characters_hf_does_not_k
 
     from chunker.tokens._hf._normalizers import Unicode
 
-    chars = [chr(c) for c in (0x61, 0x301, 0x316, 0x327, 0x898, 0x1100, 0x1161, 0x11A8, 0xAC00,
-                              0x1EF4, 0xFB1D, 0x11930, 0x11935, 0x11938, 0x107A1, 0xAB69, 0x1FBF0,
-                              0x1E2AE, 0x1D15E, 0x2167, 0xFF76, 0xFF9E)]
+    chars = [
+        chr(c)
+        for c in (
+            0x61,
+            0x301,
+            0x316,
+            0x327,
+            0x898,
+            0x1100,
+            0x1161,
+            0x11A8,
+            0xAC00,
+            0x1EF4,
+            0xFB1D,
+            0x11930,
+            0x11935,
+            0x11938,
+            0x107A1,
+            0xAB69,
+            0x1FBF0,
+            0x1E2AE,
+            0x1D15E,
+            0x2167,
+            0xFF76,
+            0xFF9E,
+        )
+    ]
     rng = random.Random(7)
     for form in ("NFC", "NFD", "NFKC", "NFKD"):
         mine, ref = Unicode(form), getattr(normalizers, form)()
@@ -444,8 +482,10 @@ def test_reordered_and_composed_marks_align_as_hf_aligns_them():
 
     from chunker.tokens._hf._normalizers import Unicode
 
-    pool = ("\u0628\u062a\u0651\u0650\u064e\u1000\u1037\u103a\u102f\u1039aeD\u0301\u0316"
-            "\u0327\u0323\u0307\u1e0b\u00e9\u0344\u0f73\u0f71\u0d3b\u07fd\u1100\u1161\u11a8 ")
+    pool = (
+        "\u0628\u062a\u0651\u0650\u064e\u1000\u1037\u103a\u102f\u1039aeD\u0301\u0316"
+        "\u0327\u0323\u0307\u1e0b\u00e9\u0344\u0f73\u0f71\u0d3b\u07fd\u1100\u1161\u11a8 "
+    )
     rng = random.Random(11)
     for form in ("NFC", "NFD", "NFKC", "NFKD"):
         ref = Tokenizer(models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
@@ -470,8 +510,7 @@ def test_real_and_trained_files_agree_with_hf_on_marks_hf_tables_know_otherwise(
     base = json.loads(F.unigram_metaspace())
     rng = random.Random(5)
     pool = "\u0628\u062a\u0651\u0650\u064e\u064f \u1000\u1037\u103a\u102f\u1039 a\u0301\u0316e\u0d3b\u1e0b\u0323"
-    texts = ["\u0d3b", "a\u0d3b b"] + ["".join(rng.choice(pool) for _ in range(rng.randrange(1, 30)))
-                                       for _ in range(600)]
+    texts = ["\u0d3b", "a\u0d3b b"] + ["".join(rng.choice(pool) for _ in range(rng.randrange(1, 30))) for _ in range(600)]
     for norm in (["NFD", "StripAccents"], ["NFC"], ["NFKC"]):
         config = dict(base, normalizer={"type": "Sequence", "normalizers": [{"type": n} for n in norm]})
         cases.append((json.dumps(config), texts))
@@ -495,13 +534,10 @@ def test_bert_character_classes_match_hf_on_every_code_point():
     chars = _all_code_points()
     chars.remove("\n")
     # strip_accents removes Mn after NFD: on the characters NFD leaves alone, Mn alone.
-    alone = [c for c, r in zip(chars, normalizers.NFD().normalize_str("\n".join(chars)).split("\n"))
-             if r == c]
-    strip = normalizers.BertNormalizer(clean_text=False, handle_chinese_chars=False,
-                                       strip_accents=True, lowercase=False)
+    alone = [c for c, r in zip(chars, normalizers.NFD().normalize_str("\n".join(chars)).split("\n")) if r == c]
+    strip = normalizers.BertNormalizer(clean_text=False, handle_chinese_chars=False, strip_accents=True, lowercase=False)
     assert _DropMn().text("\n".join(alone)) == strip.normalize_str("\n".join(alone))
-    clean = {"clean_text": True, "handle_chinese_chars": False, "strip_accents": False,
-             "lowercase": False}
+    clean = {"clean_text": True, "handle_chinese_chars": False, "strip_accents": False, "lowercase": False}
     text = "".join(chars)
     assert BertNormalizer(**clean).text(text) == normalizers.BertNormalizer(**clean).normalize_str(text)
     text = "x".join(chars)
@@ -509,10 +545,14 @@ def test_bert_character_classes_match_hf_on_every_code_point():
     assert Bert().split(text, True) == ref
 
 
-_ASTRAL_TEXT = st.text(st.one_of(
-    st.characters(blacklist_categories=("Cs",)),
-    st.characters(min_codepoint=0x10000, blacklist_categories=("Cs",)),
-    st.sampled_from(" \n'sé1!😀𐐷𝟙🄰\U000110bd")), max_size=30)
+_ASTRAL_TEXT = st.text(
+    st.one_of(
+        st.characters(blacklist_categories=("Cs",)),
+        st.characters(min_codepoint=0x10000, blacklist_categories=("Cs",)),
+        st.sampled_from(" \n'sé1!😀𐐷𝟙🄰\U000110bd"),
+    ),
+    max_size=30,
+)
 
 
 @settings(max_examples=300, deadline=None)

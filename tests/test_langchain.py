@@ -184,9 +184,31 @@ def test_documents_tokens(name, encoding, size, overlap):
 # --- generated text ---------------------------------------------------------------------------
 
 _WORDS = [
-    "the", "chunk", "overlap", "retrieval", "Dr.", "e.g.", "U.S.", "3.14", "don't", "naïve", "straße",
-    "één", "coöperatie", "数据", "分块。", "🙂", "👩\u200d💻", "x.y", "(see", "below)", "--", "1999",
-    "Amsterdam", "é", "\u0301",
+    "the",
+    "chunk",
+    "overlap",
+    "retrieval",
+    "Dr.",
+    "e.g.",
+    "U.S.",
+    "3.14",
+    "don't",
+    "naïve",
+    "straße",
+    "één",
+    "coöperatie",
+    "数据",
+    "分块。",
+    "🙂",
+    "👩\u200d💻",
+    "x.y",
+    "(see",
+    "below)",
+    "--",
+    "1999",
+    "Amsterdam",
+    "é",
+    "\u0301",
 ]
 _SPACES = [" ", " ", " ", "  ", "\n", "\n", "\n\n", "\n\n\n", "\r\n", "\r\n\r\n", "\t", " \n ", "\xa0", "\u2028", "\x85"]
 
@@ -197,9 +219,7 @@ _atoms = st.one_of(
     st.text(st.characters(codec="utf-8"), max_size=6),  # anything else, surrogates excluded
 )
 # A phrase repeated a few times: repeated text is where find()-based offsets go wrong.
-_blocks = st.tuples(st.lists(_atoms, min_size=1, max_size=8).map("".join), st.integers(1, 4)).map(
-    lambda t: t[0] * t[1]
-)
+_blocks = st.tuples(st.lists(_atoms, min_size=1, max_size=8).map("".join), st.integers(1, 4)).map(lambda t: t[0] * t[1])
 documents = st.lists(_blocks, max_size=14).map("".join)
 
 

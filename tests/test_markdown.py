@@ -21,6 +21,7 @@ def md(text, **kw):
 
 # --- an HTML block is one block, and nothing in it is a heading ---------------------------------
 
+
 def test_an_html_comment_is_one_block_without_headings():
     doc = "<!--\n# not heading\n-->"
     res = md(doc)
@@ -30,15 +31,18 @@ def test_an_html_comment_is_one_block_without_headings():
     assert res.chunks[0].text == doc
 
 
-@pytest.mark.parametrize("doc", [
-    "<div>\n# inside a div\n</div>",
-    "<pre>\n# pre\n\n# still pre\n</pre>",
-    "<script>\n# x\n</script>",
-    "<?php\n# x\n?>",
-    "<!DOCTYPE html>",
-    "<![CDATA[\n# x\n]]>",
-    "<custom-tag>\n# x",
-])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "<div>\n# inside a div\n</div>",
+        "<pre>\n# pre\n\n# still pre\n</pre>",
+        "<script>\n# x\n</script>",
+        "<?php\n# x\n?>",
+        "<!DOCTYPE html>",
+        "<![CDATA[\n# x\n]]>",
+        "<custom-tag>\n# x",
+    ],
+)
 def test_every_kind_of_html_block_hides_its_headings(doc):
     assert [b.kind for b in blocks(doc)] == ["html"]
     assert all(c.headings == () for c in md(doc + "\n\nAfter.", size=20))
@@ -50,6 +54,7 @@ def test_an_inline_tag_line_does_not_interrupt_a_paragraph():
 
 
 # --- indented code is code --------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("strategy", STRUCTURED)
 def test_an_indented_code_line_is_not_an_orphan_heading(strategy):
@@ -75,6 +80,7 @@ def test_indented_code_is_one_block_but_list_content_is_not():
 
 # --- a byte order mark does not hide the first heading ------------------------------------------
 
+
 @pytest.mark.parametrize("size", [20, 40, 1000])
 def test_a_heading_after_a_byte_order_mark(size):
     doc = "\ufeff# Title\n\nIntro text.\n\n## Part\n\nBody text here."
@@ -88,13 +94,16 @@ def test_a_heading_after_a_byte_order_mark(size):
     assert [b.title for b in blocks("\ufeffTitle\n=====\n\nText.") if b.kind == "heading"] == ["Title"]
 
 
-@pytest.mark.parametrize("doc, first", [
-    ("\ufeff", "\ufeff"),
-    ("\ufeff  \n \n", "\ufeff"),
-    ("\ufeff\n\nHello there.", "\ufeff\n\nHello there."),
-    ("\ufeff\n# Title\n\nBody.", "\ufeff\n# Title\n\nBody."),
-    ("\ufeff\n    indented code\n", "\ufeff\n    indented code"),
-])
+@pytest.mark.parametrize(
+    "doc, first",
+    [
+        ("\ufeff", "\ufeff"),
+        ("\ufeff  \n \n", "\ufeff"),
+        ("\ufeff\n\nHello there.", "\ufeff\n\nHello there."),
+        ("\ufeff\n# Title\n\nBody.", "\ufeff\n# Title\n\nBody."),
+        ("\ufeff\n    indented code\n", "\ufeff\n    indented code"),
+    ],
+)
 def test_a_byte_order_mark_alone_on_the_first_line_is_kept(doc, first):
     """It is no whitespace: the first block takes it in (the other strategies keep it too)."""
     res = md(doc, size=1000)
@@ -103,6 +112,7 @@ def test_a_byte_order_mark_alone_on_the_first_line_is_kept(doc, first):
 
 
 # --- one word of capitals -----------------------------------------------------------------------
+
 
 def test_one_word_all_caps_lines_are_headings():
     doc = "INTRODUCTION\n\nSome text here.\n\nSUMMARY\n\nMore text here."
@@ -117,17 +127,23 @@ def test_short_or_punctuated_caps_lines_are_not_headings(line):
 
 
 def test_caps_heading_rule_on_words():
-    assert all(map(is_caps_heading, ["INTRODUCTION", "SUMMARY", "ÜBERSICHT", "TABLE OF CONTENTS", "Q AND A",
-                                     "DON'T PANIC", "SELF-TEST", "NAME"]))
+    assert all(
+        map(
+            is_caps_heading,
+            ["INTRODUCTION", "SUMMARY", "ÜBERSICHT", "TABLE OF CONTENTS", "Q AND A", "DON'T PANIC", "SELF-TEST", "NAME"],
+        )
+    )
     assert not any(map(is_caps_heading, ["Introduction", "NASA.", "OK", "ABC", "V2", "HTTP/2", "__INIT__", "# NOTE"]))
 
 
 # --- a code fence line never stands alone ------------------------------------------------------
 
-FENCED = ("Intro paragraph that explains the example below in a sentence or two.\n\n"
-          "```python\nimport chunker\n\nres = chunker.chunk(text, size=100)\n\nprint(res.stats)\n\n```\n\n"
-          "After the code, a paragraph of prose ends the section.\n\n"
-          "~~~\nplain block\n\n~~~\n\nTail.")
+FENCED = (
+    "Intro paragraph that explains the example below in a sentence or two.\n\n"
+    "```python\nimport chunker\n\nres = chunker.chunk(text, size=100)\n\nprint(res.stats)\n\n```\n\n"
+    "After the code, a paragraph of prose ends the section.\n\n"
+    "~~~\nplain block\n\n~~~\n\nTail."
+)
 
 
 def _lone_fences(res, doc):
@@ -148,10 +164,9 @@ def test_no_chunk_is_a_lone_fence_line(strategy):
     # The reported case: recursive on the README at 150 tokens made a chunk that was "```".
     for name, doc in _docs():
         for unit, sizes in (("tokens", (40, 150, 500)), ("chars", (60, 300, 2000)), ("words", (12, 80))):
-            for tokenizer in (("estimate", "cl100k") if unit == "tokens" else ("estimate",)):
+            for tokenizer in ("estimate", "cl100k") if unit == "tokens" else ("estimate",):
                 for size in sizes:
-                    res = chunker.chunk(doc, strategy=strategy, unit=unit, size=size, overlap=size // 10,
-                                        tokenizer=tokenizer)
+                    res = chunker.chunk(doc, strategy=strategy, unit=unit, size=size, overlap=size // 10, tokenizer=tokenizer)
                     assert not _lone_fences(res, doc), (name, unit, tokenizer, size, _lone_fences(res, doc))
 
 
@@ -176,10 +191,25 @@ def test_fences_pair_as_commonmark_does():
     assert {k: v[0] for k, v in Fences.of(doc).lines.items()} == {0: False, 20: True, 25: False, 38: True}
 
 
-_fenced_blocks = st.lists(st.sampled_from([
-    "Some prose here.", "More words in a sentence.", "```", "```python", "~~~", "x = 1", "print(x)", "",
-    "# Heading", "    indented", "- item",
-]), min_size=1, max_size=30).map("\n".join)
+_fenced_blocks = st.lists(
+    st.sampled_from(
+        [
+            "Some prose here.",
+            "More words in a sentence.",
+            "```",
+            "```python",
+            "~~~",
+            "x = 1",
+            "print(x)",
+            "",
+            "# Heading",
+            "    indented",
+            "- item",
+        ]
+    ),
+    min_size=1,
+    max_size=30,
+).map("\n".join)
 
 
 @settings(max_examples=200, deadline=None)
@@ -192,8 +222,12 @@ def test_fence_lines_join_a_neighbour(text, strategy, size):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["```", "~~~", "````", "`", "~", " ", "   ", "    ", "\t", "\n", "\r\n", "py", "x ```",
-                                 "é", "\u2028"]), max_size=40).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(["```", "~~~", "````", "`", "~", " ", "   ", "    ", "\t", "\n", "\r\n", "py", "x ```", "é", "\u2028"]),
+        max_size=40,
+    ).map("".join)
+)
 def test_fence_lines_are_found_where_the_pattern_matches_at_every_line(text):
     # The scanner looks only at lines holding three backticks or tildes; the pattern tried at
     # every line start finds the same fence lines.
@@ -203,7 +237,6 @@ def test_fence_lines_are_found_where_the_pattern_matches_at_every_line(text):
 
 
 def test_a_chunking_scans_its_fences_once_and_keeps_nothing():
-
 
     text = "# T\n\n```py\nx = 1\n\ny = 2\n```\n\nAfter the code."
     made = []

@@ -12,10 +12,10 @@ import chunker
 from chunker.tokens._measure import make_measure
 from chunker.tokens._tokenizers import get_tokenizer
 
-_text = st.lists(st.sampled_from(list("ab c\n日😀.,") + ["word ", "  ", "\n\n", "x" * 30]),
-                 min_size=1, max_size=100).map("".join)
-_kinds = st.sampled_from([("chars", "approx"), ("words", "approx"), ("tokens", "approx"),
-                          ("tokens", "estimate"), ("tokens", "o200k")])
+_text = st.lists(st.sampled_from(list("ab c\n日😀.,") + ["word ", "  ", "\n\n", "x" * 30]), min_size=1, max_size=100).map("".join)
+_kinds = st.sampled_from(
+    [("chars", "approx"), ("words", "approx"), ("tokens", "approx"), ("tokens", "estimate"), ("tokens", "o200k")]
+)
 
 
 @settings(max_examples=500, deadline=None)
@@ -52,6 +52,7 @@ def test_estimated_counts_are_the_spans_own(text, tokenizer, data):
 
 # -- the kept measure (the playground's worker keeps the last document's encoding) ------------
 
+
 def _encoded_chars(monkeypatch, name):
     tok = get_tokenizer(name)
     seen = []
@@ -63,10 +64,16 @@ def _encoded_chars(monkeypatch, name):
 @pytest.mark.parametrize("tokenizer", ["o200k", "estimate"])
 def test_a_document_keeps_its_measure_and_gives_the_same_chunks(monkeypatch, tokenizer):
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    settings = [dict(strategy=s, unit=u, size=n, overlap=o)
-                for s, u, n, o in (("recursive", "tokens", 200, 20), ("sentence", "tokens", 120, 0),
-                                   ("markdown", "chars", 900, 90), ("langchain", "tokens", 300, 30),
-                                   ("fixed", "words", 150, 15))]
+    settings = [
+        dict(strategy=s, unit=u, size=n, overlap=o)
+        for s, u, n, o in (
+            ("recursive", "tokens", 200, 20),
+            ("sentence", "tokens", 120, 0),
+            ("markdown", "chars", 900, 90),
+            ("langchain", "tokens", 300, 30),
+            ("fixed", "words", 150, 15),
+        )
+    ]
     fresh = [chunker.chunk(text, tokenizer=tokenizer, **kw) for kw in settings]
     doc = chunker.Document(text)
     doc.chunk(tokenizer=tokenizer)  # measured once here
@@ -87,9 +94,11 @@ def test_chunk_keeps_no_measure():
     import subprocess
     import sys
 
-    code = ("import chunker, chunker.session._api as api; seen = []; real = api.Document.run\n"
-            "def spy(self, *a, **k):\n    seen.append(self); return real(self, *a, **k)\n"
-            "api.Document.run = spy; chunker.chunk('Some text to chunk. ' * 50, tokenizer='o200k')\n"
-            "print(seen[0]._measure)")
+    code = (
+        "import chunker, chunker.session._api as api; seen = []; real = api.Document.run\n"
+        "def spy(self, *a, **k):\n    seen.append(self); return real(self, *a, **k)\n"
+        "api.Document.run = spy; chunker.chunk('Some text to chunk. ' * 50, tokenizer='o200k')\n"
+        "print(seen[0]._measure)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["None"]

@@ -100,8 +100,9 @@ def test_two_tokenizer_files_loaded_in_turn_each_keep_their_own_counts(minilm, t
     # The first result still means the first file: its limit, and its settings run again.
     assert first.settings.model_tokens == limit_first != mini.model_max
     assert [c.tokens for c in doc.run(first.settings).chunks] == counts_first
-    assert [c.tokens for c in chunker.chunk(text, **{**first.settings.to_dict(), "breaks": first.settings.breaks}).chunks] \
-        == counts_first
+    assert [
+        c.tokens for c in chunker.chunk(text, **{**first.settings.to_dict(), "breaks": first.settings.breaks}).chunks
+    ] == counts_first
     assert doc.count_tokens(first.settings.tokenizer) == hf_count(bpe_ref, text)
 
 
@@ -123,8 +124,15 @@ def test_the_cli_takes_a_tokenizer_json_path_and_a_model_limit(minilm, tmp_path)
 
 def test_a_component_chunker_cannot_count_is_one_clear_error(tmp_path):
     weird = tmp_path / "tokenizer.json"
-    weird.write_text(json.dumps({"model": {"type": "WordPiece", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"},
-                                 "pre_tokenizer": {"type": "UnicodeScripts"}}), encoding="utf-8")
+    weird.write_text(
+        json.dumps(
+            {
+                "model": {"type": "WordPiece", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"},
+                "pre_tokenizer": {"type": "UnicodeScripts"},
+            }
+        ),
+        encoding="utf-8",
+    )
     with pytest.raises(chunker.ChunkerError, match="UnicodeScripts") as e:
         chunker.chunk("text", tokenizer=str(weird))
     assert "\n" not in str(e.value)

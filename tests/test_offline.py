@@ -27,7 +27,7 @@ def listing_of(script: bytes) -> dict:
     """The list a static/vendor/offline.js holds."""
     text = script.decode()
     assert text.startswith("// Written by serve.py") and text.endswith(";\n")
-    return json.loads(text[text.index("self.OFFLINE = ") + len("self.OFFLINE = "):-2])
+    return json.loads(text[text.index("self.OFFLINE = ") + len("self.OFFLINE = ") : -2])
 
 
 def sha256(data: bytes) -> str:
@@ -56,8 +56,9 @@ def test_what_the_page_loads_at_start_is_downloaded_and_the_wheel_waits(runtime)
     precache, on_demand = listing["precache"], listing["on_demand"]
     # Everything index.html and the configs name, everything of the page's own, the runtime.
     assert {rel for rel in site.page_references(ROOT) if rel in site.public_files(ROOT)} <= set(precache)
-    assert all(rel in precache for rel in site.public_files(ROOT) if not rel.startswith("static/vendor/")
-               and rel not in offline.OWN)
+    assert all(
+        rel in precache for rel in site.public_files(ROOT) if not rel.startswith("static/vendor/") and rel not in offline.OWN
+    )
     stdlib = rt.stdlib_file(ROOT)
     for rel in (*offline.RUNTIME_FILES, stdlib):
         assert f"static/vendor/{rel}" in precache, rel
@@ -91,8 +92,9 @@ def test_any_edit_is_a_new_version(tmp_path, runtime):
         second = listing_of(request(port, "/" + offline.LIST_URL)[2])
         assert second["version"] != first["version"]
         assert second["precache"]["static/app.css"] == sha256((repo / "static" / "app.css").read_bytes())
-        assert {k: v for k, v in second["precache"].items() if k != "static/app.css"} == \
-            {k: v for k, v in first["precache"].items() if k != "static/app.css"}
+        assert {k: v for k, v in second["precache"].items() if k != "static/app.css"} == {
+            k: v for k, v in first["precache"].items() if k != "static/app.css"
+        }
         # The service worker's own code counts too: a new way of keeping the files.
         (repo / "static" / "sw.js").write_text((repo / "static" / "sw.js").read_text() + "\n// edited\n")
         third = listing_of(request(port, "/" + offline.LIST_URL)[2])
@@ -147,7 +149,7 @@ def test_the_icons_are_drawn_from_the_svg():
     rows = icons.draw(32, size, rects)
     # One pixel per unit: the corner is outside the rounded background, the middle of the
     # first bar is the bar's own colour, and between bars is the background's.
-    pixel = lambda x, y: tuple(rows[y * (32 * 4 + 1) + 1 + 4 * x:][:4])
+    pixel = lambda x, y: tuple(rows[y * (32 * 4 + 1) + 1 + 4 * x :][:4])
     assert pixel(0, 0)[3] == 0
     assert pixel(16, 9) == (*rects[1].rgb, 255)
     assert pixel(16, 12) == (*rects[0].rgb, 255)
@@ -207,8 +209,14 @@ def test_the_worker_asks_for_the_vocabulary_before_it_chunks(monkeypatch):
     monkeypatch.setattr(worker, "S", worker.Session())
     asked = []
     monkeypatch.setattr(lazy, "ensure", lambda tokenizer: asked.append(tokenizer))
-    settings = {"strategy": "recursive", "unit": "tokens", "size": "50", "overlap": "0", "tokenizer": "o200k",
-                "breaks": ["paragraph", "sentence"]}
+    settings = {
+        "strategy": "recursive",
+        "unit": "tokens",
+        "size": "50",
+        "overlap": "0",
+        "tokenizer": "o200k",
+        "breaks": ["paragraph", "sentence"],
+    }
     view = worker.run("Some text to chunk. " * 20, json.dumps(settings))
     assert view["ok"] and asked == ["o200k"]
 
@@ -233,8 +241,9 @@ def test_the_compiled_part_of_the_standard_library_is_what_the_worker_imports(ru
         pytest.skip("no pinned Node.js here")
     members = stdlib_used.used(ROOT, download=False)
     assert {"json/__init__.py", "re/__init__.py", "gzip.py"} <= set(members)  # gzip: the exact vocabularies
-    assert stdlib_used.listed(rt.STDLIB_COMPILED.read_text(encoding="utf-8")) == members, \
+    assert stdlib_used.listed(rt.STDLIB_COMPILED.read_text(encoding="utf-8")) == members, (
         "tools/stdlib_compiled.txt is not what the worker imports: run python tools/stdlib_used.py"
+    )
 
 
 def test_the_compiled_code_has_no_column_positions(runtime):
@@ -255,8 +264,12 @@ import json, json.decoder, colorsys
 `).toString());
 """
     vendor = ROOT / rt.VENDOR
-    done = subprocess.run([node, "--input-type=module", "-e", script, str(vendor / "pyodide"),
-                           str(vendor / rt.stdlib_file(ROOT))], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script, str(vendor / "pyodide"), str(vendor / rt.stdlib_file(ROOT))],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, rt.error_line(done.stderr)
     # json.decoder is compiled: lines, no columns. colorsys, which the worker never imports, is
     # compiled from source when imported: lines and columns.

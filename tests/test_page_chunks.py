@@ -62,8 +62,10 @@ def test_clicking_a_chunks_text_shows_its_card_in_the_list(app, chars, target):
     card = app.page.locator(f"#cards .card[data-chunk-index='{target}']")
     assert "current" in card.get_attribute("class").split()
     expected = chunker.chunk(text, **app.controls()).chunks[target]
-    assert (int(card.get_attribute("data-start")), int(card.get_attribute("data-end"))) == \
-        (expected.start_char, expected.end_char)
+    assert (int(card.get_attribute("data-start")), int(card.get_attribute("data-end"))) == (
+        expected.start_char,
+        expected.end_char,
+    )
 
 
 def test_every_card_is_reachable_by_scrolling_the_list(app):
@@ -147,7 +149,8 @@ def test_clicking_a_card_brings_its_text_into_view_and_selects_it(app):
     app.page.click(f"#cards .card[data-chunk-index='{last.index}']")
     app.page.wait_for_function(IN_VIEW, arg=last.index)
     selected = app.page.evaluate(
-        "() => { const t = document.getElementById('document'); return t.value.substring(t.selectionStart, t.selectionEnd); }")
+        "() => { const t = document.getElementById('document'); return t.value.substring(t.selectionStart, t.selectionEnd); }"
+    )
     assert selected == last.text  # UTF-16 selection offsets land on the emoji-laden chunk exactly
     # The keyboard does the same: focus a card and press Enter.
     first = result.chunks[0]
@@ -157,8 +160,8 @@ def test_clicking_a_card_brings_its_text_into_view_and_selects_it(app):
     app.page.keyboard.press("Enter")
     app.page.wait_for_function(IN_VIEW, arg=first.index)
     assert app.page.evaluate(
-        "() => { const t = document.getElementById('document'); return [t.selectionStart, t.selectionEnd]; }") == \
-        [0, len(first.text.encode("utf-16-le")) // 2]
+        "() => { const t = document.getElementById('document'); return [t.selectionStart, t.selectionEnd]; }"
+    ) == [0, len(first.text.encode("utf-16-le")) // 2]
 
 
 def test_a_chunks_badge_wears_its_own_tint(app):

@@ -25,12 +25,16 @@ DEFAULTS = {k: list(v) if isinstance(v, tuple) else v for k, v in chunker.PLAYGR
 def test_the_controls_are_the_librarys_registries(app):
     options = app.page.evaluate("""() => Object.fromEntries(['strategy', 'unit', 'tokenizer', 'limit'].map(
         id => [id, [...document.getElementById(id).options].map(o => o.value)]))""")
-    assert options == {"strategy": list(chunker.STRATEGIES), "unit": list(chunker.UNITS),
-                       "tokenizer": list(chunker.TOKENIZERS), "limit": ["", *chunker.MODEL_LIMITS]}
-    assert app.page.evaluate("[...document.querySelectorAll('#breaks input')].map(b => b.value)") == \
-        list(chunker.BREAKS)
-    assert app.page.evaluate("[...document.querySelectorAll('#export button.dl')].map(b => b.dataset.format)") == \
-        list(chunker.FORMATS)
+    assert options == {
+        "strategy": list(chunker.STRATEGIES),
+        "unit": list(chunker.UNITS),
+        "tokenizer": list(chunker.TOKENIZERS),
+        "limit": ["", *chunker.MODEL_LIMITS],
+    }
+    assert app.page.evaluate("[...document.querySelectorAll('#breaks input')].map(b => b.value)") == list(chunker.BREAKS)
+    assert app.page.evaluate("[...document.querySelectorAll('#export button.dl')].map(b => b.dataset.format)") == list(
+        chunker.FORMATS
+    )
     assert app.page.locator("#presets tr").count() == len(chunker.PRESETS)
     assert app.controls() == {k: v for k, v in DEFAULTS.items()}
 
@@ -98,10 +102,12 @@ def test_a_burst_of_changes_ends_on_the_latest_settings(app):
     # Forty slider steps in one go: calls to the worker are coalesced, and the view that stays
     # is the one for the last value, never an older one that finished later.
     before = app.renders()
-    app.act(lambda: app.page.evaluate("""() => {
+    app.act(
+        lambda: app.page.evaluate("""() => {
         const r = document.getElementById('size-range');
         for (let v = 60; v <= 450; v += 10) { r.value = String(v); r.dispatchEvent(new Event('input')); }
-    }"""))
+    }""")
+    )
     app.wait_idle()
     assert app.page.input_value("#size") == "450" and params(app)["size"] == "450"
     assert_same_as_python(app, SAMPLE)
@@ -288,8 +294,14 @@ def test_settings_round_trip_through_the_url(app, chromium):
     app.page.wait_for_function("document.getElementById('toast').textContent.startsWith('Copied a link')")
     link = clipboard(app)
     assert link == app.page.url
-    assert params(app) == {"strategy": "sentence", "unit": "words", "size": "70", "overlap": "20%",
-                           "tokenizer": "cl100k", "breaks": "paragraph,line,sentence,clause"}
+    assert params(app) == {
+        "strategy": "sentence",
+        "unit": "words",
+        "size": "70",
+        "overlap": "20%",
+        "tokenizer": "cl100k",
+        "breaks": "paragraph,line,sentence,clause",
+    }
     assert "Deploying" not in link  # never the document
     other = Page(chromium, link, context=app.context).open()
     try:
@@ -315,13 +327,19 @@ def test_a_link_copied_while_the_worker_runs_has_the_new_settings(app):
 
 
 def test_every_unusable_link_value_is_listed_together(app):
-    app.page.goto(app.url + "?strategy=semantic&size=abc&overlap=999&breaks=nope&colour=red"
-                  "&unit=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E")
+    app.page.goto(
+        app.url + "?strategy=semantic&size=abc&overlap=999&breaks=nope&colour=red&unit=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E"
+    )
     app.wait_ready()
     message = text_of(app, "#error")
-    for part in ("strategy=semantic", "size=abc", "breaks=nope", "colour (not a setting)",
-                 "unit=<img src=x onerror=alert(1)>",  # shown as text, never as markup
-                 "overlap 999 must be smaller than the size 150"):
+    for part in (
+        "strategy=semantic",
+        "size=abc",
+        "breaks=nope",
+        "colour (not a setting)",
+        "unit=<img src=x onerror=alert(1)>",  # shown as text, never as markup
+        "overlap 999 must be smaller than the size 150",
+    ):
         assert part in message, part
     assert app.page.locator("#error *").count() == 0
     assert app.controls()["strategy"] == chunker.PLAYGROUND_DEFAULTS["strategy"]
@@ -348,7 +366,7 @@ def test_every_control_has_a_label(app):
 def test_readable_at_360px_and_in_dark_mode(app):
     def background():
         rgb = app.page.evaluate("getComputedStyle(document.body).backgroundColor")
-        return [int(v) for v in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3]]
+        return [int(v) for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3]]
 
     app.page.set_viewport_size({"width": 360, "height": 740})
     # Nothing wider than the phone: long lines scroll inside their own boxes.
@@ -393,7 +411,8 @@ def test_the_reset_between_tests_leaves_a_newly_opened_page(app, site, chromium)
     assert app.state() == site.fresh
     assert app.page.evaluate("typeof window.leftOver") == "undefined"
     assert app.page.evaluate(  # the stylesheet the test's route refused arrives again
-        "[...document.styleSheets].some(s => (s.href || '').endsWith('/static/app.css') && s.cssRules.length)")
+        "[...document.styleSheets].some(s => (s.href || '').endsWith('/static/app.css') && s.cssRules.length)"
+    )
     other = Page(chromium, app.url, context=app.context).open()
     try:
         assert other.state() == site.fresh

@@ -26,8 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def handbook(parts: int = 4) -> documents.Typeset:
     titles = ["Arrival", "Safety", "Tools", "Departure", "Weather", "Supplies", "Maps", "Radio"]
-    sections = [(f"Part {n}: {titles[(n - 1) % len(titles)]}", documents.sentences_for(n, 80))
-                for n in range(1, parts + 1)]
+    sections = [(f"Part {n}: {titles[(n - 1) % len(titles)]}", documents.sentences_for(n, 80)) for n in range(1, parts + 1)]
     return documents.typeset(sections, header="Field handbook", footer="Page {page} of {pages}")
 
 
@@ -39,8 +38,14 @@ def run_cli_snippet(app, folder: Path) -> str:
     """The page's copy-as-code command line, run in `folder` (where the opened file is)."""
     argv = shlex.split(text_of(app, "#snip-cli"))
     assert argv[:3] == ["python", "-m", "chunker"], argv
-    done = subprocess.run([sys.executable, *argv[1:]], cwd=folder, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+    done = subprocess.run(
+        [sys.executable, *argv[1:]],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -69,10 +74,12 @@ def test_a_pdf_is_extracted_in_the_page_as_the_command_line_extracts_it(app, tmp
 
     result = expected.chunk(**app.controls())
     cards = app.cards()
-    assert [(c["start"], c["end"]) for c in cards] == [(c.start_char, c.end_char) for c in result.chunks[:len(cards)]]
+    assert [(c["start"], c["end"]) for c in cards] == [(c.start_char, c.end_char) for c in result.chunks[: len(cards)]]
     labels = app.page.eval_on_selector_all("#cards .card .pages", "els => els.map(e => e.textContent)")
-    assert labels == [f"p. {c.page_start}" if c.page_start == c.page_end else f"pp. {c.page_start}–{c.page_end}"
-                      for c in result.chunks[:len(cards)]]
+    assert labels == [
+        f"p. {c.page_start}" if c.page_start == c.page_end else f"pp. {c.page_start}–{c.page_end}"
+        for c in result.chunks[: len(cards)]
+    ]
 
     # The export is the command line's output for the same file and settings, pages included.
     filename, content = download(app, "jsonl")
@@ -97,11 +104,18 @@ def test_a_pdf_is_extracted_in_the_page_as_the_command_line_extracts_it(app, tmp
 
 def test_word_and_html_files_are_extracted_too(app, tmp_path):
     docx = tmp_path / "policy.docx"
-    docx.write_bytes(documents.word_document([
-        ("h1", "Travel policy"), ("p", "Book trains when the trip is under four hours."),
-        ("h2", "Expenses"), ("bullet", "Keep every receipt."), ("bullet", "Claim within thirty days."),
-        ("table", [["Item", "Limit"], ["Hotel", "120 a night"]]),
-    ]))
+    docx.write_bytes(
+        documents.word_document(
+            [
+                ("h1", "Travel policy"),
+                ("p", "Book trains when the trip is under four hours."),
+                ("h2", "Expenses"),
+                ("bullet", "Keep every receipt."),
+                ("bullet", "Claim within thirty days."),
+                ("table", [["Item", "Limit"], ["Hotel", "120 a night"]]),
+            ]
+        )
+    )
     app.select("strategy", "markdown")
     open_file(app, docx)
     assert app.page.is_hidden("#error"), text_of(app, "#error")
@@ -111,12 +125,16 @@ def test_word_and_html_files_are_extracted_too(app, tmp_path):
     assert download(app, "jsonl")[1] == run_cli_snippet(app, tmp_path)
     cards = app.cards()
     assert json.loads(download(app, "json")[1])[-1]["headings"] == list(
-        expected.chunk(**app.controls()).chunks[len(cards) - 1].headings)
+        expected.chunk(**app.controls()).chunks[len(cards) - 1].headings
+    )
 
     page = tmp_path / "notes.html"
-    page.write_text("<!doctype html><html><head><title>Notes</title><script>var x = 1;</script></head>"
-                    "<body><h1>Notes</h1><p>First <b>bold</b> point &amp; more.</p>"
-                    "<ul><li>one</li><li>two</li></ul></body></html>", encoding="utf-8")
+    page.write_text(
+        "<!doctype html><html><head><title>Notes</title><script>var x = 1;</script></head>"
+        "<body><h1>Notes</h1><p>First <b>bold</b> point &amp; more.</p>"
+        "<ul><li>one</li><li>two</li></ul></body></html>",
+        encoding="utf-8",
+    )
     open_file(app, page)
     expected = chunker.Document.open(page)
     assert app.page.input_value("#document") == expected.text
@@ -126,10 +144,12 @@ def test_word_and_html_files_are_extracted_too(app, tmp_path):
 
 def test_a_file_that_cannot_be_read_says_why_in_one_line_and_keeps_the_document(app, tmp_path):
     plain = documents.draw_lines([["A line of text."]])
-    cases = [(documents.encrypted_pdf(plain, user_password="secret"), "locked.pdf"),
-             (documents.image_only_pdf(), "scan.pdf"),
-             (handbook().pdf[:3000], "cut.pdf"),
-             (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "old.doc")]
+    cases = [
+        (documents.encrypted_pdf(plain, user_password="secret"), "locked.pdf"),
+        (documents.image_only_pdf(), "scan.pdf"),
+        (handbook().pdf[:3000], "cut.pdf"),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "old.doc"),
+    ]
     before = app.page.input_value("#document")
     for data, name in cases:
         path = tmp_path / name
@@ -163,8 +183,9 @@ def test_a_worker_started_again_extracts_the_file_again(app, chromium, tmp_path)
         outdate_model_work(page)
         assert page.page.get_attribute("body", "data-restarts") == "1"
         result = chunker.Document.open(pdf).chunk(**page.controls())
-        assert [(c["start"], c["end"]) for c in page.cards()] == \
-            [(c.start_char, c.end_char) for c in result.chunks[:len(page.cards())]]
+        assert [(c["start"], c["end"]) for c in page.cards()] == [
+            (c.start_char, c.end_char) for c in result.chunks[: len(page.cards())]
+        ]
         assert page.page.locator("#cards .card .pages").count() == len(page.cards())
     finally:
         page.close()

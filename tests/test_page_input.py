@@ -28,8 +28,9 @@ def test_insert_sample_clear_and_live_counts(app):
     app.click("#insert-sample")
     assert app.page.input_value("#document") == SAMPLE
     stats = chunker.chunk(SAMPLE, **app.controls()).stats
-    assert text_of(app, "#counts") == (f"{stats.document_chars:,} chars · {stats.document_words:,} words · "
-                                       f"≈{stats.document_tokens:,} tokens (estimate)")
+    assert text_of(app, "#counts") == (
+        f"{stats.document_chars:,} chars · {stats.document_words:,} words · ≈{stats.document_tokens:,} tokens (estimate)"
+    )
 
 
 def test_open_file_reads_any_utf8_text(app, tmp_path):
@@ -83,9 +84,11 @@ def test_a_file_is_chunked_as_the_command_line_reads_it(app, tmp_path):
 
 def test_a_file_that_is_not_utf8_is_refused_as_the_command_line_refuses_it(app, tmp_path):
     before = app.page.input_value("#document")
-    for name, data in (("latin1.txt", "Café au lait.".encode("cp1252")),
-                       ("cut.md", "Ends mid-character: é".encode()[:-1]),
-                       ("surrogate.txt", b"ok \xed\xa0\x80 then more")):
+    for name, data in (
+        ("latin1.txt", "Café au lait.".encode("cp1252")),
+        ("cut.md", "Ends mid-character: é".encode()[:-1]),
+        ("surrogate.txt", b"ok \xed\xa0\x80 then more"),
+    ):
         doc = tmp_path / name
         doc.write_bytes(data)
         with pytest.raises(chunker.ChunkerError) as cli:
@@ -102,18 +105,40 @@ def test_the_bad_byte_offset_is_the_one_python_reports(app):
     # static/bridge.js finds the first byte that is not UTF-8 itself (TextDecoder only says
     # that there is one): compared here with Python's decoder on bytes made to break it.
     rng = random.Random(20261129)
-    pieces = [b"a", b" ", b"\n", "é".encode(), "€".encode(), "😀".encode(), b"\xc3", b"\xe2\x82", b"\xf0\x9f\x98",
-              b"\x80", b"\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xe0\x80\x80", b"\xed\xa0\x80", b"\xed\x9f\xbf",
-              b"\xf4\x90\x80\x80", b"\xf5", b"\xff", b"\xef\xbb\xbf"]
+    pieces = [
+        b"a",
+        b" ",
+        b"\n",
+        "é".encode(),
+        "€".encode(),
+        "😀".encode(),
+        b"\xc3",
+        b"\xe2\x82",
+        b"\xf0\x9f\x98",
+        b"\x80",
+        b"\xbf",
+        b"\xc0\x80",
+        b"\xc1\xbf",
+        b"\xe0\x80\x80",
+        b"\xed\xa0\x80",
+        b"\xed\x9f\xbf",
+        b"\xf4\x90\x80\x80",
+        b"\xf5",
+        b"\xff",
+        b"\xef\xbb\xbf",
+    ]
     cases = [b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(400)]
-    messages = app.page.evaluate("""async (cases) => {
+    messages = app.page.evaluate(
+        """async (cases) => {
         const out = [];
         for (const bytes of cases) {
             out.push((await chunkerBridge.openFile(new File([new Uint8Array(bytes)], "x.txt"), 1e9)).error);
         }
         chunkerBridge.release();
         return out;
-    }""", [list(c) for c in cases])
+    }""",
+        [list(c) for c in cases],
+    )
     for data, message in zip(cases, messages):
         try:
             data.decode("utf-8")
@@ -127,7 +152,9 @@ def test_dropping_a_file_opens_it(app):
     content = "Dropped text.\n\nSecond paragraph of the dropped file."
     transfer = app.page.evaluate_handle(
         """text => { const t = new DataTransfer();
-                     t.items.add(new File([text], 'dropped.txt', {type: 'text/plain'})); return t; }""", content)
+                     t.items.add(new File([text], 'dropped.txt', {type: 'text/plain'})); return t; }""",
+        content,
+    )
     app.act(lambda: app.page.dispatch_event("#document", "drop", {"dataTransfer": transfer}))
     assert app.page.input_value("#document") == content
     assert_same_as_python(app, content)
@@ -171,8 +198,7 @@ def test_a_large_paste_is_held_outside_the_text_box(app):
     expected = chunker.chunk(big, **app.controls())
     assert text_of(app, "#summary") == f"{len(expected.chunks):,} chunks"
     cards = app.cards()
-    assert [(c["start"], c["end"]) for c in cards] == \
-        [(c.start_char, c.end_char) for c in expected.chunks[:len(cards)]]
+    assert [(c["start"], c["end"]) for c in cards] == [(c.start_char, c.end_char) for c in expected.chunks[: len(cards)]]
     # The whole text goes into the box when the user asks; the document stays the same.
     renders = app.renders()
     page.click("#edit-held")
@@ -209,8 +235,9 @@ def test_megabytes_of_text_leave_the_page_responsive(app):
     app.wait_idle()
     expected = chunker.chunk(big, **app.controls())
     cards = app.cards()
-    assert cards and [(c["start"], c["end"]) for c in cards] == \
-        [(c.start_char, c.end_char) for c in expected.chunks[:len(cards)]]
+    assert cards and [(c["start"], c["end"]) for c in cards] == [
+        (c.start_char, c.end_char) for c in expected.chunks[: len(cards)]
+    ]
     assert text_of(app, "#summary") == f"{len(expected.chunks):,} chunks"
     assert app.code_points("#doc-view") == len(big)  # code points on both sides, emoji included
     # Comparing every strategy over this much text waits for the user (it cannot be interrupted).
@@ -242,8 +269,11 @@ def test_text_typed_before_the_worker_is_ready_is_the_readers(app, chromium, ser
         page.page.wait_for_selector("body[data-ui=true]", state="attached")
         page.page.fill("#document", "Typed early. " + ASTRAL[:200])
         page.wait_ready()
-        assert page.page.evaluate("""() => { const e = new Event('beforeunload', {cancelable: true});
-            window.dispatchEvent(e); return e.defaultPrevented; }""") is True
+        assert (
+            page.page.evaluate("""() => { const e = new Event('beforeunload', {cancelable: true});
+            window.dispatchEvent(e); return e.defaultPrevented; }""")
+            is True
+        )
     finally:
         page.close()
 

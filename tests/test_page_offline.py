@@ -36,8 +36,13 @@ class ServePy:
     """``serve.py --port 0`` in a process of its own, for a test to stop."""
 
     def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "serve.py"), "--port", "0", "--quiet"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(ROOT))
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "serve.py"), "--port", "0", "--quiet"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            cwd=str(ROOT),
+        )
         line = self.proc.stdout.readline()
         match = re.search(r"http://[\d.]+:\d+/", line)
         if not match:
@@ -60,8 +65,7 @@ class StaticSite:
 
     def __init__(self, folder, *, under: bool = False):
         root = folder.parent if under else folder
-        self.server = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(PlainHandler, directory=str(root)))
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(PlainHandler, directory=str(root)))
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/" + (f"{folder.name}/" if under else "")
@@ -83,7 +87,7 @@ def assert_nothing_listens(url):
 
 def listing_of(script: bytes) -> dict:
     text = script.decode()
-    return json.loads(text[text.index("self.OFFLINE = ") + len("self.OFFLINE = "):text.rindex(";")])
+    return json.loads(text[text.index("self.OFFLINE = ") + len("self.OFFLINE = ") : text.rindex(";")])
 
 
 def wait_offline_ready(app: Page, version: str | None = None) -> str:
@@ -142,7 +146,9 @@ def type_text(app: Page, text: str) -> None:
     app.page.wait_for_function(
         "(n) => document.body.dataset.busy === 'false'"
         " && [...document.querySelectorAll('#cards .card')].some(c => +c.dataset.end === n)",
-        arg=len(text), timeout=LOAD_TIMEOUT_MS)
+        arg=len(text),
+        timeout=LOAD_TIMEOUT_MS,
+    )
 
 
 TYPED = "Typed with the server gone. The page still cuts it into chunks!\n\nA second paragraph, also typed."
@@ -233,8 +239,9 @@ def test_a_new_version_replaces_the_kept_files(chromium, built_site, tmp_path):
         # The page shows the version it has while the new one downloads, and moves to it at the
         # next start (at once if it is already waiting by then).
         app.page.reload()
-        app.page.wait_for_selector(f"body[data-offline=update], body[data-offline-version='{second}']",
-                                   state="attached", timeout=LOAD_TIMEOUT_MS)
+        app.page.wait_for_selector(
+            f"body[data-offline=update], body[data-offline-version='{second}']", state="attached", timeout=LOAD_TIMEOUT_MS
+        )
         if app.page.get_attribute("body", "data-offline") == "update":
             app.page.reload()
         wait_offline_ready(app, second)
@@ -312,7 +319,6 @@ def test_an_exact_tokenizer_never_used_online_says_it_is_not_there_offline(chrom
         if app is not None:
             app.close()
         server.stop()
-
 
 
 HOLD_REGISTRATION = """
@@ -460,7 +466,8 @@ def test_the_document_is_never_stored(chromium, serve_url):
         first.select("tokenizer", "o200k")  # the wheel is kept now, and the worker counted the text
         first.page.wait_for_function(
             "['stored', 'not stored', 'restored', 'unavailable'].includes(document.body.dataset.snapshot)",
-            timeout=LOAD_TIMEOUT_MS)
+            timeout=LOAD_TIMEOUT_MS,
+        )
         wait_offline_ready(first)
         # A second page, served from the offline copy, gets the text too (the first one stays
         # open: it would ask before closing on the reader's own text).

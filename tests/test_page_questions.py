@@ -25,8 +25,9 @@ QUESTIONS = (ROOT / "app" / "sample_questions.jsonl").read_text(encoding="utf-8"
 
 def cli_eval(*args: str) -> dict:
     out, err = io.StringIO(), io.StringIO()
-    assert run(["eval", str(ROOT / "app" / "sample.md"), str(ROOT / "app" / "sample_questions.jsonl"), *args],
-               None, out, err) == 0, err.getvalue()
+    assert (
+        run(["eval", str(ROOT / "app" / "sample.md"), str(ROOT / "app" / "sample_questions.jsonl"), *args], None, out, err) == 0
+    ), err.getvalue()
     return json.loads(out.getvalue())
 
 
@@ -38,8 +39,16 @@ def tiles(app) -> dict:
 def test_the_demo_questions_give_the_command_lines_numbers(app):
     app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
     settings = app.controls()
-    expected = cli_eval("--strategy", settings["strategy"], "--size", str(settings["size"]),
-                        "--overlap", settings["overlap"], "--tokenizer", settings["tokenizer"])
+    expected = cli_eval(
+        "--strategy",
+        settings["strategy"],
+        "--size",
+        str(settings["size"]),
+        "--overlap",
+        settings["overlap"],
+        "--tokenizer",
+        settings["tokenizer"],
+    )
     shown = tiles(app)
     assert shown["Recall"] == f"{100 * expected['recall']:.1f}%"
     assert shown["Precision"] == f"{100 * expected['precision']:.1f}%"
@@ -66,8 +75,9 @@ def test_a_sweep_runs_in_the_page_and_equals_the_librarys(app):
     rows = app.page.evaluate("""() => [...document.querySelectorAll('#q-sweep-out tbody tr')].map(r =>
         [r.dataset.strategy, +r.dataset.size, ...[...r.querySelectorAll('td')].map(td => td.textContent)])""")
     settings = app.controls()
-    expected = chunker.mark_best(chunker.sweep(SAMPLE, chunker.load_questions(QUESTIONS, SAMPLE),
-                                               tokenizer=settings["tokenizer"]))
+    expected = chunker.mark_best(
+        chunker.sweep(SAMPLE, chunker.load_questions(QUESTIONS, SAMPLE), tokenizer=settings["tokenizer"])
+    )
     assert [(r[0], r[1]) for r in rows] == [(e.strategy, e.size) for e in expected]
     for r, e in zip(rows, expected):
         assert r[4] == f"{100 * e.recall:.1f}%" and r[6] == f"{100 * e.iou:.1f}%"
@@ -79,7 +89,8 @@ def test_a_question_is_added_from_a_selection_and_exported(app, tmp_path):
     answer = "Three dashboards matter"
     start = SAMPLE.index(answer)
     # Select the answer's text in the document view, as a reader would with the mouse.
-    app.page.evaluate("""([needle]) => {
+    app.page.evaluate(
+        """([needle]) => {
         const view = document.getElementById('doc-view');
         const walker = document.createTreeWalker(view, NodeFilter.SHOW_TEXT);
         for (let n = walker.nextNode(); n; n = walker.nextNode()) {
@@ -88,7 +99,9 @@ def test_a_question_is_added_from_a_selection_and_exported(app, tmp_path):
                            const s = window.getSelection(); s.removeAllRanges(); s.addRange(r); return; }
         }
         throw new Error('not found');
-    }""", [answer])
+    }""",
+        [answer],
+    )
     app.page.click("#q-answer")
     assert text_of(app, "#q-answers") == "1 answer marked"
     app.page.fill("#q-text", "Which dashboards matter?")
@@ -147,8 +160,7 @@ def test_an_answer_is_marked_with_the_keyboard_alone(app, tmp_path):
 
 def test_a_bad_questions_file_is_one_line_naming_the_line(app, tmp_path):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"question": "ok?", "references": [{"start_index": 0, "end_index": 5}]}\n{not json\n',
-                   encoding="utf-8")
+    bad.write_text('{"question": "ok?", "references": [{"start_index": 0, "end_index": 5}]}\n{not json\n', encoding="utf-8")
     app.page.set_input_files("#q-file", str(bad))
     app.page.wait_for_selector("#error:not([hidden])")
     assert "line 2" in text_of(app, "#error") and "\n" not in text_of(app, "#error")
@@ -171,18 +183,21 @@ def test_a_models_tokenizer_json_counts_as_the_command_line_does(app):
 
 
 def test_a_wrong_file_picked_as_tokenizer_json_is_one_short_line_naming_it(app, tmp_path):
-    wrong = {"config.json": ('{"architectures": ["BertModel"], "hidden_size": 768}', 'it has no "model"'),
-             "notes.txt": ("Some notes, not JSON at all.\n" * 2_200, "it is not JSON"),  # 60 KB
-             "big.txt": ("Some notes, not JSON at all.\n" * 36_000, "it is not JSON"),   # 1 MB
-             "empty.json": ("", "it is empty"),
-             "huge.json": ("{" + " " * 3_000_000 + "}", "it is 3 MB")}  # past the cap this test sets
+    wrong = {
+        "config.json": ('{"architectures": ["BertModel"], "hidden_size": 768}', 'it has no "model"'),
+        "notes.txt": ("Some notes, not JSON at all.\n" * 2_200, "it is not JSON"),  # 60 KB
+        "big.txt": ("Some notes, not JSON at all.\n" * 36_000, "it is not JSON"),  # 1 MB
+        "empty.json": ("", "it is empty"),
+        "huge.json": ("{" + " " * 3_000_000 + "}", "it is 3 MB"),
+    }  # past the cap this test sets
     app.page.evaluate("window.chunkerTokenizerMaxBytes = 2000000")
     before = app.page.input_value("#tokenizer")
     for name, (text, why) in wrong.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
         app.page.set_input_files("#tokenizer-file", str(tmp_path / name))
-        app.page.wait_for_function("n => document.getElementById('error').textContent.startsWith(n)",
-                                   arg=name + " is not a tokenizer.json (")
+        app.page.wait_for_function(
+            "n => document.getElementById('error').textContent.startsWith(n)", arg=name + " is not a tokenizer.json ("
+        )
         said = text_of(app, "#error")
         assert said.startswith(f"{name} is not a tokenizer.json ({why}"), said[:300]
         assert "\n" not in said and len(said) < 200 and said.endswith("pick the tokenizer.json of your model's folder"), said
@@ -238,8 +253,9 @@ def test_work_a_newer_setting_made_stale_is_stopped(app, chromium):
         assert page.page.get_attribute("body", "data-restarts") == "1"
         expected = chunker.chunk(big, **page.controls())
         assert text_of(page, "#summary") == f"{len(expected.chunks):,} chunks"
-        assert [(c["start"], c["end"]) for c in page.cards()] == \
-            [(c.start_char, c.end_char) for c in expected.chunks[:len(page.cards())]]
+        assert [(c["start"], c["end"]) for c in page.cards()] == [
+            (c.start_char, c.end_char) for c in expected.chunks[: len(page.cards())]
+        ]
         # The new worker is given the reader's tokenizer.json again when it is chosen again.
         page.set_text("A short text, counted with the model's own tokenizer.")
         page.select("tokenizer", "tokenizer.json")

@@ -71,10 +71,13 @@ def test_a_damaged_snapshot_is_dropped_and_made_again(app):
     assert snapshot_status(app) == "stored"
     [(url, size)] = stored_snapshots(app)
     # Right length, wrong bytes: a snapshot of some other build, or a damaged entry.
-    app.page.evaluate("""async ([url, size]) => {
+    app.page.evaluate(
+        """async ([url, size]) => {
         const cache = await caches.open("chunker-runtime");
         await cache.put(url, new Response(new Uint8Array(size).fill(7)));
-    }""", [url, size])
+    }""",
+        [url, size],
+    )
     reload(app)
     assert snapshot_status(app) == "stored"  # not "restored": Pyodide started the usual way
     assert_same_as_python(app, SAMPLE)
@@ -89,13 +92,16 @@ def test_the_snapshot_holds_no_document(app):
     # The document arrives in the worker before the snapshot is made.
     app.set_text(f"{marker} sits in a confidential paragraph.\n\n" * 50)
     assert snapshot_status(app) == "stored"
-    found = app.page.evaluate("""async (marker) => {
+    found = app.page.evaluate(
+        """async (marker) => {
         const cache = await caches.open("chunker-runtime");
         const [request] = await cache.keys();
         const bytes = new Uint8Array(await (await cache.match(request)).arrayBuffer());
         const text = new TextDecoder("latin1").decode(bytes);
         return [text.includes(marker), text.includes("confidential paragraph")];
-    }""", marker)
+    }""",
+        marker,
+    )
     assert found == [False, False]
 
 
@@ -139,9 +145,11 @@ def test_a_vocabulary_that_does_not_arrive_is_a_message(chromium, serve_url):
         app.open()
         app.select("tokenizer", "o200k")
         message = app.page.text_content("#error")
-        assert message == ("The exact o200k tokenizer needs its vocabulary (2.5 MB), which could not be downloaded "
-                           "(HTTP 404). Once it has been used online it works offline too: choose it again when "
-                           "connected, or pick the estimate tokenizer.")
+        assert message == (
+            "The exact o200k tokenizer needs its vocabulary (2.5 MB), which could not be downloaded "
+            "(HTTP 404). Once it has been used online it works offline too: choose it again when "
+            "connected, or pick the estimate tokenizer."
+        )
         app.select("tokenizer", "estimate")
         assert app.page.is_hidden("#error")
         assert_same_as_python(app, SAMPLE)
@@ -210,7 +218,9 @@ def test_an_empty_box_the_reader_is_in_gets_no_sample(chromium, serve_url):
         app.page.wait_for_function(
             "(n) => document.body.dataset.busy === 'false'"
             " && [...document.querySelectorAll('#cards .card')].some(c => +c.dataset.end === n)",
-            arg=len(typed), timeout=LOAD_TIMEOUT_MS)
+            arg=len(typed),
+            timeout=LOAD_TIMEOUT_MS,
+        )
         assert_same_as_python(app, typed)
     finally:
         app.close()
@@ -244,8 +254,10 @@ def test_the_standard_library_as_shipped_works_too(chromium, serve_url):
     app = Page(chromium, serve_url)
     shipped = 'export const STDLIB_URL = new URL("./pyodide/python_stdlib.zip", import.meta.url).href;\n'
     try:
-        app.context.route("**/static/vendor/stdlib.mjs", lambda route: route.fulfill(
-            status=200, body=shipped, headers={"Content-Type": "text/javascript"}))
+        app.context.route(
+            "**/static/vendor/stdlib.mjs",
+            lambda route: route.fulfill(status=200, body=shipped, headers={"Content-Type": "text/javascript"}),
+        )
         app.open()
         assert app.page.get_attribute("body", "data-stdlib") == "source"
         assert_same_as_python(app, SAMPLE)

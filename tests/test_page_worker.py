@@ -16,8 +16,15 @@ import chunker
 from app import worker
 
 SAMPLE = (ROOT / "app" / "sample.md").read_text(encoding="utf-8")
-SETTINGS = {"strategy": "recursive", "unit": "tokens", "size": "150", "overlap": "10%",
-            "tokenizer": "estimate", "breaks": ["paragraph", "line", "sentence"], "limit": ""}
+SETTINGS = {
+    "strategy": "recursive",
+    "unit": "tokens",
+    "size": "150",
+    "overlap": "10%",
+    "tokenizer": "estimate",
+    "breaks": ["paragraph", "line", "sentence"],
+    "limit": "",
+}
 
 
 class JsNull:
@@ -74,13 +81,16 @@ def test_anything_but_text_keeps_the_previous_document(same):
     assert view["chunks"] == len(chunker.chunk(SAMPLE, size=80, overlap="10%").chunks)
 
 
-@pytest.mark.parametrize("changes, fragment", [
-    ({"size": "abc"}, "size must be a whole number"),
-    ({"size": ""}, "size is empty"),
-    ({"strategy": "semantic"}, "unknown strategy 'semantic'"),
-    ({"overlap": "150"}, "must be smaller than the size"),
-    ({"breaks": []}, "breaks is empty"),
-])
+@pytest.mark.parametrize(
+    "changes, fragment",
+    [
+        ({"size": "abc"}, "size must be a whole number"),
+        ({"size": ""}, "size is empty"),
+        ({"strategy": "semantic"}, "unknown strategy 'semantic'"),
+        ({"overlap": "150"}, "must be smaller than the size"),
+        ({"breaks": []}, "breaks is empty"),
+    ],
+)
 def test_bad_settings_come_back_as_one_line(changes, fragment):
     view = run(SAMPLE, **changes)
     assert view["ok"] is False and fragment in view["error"] and "\n" not in view["error"]
@@ -95,8 +105,12 @@ def test_an_internal_failure_is_a_message_not_a_traceback(monkeypatch, capsys):
 
     monkeypatch.setattr(worker.views, "view", broken)
     view = run(SAMPLE)
-    assert view == {"ok": False, "error": "Internal error (RuntimeError: boom). Details are in the browser console.",
-                    "field": "", "counts": view["counts"]}
+    assert view == {
+        "ok": False,
+        "error": "Internal error (RuntimeError: boom). Details are in the browser console.",
+        "field": "",
+        "counts": view["counts"],
+    }
     assert "Traceback" in capsys.readouterr().out  # the details go to the console
 
 
@@ -134,9 +148,13 @@ def test_a_long_document_view_arrives_in_parts_that_join_to_the_whole():
 
 def test_runs_keep_the_documents_measure_and_give_chunks_records(monkeypatch):
     first = True
-    for changes in ({"tokenizer": "o200k"}, {"tokenizer": "o200k", "size": "90"},
-                    {"tokenizer": "o200k", "strategy": "sentence"}, {"tokenizer": "o200k", "strategy": "langchain"},
-                    {"tokenizer": "estimate", "unit": "chars", "size": "700"}):
+    for changes in (
+        {"tokenizer": "o200k"},
+        {"tokenizer": "o200k", "size": "90"},
+        {"tokenizer": "o200k", "strategy": "sentence"},
+        {"tokenizer": "o200k", "strategy": "langchain"},
+        {"tokenizer": "estimate", "unit": "chars", "size": "700"},
+    ):
         view = run(SAMPLE if first else None, **changes)
         if first:
             measured = worker.S.document._measure
@@ -187,15 +205,34 @@ def test_the_code_strategy_reads_the_language_from_the_file_name_as_the_command_
     assert view["ok"]
     path = tmp_path / "app.js"
     path.write_text(js, encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "chunker", str(path), "--strategy", "code", "--unit", "chars",
-                          "--size", "40", "--overlap", "0", "--min-size", "20", "--format", "json"],
-                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "chunker",
+            str(path),
+            "--strategy",
+            "code",
+            "--unit",
+            "chars",
+            "--size",
+            "40",
+            "--overlap",
+            "0",
+            "--min-size",
+            "20",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
     assert [c.to_dict() for c in worker.S.result] == json.loads(out)
-    assert worker.S.result.chunks != chunker.chunk(js, strategy="code", unit="chars", size=40, overlap=0,
-                                                   min_size=20).chunks
+    assert worker.S.result.chunks != chunker.chunk(js, strategy="code", unit="chars", size=40, overlap=0, min_size=20).chunks
     view = run(None, **changes, language="python")  # the setting wins over the name
-    assert worker.S.result.chunks == chunker.chunk(js, strategy="code", unit="chars", size=40, overlap=0,
-                                                   min_size=20).chunks
+    assert worker.S.result.chunks == chunker.chunk(js, strategy="code", unit="chars", size=40, overlap=0, min_size=20).chunks
 
 
 def test_hello_offers_the_language_and_min_size_fields():

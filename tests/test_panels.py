@@ -71,15 +71,15 @@ def test_records_preview_is_the_start_of_the_json_export():
 
 def test_controls_are_drawn_from_the_registries():
     c = panels.controls()
-    for name, registry in (("strategy", chunker.STRATEGIES), ("unit", chunker.UNITS),
-                           ("tokenizer", chunker.TOKENIZERS)):
+    for name, registry in (("strategy", chunker.STRATEGIES), ("unit", chunker.UNITS), ("tokenizer", chunker.TOKENIZERS)):
         assert [a["value"] for t, a in Tree(c[name]).tags if t == "option"] == list(registry)
     assert [a["value"] for t, a in Tree(c["limit"]).tags] == ["", *chunker.MODEL_LIMITS]
     assert [a["value"] for t, a in Tree(c["breaks"]).tags if t == "input"] == list(chunker.BREAKS)
     assert [a["data-format"] for t, a in Tree(c["exports"]).tags] == list(chunker.FORMATS)
     rows = Tree(c["presets"])
-    assert [json.loads(a["data-apply"])["size"] for t, a in rows.tags if t == "button"] == \
-        [p.size for p in chunker.PRESETS.values()]
+    assert [json.loads(a["data-apply"])["size"] for t, a in rows.tags if t == "button"] == [
+        p.size for p in chunker.PRESETS.values()
+    ]
     assert c["help"]["strategy"] == {s.name: s.description for s in chunker.STRATEGIES.values()}
     assert c["defaults"]["tokenizer"] == chunker.PLAYGROUND_DEFAULTS["tokenizer"] == chunker.DEFAULTS["tokenizer"]
     json.dumps(c)

@@ -16,13 +16,64 @@ STRATEGIES = list(chunker.STRATEGIES)
 
 # Text with the structure chunkers care about: words, sentence ends, abbreviations, line and
 # paragraph breaks, CRLF, tabs, a BOM, emoji and other astral characters, CJK, markdown.
-_atoms = st.sampled_from([
-    "word", "Word", "the", "a", "chunking", "overlap", "x" * 37, ".", "!", "?", "...", "…", ",",
-    ";", ":", " ", " ", " ", "  ", "\t", "\n", "\n\n", "\r\n", "\r\n\r\n", "\n \n", "Dr.", "e.g.",
-    "U.S.", "3.14", "\"", "”", ")", "(", "# ", "## ", "- ", "1. ", "```", "```\n", "| a | b |\n",
-    "|---|---|\n", "HEADING LINE", "\ufeff", "😀", "👩‍👩‍👧", "𝔘", "日本語", "。", "！", "中文",
-    "é", "e\u0301", "<img src=x onerror=alert(1)>", "",
-])
+_atoms = st.sampled_from(
+    [
+        "word",
+        "Word",
+        "the",
+        "a",
+        "chunking",
+        "overlap",
+        "x" * 37,
+        ".",
+        "!",
+        "?",
+        "...",
+        "…",
+        ",",
+        ";",
+        ":",
+        " ",
+        " ",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\n\n",
+        "\r\n",
+        "\r\n\r\n",
+        "\n \n",
+        "Dr.",
+        "e.g.",
+        "U.S.",
+        "3.14",
+        '"',
+        "”",
+        ")",
+        "(",
+        "# ",
+        "## ",
+        "- ",
+        "1. ",
+        "```",
+        "```\n",
+        "| a | b |\n",
+        "|---|---|\n",
+        "HEADING LINE",
+        "\ufeff",
+        "😀",
+        "👩‍👩‍👧",
+        "𝔘",
+        "日本語",
+        "。",
+        "！",
+        "中文",
+        "é",
+        "e\u0301",
+        "<img src=x onerror=alert(1)>",
+        "",
+    ]
+)
 random_text = st.lists(_atoms, max_size=120).map("".join) | st.text(max_size=300)
 
 
@@ -32,7 +83,7 @@ def real_slices(draw):
     name, doc = draw(st.sampled_from(docs))
     start = draw(st.integers(0, max(0, len(doc) - 1)))
     length = draw(st.integers(0, 4000))
-    return doc[start:start + length]
+    return doc[start : start + length]
 
 
 texts = random_text | real_slices()
@@ -53,8 +104,16 @@ def options(draw, tokenizers=("approx", "estimate")):
     # min_size off half the time (today's output), else anything under the size.
     min_size = draw(st.just(0) | st.integers(0, max(0, size - 1)))
     language = draw(st.sampled_from(["auto", "python", "js", "markdown", "html", "latex", "visualbasic6"]))
-    return dict(strategy=strategy, unit=unit, size=size, overlap=overlap, tokenizer=tokenizer,
-                breaks=breaks, min_size=min_size, language=language)
+    return dict(
+        strategy=strategy,
+        unit=unit,
+        size=size,
+        overlap=overlap,
+        tokenizer=tokenizer,
+        breaks=breaks,
+        min_size=min_size,
+        language=language,
+    )
 
 
 def check_invariants(text, opts):
@@ -66,12 +125,11 @@ def check_invariants(text, opts):
     covered = [False] * len(text)
     # Every size is judged on the record's own text, as the pipeline will see it.
     unit = opts["unit"]
-    own = (len if unit == "chars" else (lambda s: len(s.split())) if unit == "words"
-           else get_tokenizer(opts["tokenizer"]).count)
+    own = len if unit == "chars" else (lambda s: len(s.split())) if unit == "words" else get_tokenizer(opts["tokenizer"]).count
     overlap = res.settings.overlap_count
     for i, c in enumerate(chunks):
         assert c.index == i
-        assert text[c.start_char:c.end_char] == c.text
+        assert text[c.start_char : c.end_char] == c.text
         assert c.text.strip() or opts["strategy"] == "langchain", "no chunk is only whitespace"
         assert c.chars == len(c.text) and c.words == len(c.text.split())
         if prev is not None:
@@ -83,7 +141,7 @@ def check_invariants(text, opts):
                 assert c.end_char >= prev.end_char
             assert c.overlap_chars == max(0, min(prev.end_char, c.end_char) - c.start_char)
             if c.start_char < prev.end_char and opts["strategy"] != "langchain":
-                assert own(text[c.start_char:prev.end_char]) <= overlap, "overlap within ask"
+                assert own(text[c.start_char : prev.end_char]) <= overlap, "overlap within ask"
         if res.settings.size > 0 and "oversize" not in c.flags:
             assert own(c.text) <= res.settings.size
         assert ("tiny" in c.flags) == (own(c.text) < res.settings.min_size)
@@ -104,7 +162,7 @@ def check_invariants(text, opts):
     duplicated, covered_to = 0, None
     for c in chunks:
         if covered_to is not None and c.start_char < covered_to:
-            duplicated += count(text[c.start_char:min(covered_to, c.end_char)])
+            duplicated += count(text[c.start_char : min(covered_to, c.end_char)])
         covered_to = c.end_char if covered_to is None else max(covered_to, c.end_char)
     assert stats.duplicated_tokens == duplicated
     return res
@@ -116,10 +174,42 @@ def check_invariants(text, opts):
 # two tokens alone and one in the document (" xyz" holds the space before it). These texts put
 # such edges everywhere, at sizes where one token matters.
 
-_phrase_atoms = st.sampled_from([
-    "xyz", "abc", "de", "The", "e.g.", ",", ", ", ".", ". ", "!", "?", ";", ":", "'", '"', "(", ")",
-    "-", "--", "1", "12", "2024", "…", "é", "日本語", "😀", " ", "\n", "\n\n", "\t", "'s", "n't",
-])
+_phrase_atoms = st.sampled_from(
+    [
+        "xyz",
+        "abc",
+        "de",
+        "The",
+        "e.g.",
+        ",",
+        ", ",
+        ".",
+        ". ",
+        "!",
+        "?",
+        ";",
+        ":",
+        "'",
+        '"',
+        "(",
+        ")",
+        "-",
+        "--",
+        "1",
+        "12",
+        "2024",
+        "…",
+        "é",
+        "日本語",
+        "😀",
+        " ",
+        "\n",
+        "\n\n",
+        "\t",
+        "'s",
+        "n't",
+    ]
+)
 
 
 @st.composite
@@ -132,10 +222,31 @@ def repeated_phrases(draw):
 
 # Runs with no forced token boundary inside (no space before a word): the exact count of a
 # piece cut from one is the piece's own encoding, which may differ from the document's.
-_run_atoms = st.sampled_from([
-    "x" * 50, "x" * 137, "abc ", "日本語" * 11, "日本語のテキスト", "😀" * 7, "👩‍👩‍👧", "1234567890" * 5,
-    "é" * 20, "𝔘" * 9, "—", "中文", " ", "\n", "\n\n", ".", ", ", "ab", "Ωmega", "\u200b", "ü" * 3,
-])
+_run_atoms = st.sampled_from(
+    [
+        "x" * 50,
+        "x" * 137,
+        "abc ",
+        "日本語" * 11,
+        "日本語のテキスト",
+        "😀" * 7,
+        "👩‍👩‍👧",
+        "1234567890" * 5,
+        "é" * 20,
+        "𝔘" * 9,
+        "—",
+        "中文",
+        " ",
+        "\n",
+        "\n\n",
+        ".",
+        ", ",
+        "ab",
+        "Ωmega",
+        "\u200b",
+        "ü" * 3,
+    ]
+)
 unspaced_runs = st.lists(_run_atoms, min_size=1, max_size=12).map("".join)
 edge_texts = repeated_phrases() | unspaced_runs | st.lists(_phrase_atoms | _run_atoms, max_size=40).map("".join)
 
@@ -145,8 +256,14 @@ def small_token_options(draw):
     strategy = draw(st.sampled_from(STRATEGIES))
     size = draw(st.integers(1, 8))
     overlap = draw(st.integers(0, size - 1) | st.sampled_from(["0%", "25%", "50%"]))
-    return dict(strategy=strategy, unit="tokens", size=size, overlap=overlap,
-                tokenizer=draw(st.sampled_from(["o200k", "cl100k"])), breaks=["paragraph", "line", "sentence"])
+    return dict(
+        strategy=strategy,
+        unit="tokens",
+        size=size,
+        overlap=overlap,
+        tokenizer=draw(st.sampled_from(["o200k", "cl100k"])),
+        breaks=["paragraph", "line", "sentence"],
+    )
 
 
 def unsplittable(strategy: str, text: str) -> bool:
@@ -195,8 +312,7 @@ def test_invariants_exact_tokenizers(text, opts):
 
 
 @settings(max_examples=150, deadline=None)
-@given(texts, st.sampled_from(["fixed", "sentence", "recursive"]), st.sampled_from(["chars", "words"]),
-       st.integers(1, 300))
+@given(texts, st.sampled_from(["fixed", "sentence", "recursive"]), st.sampled_from(["chars", "words"]), st.integers(1, 300))
 def test_structure_splitters_never_oversize_in_chars_and_words(text, strategy, unit, size):
     # Only an exact tokenizer (counting a chunk on its own, not within the document) or an
     # unsplittable unit (paragraph, markdown block glued to its heading) can overshoot.
@@ -231,8 +347,7 @@ def test_exact_token_chunks_fit_on_real_documents(strategy, tokenizer):
     # on its own: no chunk may exceed the size when the text can be split to fit.
     for name, doc in real_documents():
         for size in (64, 200, 512):
-            res = chunker.chunk(doc, strategy=strategy, unit="tokens", size=size, overlap=size // 8,
-                                tokenizer=tokenizer)
+            res = chunker.chunk(doc, strategy=strategy, unit="tokens", size=size, overlap=size // 8, tokenizer=tokenizer)
             over = [(c.index, c.tokens) for c in res if "oversize" in c.flags]
             assert not over, (name, size, over[:3])
             assert all(c.tokens <= size for c in res)
@@ -287,16 +402,13 @@ def test_exact_token_repros(strategy, tokenizer):
     # The reported cases, every strategy: an overlap of two tokens where one was asked; an
     # 11-token chunk of a run that could be cut to 10; 6-token windows of CJK at size 5.
     check_fit("xyz, abc xyz, abc", dict(strategy=strategy, unit="tokens", size=5, overlap=1, tokenizer=tokenizer))
-    check_fit("abc " + "x" * 300 + "\n", dict(strategy=strategy, unit="tokens", size=10, overlap=0,
-                                              tokenizer=tokenizer))
+    check_fit("abc " + "x" * 300 + "\n", dict(strategy=strategy, unit="tokens", size=10, overlap=0, tokenizer=tokenizer))
     for overlap in (0, 2):
-        check_fit("日本語" * 33 + "\n", dict(strategy=strategy, unit="tokens", size=5, overlap=overlap,
-                                           tokenizer=tokenizer))
+        check_fit("日本語" * 33 + "\n", dict(strategy=strategy, unit="tokens", size=5, overlap=overlap, tokenizer=tokenizer))
     # A token holding a space and the first bytes of the character after it (" 𝔘" in cl100k):
     # at sizes under that token's run, the space and the character are cut apart.
     for size, overlap in ((1, 0), (2, 0), (2, 1), (3, 1)):
-        check_fit(", 𝔘𝔘𝔘…", dict(strategy=strategy, unit="tokens", size=size, overlap=overlap,
-                                tokenizer=tokenizer))
+        check_fit(", 𝔘𝔘𝔘…", dict(strategy=strategy, unit="tokens", size=size, overlap=overlap, tokenizer=tokenizer))
 
 
 # -- min_size, pages, code -----------------------------------------------------------------------
@@ -304,8 +416,7 @@ def test_exact_token_repros(strategy, tokenizer):
 
 def _own_count(opts):
     unit = opts["unit"]
-    return (len if unit == "chars" else (lambda s: len(s.split())) if unit == "words"
-            else get_tokenizer(opts["tokenizer"]).count)
+    return len if unit == "chars" else (lambda s: len(s.split())) if unit == "words" else get_tokenizer(opts["tokenizer"]).count
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -330,8 +441,7 @@ def test_min_size_only_merges_neighbours_and_never_breaks_the_size(text, opts, m
         if last > k:  # a merge: it fits
             assert own(c.text) <= size
         else:
-            assert c.flags == tuple(f for f in base[k].flags if f != "tiny") + (
-                ("tiny",) if "tiny" in c.flags else ())
+            assert c.flags == tuple(f for f in base[k].flags if f != "tiny") + (("tiny",) if "tiny" in c.flags else ())
         k = last + 1
     assert k == len(base)
     if opts["strategy"] in ("markdown", "page"):
@@ -342,7 +452,7 @@ def test_min_size_only_merges_neighbours_and_never_breaks_the_size(text, opts, m
             for j in (i - 1, i + 1):
                 if 0 <= j < len(chunks):
                     a, b = sorted((chunks[i], chunks[j]), key=lambda x: x.start_char)
-                    assert own(text[a.start_char:b.end_char]) > size, "a tiny chunk that could merge"
+                    assert own(text[a.start_char : b.end_char]) > size, "a tiny chunk that could merge"
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -363,7 +473,7 @@ def test_page_chunks_never_cross_a_page(text, data):
     bounds = [*pages, len(text)]
     covered = [False] * len(text)
     for c in res:
-        assert text[c.start_char:c.end_char] == c.text and c.page_start == c.page_end, "one page each"
+        assert text[c.start_char : c.end_char] == c.text and c.page_start == c.page_end, "one page each"
         if opts["size"] and "oversize" not in c.flags:
             assert own(c.text) <= opts["size"]
         if "oversize" in c.flags:

@@ -51,13 +51,17 @@ SETTINGS = [
 @pytest.fixture(scope="module")
 def ray_cluster():
     import ray
+
     with pytest.MonkeyPatch.context() as mp:
         for name, value in {
             "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",  # the node's address is 127.0.0.1
             "RAY_USAGE_STATS_ENABLED": "0",
-            "http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9",
-            "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
-            "no_proxy": "127.0.0.1,localhost,::1", "NO_PROXY": "127.0.0.1,localhost,::1",
+            "http_proxy": "http://127.0.0.1:9",
+            "https_proxy": "http://127.0.0.1:9",
+            "HTTP_PROXY": "http://127.0.0.1:9",
+            "HTTPS_PROXY": "http://127.0.0.1:9",
+            "no_proxy": "127.0.0.1,localhost,::1",
+            "NO_PROXY": "127.0.0.1,localhost,::1",
             "PYTHONPATH": str(ROOT),
         }.items():
             mp.setenv(name, value)
@@ -68,8 +72,14 @@ def ray_cluster():
         temp_dir = tempfile.mkdtemp(prefix="ray")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Ray's own deprecations are not ours to fail on
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
-                     object_store_memory=200 * 2**20, _temp_dir=temp_dir)
+            ray.init(
+                num_cpus=2,
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.ERROR,
+                object_store_memory=200 * 2**20,
+                _temp_dir=temp_dir,
+            )
             ray.data.DataContext.get_current().enable_progress_bars = False
         try:
             yield ray
@@ -103,7 +113,7 @@ def test_chunk_dataset_gives_chunk_records_for_every_row(ray_cluster, options):
     assert [(r["doc_id"], r["index"]) for r in got] == [(r["doc_id"], r["index"]) for r in want]
     for g, w in zip(got, want):
         assert {k: (list(v) if k in ("tags", "flags", "headings") else v) for k, v in g.items()} == w
-        assert DOCUMENTS[g["doc_id"]][g["start_char"]:g["end_char"]] == g["text"]
+        assert DOCUMENTS[g["doc_id"]][g["start_char"] : g["end_char"]] == g["text"]
 
 
 def test_chunk_dataset_reads_another_column_and_keeps_the_schema(ray_cluster):

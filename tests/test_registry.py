@@ -70,25 +70,40 @@ def test_a_strategy_module_and_one_registry_line_reach_the_page(tmp_path, chromi
     from conftest import Page
 
     copy = tmp_path / "repo"
-    shutil.copytree(ROOT, copy, symlinks=True, ignore=shutil.ignore_patterns(
-        ".git", ".venv", ".venv-bench", ".cache", "__pycache__", "_site", ".hypothesis"))
+    shutil.copytree(
+        ROOT,
+        copy,
+        symlinks=True,
+        ignore=shutil.ignore_patterns(".git", ".venv", ".venv-bench", ".cache", "__pycache__", "_site", ".hypothesis"),
+    )
     os.symlink(ROOT / ".cache", copy / ".cache")  # the pinned downloads, read only
     (copy / "chunker" / "strategies" / "every_line.py").write_text(EVERY_LINE, encoding="utf-8")
     registry = copy / "chunker" / "strategies" / "__init__.py"
     source = registry.read_text(encoding="utf-8")
     line = '    Strategy("every_line", "Each non-blank line is a chunk."),\n'
-    registry.write_text(source.replace("):\n    register_strategy(_entry)", line + "):\n    register_strategy(_entry)"),
-                        encoding="utf-8")
+    registry.write_text(
+        source.replace("):\n    register_strategy(_entry)", line + "):\n    register_strategy(_entry)"), encoding="utf-8"
+    )
     assert line in registry.read_text(encoding="utf-8")  # exactly one line added
     # The copy's own command line knows it.
     text = sample_document()
-    done = subprocess.run([sys.executable, "-m", "chunker", "--strategy", "every_line", "--size", "9",
-                           "--overlap", "0"], input=text, capture_output=True, text=True, cwd=copy)
+    done = subprocess.run(
+        [sys.executable, "-m", "chunker", "--strategy", "every_line", "--size", "9", "--overlap", "0"],
+        input=text,
+        capture_output=True,
+        text=True,
+        cwd=copy,
+    )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(x) for x in done.stdout.splitlines()]
     assert [r["text"] for r in lines] == [x.strip() for x in text.splitlines() if x.strip()]
-    server = subprocess.Popen([sys.executable, str(copy / "serve.py"), "--port", "0", "--quiet"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=copy)
+    server = subprocess.Popen(
+        [sys.executable, str(copy / "serve.py"), "--port", "0", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=copy,
+    )
     try:
         url = re.search(r"http://[\d.]+:\d+/", server.stdout.readline()).group(0)
         page = Page(chromium, url + "?strategy=every_line&size=9&overlap=0").open()
@@ -115,11 +130,18 @@ def min_chars():
     """A throwaway option, registered as a new setting would be declared in OPTIONS."""
     from chunker.settings._settings import whole_number
 
-    option = chunker.register_option(chunker.Option(
-        "min_chars", 0, lambda value, so_far: whole_number("min_chars", value),
-        help=lambda: "drop nothing shorter than N characters (default 0; a throwaway for the test)",
-        description="A throwaway option of the registry test.", parse=lambda text, flag: whole_number(flag, text),
-        metavar="N", control=chunker.Control("number", "Minimum characters")))
+    option = chunker.register_option(
+        chunker.Option(
+            "min_chars",
+            0,
+            lambda value, so_far: whole_number("min_chars", value),
+            help=lambda: "drop nothing shorter than N characters (default 0; a throwaway for the test)",
+            description="A throwaway option of the registry test.",
+            parse=lambda text, flag: whole_number(flag, text),
+            metavar="N",
+            control=chunker.Control("number", "Minimum characters"),
+        )
+    )
     yield option
     chunker.unregister_option("min_chars")
 
@@ -158,8 +180,16 @@ def test_a_registered_option_reaches_every_surface(min_chars):
     assert 'id="opt-min_chars"' in controls["more"] and 'data-setting="min_chars"' in controls["more"]
     assert "Minimum characters" in controls["more"] and {"key": "min_chars", "id": "opt-min_chars"} in controls["fields"]
     assert "min_chars" in controls["params"] and controls["defaults"]["min_chars"] == "0"
-    page = {"strategy": "recursive", "unit": "tokens", "size": "50", "overlap": "0", "tokenizer": "estimate",
-            "breaks": ["paragraph"], "limit": "", "min_chars": "9"}
+    page = {
+        "strategy": "recursive",
+        "unit": "tokens",
+        "size": "50",
+        "overlap": "0",
+        "tokenizer": "estimate",
+        "breaks": ["paragraph"],
+        "limit": "",
+        "min_chars": "9",
+    }
     settings, _ = worker._settings(json.dumps(page))
     assert settings.min_chars == 9
     failed = worker.run({"text": text}, json.dumps({**page, "min_chars": "nine"}))

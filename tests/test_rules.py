@@ -22,7 +22,7 @@ def test_fixed_windows_start_every_size_minus_overlap_and_the_last_ends_the_text
     assert [c.start_char for c in res] == expected
     assert all(c.chars == 300 for c in res.chunks[:-1]) and res.chunks[-1].end_char == n
     for a, b in zip(res.chunks, res.chunks[1:]):
-        shared = PRIMER[b.start_char:a.end_char]
+        shared = PRIMER[b.start_char : a.end_char]
         assert len(shared) == 45 and a.text.endswith(shared) and b.text.startswith(shared)
 
 
@@ -46,7 +46,7 @@ def test_approx_tokens_are_trimmed_characters_over_four_at_least_one():
 def test_sentence_packing_keeps_sentences_whole_and_the_text_between_them():
     res = chunker.chunk(PRIMER, strategy="sentence", unit="chars", size=300, overlap=0)
     assert all(c.chars <= 300 for c in res)
-    assert [c.text for c in res] == [PRIMER[c.start_char:c.end_char] for c in res]
+    assert [c.text for c in res] == [PRIMER[c.start_char : c.end_char] for c in res]
     joined = " ".join(c.text.replace("\n\n", " ") for c in res)
     assert joined == " ".join(PRIMER_SENTENCES)
     for c in res:  # each chunk is whole sentences, in order

@@ -17,9 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _golden_module():
-    spec = importlib.util.spec_from_file_location(
-        "golden_rules", ROOT / "bench" / "golden_rules.py"
-    )
+    spec = importlib.util.spec_from_file_location("golden_rules", ROOT / "bench" / "golden_rules.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -67,14 +65,85 @@ def assert_contract(text, spans, lo=0, hi=None):
     assert text[prev:hi].strip() == "", f"uncovered text {text[prev:hi]!r}"
 
 
-_atoms = st.sampled_from([
-    "word", "Word", "the", "It", "and", "x" * 41, ".", "!", "?", "?!", "...", "…", ". . .", ",",
-    ";", ":", " ", " ", " ", "  ", "\t", "\n", "\n\n", "\r\n", "\r\n\r\n", "\n \n", "\u00a0",
-    "\u3000", "\x1c", "\u2028", "Dr.", "Mr.", "e.g.", "i.e.", "etc.", "U.S.", "a.m.", "No.",
-    "J.", "I.", "p.", "3.14", "5", "12", "1.", "2.", "1)", "2)", "a.", "b.", "\"", "'", "”",
-    "’", ")", "(", "[", "]", "# ", "- ", "* ", "• ", "⁃", "http://example.com/a.html",
-    "jane.doe@example.com", "file.txt", "😀", "日本語", "。", "！", "？", "，", "、", "」", "中文",
-])
+_atoms = st.sampled_from(
+    [
+        "word",
+        "Word",
+        "the",
+        "It",
+        "and",
+        "x" * 41,
+        ".",
+        "!",
+        "?",
+        "?!",
+        "...",
+        "…",
+        ". . .",
+        ",",
+        ";",
+        ":",
+        " ",
+        " ",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\n\n",
+        "\r\n",
+        "\r\n\r\n",
+        "\n \n",
+        "\u00a0",
+        "\u3000",
+        "\x1c",
+        "\u2028",
+        "Dr.",
+        "Mr.",
+        "e.g.",
+        "i.e.",
+        "etc.",
+        "U.S.",
+        "a.m.",
+        "No.",
+        "J.",
+        "I.",
+        "p.",
+        "3.14",
+        "5",
+        "12",
+        "1.",
+        "2.",
+        "1)",
+        "2)",
+        "a.",
+        "b.",
+        '"',
+        "'",
+        "”",
+        "’",
+        ")",
+        "(",
+        "[",
+        "]",
+        "# ",
+        "- ",
+        "* ",
+        "• ",
+        "⁃",
+        "http://example.com/a.html",
+        "jane.doe@example.com",
+        "file.txt",
+        "😀",
+        "日本語",
+        "。",
+        "！",
+        "？",
+        "，",
+        "、",
+        "」",
+        "中文",
+    ]
+)
 random_text = st.lists(_atoms, max_size=80).map("".join) | st.text(max_size=200)
 
 
@@ -82,7 +151,7 @@ random_text = st.lists(_atoms, max_size=80).map("".join) | st.text(max_size=200)
 def real_slices(draw):
     name, doc = draw(st.sampled_from(real_documents()))
     start = draw(st.integers(0, max(0, len(doc) - 1)))
-    return doc[start:start + draw(st.integers(0, 3000))]
+    return doc[start : start + draw(st.integers(0, 3000))]
 
 
 texts = random_text | real_slices()
@@ -175,8 +244,7 @@ def test_a_range_is_split_as_if_it_were_the_whole_text(case):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["word", "Word", "x", "3", "é", "中", " ", "  ", "\t"]), max_size=60)
-       .map("".join))
+@given(st.lists(st.sampled_from(["word", "Word", "x", "3", "é", "中", " ", "  ", "\t"]), max_size=60).map("".join))
 def test_text_without_terminal_punctuation_is_one_sentence(text):
     expected = [text.strip()] if text.strip() else []
     assert sents(text) == expected
@@ -231,8 +299,7 @@ def test_long_degenerate_runs_are_handled():
         ("Mr. and Mrs. Jones left.", ["Mr. and Mrs. Jones left."]),
         ("Use a tool, e.g. Python. It helps.", ["Use a tool, e.g. Python.", "It helps."]),
         ("Some fruit, i.e. Apples, fell.", ["Some fruit, i.e. Apples, fell."]),
-        ("Bring pens, paper, etc. The rest is here.",
-         ["Bring pens, paper, etc.", "The rest is here."]),
+        ("Bring pens, paper, etc. The rest is here.", ["Bring pens, paper, etc.", "The rest is here."]),
         ("Bring pens, paper, etc. and snacks.", ["Bring pens, paper, etc. and snacks."]),
         ("He moved to the U.S. Army base.", ["He moved to the U.S. Army base."]),
         ("He moved to the U.S. Then he left.", ["He moved to the U.S.", "Then he left."]),
@@ -259,8 +326,7 @@ def test_long_degenerate_runs_are_handled():
         ("It ended . . . . After that, nothing.", ["It ended . . . .", "After that, nothing."]),
         ("It stopped. . . . Then more came.", ["It stopped.", ". . . Then more came."]),
         ("So it ends. . . .", ["So it ends. . . ."]),
-        ('She quoted "the plan [...] works [...]" (Lee 12).',
-         ['She quoted "the plan [...] works [...]" (Lee 12).']),
+        ('She quoted "the plan [...] works [...]" (Lee 12).', ['She quoted "the plan [...] works [...]" (Lee 12).']),
         ("Cut (...) Here it is.", ["Cut (...) Here it is."]),
         # Closing quotes and brackets
         ('He left." Then she came.', ['He left."', "Then she came."]),
@@ -278,18 +344,15 @@ def test_long_degenerate_runs_are_handled():
         ("Is that you, Dr? Yes, it is.", ["Is that you, Dr?", "Yes, it is."]),
         # URLs, emails, file names
         ("Visit example.com today. Bye.", ["Visit example.com today.", "Bye."]),
-        ("Go to https://example.org/a.html. It loads.",
-         ["Go to https://example.org/a.html.", "It loads."]),
-        ("Mail jane.doe@example.com. She replies.",
-         ["Mail jane.doe@example.com.", "She replies."]),
+        ("Go to https://example.org/a.html. It loads.", ["Go to https://example.org/a.html.", "It loads."]),
+        ("Mail jane.doe@example.com. She replies.", ["Mail jane.doe@example.com.", "She replies."]),
         ("Open file.txt and read it. Done.", ["Open file.txt and read it.", "Done."]),
         # Times
         ("We met at 5 p.m. and talked.", ["We met at 5 p.m. and talked."]),
         # Three words ending in an abbreviation are a fragment, not a sentence.
         ("By 9 a.m. Dr. Lee was in.", ["By 9 a.m. Dr. Lee was in."]),
         ("Lee came in at 9 a.m. Dr. Kay left.", ["Lee came in at 9 a.m.", "Dr. Kay left."]),
-        ("The shop closes at 9 p.m. It opens at 8 a.m. daily.",
-         ["The shop closes at 9 p.m.", "It opens at 8 a.m. daily."]),
+        ("The shop closes at 9 p.m. It opens at 8 a.m. daily.", ["The shop closes at 9 p.m.", "It opens at 8 a.m. daily."]),
         # Lowercase continuation after an abbreviation
         ("Talk to Prof. lee first.", ["Talk to Prof. lee first."]),
         ('He paused. "and then?" he said.', ['He paused. "and then?" he said.']),
@@ -306,13 +369,14 @@ def test_must_handle(text, expected):
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ("1. The first item 2. The second item 3. The third item",
-         ["1. The first item", "2. The second item", "3. The third item"]),
+        (
+            "1. The first item 2. The second item 3. The third item",
+            ["1. The first item", "2. The second item", "3. The third item"],
+        ),
         ("1) Buy milk 2) Buy eggs", ["1) Buy milk", "2) Buy eggs"]),
         ("a. Apples b. Pears", ["a. Apples", "b. Pears"]),
         ("• one • two", ["• one", "• two"]),
-        ("Steps:\n1. Open it\n2. Close it\nDone here.",
-         ["Steps:", "1. Open it", "2. Close it", "Done here."]),
+        ("Steps:\n1. Open it\n2. Close it\nDone here.", ["Steps:", "1. Open it", "2. Close it", "Done here."]),
         ("- milk\n- eggs\nThat is all.", ["- milk", "- eggs", "That is all."]),
         ("- a long item that\n  wraps here\n- next", ["- a long item that\n  wraps here", "- next"]),
         ("# Title\nBody text here.", ["# Title", "Body text here."]),

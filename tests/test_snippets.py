@@ -18,11 +18,14 @@ def code_for(filename="doc.md", **options):
     return text, res, snippets.snippets(res.settings, filename)
 
 
-@pytest.mark.parametrize("options", [
-    dict(strategy="recursive", unit="tokens", size=120, overlap="15%", tokenizer="approx"),
-    dict(strategy="sentence", unit="chars", size=400, overlap=40, breaks=("paragraph", "clause")),
-    dict(strategy="fixed", unit="words", size=50, overlap=5, tokenizer="estimate"),
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(strategy="recursive", unit="tokens", size=120, overlap="15%", tokenizer="approx"),
+        dict(strategy="sentence", unit="chars", size=400, overlap=40, breaks=("paragraph", "clause")),
+        dict(strategy="fixed", unit="words", size=50, overlap=5, tokenizer="estimate"),
+    ],
+)
 def test_python_snippet_reproduces_the_view(options, tmp_path, monkeypatch):
     text, res, snips = code_for(**options)
     (tmp_path / "doc.md").write_text(text, encoding="utf-8")
@@ -35,13 +38,19 @@ def test_python_snippet_reproduces_the_view(options, tmp_path, monkeypatch):
 
 def test_cli_line_reproduces_the_export_and_names_the_opened_file(tmp_path):
     name = "my notes (v2).md"
-    text, res, snips = code_for(filename=name, strategy="sentence", unit="chars", size=300, overlap="10%",
-                                breaks=("paragraph", "sentence"))
+    text, res, snips = code_for(
+        filename=name, strategy="sentence", unit="chars", size=300, overlap="10%", breaks=("paragraph", "sentence")
+    )
     (tmp_path / name).write_text(text, encoding="utf-8")
     assert "'my notes (v2).md'" in snips["cli"] and '"my notes (v2).md"' in snips["python"]
-    out = subprocess.run(["sh", "-c", snips["cli"].replace("python", f"'{sys.executable}'", 1)], cwd=tmp_path,
-                         capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-                         timeout=60)
+    out = subprocess.run(
+        ["sh", "-c", snips["cli"].replace("python", f"'{sys.executable}'", 1)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout == chunker.to_jsonl(res)
 
@@ -53,8 +62,11 @@ def test_langchain_snippet_matches_the_strategy(monkeypatch):
 
     # from_tiktoken_encoder would download the vocabulary; hand it the bundled one instead.
     monkeypatch.setattr(tiktoken, "get_encoding", tiktoken_encoding)
-    for options in (dict(unit="chars", size=300, overlap=30), dict(unit="tokens", size=80, overlap="10%", tokenizer="cl100k"),
-                    dict(unit="words", size=60, overlap=6)):
+    for options in (
+        dict(unit="chars", size=300, overlap=30),
+        dict(unit="tokens", size=80, overlap="10%", tokenizer="cl100k"),
+        dict(unit="words", size=60, overlap=6),
+    ):
         text, res, snips = code_for(strategy="langchain", **options)
         assert "langchain" in snips
         scope = {"open": lambda *a, _text=text, **k: _Reader(_text)}
@@ -83,7 +95,7 @@ def test_every_argument_of_the_command_line_snippet_is_quoted(tmp_path):
     res = chunker.chunk(sample_document(), size=100, overlap=0, tokenizer=tok)
     line = snippets.snippets(res.settings, "my notes; rm -rf $HOME.md")["cli"]
     assert line.startswith("python -m chunker ")
-    echo = "printf '%s\\n'" + line[len("python -m chunker"):]
+    echo = "printf '%s\\n'" + line[len("python -m chunker") :]
     out = subprocess.run(["/bin/sh", "-c", echo], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     args = out.splitlines()
     assert args[0] == "my notes; rm -rf $HOME.md"

@@ -7,8 +7,10 @@ import pytest
 import chunker
 from tests.texts import PRIMER, ROOT, real_documents
 
-LONG_SENTENCE = ("This sentence keeps going with many plain words so that it cannot possibly fit "
-                 "inside a small chunk of forty characters without being cut somewhere.")
+LONG_SENTENCE = (
+    "This sentence keeps going with many plain words so that it cannot possibly fit "
+    "inside a small chunk of forty characters without being cut somewhere."
+)
 
 
 def texts(res):
@@ -16,6 +18,7 @@ def texts(res):
 
 
 # --- fixed -------------------------------------------------------------------------------
+
 
 def test_fixed_tokens_are_windows_of_exactly_size_tokens():
     res = chunker.chunk(PRIMER * 3, strategy="fixed", unit="tokens", size=64, overlap=16, tokenizer="cl100k")
@@ -29,7 +32,7 @@ def test_fixed_tokens_never_cut_inside_a_character():
     res = chunker.chunk(text, strategy="fixed", unit="tokens", size=7, overlap=2, tokenizer="o200k")
     assert "".join(c.text for c in res).replace("\ufffd", "") != ""
     for c in res:
-        assert "\ufffd" not in c.text and text[c.start_char:c.end_char] == c.text
+        assert "\ufffd" not in c.text and text[c.start_char : c.end_char] == c.text
 
 
 def test_fixed_words_counts_words():
@@ -46,9 +49,12 @@ def test_fixed_with_estimated_tokens_stays_within_size():
 
 # --- sentence ----------------------------------------------------------------------------
 
+
 def test_sentence_handles_abbreviations_decimals_quotes_and_cjk():
-    doc = ('Dr. Smith paid $3.50, e.g. for the U.S. office. "Is it done?" she asked. '
-           'He said "yes." Then he left... Later, J. R. R. Tolkien wrote.\n\n今日は晴れ。明日は雨！本当？')
+    doc = (
+        'Dr. Smith paid $3.50, e.g. for the U.S. office. "Is it done?" she asked. '
+        'He said "yes." Then he left... Later, J. R. R. Tolkien wrote.\n\n今日は晴れ。明日は雨！本当？'
+    )
     got = texts(chunker.chunk(doc, strategy="sentence", size=0))
     assert got[0] == "Dr. Smith paid $3.50, e.g. for the U.S. office."
     assert got[-3:] == ["今日は晴れ。", "明日は雨！", "本当？"]
@@ -61,7 +67,7 @@ def test_sentence_packs_whole_sentences_and_overlaps_whole_sentences():
         assert c.text[-1] == "." and "mid_sentence" not in c.flags
     for a, b in zip(res.chunks, res.chunks[1:]):
         if b.overlap_chars:
-            shared = PRIMER[b.start_char:a.end_char]
+            shared = PRIMER[b.start_char : a.end_char]
             assert shared.endswith(".") and len(shared) <= 100
 
 
@@ -71,7 +77,7 @@ def test_sentence_longer_than_size_is_cut_between_words_and_flagged():
     assert len(cut) >= 3 and all(c.chars <= 40 for c in res)
     for c in cut:  # between words: each piece starts and ends on a whole word
         assert c.text == c.text.strip()
-        assert LONG_SENTENCE[LONG_SENTENCE.index(c.text) - 1:LONG_SENTENCE.index(c.text)] in ("", " ")
+        assert LONG_SENTENCE[LONG_SENTENCE.index(c.text) - 1 : LONG_SENTENCE.index(c.text)] in ("", " ")
     assert texts(res)[0] == "Short one."
 
 
@@ -85,6 +91,7 @@ def test_sentence_break_points():
 
 
 # --- paragraph ---------------------------------------------------------------------------
+
 
 def test_paragraph_never_splits_and_flags_oversize():
     doc = "Short.\n\n" + LONG_SENTENCE + "\n\nAlso short.\n\nTiny."
@@ -100,6 +107,7 @@ def test_paragraph_blank_lines_may_hold_spaces_and_crlf():
 
 # --- recursive ---------------------------------------------------------------------------
 
+
 def test_recursive_cascade_levels():
     para = "- item one\n- item two\n- item three"
     res = chunker.chunk(para, strategy="recursive", unit="chars", size=12, overlap=0)
@@ -114,12 +122,15 @@ def test_recursive_cascade_levels():
 
 
 def test_recursive_skips_line_breaks_inside_wrapped_sentences():
-    doc = ("The quick brown fox jumps over the lazy dog and keeps\nrunning through the field until it\n"
-           "reaches the river. Then it rests by\nthe water for a while.")
+    doc = (
+        "The quick brown fox jumps over the lazy dog and keeps\nrunning through the field until it\n"
+        "reaches the river. Then it rests by\nthe water for a while."
+    )
     res = chunker.chunk(doc, strategy="recursive", unit="chars", size=110, overlap=0)
     assert [c.text.replace("\n", " ") for c in res] == [
         "The quick brown fox jumps over the lazy dog and keeps running through the field until it reaches the river.",
-        "Then it rests by the water for a while."]
+        "Then it rests by the water for a while.",
+    ]
 
 
 def test_recursive_reports_real_overlap_and_where_it_dropped():
@@ -196,15 +207,20 @@ def test_markdown_setext_and_consecutive_headings():
 
 # --- flags and stats ---------------------------------------------------------------------
 
+
 def test_each_flag():
-    res = chunker.chunk("Ends without a stop\n\n## Heading\n\n" + "Long words here. " * 70, strategy="paragraph",
-                        unit="chars", size=1000, overlap=0)
+    res = chunker.chunk(
+        "Ends without a stop\n\n## Heading\n\n" + "Long words here. " * 70,
+        strategy="paragraph",
+        unit="chars",
+        size=1000,
+        overlap=0,
+    )
     c = res.chunks[0]
     assert {"mid_sentence", "fragment", "orphan_heading"} <= set(c.flags)
     res = chunker.chunk("A closed block:\n\n```\ncode\n```", strategy="paragraph", unit="chars", size=10, overlap=0)
     assert "mid_sentence" not in res.chunks[-1].flags and "oversize" in res.chunks[-1].flags
-    assert set(chunker.FLAGS) == {"mid_sentence", "fragment", "orphan_heading", "oversize", "split_sentence",
-                                  "truncated", "tiny"}
+    assert set(chunker.FLAGS) == {"mid_sentence", "fragment", "orphan_heading", "oversize", "split_sentence", "truncated", "tiny"}
     res = chunker.chunk("One two three four.\n\nFive.", unit="chars", size=19, overlap=0, min_size=6)
     assert [c.flags for c in res] == [(), ("tiny",)]
     res = chunker.chunk("word " * 300, unit="chars", size=600, overlap=0, model_max=100)
@@ -226,8 +242,7 @@ def test_stats_count_duplicated_and_embedding_tokens():
     res = chunker.chunk(PRIMER, strategy="fixed", unit="chars", size=300, overlap=45, tokenizer="o200k")
     s = res.stats
     assert s.exact and s.chunks == 4 and s.embedding_tokens == sum(c.tokens for c in res)
-    dup = sum(chunker.count_tokens(PRIMER[b.start_char:a.end_char], "o200k")
-              for a, b in zip(res.chunks, res.chunks[1:]))
+    dup = sum(chunker.count_tokens(PRIMER[b.start_char : a.end_char], "o200k") for a, b in zip(res.chunks, res.chunks[1:]))
     assert s.duplicated_tokens == dup
     assert s.duplicated_pct == round(100 * dup / s.document_tokens, 2)
     last = len(PRIMER) - res.chunks[-1].start_char
@@ -290,7 +305,9 @@ def test_a_registered_strategy_may_return_span_tuples_or_columns():
             register_strategy(Strategy("halves", "Two halves.", function=fn))
             res = chunker.chunk("One two three. Four five six.", strategy="halves", unit="chars", size=100, overlap=0)
             assert [(c.text, c.headings, "split_sentence" in c.flags) for c in res] == [
-                ("One two three.", ("Top",), False), ("Four five six.", ("Top", "Sub"), True)]
+                ("One two three.", ("Top",), False),
+                ("Four five six.", ("Top", "Sub"), True),
+            ]
     finally:
         STRATEGIES.pop("halves", None)
 
@@ -301,13 +318,12 @@ def test_page_strategy_gives_each_pdf_page_its_chunks_and_never_merges_pages():
     assert len(doc.pages) > 1
     whole = doc.chunk(strategy="page", size=0)
     bounds = [*doc.pages, len(doc.text)]
-    assert [c.text for c in whole] == [doc.text[a:b].strip() for a, b in zip(bounds, bounds[1:])
-                                       if doc.text[a:b].strip()]
+    assert [c.text for c in whole] == [doc.text[a:b].strip() for a, b in zip(bounds, bounds[1:]) if doc.text[a:b].strip()]
     assert [c.page_start for c in whole] == list(range(1, len(whole) + 1))
     small = doc.chunk(strategy="page", unit="chars", size=120, overlap=20, min_size=60)
     assert len(small) > len(whole)
     for c in small:
-        assert c.page_start == c.page_end and doc.text[c.start_char:c.end_char] == c.text
+        assert c.page_start == c.page_end and doc.text[c.start_char : c.end_char] == c.text
         assert c.chars <= 120 or "oversize" in c.flags
     # A text without pages is one page.
     assert [c.text for c in chunker.chunk("One. Two.\n\nThree.", strategy="page", size=100)] == ["One. Two.\n\nThree."]

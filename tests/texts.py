@@ -56,7 +56,7 @@ def debian_documents() -> tuple[tuple[str, str], ...]:
         md = ""
     for i in range(3 if md else 0):
         start = md.find("\n# ", i * len(md) // 3)
-        docs.append((f"python-docs-{i}.md", md[start:start + 30000]))
+        docs.append((f"python-docs-{i}.md", md[start : start + 30000]))
     for kind in ("german", "dutch", "cjk"):
         try:
             samples = corpus.samples(kind)

@@ -58,12 +58,16 @@ def ensure_venv(venv: Path, requirements: Path) -> Path:
         _run([sys.executable, "-m", "venv", str(venv)], f"creating {venv}")
     hashes = ["--require-hashes"] if lock.suffix == ".lock" else []
     print(f"set-up: installing {lock.name} into {venv.name}", flush=True)
-    _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *hashes,
-          "-r", str(lock)], f"pip install -r {lock.name}")
+    _run(
+        [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *hashes, "-r", str(lock)],
+        f"pip install -r {lock.name}",
+    )
     if extra:
         hashes = ["--require-hashes"] if nodeps.suffix == ".lock" else []
-        _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *hashes,
-              "--no-deps", "-r", str(nodeps)], f"pip install --no-deps -r {nodeps.name}")
+        _run(
+            [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *hashes, "--no-deps", "-r", str(nodeps)],
+            f"pip install --no-deps -r {nodeps.name}",
+        )
     stamp.write_text(digest + "\n")
     return python
 
@@ -71,8 +75,9 @@ def ensure_venv(venv: Path, requirements: Path) -> Path:
 def missing_debian_packages(names: Iterable[str]) -> list:
     missing = []
     for name in names:
-        r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", name],
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        r = subprocess.run(
+            ["dpkg-query", "-W", "-f=${Status}", name], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        )
         if "install ok installed" not in r.stdout:
             missing.append(name)
     return missing
@@ -86,12 +91,14 @@ def ensure_debian_packages(names: Iterable[str]) -> None:
     if not missing:
         return
     if hasattr(os, "geteuid") and os.geteuid() != 0:
-        raise SetupError(f"missing Debian packages {' '.join(missing)}: run as root, or "
-                         f"sudo apt-get install -y {' '.join(missing)}")
+        raise SetupError(
+            f"missing Debian packages {' '.join(missing)}: run as root, or sudo apt-get install -y {' '.join(missing)}"
+        )
     print(f"set-up: apt-get install {' '.join(missing)}", flush=True)
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     subprocess.run(["apt-get", "update", "-qq"], env=env, stdout=subprocess.DEVNULL)
-    result = subprocess.run(["apt-get", "install", "-y", "-qq", *missing], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    result = subprocess.run(
+        ["apt-get", "install", "-y", "-qq", *missing], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     if result.returncode != 0:
         raise SetupError("apt-get install failed:\n" + result.stdout[-2000:])

@@ -65,14 +65,12 @@ def bert() -> dict[str, tuple[tuple[int, int], ...]]:
     # Characters HF's NFD leaves alone: the strip step sees them as they are.
     alone = [cp for cp in cps if cp != 10]
     alone = [cp for cp, r in zip(alone, _each(nfd, [chr(cp) for cp in alone])) if r == chr(cp)]
-    strip = normalizers.BertNormalizer(clean_text=False, handle_chinese_chars=False,
-                                       strip_accents=True, lowercase=False)
+    strip = normalizers.BertNormalizer(clean_text=False, handle_chinese_chars=False, strip_accents=True, lowercase=False)
     mn = {cp for cp, r in zip(alone, _each(strip, [chr(cp) for cp in alone])) if not r}
     mn_ucd = {cp for cp in alone if cat[cp] == "Mn"}
 
     # clean_text removes "\0", U+FFFD and control characters (tab, LF and CR are whitespace).
-    clean = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=False,
-                                       strip_accents=False, lowercase=False)
+    clean = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=False, strip_accents=False, lowercase=False)
     some = [cp for cp in cps if cp not in (0, 0x61, 0xFFFD)]
     other = {cp for cp, r in zip(some, _each(clean, [chr(cp) for cp in some], "a")) if not r}
     other_ucd = {cp for cp in some if cat[cp] in ("Cc", "Cf", "Co") and cp not in (9, 10, 13)}
@@ -80,8 +78,7 @@ def bert() -> dict[str, tuple[tuple[int, int], ...]]:
     pieces = pre_tokenizers.BertPreTokenizer().pre_tokenize_str("x".join(map(chr, cps)))
     punct = {ord(p) for p, _ in pieces if len(p) == 1 and p != "x"}
     punct_ucd = {cp for cp in cps if cat[cp][0] == "P" or cp in ASCII_PUNCT} - {ord("x")}
-    return {"mn": _flips(mn, mn_ucd), "other": _flips(other, other_ucd),
-            "punct": _flips(punct, punct_ucd)}
+    return {"mn": _flips(mn, mn_ucd), "other": _flips(other, other_ucd), "punct": _flips(punct, punct_ucd)}
 
 
 def _relevant(c: str) -> bool:
@@ -103,9 +100,9 @@ def unknown_to_normalizers() -> tuple[tuple[int, int], ...]:
     if unicodedata.unidata_version < _ucd.UNICODE_VERSION:
         raise SystemExit(f"needs a Python with Unicode {_ucd.UNICODE_VERSION} or newer")
     cps = [cp for cp in _code_points() if cp > 0x7F and _ucd.category(chr(cp)) != "Cn"]
-    probes: dict[str, list[str]] = {chr(cp): [chr(cp), f"a{chr(cp)}\u0334", f"a\u0301{chr(cp)}",
-                                              f"a\u0334{chr(cp)}"]
-                                    for cp in cps if _relevant(chr(cp))}
+    probes: dict[str, list[str]] = {
+        chr(cp): [chr(cp), f"a{chr(cp)}\u0334", f"a\u0301{chr(cp)}", f"a\u0334{chr(cp)}"] for cp in cps if _relevant(chr(cp))
+    }
     # Primary composites: both halves are probed together.
     for cp in cps:
         d = unicodedata.normalize("NFD", chr(cp))
@@ -129,8 +126,13 @@ def unknown_to_normalizers() -> tuple[tuple[int, int], ...]:
 
 def tables() -> dict[str, tuple[tuple[int, int], ...]]:
     b = bert()
-    return {"FLIP_MARK": marks(), "FLIP_MN": b["mn"], "FLIP_OTHER": b["other"],
-            "FLIP_PUNCT": b["punct"], "NEW_FOR_HF_NORMALIZERS": unknown_to_normalizers()}
+    return {
+        "FLIP_MARK": marks(),
+        "FLIP_MN": b["mn"],
+        "FLIP_OTHER": b["other"],
+        "FLIP_PUNCT": b["punct"],
+        "NEW_FOR_HF_NORMALIZERS": unknown_to_normalizers(),
+    }
 
 
 def source(name: str, ranges: tuple[tuple[int, int], ...]) -> str:
@@ -155,8 +157,7 @@ def main(argv: list[str]) -> int:
 
         bad = [n for n, r in found.items() if tuple(getattr(_unicode, n)) != r]
         for n in bad:
-            print(f"{n} differs from HF's answer: run tools/hf_unicode.py and paste it",
-                  file=sys.stderr)
+            print(f"{n} differs from HF's answer: run tools/hf_unicode.py and paste it", file=sys.stderr)
         return 1 if bad else 0
     for n, r in found.items():
         print(source(n, r))

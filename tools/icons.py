@@ -58,14 +58,22 @@ def read_svg(text: str) -> tuple[float, list[Rect]]:
     """
     view_box = re.search(r'viewBox="([^"]+)"', text)
     if view_box is None:
-        raise ValueError("the icon's SVG has no viewBox: give it one such as viewBox=\"0 0 32 32\"")
+        raise ValueError('the icon\'s SVG has no viewBox: give it one such as viewBox="0 0 32 32"')
     box = [float(v) for v in view_box.group(1).split()]
     rects = []
     for attrs in re.findall(r"<rect([^>]*)/>", text):
         a = dict(re.findall(r'([\w-]+)="([^"]*)"', attrs))
         colour = a["fill"].lstrip("#")
-        rects.append(Rect(float(a.get("x", 0)), float(a.get("y", 0)), float(a["width"]), float(a["height"]),
-                          float(a.get("rx", 0)), (int(colour[0:2], 16), int(colour[2:4], 16), int(colour[4:6], 16))))
+        rects.append(
+            Rect(
+                float(a.get("x", 0)),
+                float(a.get("y", 0)),
+                float(a["width"]),
+                float(a["height"]),
+                float(a.get("rx", 0)),
+                (int(colour[0:2], 16), int(colour[2:4], 16), int(colour[4:6], 16)),
+            )
+        )
     return box[2], rects
 
 
@@ -74,7 +82,8 @@ def maskable(size: float, rects: list[Rect]) -> list[Rect]:
     background, *bars = rects
     k, c = 0.8, size / 2
     return [Rect(0, 0, size, size, 0, background.rgb)] + [
-        Rect(c + (b.x - c) * k, c + (b.y - c) * k, b.w * k, b.h * k, b.r * k, b.rgb) for b in bars]
+        Rect(c + (b.x - c) * k, c + (b.y - c) * k, b.w * k, b.h * k, b.r * k, b.rgb) for b in bars
+    ]
 
 
 def draw(pixels: int, size: float, rects: list[Rect]) -> bytes:
@@ -125,9 +134,11 @@ def png(pixels: int, rows: bytes) -> bytes:
 def icons() -> dict[str, bytes]:
     """File name under static/icons/ -> the PNG's bytes."""
     size, rects = read_svg(SVG.read_text(encoding="utf-8"))
-    return {"icon-192.png": png(192, draw(192, size, rects)),
-            "icon-512.png": png(512, draw(512, size, rects)),
-            "maskable-512.png": png(512, draw(512, size, maskable(size, rects)))}
+    return {
+        "icon-192.png": png(192, draw(192, size, rects)),
+        "icon-512.png": png(512, draw(512, size, rects)),
+        "maskable-512.png": png(512, draw(512, size, maskable(size, rects))),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,8 +19,15 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 # Record the page's clock when the interface and the first view are up.
 MARKS = """
@@ -47,8 +54,9 @@ def main() -> int:
 
     from playwright.sync_api import sync_playwright
 
-    server = subprocess.Popen([sys.executable, str(ROOT / "serve.py"), "--port", "0", "--quiet"],
-                              stdout=subprocess.PIPE, text=True, cwd=str(ROOT))
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "serve.py"), "--port", "0", "--quiet"], stdout=subprocess.PIPE, text=True, cwd=str(ROOT)
+    )
     cold, warm = [], []
     try:
         assert server.stdout is not None
@@ -73,8 +81,10 @@ def main() -> int:
             server.stdout.close()
     for name, runs in (("cold", cold), ("warm", warm)):
         ui, worker, ready = (statistics.median(r[i] for r in runs) / 1000 for i in range(3))
-        print(f"{name}: interface ready {ui:.2f} s, Python worker ready {worker:.2f} s, "
-              f"first chunks shown {ready:.2f} s (median of {len(runs)})")
+        print(
+            f"{name}: interface ready {ui:.2f} s, Python worker ready {worker:.2f} s, "
+            f"first chunks shown {ready:.2f} s (median of {len(runs)})"
+        )
     return 0
 
 

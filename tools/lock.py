@@ -18,8 +18,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 UV = "uv==0.9.30"
 PYTHON = "3.11"
-SOURCES = [(ROOT / "requirements-test.txt", []), (ROOT / "requirements-test-nodeps.txt", ["--no-deps"]),
-           (ROOT / "bench" / "requirements.txt", [])]
+SOURCES = [
+    (ROOT / "requirements-test.txt", []),
+    (ROOT / "requirements-test-nodeps.txt", ["--no-deps"]),
+    (ROOT / "bench" / "requirements.txt", []),
+]
 
 
 def main() -> int:
@@ -29,12 +32,30 @@ def main() -> int:
         subprocess.run([str(venv / "bin" / "pip"), "install", "-q", UV], check=True)
         for source, extra in SOURCES:
             lock = source.with_suffix(".lock")
-            subprocess.run([str(venv / "bin" / "uv"), "pip", "compile", str(source), "--generate-hashes",
-                            "--universal", "--python-version", PYTHON, "--quiet", "--no-header", *extra,
-                            "-o", str(lock)], check=True, cwd=ROOT)
-            header = (f"# Made by `python tools/lock.py` ({UV}) from {source.relative_to(ROOT)}: do not edit.\n"
-                      "# Every package pinned by version and hash; tools/bootstrap.py installs it with\n"
-                      "# pip --require-hashes.\n")
+            subprocess.run(
+                [
+                    str(venv / "bin" / "uv"),
+                    "pip",
+                    "compile",
+                    str(source),
+                    "--generate-hashes",
+                    "--universal",
+                    "--python-version",
+                    PYTHON,
+                    "--quiet",
+                    "--no-header",
+                    *extra,
+                    "-o",
+                    str(lock),
+                ],
+                check=True,
+                cwd=ROOT,
+            )
+            header = (
+                f"# Made by `python tools/lock.py` ({UV}) from {source.relative_to(ROOT)}: do not edit.\n"
+                "# Every package pinned by version and hash; tools/bootstrap.py installs it with\n"
+                "# pip --require-hashes.\n"
+            )
             lock.write_text(header + lock.read_text(encoding="utf-8"), encoding="utf-8")
             print(f"{lock.relative_to(ROOT)}: {sum(1 for x in lock.read_text().splitlines() if '==' in x)} packages")
     return 0

@@ -42,8 +42,13 @@ OWN = frozenset({SERVICE_WORKER, CODE, LIST_URL})
 """The service worker's own scripts: the browser fetches and updates them itself, never through
 the service worker, so they are not in its list."""
 
-RUNTIME_FILES = ("pyodide/pyodide.asm.wasm", "pyodide/pyodide-lock.json", "micropython/micropython.wasm",
-                 runtime.APP_ZIP, runtime.STDLIB_MODULE)
+RUNTIME_FILES = (
+    "pyodide/pyodide.asm.wasm",
+    "pyodide/pyodide-lock.json",
+    "micropython/micropython.wasm",
+    runtime.APP_ZIP,
+    runtime.STDLIB_MODULE,
+)
 """Files of the runtime that the page loads at every start without naming them: the interpreters
 fetch them (static/vendor/, relative). The standard library the page loads is added from the stamp."""
 
@@ -77,7 +82,7 @@ def precached(rel: str, references: set[str], stdlib: str | None) -> bool:
     """
     if not rel.startswith(VENDOR_URL + "/"):
         return True  # the page's own files: small, and all of them in use
-    inside = rel[len(VENDOR_URL) + 1:]
+    inside = rel[len(VENDOR_URL) + 1 :]
     return rel in references or inside in RUNTIME_FILES or inside == stdlib
 
 
@@ -96,8 +101,10 @@ def manifest(hashes: dict[str, str], references: set[str], stdlib: str | None, c
 
 def script(listing: dict) -> bytes:
     """``static/vendor/offline.js``: the list as the global ``OFFLINE`` that static/sw.js reads."""
-    return ("// Written by serve.py (tools/offline.py): the page's files the service worker keeps.\n"
-            f"self.OFFLINE = {json.dumps(listing, indent=1, sort_keys=True)};\n").encode()
+    return (
+        "// Written by serve.py (tools/offline.py): the page's files the service worker keeps.\n"
+        f"self.OFFLINE = {json.dumps(listing, indent=1, sort_keys=True)};\n"
+    ).encode()
 
 
 def current(root: Path) -> dict:

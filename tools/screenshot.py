@@ -19,8 +19,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 QUERY = "?strategy=recursive&unit=tokens&size=120&overlap=20%25&tokenizer=estimate&limit=minilm"
 OUT = {"light": ROOT / "docs" / "screenshot.png", "dark": ROOT / "docs" / "screenshot-dark.png"}
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def main() -> int:
@@ -33,8 +40,9 @@ def main() -> int:
 
     from playwright.sync_api import sync_playwright
 
-    server = subprocess.Popen([sys.executable, str(ROOT / "serve.py"), "--port", "0", "--quiet"],
-                              stdout=subprocess.PIPE, text=True, cwd=str(ROOT))
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "serve.py"), "--port", "0", "--quiet"], stdout=subprocess.PIPE, text=True, cwd=str(ROOT)
+    )
     try:
         assert server.stdout is not None
         found = re.search(r"http://[\d.]+:\d+/", server.stdout.readline())
@@ -62,8 +70,9 @@ def shoot(browser, url: str, scheme: str, out: Path, args: argparse.Namespace) -
     page.hover("#cards .card[data-chunk-index='1']")
     height = page.evaluate("document.documentElement.scrollHeight")
     out.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(out), full_page=True,
-                    clip={"x": 0, "y": 0, "width": args.width, "height": min(height, args.max_height)})
+    page.screenshot(
+        path=str(out), full_page=True, clip={"x": 0, "y": 0, "width": args.width, "height": min(height, args.max_height)}
+    )
     page.close()
     print(f"wrote {out.relative_to(ROOT)}")
 

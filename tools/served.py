@@ -16,8 +16,9 @@ from pathlib import Path
 
 from tools import site
 
-COMPRESSIBLE = frozenset({".html", ".css", ".js", ".mjs", ".wasm", ".json", ".webmanifest", ".toml", ".py",
-                          ".md", ".txt", ".svg", ".ico"})
+COMPRESSIBLE = frozenset(
+    {".html", ".css", ".js", ".mjs", ".wasm", ".json", ".webmanifest", ".toml", ".py", ".md", ".txt", ".svg", ".ico"}
+)
 """What gzip shrinks; zips, wheels and PNGs are compressed already."""
 
 

@@ -138,16 +138,23 @@ def site_signature(root: Path) -> tuple:
     it lists (adding, removing or re-linking a file changes its folder's time)."""
     top = os.fspath(root)
     static = os.path.join(top, "static")
-    paths = [top, os.path.join(top, "app"), os.path.join(top, os.fspath(runtime.VENDOR), runtime.STAMP),
-             *(os.path.join(top, name) for name in PAGE_FILES)]
+    paths = [
+        top,
+        os.path.join(top, "app"),
+        os.path.join(top, os.fspath(runtime.VENDOR), runtime.STAMP),
+        *(os.path.join(top, name) for name in PAGE_FILES),
+    ]
     folders = [static]
     while folders:
         folder = folders.pop()
         paths.append(folder)
         try:
             with os.scandir(folder) as entries:
-                folders += [e.path for e in entries if e.is_dir(follow_symlinks=False) and plain_path(e.name)
-                            and not (folder == static and e.name == "vendor")]
+                folders += [
+                    e.path
+                    for e in entries
+                    if e.is_dir(follow_symlinks=False) and plain_path(e.name) and not (folder == static and e.name == "vendor")
+                ]
         except OSError:
             pass
     out: list[tuple] = []
@@ -282,8 +289,7 @@ def check_target(root: Path, out: Path) -> Path:
     except OSError as exc:
         raise SiteError(f"cannot build into {out}: cannot read it ({exc.strerror}); name a new or empty folder") from None
     if foreign:
-        raise SiteError(f"refusing to build into {out}: it holds {foreign}; name a new or empty folder "
-                        "(nothing was deleted)")
+        raise SiteError(f"refusing to build into {out}: it holds {foreign}; name a new or empty folder (nothing was deleted)")
     return out
 
 

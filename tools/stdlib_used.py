@@ -35,7 +35,7 @@ HEADER = """\
 # when the app starts importing more (tests/test_offline.py checks the list is current).
 """
 
-WORKLOAD = r'''
+WORKLOAD = r"""
 import json, sys
 import chunker
 from app import worker
@@ -62,7 +62,7 @@ for fmt in chunker.FORMATS:
 prefix = next(p for p in sys.path if p.endswith(".zip")) + "/"
 json.dumps(sorted({f[len(prefix):] for m in list(sys.modules.values())
                    if isinstance(f := getattr(m, "__file__", None), str) and f.startswith(prefix)}))
-'''
+"""
 
 
 class ListError(Exception):
@@ -83,8 +83,15 @@ def used(root: Path = ROOT, *, download: bool = True) -> list[str]:
         app.write_bytes(runtime.app_zip_bytes(root))  # the sources: nothing compiled yet
         workload = Path(tmp) / "workload.py"
         workload.write_text(WORKLOAD, encoding="utf-8")
-        cmd = [node, str(runtime.TOOLS / "stdlib_used.mjs"), str(vendor / "pyodide"), str(app), str(wheel),
-               str(workload), str(root / "app" / "sample.md")]
+        cmd = [
+            node,
+            str(runtime.TOOLS / "stdlib_used.mjs"),
+            str(vendor / "pyodide"),
+            str(app),
+            str(wheel),
+            str(workload),
+            str(root / "app" / "sample.md"),
+        ]
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
         raise ListError(f"running the worker under Node.js failed: {runtime.error_line(done.stderr)}")
@@ -114,8 +121,11 @@ def main(argv: list[str] | None = None) -> int:
         have = listed(runtime.STDLIB_COMPILED.read_text(encoding="utf-8"))
         if have != members:
             missing, extra = sorted(set(members) - set(have)), sorted(set(have) - set(members))
-            print(f"error: tools/stdlib_compiled.txt is not what the worker imports (missing {missing}, "
-                  f"no longer imported {extra}); run python tools/stdlib_used.py", file=sys.stderr)
+            print(
+                f"error: tools/stdlib_compiled.txt is not what the worker imports (missing {missing}, "
+                f"no longer imported {extra}); run python tools/stdlib_used.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     runtime.STDLIB_COMPILED.write_text(text, encoding="utf-8")

@@ -21,14 +21,14 @@ class Controls:
 
     def __init__(self):
         self.worker = None
-        self.own_help = {}      # help texts of tokenizers the reader loaded (tokenizer.json)
+        self.own_help = {}  # help texts of tokenizers the reader loaded (tokenizer.json)
         self.in_worker = set()  # which of them the worker holds (a restarted one holds none)
-        self.model_max = 0      # the limit of the tokenizer.json in use, if it has one
-        self.info = None        # the worker's `controls` (registries, help texts, defaults)
-        self.pct = None         # overlap as a percentage (a string such as "15"), or None for a count
-        self.unit = "tokens"    # the unit the size is in now (to convert on a unit switch)
-        self.help_for = None    # the (strategy, unit, tokenizer) the help texts were written for
-        self.notice = ""        # what a link asked for that could not be used, until the user acts
+        self.model_max = 0  # the limit of the tokenizer.json in use, if it has one
+        self.info = None  # the worker's `controls` (registries, help texts, defaults)
+        self.pct = None  # overlap as a percentage (a string such as "15"), or None for a count
+        self.unit = "tokens"  # the unit the size is in now (to convert on a unit switch)
+        self.help_for = None  # the (strategy, unit, tokenizer) the help texts were written for
+        self.notice = ""  # what a link asked for that could not be used, until the user acts
         self.url_dirty = False  # the address is behind the settings
 
 

@@ -81,8 +81,11 @@ def on_paste(event):
         text_changed()
     if BRIDGE.pastedCR():
         # Said, not silently done: a pipeline that reads the original file counts the CRs.
-        toast("Pasted CR LF line breaks became LF, as a text box keeps them. Open the file "
-              "instead to chunk it as python -m chunker reads it.", 8)
+        toast(
+            "Pasted CR LF line breaks became LF, as a text box keeps them. Open the file "
+            "instead to chunk it as python -m chunker reads it.",
+            8,
+        )
 
 
 @on("click", "#edit-held")

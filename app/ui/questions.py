@@ -13,9 +13,9 @@ SWEEP_ROWS = 12  # app/questions.py: 3 strategies x 4 sizes
 class Panel:
     def __init__(self):
         self.worker = None
-        self.answers = []    # [start, end] spans selected for the question being written
+        self.answers = []  # [start, end] spans selected for the question being written
         self.sweeping = False
-        self.sweep_id = 0    # a newer sweep (or a new view) stops the one running
+        self.sweep_id = 0  # a newer sweep (or a new view) stops the one running
 
 
 P = Panel()
@@ -58,9 +58,9 @@ def top_k():
 
 
 def said_answers():
-    el("q-answers").textContent = ("" if not P.answers else
-                                   str(len(P.answers)) + (" answer" if len(P.answers) == 1 else " answers") +
-                                   " marked")
+    el("q-answers").textContent = (
+        "" if not P.answers else str(len(P.answers)) + (" answer" if len(P.answers) == 1 else " answers") + " marked"
+    )
 
 
 @on("click", "#q-answer")

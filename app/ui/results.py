@@ -11,10 +11,10 @@ class Results:
 
     def __init__(self):
         self.worker = None
-        self.renders = 0     # views rendered so far (body[data-renders], for tests and debugging)
-        self.version = 0     # of the result the chunk list shows (its cards come from it)
-        self.chunks = 0      # chunks in the view on screen
-        self.doc_chars = 0   # length of the document in the view on screen
+        self.renders = 0  # views rendered so far (body[data-renders], for tests and debugging)
+        self.version = 0  # of the result the chunk list shows (its cards come from it)
+        self.chunks = 0  # chunks in the view on screen
+        self.doc_chars = 0  # length of the document in the view on screen
 
 
 R = Results()
@@ -33,8 +33,7 @@ def render(view, notice):
         show_error(((notice + " ") if notice else "") + view.error)
         el("results").classList.add("stale")
         if R.chunks == 0:
-            el("doc-view").innerHTML = ('<p class="placeholder">No chunks yet: the settings above need a '
-                                        "change first.</p>")
+            el("doc-view").innerHTML = '<p class="placeholder">No chunks yet: the settings above need a change first.</p>'
         return
     show_error(notice)
     el("results").classList.remove("stale")
@@ -131,8 +130,7 @@ def key_card(event):
     if card is None or event.target != card:
         return
     i = int(data(card, "data-chunk-index"))
-    moves = {"ArrowDown": i + 1, "ArrowUp": i - 1, "PageDown": i + 5, "PageUp": i - 5,
-             "Home": 0, "End": R.chunks - 1}
+    moves = {"ArrowDown": i + 1, "ArrowUp": i - 1, "PageDown": i + 5, "PageUp": i - 5, "Home": 0, "End": R.chunks - 1}
     if event.key in ("Enter", " "):
         event.preventDefault()
         go_to(i)

@@ -34,8 +34,7 @@ def add_chunk_options(p: argparse.ArgumentParser, surface: str = "cli") -> None:
     the table's defaults.
     """
     for option in options_for(surface):
-        p.add_argument(option.flag, dest=option.name, default=None, metavar=option.metavar,
-                       help=option.help())
+        p.add_argument(option.flag, dest=option.name, default=None, metavar=option.metavar, help=option.help())
     p.add_argument("--max-chunk-chars", default=None, metavar="N", help=MAX_CHUNK_CHARS_HELP)
 
 
@@ -50,13 +49,15 @@ def given_options(args: argparse.Namespace, surface: str = "cli") -> dict[str, A
 
 
 def add_reading_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--raw", action="store_true",
-                   help="read every file as UTF-8 text: no extraction of PDF, Word or HTML")
-    p.add_argument("--keep-running", action="store_true",
-                   help="keep a PDF's running headers and footers (dropped by default)")
-    p.add_argument("--encoding", default=None, metavar="NAME",
-                   help="the text encoding of text files that are not UTF-8 (cp1252, latin-1, utf-16, "
-                        "shift_jis...); PDF, Word and HTML files say their own (default: UTF-8)")
+    p.add_argument("--raw", action="store_true", help="read every file as UTF-8 text: no extraction of PDF, Word or HTML")
+    p.add_argument("--keep-running", action="store_true", help="keep a PDF's running headers and footers (dropped by default)")
+    p.add_argument(
+        "--encoding",
+        default=None,
+        metavar="NAME",
+        help="the text encoding of text files that are not UTF-8 (cp1252, latin-1, utf-16, "
+        "shift_jis...); PDF, Word and HTML files say their own (default: UTF-8)",
+    )
 
 
 def settings_from(args: argparse.Namespace, surface: str = "cli", **fixed: Any) -> Settings:

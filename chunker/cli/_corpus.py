@@ -18,8 +18,15 @@ from ._inputs import Input
 from ._jobs import Job, Outcome, _attempt
 
 
-def chunk_all(job: Job, items: Sequence[Input], *, jobs: int = 1, stdin_data: bytes | str | None = None,
-              done: Callable[[Input], None] | None = None, stop_on_error: bool = True) -> Iterator[Outcome]:
+def chunk_all(
+    job: Job,
+    items: Sequence[Input],
+    *,
+    jobs: int = 1,
+    stdin_data: bytes | str | None = None,
+    done: Callable[[Input], None] | None = None,
+    stop_on_error: bool = True,
+) -> Iterator[Outcome]:
     """Every input's output in blocks, then its outcome, input after input in input order;
     `done(item)` as each one finishes (in any order). With `jobs` over 1 the files are read
     and chunked by that many worker processes; standard input (whose bytes are `stdin_data`)
@@ -69,8 +76,7 @@ class Progress:
         else:
             when = f"ETA {_clock(elapsed * (1 - done) / done)}" if done > 0 else "ETA --:--"
         bar = "#" * int(30 * done)
-        line = (f"[{bar:.<30}] {self.done_files}/{self.files} files  "
-                f"{self.done_bytes / 1e6:.1f}/{self.bytes / 1e6:.1f} MB  {when}")
+        line = f"[{bar:.<30}] {self.done_files}/{self.files} files  {self.done_bytes / 1e6:.1f}/{self.bytes / 1e6:.1f} MB  {when}"
         try:
             self.stream.write("\r" + line.ljust(self.width))
             self.stream.flush()

@@ -52,13 +52,17 @@ __all__ = ["run"]
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m chunker eval",
-                description="Check how well BM25 retrieves the answers to your questions from the chunks.",
-                epilog=f"With --sweep, the overlap defaults to {SWEEP_OVERLAP} of each size.")
-    p.add_argument("document", metavar="DOCUMENT",
-                   help="a PDF, Word (.docx), HTML or UTF-8 text file; '-' reads standard input")
-    p.add_argument("questions", metavar="QUESTIONS.jsonl",
-                   help='one {"question": ..., "references": [{"start_index": ..., "end_index": ...}]} per line')
+    p = _Parser(
+        prog="python -m chunker eval",
+        description="Check how well BM25 retrieves the answers to your questions from the chunks.",
+        epilog=f"With --sweep, the overlap defaults to {SWEEP_OVERLAP} of each size.",
+    )
+    p.add_argument("document", metavar="DOCUMENT", help="a PDF, Word (.docx), HTML or UTF-8 text file; '-' reads standard input")
+    p.add_argument(
+        "questions",
+        metavar="QUESTIONS.jsonl",
+        help='one {"question": ..., "references": [{"start_index": ..., "end_index": ...}]} per line',
+    )
     # The chunking options, from the table of options; with --sweep, --strategies and --sizes
     # stand for --strategy and --size, and the overlap defaults to 10% of each size.
     add_chunk_options(p, surface="eval")
@@ -66,13 +70,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--top-k", default="5", metavar="K", help="chunks retrieved per question (default 5)")
     p.add_argument("--k1", default="1.5", help="BM25 term-frequency saturation (default 1.5)")
     p.add_argument("--b", default="0.75", help="BM25 length normalisation, 0 to 1 (default 0.75)")
-    p.add_argument("--with-headings", action="store_true",
-                   help="rank each chunk with its heading path before its text, as it is embedded")
+    p.add_argument(
+        "--with-headings", action="store_true", help="rank each chunk with its heading path before its text, as it is embedded"
+    )
     p.add_argument("--sweep", action="store_true", help="evaluate every strategy at every size")
-    p.add_argument("--strategies", default=None,
-                   help=f"with --sweep: comma-separated strategies (default {','.join(SWEEP_STRATEGIES)})")
-    p.add_argument("--sizes", default=None,
-                   help=f"with --sweep: comma-separated sizes (default {','.join(map(str, SWEEP_SIZES))})")
+    p.add_argument(
+        "--strategies", default=None, help=f"with --sweep: comma-separated strategies (default {','.join(SWEEP_STRATEGIES)})"
+    )
+    p.add_argument(
+        "--sizes", default=None, help=f"with --sweep: comma-separated sizes (default {','.join(map(str, SWEEP_SIZES))})"
+    )
     return p
 
 
@@ -124,10 +131,20 @@ def _check_mode(args: argparse.Namespace) -> None:
 
 def _table(rows: Sequence[SweepRow], questions: int) -> str:
     head = ["strategy", "size", "chunks", "recall", "precision", "IoU", "hit rate", "MRR", ""]
-    body = [[r.strategy, str(r.size), str(r.chunks), f"{r.recall:.3f}", f"{r.precision:.3f}",
-             f"{r.iou:.3f}", f"{r.hit_rate:.3f}", f"{r.mrr:.3f}",
-             ("← best " + " and ".join("IoU" if m == "iou" else m for m in r.best)) if r.best else ""]
-            for r in rows]
+    body = [
+        [
+            r.strategy,
+            str(r.size),
+            str(r.chunks),
+            f"{r.recall:.3f}",
+            f"{r.precision:.3f}",
+            f"{r.iou:.3f}",
+            f"{r.hit_rate:.3f}",
+            f"{r.mrr:.3f}",
+            ("← best " + " and ".join("IoU" if m == "iou" else m for m in r.best)) if r.best else "",
+        ]
+        for r in rows
+    ]
     widths = [max(len(line[i]) for line in [head, *body]) for i in range(len(head))]
 
     def fmt(line: list[str]) -> str:
@@ -135,8 +152,10 @@ def _table(rows: Sequence[SweepRow], questions: int) -> str:
         return ("  ".join(cells) + "  " + line[-1]).rstrip()
 
     first = rows[0]
-    note = (f"{len(rows)} settings, unit {first.unit}, overlap {first.overlap}, tokenizer {first.tokenizer}; "
-            f"means over {questions} questions of the top {first.top_k} chunks by BM25")
+    note = (
+        f"{len(rows)} settings, unit {first.unit}, overlap {first.overlap}, tokenizer {first.tokenizer}; "
+        f"means over {questions} questions of the top {first.top_k} chunks by BM25"
+    )
     return "\n".join([fmt(head), *map(fmt, body), note]) + "\n"
 
 
@@ -147,8 +166,14 @@ def _progress(done: int, total: int, err: TextIO) -> None:
     err.flush()
 
 
-def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None, *,
-        prog: str = "python -m chunker eval") -> int:
+def run(
+    argv: Sequence[str],
+    stdin: TextIO | None,
+    stdout: TextIO | None,
+    stderr: TextIO | None,
+    *,
+    prog: str = "python -m chunker eval",
+) -> int:
     try:
         parser = _parser()
         parser.prog = prog
@@ -165,8 +190,7 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
             overlap = common.pop("overlap", SWEEP_OVERLAP)
         else:
             settings = settings_from(args, "eval")
-        document = read_document(args.document, stdin, raw=args.raw, keep_running=args.keep_running,
-                                 encoding=args.encoding)
+        document = read_document(args.document, stdin, raw=args.raw, keep_running=args.keep_running, encoding=args.encoding)
         name = "standard input" if args.questions == "-" else shown_name(args.questions)
         text = read_input(args.questions, stdin)  # its errors name the file themselves
         try:
@@ -174,17 +198,22 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         except ChunkerError as e:
             raise ChunkerError(f"{name}: {e}") from None
         if not questions:
-            raise ChunkerError(f"{name} holds no questions: write one JSON object per line, "
-                               '{"question": ..., "references": [{"start_index": ..., "end_index": ...}]}')
+            raise ChunkerError(
+                f"{name} holds no questions: write one JSON object per line, "
+                '{"question": ..., "references": [{"start_index": ..., "end_index": ...}]}'
+            )
         if args.sweep:
-            rows = _sweep(document, questions, strategies, sizes, overlap, common, top_k, k1, b,
-                          args.with_headings, limit, stderr)
-            out = (_table(rows, len(questions)) if stdout is not None and stdout.isatty() else
-                   "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in rows))
+            rows = _sweep(
+                document, questions, strategies, sizes, overlap, common, top_k, k1, b, args.with_headings, limit, stderr
+            )
+            out = (
+                _table(rows, len(questions))
+                if stdout is not None and stdout.isatty()
+                else "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in rows)
+            )
         else:
             result = document.run(settings, max_chunk_chars=limit)
-            ev = evaluate(document, result, questions, top_k=top_k, k1=k1, b=b,
-                          with_headings=args.with_headings)
+            ev = evaluate(document, result, questions, top_k=top_k, k1=k1, b=b, with_headings=args.with_headings)
             out = json.dumps(ev.to_dict(), ensure_ascii=False) + "\n"
     except ChunkerError as e:
         _say(stderr, str(e))
@@ -199,11 +228,33 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
     return 0
 
 
-def _sweep(document: Document, questions: Sequence[Question], strategies: list[str], sizes: list[int],
-           overlap: int | str, common: dict[str, Any], top_k: int, k1: float, b: float, with_headings: bool,
-           max_chunk_chars: int | None, stderr: TextIO | None) -> tuple[SweepRow, ...]:
-    rows = sweep(document, questions, strategies=strategies, sizes=sizes, overlap=overlap, top_k=top_k,
-                 k1=k1, b=b, with_headings=with_headings, max_chunk_chars=max_chunk_chars, **common)
+def _sweep(
+    document: Document,
+    questions: Sequence[Question],
+    strategies: list[str],
+    sizes: list[int],
+    overlap: int | str,
+    common: dict[str, Any],
+    top_k: int,
+    k1: float,
+    b: float,
+    with_headings: bool,
+    max_chunk_chars: int | None,
+    stderr: TextIO | None,
+) -> tuple[SweepRow, ...]:
+    rows = sweep(
+        document,
+        questions,
+        strategies=strategies,
+        sizes=sizes,
+        overlap=overlap,
+        top_k=top_k,
+        k1=k1,
+        b=b,
+        with_headings=with_headings,
+        max_chunk_chars=max_chunk_chars,
+        **common,
+    )
     total = len(strategies) * len(sizes)
     show = stderr is not None and stderr.isatty()
     done = []

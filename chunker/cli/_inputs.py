@@ -35,8 +35,9 @@ class Input:
         return "standard input" if self.path == "-" else self.name
 
 
-def find_inputs(args: Sequence[str], *, recursive: bool = False, keep_going: bool = False,
-                output: str | None = None) -> tuple[list[Input], bool]:
+def find_inputs(
+    args: Sequence[str], *, recursive: bool = False, keep_going: bool = False, output: str | None = None
+) -> tuple[list[Input], bool]:
     """The files `args` name, in order, and whether records should name their file (more than
     one file, or any folder or pattern). A path that exists is taken as it is: a file, or a
     folder whose files are taken (only with `recursive`) in sorted order. Any other path with
@@ -69,18 +70,23 @@ def find_inputs(args: Sequence[str], *, recursive: bool = False, keep_going: boo
         failures: list[Input] = []
         if arg != "-" and os.path.isdir(arg):
             if not recursive:
-                raise ChunkerError(f"{shown_name(arg)}: is a directory: add --recursive to chunk every file "
-                                   "under it, or name the files")
+                raise ChunkerError(
+                    f"{shown_name(arg)}: is a directory: add --recursive to chunk every file under it, or name the files"
+                )
             paths = _walk(arg, fail)
             what = f"{shown_name(arg)}: no files under it (names starting with a dot are skipped)"
         elif arg != "-" and not os.path.lexists(arg) and _MAGIC.search(arg):
             paths = _glob(arg, fail)
-            what = (f"no file matches {shown_name(arg)!r}: check the pattern (names starting "
-                    "with a dot are skipped unless the pattern has the dot)")
+            what = (
+                f"no file matches {shown_name(arg)!r}: check the pattern (names starting "
+                "with a dot are skipped unless the pattern has the dot)"
+            )
         else:
             if ours is not None and arg != "-" and _identity(arg) == ours:
-                raise ChunkerError(f"{shown_name(arg)}: is also the output (--output {shown_name(str(output))}): "
-                                   "write the chunks to another file")
+                raise ChunkerError(
+                    f"{shown_name(arg)}: is also the output (--output {shown_name(str(output))}): "
+                    "write the chunks to another file"
+                )
             found.append(Input(arg, shown_name(arg), _size(arg)))
             continue
         files = [(p, st) for p, st in paths if ours is None or (st.st_dev, st.st_ino) != ours]
@@ -126,8 +132,7 @@ def _walk(folder: str, fail: Callable[[OSError], None]) -> Found:
     paths: Found = []
     for top, dirs, files in os.walk(folder, onerror=fail):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
-        paths.extend((p, st) for f in files if not f.startswith(".")
-                     and (st := _regular(p := os.path.join(top, f))) is not None)
+        paths.extend((p, st) for f in files if not f.startswith(".") and (st := _regular(p := os.path.join(top, f))) is not None)
     return sorted(paths, key=lambda f: _tree_order(f[0]))
 
 
@@ -153,8 +158,11 @@ def _glob(pattern: str, fail: Callable[[OSError], None]) -> Found:
             if part == "**":
                 found.extend(_below(folder, fail, files=last))
             elif _MAGIC.search(part):
-                found.extend(os.path.join(folder, e.name) for e in _listing(folder, fail)
-                             if (part.startswith(".") or not e.name.startswith(".")) and fnmatch.fnmatch(e.name, part))
+                found.extend(
+                    os.path.join(folder, e.name)
+                    for e in _listing(folder, fail)
+                    if (part.startswith(".") or not e.name.startswith(".")) and fnmatch.fnmatch(e.name, part)
+                )
             elif os.path.lexists(p := os.path.join(folder, part)):
                 found.append(p)
         paths = list(dict.fromkeys(found))
@@ -220,9 +228,16 @@ def read_bytes(name: str, stdin: TextIO | None) -> bytes | str:
     return read_file(name, folder="add --recursive to chunk every file under it")
 
 
-def read_document(name: str, stdin: TextIO | None, *, raw: bool = False, keep_running: bool = False,
-                  source: str | None = None, data: bytes | str | None = None,
-                  encoding: str | None = None) -> Document:
+def read_document(
+    name: str,
+    stdin: TextIO | None,
+    *,
+    raw: bool = False,
+    keep_running: bool = False,
+    source: str | None = None,
+    data: bytes | str | None = None,
+    encoding: str | None = None,
+) -> Document:
     """A file (or standard input for '-') as the offsets will index it: a PDF, Word or HTML file
     extracted to text, anything else strict UTF-8 with its byte order mark and CR LF kept
     (`raw`: every file as text). `data`: its bytes, already read."""
@@ -231,5 +246,4 @@ def read_document(name: str, stdin: TextIO | None, *, raw: bool = False, keep_ru
     if isinstance(data, str):
         return Document(data, source=source)
     label = "standard input" if name == "-" else shown_name(name)
-    return Document.from_bytes(data, name=label, raw=raw, keep_running=keep_running, source=source,
-                               encoding=encoding)
+    return Document.from_bytes(data, name=label, raw=raw, keep_running=keep_running, source=source, encoding=encoding)

@@ -50,8 +50,9 @@ def render(job: Job, item: Input, data: bytes | str | None = None) -> Iterator[b
     has no record). Raises ChunkerError before the first block, never after: a file's output
     is never held whole, here or in the parent, and a failed file has written nothing."""
     source = item.name if job.named else None
-    doc = read_document(item.path, None, raw=job.raw, keep_running=job.keep_running, source=source, data=data,
-                        encoding=job.encoding)
+    doc = read_document(
+        item.path, None, raw=job.raw, keep_running=job.keep_running, source=source, data=data, encoding=job.encoding
+    )
     try:
         result = doc.run(job.settings, max_chunk_chars=job.max_chunk_chars)
     except ChunkerError as e:

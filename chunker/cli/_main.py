@@ -47,53 +47,61 @@ from ._signals import Stopped, catch_stopping, end_of
 __all__ = ["OutputError", "read_document", "read_input", "run", "main", "shown_name", "_write"]
 
 
-
-
-
-
-
-
-
-
-
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Split documents into chunks for RAG. Also: `%(prog)s "
-                "extract FILE` (the text a document is chunked as), `%(prog)s eval --help` "
-                "(retrieval check).",
-                epilog="Records carry `source`, the file's path as given or found, when more than one file "
-                       "is chunked or a folder or pattern is named. With several files and stderr on a "
-                       "terminal, a progress bar shows files and MB done and the time left. Exit status: "
-                       "0 done; 2 bad input or "
-                       "settings (nothing written); 1 the output could not be written, or --keep-going "
-                       "left files out.")
-    p.add_argument("files", nargs="*", metavar="PATH",
-                   help="PDF, Word (.docx), HTML or UTF-8 text files; folders (with --recursive); or glob "
-                        "patterns, quoted so that chunker expands them ('docs/**/*.md': ** is any depth of "
-                        "folders, --recursive or not; a pattern that matches no file is an error). Names "
-                        "starting with a dot are skipped in folders and patterns. Folders and patterns give "
-                        "their files in sorted order. '-' or none reads standard input")
-    p.add_argument("--recursive", "-r", action="store_true",
-                   help="chunk every file under the folders given (a folder is an error without it)")
+    p = _Parser(
+        prog=PROG,
+        description="Split documents into chunks for RAG. Also: `%(prog)s "
+        "extract FILE` (the text a document is chunked as), `%(prog)s eval --help` "
+        "(retrieval check).",
+        epilog="Records carry `source`, the file's path as given or found, when more than one file "
+        "is chunked or a folder or pattern is named. With several files and stderr on a "
+        "terminal, a progress bar shows files and MB done and the time left. Exit status: "
+        "0 done; 2 bad input or "
+        "settings (nothing written); 1 the output could not be written, or --keep-going "
+        "left files out.",
+    )
+    p.add_argument(
+        "files",
+        nargs="*",
+        metavar="PATH",
+        help="PDF, Word (.docx), HTML or UTF-8 text files; folders (with --recursive); or glob "
+        "patterns, quoted so that chunker expands them ('docs/**/*.md': ** is any depth of "
+        "folders, --recursive or not; a pattern that matches no file is an error). Names "
+        "starting with a dot are skipped in folders and patterns. Folders and patterns give "
+        "their files in sorted order. '-' or none reads standard input",
+    )
+    p.add_argument(
+        "--recursive",
+        "-r",
+        action="store_true",
+        help="chunk every file under the folders given (a folder is an error without it)",
+    )
     add_chunk_options(p)
-    p.add_argument("--format", default=next(iter(FORMATS)),
-                   help=f"{_names(FORMATS)} (default {next(iter(FORMATS))})")
+    p.add_argument("--format", default=next(iter(FORMATS)), help=f"{_names(FORMATS)} (default {next(iter(FORMATS))})")
     add_reading_options(p)
-    p.add_argument("--output", "-o", metavar="FILE",
-                   help="write to FILE (through a temporary file, renamed only once complete)")
-    p.add_argument("--jobs", "-j", default="1", metavar="N",
-                   help="read and chunk with N worker processes (0: one per CPU); the output is the same, "
-                        "in input order (default 1)")
-    p.add_argument("--keep-going", action="store_true",
-                   help="when a file cannot be read or chunked, write the others' records and list the "
-                        "failed files on stderr at the end (exit status 1); without it nothing is written")
+    p.add_argument("--output", "-o", metavar="FILE", help="write to FILE (through a temporary file, renamed only once complete)")
+    p.add_argument(
+        "--jobs",
+        "-j",
+        default="1",
+        metavar="N",
+        help="read and chunk with N worker processes (0: one per CPU); the output is the same, in input order (default 1)",
+    )
+    p.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="when a file cannot be read or chunked, write the others' records and list the "
+        "failed files on stderr at the end (exit status 1); without it nothing is written",
+    )
     show = p.add_mutually_exclusive_group()
-    show.add_argument("--stats", action="store_true",
-                      help="print the stats as one JSON object (a line per file) instead of the chunks")
-    show.add_argument("--advice", action="store_true",
-                      help="print advice on the chunking as one JSON object (a line per file) instead of the "
-                           "chunks")
+    show.add_argument(
+        "--stats", action="store_true", help="print the stats as one JSON object (a line per file) instead of the chunks"
+    )
+    show.add_argument(
+        "--advice",
+        action="store_true",
+        help="print advice on the chunking as one JSON object (a line per file) instead of the chunks",
+    )
     return p
 
 
@@ -104,16 +112,7 @@ def _jobs(value: str) -> int:
     return n or os.cpu_count() or 1
 
 
-
-
-
-
-
-
-
-
-def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None, *,
-        prog: str = PROG) -> int:
+def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None, *, prog: str = PROG) -> int:
     """The command line on these streams; `prog` is the program's name as its help shows it."""
     argv = list(argv)
     if argv[:1] == ["eval"]:
@@ -137,13 +136,20 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         paths: list[str] = args.files or ["-"]
         if paths.count("-") > 1:
             raise ChunkerError("'-' is given more than once: standard input can be read only once")
-        items, named = find_inputs(paths, recursive=args.recursive, keep_going=args.keep_going,
-                                   output=args.output)
+        items, named = find_inputs(paths, recursive=args.recursive, keep_going=args.keep_going, output=args.output)
         # Loaded here, once: workers forked from this process have it, and a tokenizer that
         # cannot load is one error, not one for every file.
         get_tokenizer(settings.tokenizer)
-        job = Job(settings, args.format, "stats" if args.stats else "advice" if args.advice else "records",
-                  args.raw, args.keep_running, limit, named, args.encoding)
+        job = Job(
+            settings,
+            args.format,
+            "stats" if args.stats else "advice" if args.advice else "records",
+            args.raw,
+            args.keep_running,
+            limit,
+            named,
+            args.encoding,
+        )
         stdin_data = read_bytes("-", stdin) if "-" in paths else None
         failed = _chunk_into(job, items, args, stdin_data, stdout, stderr, jobs)
         for message in failed:
@@ -160,8 +166,15 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         return 1
 
 
-def _chunk_into(job: Job, items: list[Input], args: argparse.Namespace, stdin_data: bytes | str | None,
-                stdout: TextIO | None, stderr: TextIO | None, jobs: int) -> list[str]:
+def _chunk_into(
+    job: Job,
+    items: list[Input],
+    args: argparse.Namespace,
+    stdin_data: bytes | str | None,
+    stdout: TextIO | None,
+    stderr: TextIO | None,
+    jobs: int,
+) -> list[str]:
     """Write every file's records in order; the files that failed (with --keep-going), one
     message each. Without --keep-going the first failure (in input order) is raised."""
     frame = job.frame
@@ -171,9 +184,14 @@ def _chunk_into(job: Job, items: list[Input], args: argparse.Namespace, stdin_da
         first = True  # no record written yet
         begun = False  # this input's records have begun
         try:
-            for item, kind, payload in chunk_all(job, items, jobs=jobs, stdin_data=stdin_data,
-                                                 done=progress.step if progress else None,
-                                                 stop_on_error=not args.keep_going):
+            for item, kind, payload in chunk_all(
+                job,
+                items,
+                jobs=jobs,
+                stdin_data=stdin_data,
+                done=progress.step if progress else None,
+                stop_on_error=not args.keep_going,
+            ):
                 if kind == "part":
                     if not begun:
                         sink.write((frame.open if first else frame.sep).encode("utf-8"))
@@ -198,27 +216,31 @@ def _naming(label: str, message: str) -> str:
     if message.startswith(label + ": "):
         return message
     if message.startswith(label + " "):
-        return f"{label}: {message[len(label) + 1:]}"
+        return f"{label}: {message[len(label) + 1 :]}"
     return f"{label}: {message}"
 
 
-def run_extract(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None, *,
-                prog: str = PROG + " extract") -> int:
+def run_extract(
+    argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr: TextIO | None, *, prog: str = PROG + " extract"
+) -> int:
     """`python -m chunker extract FILE`: the text a document is chunked as, which every record's
     offsets index. A PDF's pages are separated by a form feed (U+000C)."""
-    p = _Parser(prog=prog, description="`%(prog)s FILE`: the text a document is chunked as, which every "
-                "record's offsets index. A PDF's pages are separated by a form feed (U+000C).")
+    p = _Parser(
+        prog=prog,
+        description="`%(prog)s FILE`: the text a document is chunked as, which every "
+        "record's offsets index. A PDF's pages are separated by a form feed (U+000C).",
+    )
     p.add_argument("file", metavar="FILE", help="a PDF, Word (.docx), HTML or UTF-8 text file; '-' reads standard input")
     add_reading_options(p)
-    p.add_argument("--output", "-o", metavar="FILE",
-                   help="write to FILE (through a temporary file, renamed only once complete)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write to FILE (through a temporary file, renamed only once complete)")
     try:
         args = p.parse_args(list(argv))
         if args.output and args.file != "-" and is_the_output(args.file, args.output):
-            raise ChunkerError(f"{shown_name(args.file)}: is also the output (--output {shown_name(args.output)}): "
-                               "write the text to another file")
-        text = read_document(args.file, stdin, raw=args.raw, keep_running=args.keep_running,
-                             encoding=args.encoding).text
+            raise ChunkerError(
+                f"{shown_name(args.file)}: is also the output (--output {shown_name(args.output)}): "
+                "write the text to another file"
+            )
+        text = read_document(args.file, stdin, raw=args.raw, keep_running=args.keep_running, encoding=args.encoding).text
         if args.output:
             _write_file([text], args.output)
         else:

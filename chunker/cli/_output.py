@@ -255,5 +255,6 @@ class Sink:
     def _failed(self, e: OSError) -> OutputError:
         if self.tmp is not None and self.path is not None:
             return OutputError(f"{shown_name(self.path)}: cannot write it ({e.strerror or e})")
-        return OutputError(f"cannot hold the output in the temporary folder ({e.strerror or e}): "
-                           "give --output FILE, or set TMPDIR")
+        return OutputError(
+            f"cannot hold the output in the temporary folder ({e.strerror or e}): give --output FILE, or set TMPDIR"
+        )

@@ -104,8 +104,14 @@ class _Worker:
         self.conn.close()
 
 
-def run_parallel(job: Job, items: Sequence[Input], jobs: int, stdin_data: bytes | str | None,
-                 done: Callable[[Input], None] | None, stop_on_error: bool) -> Iterator[Outcome]:
+def run_parallel(
+    job: Job,
+    items: Sequence[Input],
+    jobs: int,
+    stdin_data: bytes | str | None,
+    done: Callable[[Input], None] | None,
+    stop_on_error: bool,
+) -> Iterator[Outcome]:
     """`chunk_all` with `jobs` worker processes: the same outcomes in the same order."""
     ctx = _context()
     if ctx.get_start_method() == "fork":
@@ -135,8 +141,7 @@ def run_parallel(job: Job, items: Sequence[Input], jobs: int, stdin_data: bytes 
             for w in pool:
                 # Two tasks each, so that a worker never waits for its next one; more only while
                 # the results that may pile up before the next file to write stay small.
-                while (len(w.tasks) < 2 and next_task < end
-                       and (next_task - next_out < 2 * jobs or ahead < AHEAD_BYTES)):
+                while len(w.tasks) < 2 and next_task < end and (next_task - next_out < 2 * jobs or ahead < AHEAD_BYTES):
                     item = items[next_task]
                     if item.path == "-" or item.error is not None:  # nothing for a worker to read
                         kind, payload = _attempt(job, item, stdin_data)
@@ -169,8 +174,10 @@ def run_parallel(job: Job, items: Sequence[Input], jobs: int, stdin_data: bytes 
                     index, kind, payload = w.conn.recv()
                 except (EOFError, OSError):
                     w.process.join(1)
-                    raise WorkerError(f"a worker process stopped (exit status {w.process.exitcode}) while "
-                                      f"chunking {items[w.tasks[0]].label}: try fewer --jobs") from None
+                    raise WorkerError(
+                        f"a worker process stopped (exit status {w.process.exitcode}) while "
+                        f"chunking {items[w.tasks[0]].label}: try fewer --jobs"
+                    ) from None
                 if kind == "part":
                     parts.setdefault(index, []).append(payload)
                     continue

@@ -35,13 +35,41 @@ MAX_BYTES = 50_000_000
 
 _HTML_NAMES = (".html", ".htm", ".xhtml", ".shtml")
 # Names that say "text" even when the content starts with markup (Markdown may hold HTML).
-_TEXT_NAMES = (".txt", ".text", ".md", ".markdown", ".mdx", ".rst", ".adoc", ".csv", ".tsv",
-               ".json", ".jsonl", ".xml", ".yaml", ".yml", ".toml", ".ini", ".log", ".tex",
-               ".py", ".js", ".ts", ".css", ".c", ".h", ".java", ".go", ".rs", ".sh")
+_TEXT_NAMES = (
+    ".txt",
+    ".text",
+    ".md",
+    ".markdown",
+    ".mdx",
+    ".rst",
+    ".adoc",
+    ".csv",
+    ".tsv",
+    ".json",
+    ".jsonl",
+    ".xml",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".ini",
+    ".log",
+    ".tex",
+    ".py",
+    ".js",
+    ".ts",
+    ".css",
+    ".c",
+    ".h",
+    ".java",
+    ".go",
+    ".rs",
+    ".sh",
+)
 _HTML_START = re.compile(
     rb"\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title"
     rb"|div|p|h[1-6]|table|ul|ol|article|section|main|header|nav|span|a|link|style|script)[\s>/]",
-    re.IGNORECASE | re.DOTALL)
+    re.IGNORECASE | re.DOTALL,
+)
 _OLE2 = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 
@@ -85,26 +113,32 @@ def detect_kind(data: bytes, name: str | None = None) -> str:
     label = name or "the input"
     suffix = _suffix(name)
     # The header may follow up to 1 KB of junk, but a text file may also just mention it.
-    if data.startswith(b"%PDF-") or (b"%PDF-" in data[:1024]
-                                     and suffix not in _TEXT_NAMES + _HTML_NAMES):
+    if data.startswith(b"%PDF-") or (b"%PDF-" in data[:1024] and suffix not in _TEXT_NAMES + _HTML_NAMES):
         return "pdf"
     if data.startswith(_OLE2):
         what = "an old binary Word .doc" if suffix in ("", ".doc", ".dot") else "an old binary Office file"
-        raise ChunkerError(f"{label} is {what} (OLE2), which is not supported: "
-                           "save it as .docx (Word: File > Save As > Word Document) and try again")
+        raise ChunkerError(
+            f"{label} is {what} (OLE2), which is not supported: "
+            "save it as .docx (Word: File > Save As > Word Document) and try again"
+        )
     if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         # Searched in the raw bytes: zip stores member names uncompressed, and a truncated
         # file has lost the central directory a zip reader would list them from.
         if b"word/document" in data or suffix in (".docx", ".docm", ".dotx"):
             return "docx"
-        raise ChunkerError(f"{label} is a zip archive but not a Word .docx (it holds no "
-                           "word/document.xml); give a PDF, .docx, HTML or UTF-8 text file")
+        raise ChunkerError(
+            f"{label} is a zip archive but not a Word .docx (it holds no "
+            "word/document.xml); give a PDF, .docx, HTML or UTF-8 text file"
+        )
     if suffix == ".pdf":
-        raise ChunkerError(f"{label} is named .pdf but is not a PDF (no %PDF- header): "
-                           "it may be damaged, or another format renamed")
+        raise ChunkerError(
+            f"{label} is named .pdf but is not a PDF (no %PDF- header): it may be damaged, or another format renamed"
+        )
     if suffix in (".docx", ".docm", ".dotx"):
-        raise ChunkerError(f"{label} is named {suffix} but is not a Word document (not a zip "
-                           "archive): it may be damaged, or another format renamed")
+        raise ChunkerError(
+            f"{label} is named {suffix} but is not a Word document (not a zip "
+            "archive): it may be damaged, or another format renamed"
+        )
     if suffix in _HTML_NAMES:
         return "html"
     if suffix in _TEXT_NAMES:
@@ -115,9 +149,15 @@ def detect_kind(data: bytes, name: str | None = None) -> str:
     return "html" if _HTML_START.match(head) else "text"
 
 
-def extract(data: bytes, *, name: str | None = None, keep_running: bool = False,
-            max_bytes: int = MAX_BYTES, progress: Callable[[int, int], None] | None = None,
-            encoding: str | None = None) -> Extracted:
+def extract(
+    data: bytes,
+    *,
+    name: str | None = None,
+    keep_running: bool = False,
+    max_bytes: int = MAX_BYTES,
+    progress: Callable[[int, int], None] | None = None,
+    encoding: str | None = None,
+) -> Extracted:
     """Extract the text of a document given as bytes; `name` (a file name) helps tell the kind
     and names the file in errors.
 
@@ -137,12 +177,13 @@ def extract(data: bytes, *, name: str | None = None, keep_running: bool = False,
     if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)
     if not isinstance(data, bytes):
-        raise ChunkerError(f"extract() takes the file's bytes, got {type(data).__name__}: "
-                           "read the file in binary mode ('rb')")
+        raise ChunkerError(f"extract() takes the file's bytes, got {type(data).__name__}: read the file in binary mode ('rb')")
     label = name or "the input"
     if len(data) > max_bytes:
-        raise ChunkerError(f"{label} is {_mb(len(data))}, over the {_mb(max_bytes)} limit for one "
-                           "document: split it, or raise the limit (max_bytes)")
+        raise ChunkerError(
+            f"{label} is {_mb(len(data))}, over the {_mb(max_bytes)} limit for one "
+            "document: split it, or raise the limit (max_bytes)"
+        )
     kind = detect_kind(data, name)
     if kind == "pdf":
         from ._pdf import pdf_to_text
@@ -178,7 +219,7 @@ def _likely(data: bytes) -> str:
         if _UTF8_SEQUENCE.search(head):
             return ""
         guess = ("latin-1", "Latin-1") if _NOT_CP1252.search(head) else ("cp1252", "Windows-1252 (Western European)")
-    return f"it may be {guess[1]}: pass --encoding {guess[0]} (encoding=\"{guess[0]}\"), or "
+    return f'it may be {guess[1]}: pass --encoding {guess[0]} (encoding="{guess[0]}"), or '
 
 
 def decode_text(data: bytes, *, label: str = "the input", encoding: str | None = None) -> str:
@@ -197,13 +238,15 @@ def decode_text(data: bytes, *, label: str = "the input", encoding: str | None =
         try:
             return data.decode(codec)
         except UnicodeDecodeError as e:
-            raise ChunkerError(f"{label}: not {encoding} text (bad byte at offset {e.start}): check the "
-                               "encoding, or leave it out for UTF-8") from None
+            raise ChunkerError(
+                f"{label}: not {encoding} text (bad byte at offset {e.start}): check the encoding, or leave it out for UTF-8"
+            ) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ChunkerError(f"{label}: not UTF-8 text (bad byte at offset {e.start}); "
-                           f"{_likely(data)}convert it to UTF-8") from None
+        raise ChunkerError(
+            f"{label}: not UTF-8 text (bad byte at offset {e.start}); {_likely(data)}convert it to UTF-8"
+        ) from None
 
 
 def text_encoding(name: str) -> str:
@@ -221,10 +264,13 @@ def text_encoding(name: str) -> str:
     except LookupError:
         info = None
     codec = info.name if info is not None else ""
-    if not (_PAGE_CODEC.fullmatch(codec) or codec in ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le",
-                                                       "utf-32-be", "latin-1")):
-        raise ChunkerError(f"encoding {str(name)[:40]!r} is not a text encoding: name one such as utf-8, cp1252, "
-                           "latin-1 or utf-16")
+    if not (
+        _PAGE_CODEC.fullmatch(codec)
+        or codec in ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be", "latin-1")
+    ):
+        raise ChunkerError(
+            f"encoding {str(name)[:40]!r} is not a text encoding: name one such as utf-8, cp1252, latin-1 or utf-16"
+        )
     return codec
 
 
@@ -233,9 +279,11 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", r
 # ASCII-compatible bytes can be in. Others that Python knows (rot13, base64, zlib, undefined,
 # unicode_escape, idna, EBCDIC code pages...) turn bytes into something else than the page's
 # text, or fail on it.
-_PAGE_CODEC = re.compile(r"utf-8(?:-sig)?|ascii|iso8859-\d+|cp(?:4[3-9]\d|7\d\d|8[0-6]\d|874|9[3-5]\d|125\d)"
-                         r"|cp1125|hp-roman8|koi8-[rtu]|mac-[a-z\d]+|shift_jis(?:_2004|x0213)?|euc_[a-z_\d]+|gb2312|gbk"
-                         r"|gb18030|big5(?:hkscs)?|iso2022_[a-z_\d]+|tis-620|hz|johab|ptcp154|kz1048")
+_PAGE_CODEC = re.compile(
+    r"utf-8(?:-sig)?|ascii|iso8859-\d+|cp(?:4[3-9]\d|7\d\d|8[0-6]\d|874|9[3-5]\d|125\d)"
+    r"|cp1125|hp-roman8|koi8-[rtu]|mac-[a-z\d]+|shift_jis(?:_2004|x0213)?|euc_[a-z_\d]+|gb2312|gbk"
+    r"|gb18030|big5(?:hkscs)?|iso2022_[a-z_\d]+|tis-620|hz|johab|ptcp154|kz1048"
+)
 _EBCDIC = frozenset({"cp037", "cp273", "cp424", "cp500", "cp875", "cp1026", "cp1140"})
 # C0 control bytes that text and HTML do not hold (tab, newlines, form feed and escape they do).
 _CONTROL_BYTES = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
@@ -257,10 +305,9 @@ def decode_html(data: bytes, *, label: str = "the page") -> str:
     """
     import codecs
 
-    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
-                       (codecs.BOM_UTF16_BE, "utf-16-be")):
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
         if data.startswith(bom):
-            return data[len(bom):].decode(codec, errors="replace")
+            return data[len(bom) :].decode(codec, errors="replace")
     _refuse_binary(data, label)
     m = _META_CHARSET.search(data[:4096])
     if m:
@@ -272,9 +319,11 @@ def decode_html(data: bytes, *, label: str = "the page") -> str:
         # A page saying UTF-16 in an ASCII <meta> cannot be UTF-16; browsers read UTF-8 then.
         if codec and not codec.startswith(("utf-16", "utf-32")):
             if not _PAGE_CODEC.fullmatch(codec) or codec in _EBCDIC:
-                raise ChunkerError(f'{label} declares charset "{value[:40]}", which is not a '
-                                   'text encoding: fix its <meta> tag (e.g. charset="utf-8"), '
-                                   "or save it as UTF-8")
+                raise ChunkerError(
+                    f'{label} declares charset "{value[:40]}", which is not a '
+                    'text encoding: fix its <meta> tag (e.g. charset="utf-8"), '
+                    "or save it as UTF-8"
+                )
             try:
                 return data.decode(codec)
             except UnicodeDecodeError:
@@ -294,18 +343,18 @@ def _refuse_binary(data: bytes, label: str) -> None:
     if zero < 0 and controls * 100 <= len(head):
         return
     at = zero if zero >= 0 else _CONTROL_BYTES.search(head).start()  # type: ignore[union-attr]
-    raise ChunkerError(f"{label} holds binary data, not HTML or text (byte 0x{data[at]:02x} at "
-                       f"offset {at}): give the page itself, or convert the file to HTML or "
-                       "UTF-8 text")
+    raise ChunkerError(
+        f"{label} holds binary data, not HTML or text (byte 0x{data[at]:02x} at "
+        f"offset {at}): give the page itself, or convert the file to HTML or "
+        "UTF-8 text"
+    )
 
 
 def _suffix(name: str | None) -> str:
     if not name:
         return ""
     base = name.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    return base[base.rfind("."):] if "." in base else ""
-
-
+    return base[base.rfind(".") :] if "." in base else ""
 
 
 def _mb(n: int) -> str:

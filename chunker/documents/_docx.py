@@ -47,22 +47,29 @@ def docx_to_text(data: bytes, *, label: str) -> str:
     try:
         import mammoth
     except ImportError:
-        raise ChunkerError(f"{label}: reading Word documents needs the mammoth package: "
-                           "pip install 'chunker[documents]' (or pip install mammoth)") from None
+        raise ChunkerError(
+            f"{label}: reading Word documents needs the mammoth package: "
+            "pip install 'chunker[documents]' (or pip install mammoth)"
+        ) from None
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
-        raise ChunkerError(f"{label} is a damaged or truncated .docx (its zip directory cannot "
-                           "be read): copy or download it again, or re-save it from Word") from None
+        raise ChunkerError(
+            f"{label} is a damaged or truncated .docx (its zip directory cannot "
+            "be read): copy or download it again, or re-save it from Word"
+        ) from None
     with archive:
         if "word/document.xml" not in set(archive.namelist()):
-            raise ChunkerError(f"{label} is a zip archive without word/document.xml: not a "
-                               "Word .docx, or a damaged one; save it again from Word as .docx")
+            raise ChunkerError(
+                f"{label} is a zip archive without word/document.xml: not a "
+                "Word .docx, or a damaged one; save it again from Word as .docx"
+            )
         try:
             _measure(archive, label, len(data))
         except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as e:
-            raise ChunkerError(f"{label} is a damaged .docx ({_one_line(e)}): copy or download "
-                               "it again, or re-save it from Word") from None
+            raise ChunkerError(
+                f"{label} is a damaged .docx ({_one_line(e)}): copy or download it again, or re-save it from Word"
+            ) from None
     # Images are dropped: the default would read each one and inline it as base64 text.
     no_images = mammoth.images.img_element(lambda image: {})
     collecting = gc.isenabled()
@@ -72,21 +79,19 @@ def docx_to_text(data: bytes, *, label: str) -> str:
         gc.disable()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            result = mammoth.convert_to_html(io.BytesIO(data), convert_image=no_images,
-                                             style_map=_STYLE_MAP)
+            result = mammoth.convert_to_html(io.BytesIO(data), convert_image=no_images, style_map=_STYLE_MAP)
     except ChunkerError:
         raise
     except (zipfile.BadZipFile, zlib.error, EOFError) as e:
-        raise ChunkerError(f"{label} is a damaged .docx ({_one_line(e)}): copy or download it "
-                           "again, or re-save it from Word") from None
+        raise ChunkerError(
+            f"{label} is a damaged .docx ({_one_line(e)}): copy or download it again, or re-save it from Word"
+        ) from None
     except Exception as e:  # mammoth has no error type of its own; any failure is the file's
-        raise ChunkerError(f"{label} cannot be read as a Word document ({_one_line(e)}): "
-                           "re-save it from Word as .docx") from None
+        raise ChunkerError(f"{label} cannot be read as a Word document ({_one_line(e)}): re-save it from Word as .docx") from None
     finally:
         if collecting:
             gc.enable()
     return html_to_text(_BACKLINK.sub("", result.value))
-
 
 
 def _measure(z: zipfile.ZipFile, label: str, packed: int) -> None:
@@ -95,19 +100,25 @@ def _measure(z: zipfile.ZipFile, label: str, packed: int) -> None:
     parts = [info for info in z.infolist() if info.filename.endswith((".xml", ".rels"))]
     size = sum(info.file_size for info in parts)
     if size > MAX_UNZIPPED:
-        raise ChunkerError(f"{label} unzips to {size / 1e6:.0f} MB of XML, over the "
-                           f"{MAX_UNZIPPED // 1_000_000} MB limit for one Word document: split it "
-                           "into smaller documents")
+        raise ChunkerError(
+            f"{label} unzips to {size / 1e6:.0f} MB of XML, over the "
+            f"{MAX_UNZIPPED // 1_000_000} MB limit for one Word document: split it "
+            "into smaller documents"
+        )
     tags = 0
     for info in parts:
         with z.open(info) as part:
             while block := part.read(1 << 20):
                 tags += block.count(b"<")
         if tags > MAX_TAGS:
-            raise ChunkerError(f"{label} holds over {MAX_TAGS:,} XML tags, more than one Word "
-                               "document is read with here (it would take minutes): split it "
-                               "into smaller documents")
+            raise ChunkerError(
+                f"{label} holds over {MAX_TAGS:,} XML tags, more than one Word "
+                "document is read with here (it would take minutes): split it "
+                "into smaller documents"
+            )
     if tags > DENSE_TAGS and tags > TAGS_PER_BYTE * packed:
-        raise ChunkerError(f"{label} holds {tags:,} XML tags in {packed / 1000:.0f} KB, packed far denser than "
-                           "a Word document's text (it would take minutes to read): open it in Word and "
-                           "save it again, or split it")
+        raise ChunkerError(
+            f"{label} holds {tags:,} XML tags in {packed / 1000:.0f} KB, packed far denser than "
+            "a Word document's text (it would take minutes to read): open it in Word and "
+            "save it again, or split it"
+        )

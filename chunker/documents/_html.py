@@ -31,17 +31,64 @@ from ._tags import read as _read_tags
 
 __all__ = ["escape_block_start", "html_to_text"]
 
-_SKIP = frozenset({"script", "style", "template", "noscript", "title", "svg", "math", "iframe",
-                   "object", "canvas", "select", "datalist", "head", "noembed", "noframes",
-                   "nav", "footer"})
+_SKIP = frozenset(
+    {
+        "script",
+        "style",
+        "template",
+        "noscript",
+        "title",
+        "svg",
+        "math",
+        "iframe",
+        "object",
+        "canvas",
+        "select",
+        "datalist",
+        "head",
+        "noembed",
+        "noframes",
+        "nav",
+        "footer",
+    }
+)
 # Bounds on what markup can expand to (see the module docstring).
 _MAX_LIST_DEPTH = 8
 _MAX_COLUMNS = 1000
 _MAX_EMPTY_CELLS = 200_000
-_BLOCK = frozenset({"p", "div", "section", "article", "header", "footer", "main", "nav",
-                    "aside", "blockquote", "figure", "figcaption", "address", "details",
-                    "summary", "form", "fieldset", "legend", "hr", "dl", "dt", "dd", "center",
-                    "body", "html", "hgroup", "search", "dialog", "menu"})
+_BLOCK = frozenset(
+    {
+        "p",
+        "div",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "main",
+        "nav",
+        "aside",
+        "blockquote",
+        "figure",
+        "figcaption",
+        "address",
+        "details",
+        "summary",
+        "form",
+        "fieldset",
+        "legend",
+        "hr",
+        "dl",
+        "dt",
+        "dd",
+        "center",
+        "body",
+        "html",
+        "hgroup",
+        "search",
+        "dialog",
+        "menu",
+    }
+)
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 # HTML whitespace, plus no-break space: runs of either read as one space in a paragraph.
 _SPACE = re.compile(r"[ \t\n\r\f\xa0]+")
@@ -235,7 +282,7 @@ class _Converter:
                     self.list_lines.append(parent.marker.rstrip())
                     parent.marker = ""
                 indent = parent.hang if len(self.lists) < _MAX_LIST_DEPTH else parent.indent
-            start = _int(dict(attrs).get("start"), 1, -10**9, 10**9)
+            start = _int(dict(attrs).get("start"), 1, -(10**9), 10**9)
             self.lists.append(_List(tag == "ol", start, indent))
         elif tag == "li":
             self._flush()
@@ -329,8 +376,7 @@ class _Converter:
         return "\n\n".join(self.blocks)
 
 
-_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-                   "source", "track", "wbr", "param"})
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr", "param"})
 
 
 def _int(value: str | None, default: int, lo: int, hi: int) -> int:

@@ -247,9 +247,12 @@ def _body_size(pages: list[list[Line]]) -> float | None:
 def _heading_levels(pages: list[list[Line]], body: float | None) -> dict[float, int]:
     if body is None:
         return {}
-    sizes = {_round(ln.size) for page in pages for ln in page
-             if ln.size is not None and _headlike(ln.text)
-             and ln.size >= body * 1.15 and ln.size >= body + 1}
+    sizes = {
+        _round(ln.size)
+        for page in pages
+        for ln in page
+        if ln.size is not None and _headlike(ln.text) and ln.size >= body * 1.15 and ln.size >= body + 1
+    }
     return {size: min(rank, 6) for rank, size in enumerate(sorted(sizes, reverse=True), 1)}
 
 
@@ -269,7 +272,8 @@ def _item(text: str, prev: _Para | None) -> bool:
     # "1." or a dash opens an item only where a line ended: mid-sentence, a wrapped line may
     # well start with a number and a full stop ("section\n3. The ...") or a dash.
     return bool(_DASH.match(text) or _NUMBERED.match(text)) and (
-        prev is None or prev.item or prev.level > 0 or _ENDS_SENTENCE.search(prev.line.text) is not None)
+        prev is None or prev.item or prev.level > 0 or _ENDS_SENTENCE.search(prev.line.text) is not None
+    )
 
 
 def _word_counts(pages: list[list[Line]]) -> Counter[str]:
@@ -282,8 +286,7 @@ def _word_counts(pages: list[list[Line]]) -> Counter[str]:
 
 def _full_length(pages: list[list[Line]], body: float | None) -> int:
     """How many characters a full body line holds: 75% of the 90th percentile of lengths."""
-    lengths = sorted(len(ln.text) for page in pages for ln in page
-                     if body is None or ln.size is None or _round(ln.size) == body)
+    lengths = sorted(len(ln.text) for page in pages for ln in page if body is None or ln.size is None or _round(ln.size) == body)
     if not lengths:
         return 0
     return math.ceil(0.75 * lengths[min(len(lengths) - 1, int(len(lengths) * 0.9))])
@@ -294,8 +297,14 @@ def _leading(pages: list[list[Line]], body: float | None) -> float | None:
     gaps: Counter[float] = Counter()
     for page in pages:
         for a, b in itertools.pairwise(page):
-            if (a.y is not None and b.y is not None and a.size is not None and b.size is not None
-                    and _round(a.size) == body == _round(b.size) and 0 < a.y - b.y < 4 * body):
+            if (
+                a.y is not None
+                and b.y is not None
+                and a.size is not None
+                and b.size is not None
+                and _round(a.size) == body == _round(b.size)
+                and 0 < a.y - b.y < 4 * body
+            ):
                 gaps[_round(a.y - b.y)] += 1
     return gaps.most_common(1)[0][0] if gaps else None
 
@@ -305,12 +314,11 @@ def _start(cur: _Para) -> str:
         return "#" * cur.level + " " + cur.line.text
     m = (_BULLET.match(cur.line.text) or _DASH.match(cur.line.text)) if cur.item else None
     if m:
-        return "- " + cur.line.text[m.end():]
+        return "- " + cur.line.text[m.end() :]
     return cur.line.text if cur.item else escape_block_start(cur.line.text)
 
 
-def _join(prev: _Para, cur: _Para, full: int, leading: float | None, item_x: float | None,
-          in_list: bool) -> tuple[str, str]:
+def _join(prev: _Para, cur: _Para, full: int, leading: float | None, item_x: float | None, in_list: bool) -> tuple[str, str]:
     """The separator before line `cur` and its text, given the line before it on the page."""
     a, b = prev.line, cur.line
     if prev.level or cur.level:
@@ -322,8 +330,7 @@ def _join(prev: _Para, cur: _Para, full: int, leading: float | None, item_x: flo
     if a.size is not None and b.size is not None and _round(a.size) != _round(b.size):
         return "\n\n", _start(cur)
     # Under a list item the lines hang indented, so a line back at the item's start ends it.
-    if (in_list and item_x is not None and b.x is not None and b.size is not None
-            and b.x < item_x + 0.3 * b.size):
+    if in_list and item_x is not None and b.x is not None and b.size is not None and b.x < item_x + 0.3 * b.size:
         return "\n\n", _start(cur)
     if _gap(a, b, leading, 1.5) or (not in_list and _indented(a, b)):
         return "\n\n", _start(cur)
@@ -379,5 +386,5 @@ def _mend_across(last: str, page: list[Line], words: Counter[str]) -> tuple[str,
         return last, page
     word = _HEAD_WORD.match(first)
     assert word is not None  # _broken_word saw a word there
-    rest = first[word.end():].lstrip()
+    rest = first[word.end() :].lstrip()
     return mended + word.group(), ([page[0]._replace(text=rest)] if rest else []) + page[1:]

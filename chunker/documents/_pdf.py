@@ -50,8 +50,9 @@ class _Budget:
             raise _Overdrawn
 
 
-def pdf_to_text(data: bytes, *, label: str, keep_running: bool = False,
-                progress: Callable[[int, int], None] | None = None) -> tuple[str, tuple[int, ...]]:
+def pdf_to_text(
+    data: bytes, *, label: str, keep_running: bool = False, progress: Callable[[int, int], None] | None = None
+) -> tuple[str, tuple[int, ...]]:
     """The text of a PDF given as bytes, and the offset where each page starts in it."""
     try:
         import pypdf
@@ -59,8 +60,7 @@ def pdf_to_text(data: bytes, *, label: str, keep_running: bool = False,
         raise ChunkerError(f"{label}: reading PDF needs the pypdf package: {_INSTALL}") from None
     if b"%%EOF" not in data[-4096:]:
         # pypdf would rebuild what it can and quietly return part of the text.
-        raise ChunkerError(f"{label} looks truncated (the PDF does not end with %%EOF): copy or "
-                           "download it again")
+        raise ChunkerError(f"{label} looks truncated (the PDF does not end with %%EOF): copy or download it again")
     with _quiet():
         reader = _open(pypdf, data, label)
         try:
@@ -80,19 +80,21 @@ def pdf_to_text(data: bytes, *, label: str, keep_running: bool = False,
                 budget.spend(PAGE_COST + _content_bytes(page, forms) // 8)
                 pages.append(_page_lines(page, budget))
             except _Overdrawn:
-                raise _too_much(label, f"page {number + 1} of {count} draws more than its "
-                                       f"{_size(len(data))} can hold") from None
+                raise _too_much(label, f"page {number + 1} of {count} draws more than its {_size(len(data))} can hold") from None
             except pypdf.errors.DependencyError:
                 # The key opened with the empty password; the streams need AES to decrypt.
                 raise _needs_cryptography(label) from None
             except Exception as e:
-                raise ChunkerError(f"{label}: page {number + 1} of {count} cannot be read "
-                                   f"({_one_line(e)}); the PDF may be damaged") from None
+                raise ChunkerError(
+                    f"{label}: page {number + 1} of {count} cannot be read ({_one_line(e)}); the PDF may be damaged"
+                ) from None
             if progress is not None:
                 progress(number + 1, count)
     if not any(line.text.strip() for page in pages for line in page):
-        raise ChunkerError(f"{label} has no text layer (it looks scanned, or its pages are "
-                           "images); OCR is not done here: run it through an OCR tool first")
+        raise ChunkerError(
+            f"{label} has no text layer (it looks scanned, or its pages are "
+            "images); OCR is not done here: run it through an OCR tool first"
+        )
     return lines_to_text(pages, keep_running=keep_running)
 
 
@@ -109,11 +111,12 @@ def _open(pypdf: Any, data: bytes, label: str) -> Any:
         except pypdf.errors.DependencyError:
             raise _needs_cryptography(label) from None
         except Exception as e:
-            raise ChunkerError(f"{label} is encrypted and cannot be opened ({_one_line(e)}): "
-                               "save an unencrypted copy") from None
+            raise ChunkerError(f"{label} is encrypted and cannot be opened ({_one_line(e)}): save an unencrypted copy") from None
         if not opened:
-            raise ChunkerError(f"{label} is encrypted: it needs a password; save an unencrypted "
-                               "copy (e.g. print it to PDF from a viewer) and try again")
+            raise ChunkerError(
+                f"{label} is encrypted: it needs a password; save an unencrypted "
+                "copy (e.g. print it to PDF from a viewer) and try again"
+            )
     return reader
 
 
@@ -227,9 +230,11 @@ def _quiet() -> Iterator[None]:
 
 
 def _too_much(label: str, what: str) -> ChunkerError:
-    return ChunkerError(f"{label} asks for far more reading than a real PDF of its size: {what}; "
-                        "it may be built to stall readers: re-save it (e.g. print it to PDF) "
-                        "and try again")
+    return ChunkerError(
+        f"{label} asks for far more reading than a real PDF of its size: {what}; "
+        "it may be built to stall readers: re-save it (e.g. print it to PDF) "
+        "and try again"
+    )
 
 
 def _size(n: int) -> str:
@@ -237,12 +242,14 @@ def _size(n: int) -> str:
 
 
 def _needs_cryptography(label: str) -> ChunkerError:
-    return ChunkerError(f"{label} is encrypted with AES: even without a password, opening it "
-                        "needs the cryptography package (pip install cryptography); or save an "
-                        "unencrypted copy")
+    return ChunkerError(
+        f"{label} is encrypted with AES: even without a password, opening it "
+        "needs the cryptography package (pip install cryptography); or save an "
+        "unencrypted copy"
+    )
 
 
 def _damaged(label: str, e: BaseException) -> ChunkerError:
-    return ChunkerError(f"{label} is not a readable PDF ({_one_line(e)}): it may be damaged or "
-                        "truncated; copy or download it again")
-
+    return ChunkerError(
+        f"{label} is not a readable PDF ({_one_line(e)}): it may be damaged or truncated; copy or download it again"
+    )

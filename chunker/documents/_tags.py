@@ -47,16 +47,20 @@ _COMMENT_CLOSE = re.compile(r"--!?>")
 _COMMENT_ABRUPT_CLOSE = re.compile(r"-?>")
 # The tag name, then what may stand between attributes ("13.2.5.8 Tag name state").
 _TAG_NAME = re.compile(r"([a-zA-Z][^\t\n\r\f />]*)(?:[\t\n\r\f ]|/(?!>))*")
-_ATTRIBUTE = re.compile(r"""
+_ATTRIBUTE = re.compile(
+    r"""
     ((?<=['"\t\n\r\f /])[^\t\n\r\f />][^\t\n\r\f /=>]*)    # name
     ([\t\n\r\f ]*=[\t\n\r\f ]*                             # = value
       ('[^']*'|"[^"]*"|(?!['"])[^>\t\n\r\f ]*)
     )?
     (?:[\t\n\r\f ]|/(?!>))*
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 # Where a tag ends: the same grammar as _TAG_NAME and _ATTRIBUTE, run to the ">" (or to where
 # the tag cannot go on, which is not a tag end).
-_TAG_END = re.compile(r"""
+_TAG_END = re.compile(
+    r"""
     [a-zA-Z][^\t\n\r\f />]*
     [\t\n\r\f /]*
     (?:(?<=['"\t\n\r\f /])[^\t\n\r\f />][^\t\n\r\f /=>]*
@@ -64,7 +68,9 @@ _TAG_END = re.compile(r"""
       [\t\n\r\f /]*
     )*
     >?
-    """, re.VERBOSE)
+    """,
+    re.VERBOSE,
+)
 _ATTR_CHARREF = re.compile(r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*)[;=]?")
 
 

@@ -110,8 +110,7 @@ def _text_record(r: dict[str, Any]) -> str:
     if "source" in r:
         head += f" of {r['source']}"
     approx = "~" if r["tokens_estimated"] else ""
-    head += (f" [{r['start_char']}:{r['end_char']}] {approx}{r['tokens']} tokens,"
-             f" {r['chars']} chars, {r['words']} words")
+    head += f" [{r['start_char']}:{r['end_char']}] {approx}{r['tokens']} tokens, {r['chars']} chars, {r['words']} words"
     if "page_start" in r:
         first, last = r["page_start"], r["page_end"]
         head += f", p. {first}" if first == last else f", pp. {first}–{last}"
@@ -156,10 +155,12 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
                 h = lists[hs] = _json_list(hs)
             shared = max(0, min(end_before, end) - start) if k else 0
             end_before = end
-            line = (f'{lead}"index": {k}, "start_char": {start}, "end_char": {end}, "text": '
-                    f'{encode_basestring(piece)}, "chars": {end - start}, "words": {count_words(piece, wide)}, '
-                    f'"tokens": {tokens[k]}, "tokens_estimated": {estimated}, "overlap_chars": {shared}, '
-                    f'"flags": {f}, "headings": {h}')
+            line = (
+                f'{lead}"index": {k}, "start_char": {start}, "end_char": {end}, "text": '
+                f'{encode_basestring(piece)}, "chars": {end - start}, "words": {count_words(piece, wide)}, '
+                f'"tokens": {tokens[k]}, "tokens_estimated": {estimated}, "overlap_chars": {shared}, '
+                f'"flags": {f}, "headings": {h}'
+            )
             if pages:
                 first = max(1, bisect.bisect_right(pages, start))
                 last = max(first, bisect.bisect_right(pages, max(start, end - 1)))
@@ -229,15 +230,22 @@ class Format:
         return "".join(self.pieces(res))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "mime": self.mime, "extension": self.extension,
-                "description": self.description}
+        return {"name": self.name, "mime": self.mime, "extension": self.extension, "description": self.description}
 
 
-FORMATS: dict[str, Format] = {f.name: f for f in (
-    Format("jsonl", jsonl_pieces, "application/x-ndjson", "jsonl",
-           "JSON Lines: one record per line, the shape batch embedding jobs load.", JSONL_FRAME),
-    Format("json", json_pieces, "application/json", "json", "One JSON array of records.", json_frame()),
-    Format("txt", text_pieces, "text/plain", "txt", "Each chunk's text under a header line with its numbers.",
-           TEXT_FRAME),
-)}
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format(
+            "jsonl",
+            jsonl_pieces,
+            "application/x-ndjson",
+            "jsonl",
+            "JSON Lines: one record per line, the shape batch embedding jobs load.",
+            JSONL_FRAME,
+        ),
+        Format("json", json_pieces, "application/json", "json", "One JSON array of records.", json_frame()),
+        Format("txt", text_pieces, "text/plain", "txt", "Each chunk's text under a header line with its numbers.", TEXT_FRAME),
+    )
+}
 """Every export format by name; the first is the command line's default."""

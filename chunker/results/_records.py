@@ -73,9 +73,20 @@ class Chunk:
             raise ChunkerError(f"chunk {self.index} has unknown flags {unknown}")
 
     @classmethod
-    def _made_from(cls, text: str, index: int, start_char: int, end_char: int, tokens: int,
-                   tokens_estimated: bool, flags: tuple[str, ...], headings: tuple[str, ...],
-                   overlap_chars: int, page_start: int | None = None, page_end: int | None = None) -> Chunk:
+    def _made_from(
+        cls,
+        text: str,
+        index: int,
+        start_char: int,
+        end_char: int,
+        tokens: int,
+        tokens_estimated: bool,
+        flags: tuple[str, ...],
+        headings: tuple[str, ...],
+        overlap_chars: int,
+        page_start: int | None = None,
+        page_end: int | None = None,
+    ) -> Chunk:
         """A record whose `text` is ``document[start_char:end_char]`` as `Chunks` has just sliced
         it (the property tests hold every result to that).
 
@@ -84,10 +95,21 @@ class Chunk:
         thousands of chunks.
         """
         record = object.__new__(cls)
-        record.__dict__.update(index=index, start_char=start_char, end_char=end_char, text=text,
-                               tokens=tokens, tokens_estimated=tokens_estimated, flags=flags,
-                               headings=headings, overlap_chars=overlap_chars, page_start=page_start,
-                               page_end=page_end, chars=len(text), _words=None)
+        record.__dict__.update(
+            index=index,
+            start_char=start_char,
+            end_char=end_char,
+            text=text,
+            tokens=tokens,
+            tokens_estimated=tokens_estimated,
+            flags=flags,
+            headings=headings,
+            overlap_chars=overlap_chars,
+            page_start=page_start,
+            page_end=page_end,
+            chars=len(text),
+            _words=None,
+        )
         return record
 
     def to_dict(self) -> dict[str, Any]:
@@ -117,14 +139,32 @@ class Chunks(Sequence[Chunk]):
     with any sequence of records compares them one by one.
     """
 
-    __slots__ = ("_text", "_starts", "_ends", "_counted", "_count", "_flagged", "_flag", "_headings", "_estimated",
-                 "_pages", "_wide_space")
+    __slots__ = (
+        "_text",
+        "_starts",
+        "_ends",
+        "_counted",
+        "_count",
+        "_flagged",
+        "_flag",
+        "_headings",
+        "_estimated",
+        "_pages",
+        "_wide_space",
+    )
 
-    def __init__(self, text: str, starts: Sequence[int], ends: Sequence[int],
-                 tokens: Sequence[int] | Callable[[], Sequence[int]],
-                 flags: Sequence[tuple[str, ...]] | Callable[[], Sequence[tuple[str, ...]]],
-                 headings: Sequence[tuple[str, ...]] | None,
-                 estimated: bool, pages: Sequence[int] = (), wide_space: bool | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        starts: Sequence[int],
+        ends: Sequence[int],
+        tokens: Sequence[int] | Callable[[], Sequence[int]],
+        flags: Sequence[tuple[str, ...]] | Callable[[], Sequence[tuple[str, ...]]],
+        headings: Sequence[tuple[str, ...]] | None,
+        estimated: bool,
+        pages: Sequence[int] = (),
+        wide_space: bool | None = None,
+    ) -> None:
         """`tokens` are the chunks' counts, and `flags` their flags, or what works them out when
         they are first read (a caller who keeps only the texts, as `split_text` does, never pays
         for them); `wide_space`, whether the text holds whitespace outside ASCII, when known
@@ -216,9 +256,19 @@ class Chunks(Sequence[Chunk]):
         if self._pages:  # the pages the chunk's text touches, from 1
             first = max(1, bisect.bisect_right(self._pages, start))
             last = max(first, bisect.bisect_right(self._pages, max(start, end - 1)))
-        return Chunk._made_from(self._text[start:end], k, start, end, self._tokens[k], self._estimated,
-                                self._flags[k], self._headings[k] if self._headings else (), shared,
-                                first, last)
+        return Chunk._made_from(
+            self._text[start:end],
+            k,
+            start,
+            end,
+            self._tokens[k],
+            self._estimated,
+            self._flags[k],
+            self._headings[k] if self._headings else (),
+            shared,
+            first,
+            last,
+        )
 
 
 def _shared(flags: Sequence[tuple[str, ...]]) -> list[tuple[str, ...]]:
@@ -329,8 +379,9 @@ class ChunkResult:
     source: str | None = None
 
     @classmethod
-    def _lazy(cls, chunks: Sequence[Chunk], stats: Callable[[], Stats], settings: Settings,
-              source: str | None = None) -> ChunkResult:
+    def _lazy(
+        cls, chunks: Sequence[Chunk], stats: Callable[[], Stats], settings: Settings, source: str | None = None
+    ) -> ChunkResult:
         """A result whose `stats` are worked out when first read: a pipeline that writes the
         chunks never pays for the document's words or the overlaps' counts."""
         result = object.__new__(cls)

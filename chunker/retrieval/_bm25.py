@@ -54,9 +54,11 @@ __all__ = ["BM25Index", "terms"]
 # Han (unified, extensions, compatibility, iteration and numeral marks) and kana (hiragana,
 # katakana, their extensions, halfwidth katakana). Characters of these blocks that are not
 # word characters (the middle dot ・, the sound marks ゛゜) separate runs like punctuation.
-_HAN_KANA = ("\u3005-\u3007\u3021-\u3029\u3038-\u303c\u3040-\u30ff\u31f0-\u31ff"
-             "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-             "\U0001aff0-\U0001b16f\U00020000-\U0003ffff")
+_HAN_KANA = (
+    "\u3005-\u3007\u3021-\u3029\u3038-\u303c\u3040-\u30ff\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+    "\U0001aff0-\U0001b16f\U00020000-\U0003ffff"
+)
 _ANY_HAN_KANA = re.compile(f"[{_HAN_KANA}]")
 _FROM_HAN_KANA = re.compile("[\u3005-\U0003ffff]")  # a quicker first look: one range
 # A run of Han/kana word characters, or a run of other word characters.
@@ -70,7 +72,7 @@ def _run_terms(run: str) -> list[str]:
         return [run.casefold()]
     if len(run) == 1:
         return [run]
-    return [run[i:i + 2] for i in range(len(run) - 1)]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
 def _has_han_kana(text: str) -> bool:
@@ -149,11 +151,11 @@ class _DocumentTerms:
         j = max(i, bisect_right(ends, end))  # past the last run ending inside it
         edges: list[str] = []
         if i and ends[i - 1] > start:  # a run starts before the span and reaches into it
-            edges = terms(text[start:min(ends[i - 1], end)])
+            edges = terms(text[start : min(ends[i - 1], end)])
             if ends[i - 1] >= end:
                 return i, j, edges  # the whole span lies inside that one run
         if j < len(starts) and starts[j] < end:  # a run starts inside the span and goes past it
-            edges += terms(text[starts[j]:end])
+            edges += terms(text[starts[j] : end])
         return i, j, edges
 
     def hits(self, wanted: frozenset[str]) -> tuple[list[int], list[str]]:
@@ -200,9 +202,15 @@ class BM25Index:
         self._setup(_DocumentTerms("\n".join(texts)), spans, None, k1, b)
 
     @classmethod
-    def from_spans(cls, document: str, spans: Sequence[tuple[int, int]], *,
-                   headings: Sequence[Sequence[str]] | None = None,
-                   k1: float = 1.5, b: float = 0.75) -> BM25Index:
+    def from_spans(
+        cls,
+        document: str,
+        spans: Sequence[tuple[int, int]],
+        *,
+        headings: Sequence[Sequence[str]] | None = None,
+        k1: float = 1.5,
+        b: float = 0.75,
+    ) -> BM25Index:
         """An index of ``document[start:end]`` for each ``(start, end)`` of `spans`.
 
         With `headings` (one heading path per span), each span is indexed with its path
@@ -213,8 +221,7 @@ class BM25Index:
         return cls._of_document(_DocumentTerms(document), spans, headings, k1, b)
 
     @classmethod
-    def from_result(cls, result: ChunkResult, *, with_headings: bool = False,
-                    k1: float = 1.5, b: float = 0.75) -> BM25Index:
+    def from_result(cls, result: ChunkResult, *, with_headings: bool = False, k1: float = 1.5, b: float = 0.75) -> BM25Index:
         """An index of the chunks of a `ChunkResult` (chunk i of the result is entry i).
 
         >>> from chunker import chunk
@@ -230,26 +237,28 @@ class BM25Index:
         return cls._of_document(_DocumentTerms(chunks._text), chunks.spans(), headings, k1, b)
 
     @classmethod
-    def _of_document(cls, doc: _DocumentTerms, spans: Sequence[tuple[int, int]],
-                     headings: Sequence[Sequence[str]] | None, k1: float, b: float) -> BM25Index:
+    def _of_document(
+        cls, doc: _DocumentTerms, spans: Sequence[tuple[int, int]], headings: Sequence[Sequence[str]] | None, k1: float, b: float
+    ) -> BM25Index:
         index = cls.__new__(cls)
         index._setup(doc, spans, headings, k1, b)
         return index
 
-    def _setup(self, doc: _DocumentTerms, spans: Sequence[tuple[int, int]],
-               headings: Sequence[Sequence[str]] | None, k1: float, b: float) -> None:
+    def _setup(
+        self, doc: _DocumentTerms, spans: Sequence[tuple[int, int]], headings: Sequence[Sequence[str]] | None, k1: float, b: float
+    ) -> None:
         self.k1, self.b = _parameters(k1, b)
         n = len(doc.text)
         if headings is not None and len(headings) != len(spans):
-            raise ChunkerError(f"headings has {len(headings)} entries for {len(spans)} spans: "
-                               "give one heading path per span")
+            raise ChunkerError(f"headings has {len(headings)} entries for {len(spans)} spans: give one heading path per span")
         firsts, lasts, lengths = [], [], []
         extra: dict[int, list[str]] = {}  # chunk -> its terms beyond keys[i:j] (cut edges, headings)
         path_terms: dict[tuple[str, ...], list[str]] = {}
         for c, (start, end) in enumerate(spans):
             if not 0 <= start <= end <= n:
-                raise ChunkerError(f"span ({start}, {end}) is not inside the document of {n} "
-                                   f"characters: give 0 <= start <= end <= {n}")
+                raise ChunkerError(
+                    f"span ({start}, {end}) is not inside the document of {n} characters: give 0 <= start <= end <= {n}"
+                )
             i, j, edges = doc.slice(start, end)
             if headings is not None and headings[c]:
                 path = tuple(headings[c])

@@ -107,10 +107,12 @@ def _scores(references: list[Span], retrieved: Sequence[Span]) -> tuple[float, f
     retrieved_chars = sum(end - start for start, end in retrieved)
     missed = relevant - numerator
     rank = next((k for k, span in enumerate(retrieved, 1) if _shared(references, [span])), None)
-    return (numerator / relevant,
-            numerator / retrieved_chars if retrieved_chars else 0.0,
-            numerator / (retrieved_chars + missed),  # > 0: references are never empty
-            rank)
+    return (
+        numerator / relevant,
+        numerator / retrieved_chars if retrieved_chars else 0.0,
+        numerator / (retrieved_chars + missed),  # > 0: references are never empty
+        rank,
+    )
 
 
 @dataclass(frozen=True)
@@ -126,8 +128,15 @@ class QuestionResult:
     rank: int | None  # of the first retrieved chunk that overlaps the answer, from 1
 
     def to_dict(self) -> dict[str, Any]:
-        return {"question": self.question, "retrieved": list(self.retrieved), "recall": self.recall,
-                "precision": self.precision, "iou": self.iou, "hit": self.hit, "rank": self.rank}
+        return {
+            "question": self.question,
+            "retrieved": list(self.retrieved),
+            "recall": self.recall,
+            "precision": self.precision,
+            "iou": self.iou,
+            "hit": self.hit,
+            "rank": self.rank,
+        }
 
 
 @dataclass(frozen=True)
@@ -145,9 +154,16 @@ class Evaluation:
 
     def to_dict(self) -> dict[str, Any]:
         """The object ``python -m chunker eval`` prints."""
-        return {"questions": self.questions, "top_k": self.top_k, "recall": self.recall,
-                "precision": self.precision, "iou": self.iou, "hit_rate": self.hit_rate,
-                "mrr": self.mrr, "per_question": [q.to_dict() for q in self.per_question]}
+        return {
+            "questions": self.questions,
+            "top_k": self.top_k,
+            "recall": self.recall,
+            "precision": self.precision,
+            "iou": self.iou,
+            "hit_rate": self.hit_rate,
+            "mrr": self.mrr,
+            "per_question": [q.to_dict() for q in self.per_question],
+        }
 
 
 def _check_questions(document: str, questions: Sequence[Question]) -> tuple[Question, ...]:
@@ -158,9 +174,11 @@ def _check_questions(document: str, questions: Sequence[Question]) -> tuple[Ques
         if not isinstance(q, Question):
             raise ChunkerError(f"question {n} is a {type(q).__name__}, not a Question: read them with load_questions")
         for r in q.references:
-            if r.end_index > len(document) or document[r.start_index:r.end_index] != r.content:
-                raise ChunkerError(f"question {n}'s reference [{r.start_index}, {r.end_index}) does not match "
-                                   "this document: load the questions against this very document")
+            if r.end_index > len(document) or document[r.start_index : r.end_index] != r.content:
+                raise ChunkerError(
+                    f"question {n}'s reference [{r.start_index}, {r.end_index}) does not match "
+                    "this document: load the questions against this very document"
+                )
     return questions
 
 
@@ -170,29 +188,30 @@ def _top_k(top_k: int) -> int:
     return top_k
 
 
-def _measure(index: BM25Index, spans: Sequence[Span], questions: Sequence[Question],
-             top_k: int) -> Evaluation:
+def _measure(index: BM25Index, spans: Sequence[Span], questions: Sequence[Question], top_k: int) -> Evaluation:
     index.prepare(q.question for q in questions)  # one pass over the document for all their terms
     results = []
     for q in questions:
         retrieved = index.search(q.question, top_k)
         refs = _union([(r.start_index, r.end_index) for r in q.references])
         recall, precision, iou, rank = _scores(refs, [spans[i] for i in retrieved])
-        results.append(QuestionResult(q.question, tuple(retrieved), recall, precision, iou,
-                                      rank is not None, rank))
+        results.append(QuestionResult(q.question, tuple(retrieved), recall, precision, iou, rank is not None, rank))
     n = len(results)
     return Evaluation(
-        questions=n, top_k=top_k,
+        questions=n,
+        top_k=top_k,
         recall=sum(r.recall for r in results) / n,
         precision=sum(r.precision for r in results) / n,
         iou=sum(r.iou for r in results) / n,
         hit_rate=sum(r.hit for r in results) / n,
         mrr=sum(1 / r.rank for r in results if r.rank) / n,
-        per_question=tuple(results))
+        per_question=tuple(results),
+    )
 
 
-def _spans_and_headings(document: str, result: ChunkResult,
-                        with_headings: bool) -> tuple[list[Span], list[tuple[str, ...]] | None]:
+def _spans_and_headings(
+    document: str, result: ChunkResult, with_headings: bool
+) -> tuple[list[Span], list[tuple[str, ...]] | None]:
     if not isinstance(result, ChunkResult):
         raise ChunkerError(f"result must be the ChunkResult of chunk(document), got {type(result).__name__}")
     chunks = result.chunks
@@ -201,16 +220,23 @@ def _spans_and_headings(document: str, result: ChunkResult,
             raise ChunkerError("the result is of another document: chunk this document and pass that result")
         spans = chunks.spans()  # made from this very text: no record needs making
     else:
-        if any(document[c.start_char:c.end_char] != c.text for c in chunks):
-            raise ChunkerError("the result's chunks are not spans of this document: chunk this document "
-                               "and pass that result")
+        if any(document[c.start_char : c.end_char] != c.text for c in chunks):
+            raise ChunkerError("the result's chunks are not spans of this document: chunk this document and pass that result")
         spans = [(c.start_char, c.end_char) for c in chunks]
     headings = [c.headings for c in result.chunks] if with_headings else None
     return spans, headings
 
 
-def evaluate(document: str | Document, result: ChunkResult, questions: Sequence[Question], *, top_k: int = 5,
-             k1: float = 1.5, b: float = 0.75, with_headings: bool = False) -> Evaluation:
+def evaluate(
+    document: str | Document,
+    result: ChunkResult,
+    questions: Sequence[Question],
+    *,
+    top_k: int = 5,
+    k1: float = 1.5,
+    b: float = 0.75,
+    with_headings: bool = False,
+) -> Evaluation:
     """Rank `result`'s chunks for each question with BM25 and score the top `top_k`.
 
     A `Document` keeps its terms for BM25 between calls: evaluating its next chunking does
@@ -264,10 +290,22 @@ class SweepRow:
     settings: Settings | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, "size": self.size, "unit": self.unit, "overlap": self.overlap,
-                "tokenizer": self.tokenizer, "breaks": list(self.breaks), "top_k": self.top_k,
-                "chunks": self.chunks, "recall": self.recall, "precision": self.precision,
-                "iou": self.iou, "hit_rate": self.hit_rate, "mrr": self.mrr, "best": list(self.best)}
+        return {
+            "strategy": self.strategy,
+            "size": self.size,
+            "unit": self.unit,
+            "overlap": self.overlap,
+            "tokenizer": self.tokenizer,
+            "breaks": list(self.breaks),
+            "top_k": self.top_k,
+            "chunks": self.chunks,
+            "recall": self.recall,
+            "precision": self.precision,
+            "iou": self.iou,
+            "hit_rate": self.hit_rate,
+            "mrr": self.mrr,
+            "best": list(self.best),
+        }
 
 
 def _names(kind: str, values: Any) -> list[Any]:
@@ -280,11 +318,20 @@ def _names(kind: str, values: Any) -> list[Any]:
 
 
 @signed("sweep")
-def sweep(document: str | Document, questions: Sequence[Question], *,
-          strategies: Sequence[str] = SWEEP_STRATEGIES, sizes: Sequence[int] = SWEEP_SIZES,
-          overlap: int | str = SWEEP_OVERLAP, top_k: int = 5, k1: float = 1.5, b: float = 0.75,
-          with_headings: bool = False, max_chunk_chars: int | None = None,
-          **settings: Any) -> Iterator[SweepRow]:
+def sweep(
+    document: str | Document,
+    questions: Sequence[Question],
+    *,
+    strategies: Sequence[str] = SWEEP_STRATEGIES,
+    sizes: Sequence[int] = SWEEP_SIZES,
+    overlap: int | str = SWEEP_OVERLAP,
+    top_k: int = 5,
+    k1: float = 1.5,
+    b: float = 0.75,
+    with_headings: bool = False,
+    max_chunk_chars: int | None = None,
+    **settings: Any,
+) -> Iterator[SweepRow]:
     """Evaluate every strategy at every size; yield each row as soon as it is measured.
 
     `settings` are the other options of `chunk()` (unit, tokenizer, breaks, model_max...: the
@@ -312,16 +359,30 @@ def sweep(document: str | Document, questions: Sequence[Question], *,
         if name in ("strategy", "size"):
             raise ChunkerError(f"sweep takes {name.replace('y', 'ie')}s= (a list), not {name}=")
         if name not in taken:
-            raise unknown_setting(name, owner="sweep", surface="sweep",
-                                  others=("strategies", "sizes", "top_k", "k1", "b", "with_headings",
-                                          "max_chunk_chars"))
-    every = [Settings(**settings, strategy=s, size=z, overlap=overlap)
-             for s in _names("strategies", strategies) for z in _names("sizes", sizes)]
+            raise unknown_setting(
+                name,
+                owner="sweep",
+                surface="sweep",
+                others=("strategies", "sizes", "top_k", "k1", "b", "with_headings", "max_chunk_chars"),
+            )
+    every = [
+        Settings(**settings, strategy=s, size=z, overlap=overlap)
+        for s in _names("strategies", strategies)
+        for z in _names("sizes", sizes)
+    ]
     return _sweep_rows(doc, questions, every, top_k, k1, b, with_headings, max_chunk_chars)
 
 
-def _sweep_rows(doc: Document, questions: tuple[Question, ...], settings: list[Settings], top_k: int,
-                k1: float, b: float, with_headings: bool, max_chunk_chars: int | None) -> Iterator[SweepRow]:
+def _sweep_rows(
+    doc: Document,
+    questions: tuple[Question, ...],
+    settings: list[Settings],
+    top_k: int,
+    k1: float,
+    b: float,
+    with_headings: bool,
+    max_chunk_chars: int | None,
+) -> Iterator[SweepRow]:
     doc_terms = _document_terms(doc)
     for s in settings:
         result = doc.run(s, max_chunk_chars=max_chunk_chars)
@@ -329,8 +390,22 @@ def _sweep_rows(doc: Document, questions: tuple[Question, ...], settings: list[S
         del result  # the chunk texts: a sweep of a large document need not hold two chunkings
         index = BM25Index._of_document(doc_terms, spans, headings, k1, b)
         ev = _measure(index, spans, questions, top_k)
-        yield SweepRow(s.strategy, s.size, s.unit, s.overlap, s.tokenizer, s.breaks, top_k, len(spans),
-                       ev.recall, ev.precision, ev.iou, ev.hit_rate, ev.mrr, settings=s)
+        yield SweepRow(
+            s.strategy,
+            s.size,
+            s.unit,
+            s.overlap,
+            s.tokenizer,
+            s.breaks,
+            top_k,
+            len(spans),
+            ev.recall,
+            ev.precision,
+            ev.iou,
+            ev.hit_rate,
+            ev.mrr,
+            settings=s,
+        )
 
 
 def mark_best(rows: Sequence[SweepRow] | Iterator[SweepRow]) -> tuple[SweepRow, ...]:

@@ -36,13 +36,17 @@ class Reference:
     def __post_init__(self) -> None:
         start, end = self.start_index, self.end_index
         if not (_whole(start) and _whole(end) and isinstance(self.content, str)):
-            raise ChunkerError(f"a reference needs whole-number offsets and a str content, got "
-                               f"({start!r}, {end!r}, {type(self.content).__name__})")
+            raise ChunkerError(
+                f"a reference needs whole-number offsets and a str content, got "
+                f"({start!r}, {end!r}, {type(self.content).__name__})"
+            )
         if not 0 <= start < end:
             raise ChunkerError(f"reference [{start}, {end}) is empty or reversed: give 0 <= start_index < end_index")
         if end - start != len(self.content):
-            raise ChunkerError(f"reference [{start}, {end}) spans {end - start} characters but its "
-                               f"content has {len(self.content)}: give content = document[start:end]")
+            raise ChunkerError(
+                f"reference [{start}, {end}) spans {end - start} characters but its "
+                f"content has {len(self.content)}: give content = document[start:end]"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return {"start_index": self.start_index, "end_index": self.end_index, "content": self.content}
@@ -118,8 +122,9 @@ def _reference(raw: Any, document: str, where: str) -> Reference:
     end = _offset(raw["end_index"], where, "end_index")
     n = len(document)
     if start < 0 or end > n:
-        raise ChunkerError(f"{where}: [{start}, {end}) lies outside the document of {n:,} characters: "
-                           f"offsets are code points from 0 to {n}")
+        raise ChunkerError(
+            f"{where}: [{start}, {end}) lies outside the document of {n:,} characters: offsets are code points from 0 to {n}"
+        )
     if end <= start:
         what = "empty" if end == start else "reversed"
         raise ChunkerError(f"{where}: [{start}, {end}) is {what}: end_index must be greater than start_index")
@@ -130,10 +135,15 @@ def _reference(raw: Any, document: str, where: str) -> Reference:
             raise ChunkerError(f"{where}: content must be a string, got {_shown(content)}")
         if content != found:
             at = document.find(content) if content else -1
-            hint = (f"that text is at [{at}, {at + len(content)}): fix the offsets" if at >= 0 else
-                    "fix the offsets (code points into this very document) or the content")
-            raise ChunkerError(f"{where}: content {_preview(content)} does not match the document at "
-                               f"[{start}, {end}), which holds {_preview(found)}; {hint}")
+            hint = (
+                f"that text is at [{at}, {at + len(content)}): fix the offsets"
+                if at >= 0
+                else "fix the offsets (code points into this very document) or the content"
+            )
+            raise ChunkerError(
+                f"{where}: content {_preview(content)} does not match the document at "
+                f"[{start}, {end}), which holds {_preview(found)}; {hint}"
+            )
     return Reference(start, end, found)
 
 
@@ -148,15 +158,15 @@ def _question(raw: Any, document: str, where: str) -> Question:
     if not text.strip():
         raise ChunkerError(f'{where}: "question" is empty: write the question a user would ask')
     if "references" not in raw:
-        raise ChunkerError(f'{where}: "references" is missing: give the answer spans as '
-                           '[{"start_index": ..., "end_index": ...}]')
+        raise ChunkerError(
+            f'{where}: "references" is missing: give the answer spans as [{{"start_index": ..., "end_index": ...}}]'
+        )
     refs = raw["references"]
     if not isinstance(refs, list):
         raise ChunkerError(f'{where}: "references" must be an array of spans, got {_shown(refs)}')
     if not refs:
         raise ChunkerError(f'{where}: "references" is empty: mark at least one answer span')
-    return Question(text, tuple(_reference(r, document, f"{where}, reference {k}")
-                                for k, r in enumerate(refs, 1)))
+    return Question(text, tuple(_reference(r, document, f"{where}, reference {k}") for k, r in enumerate(refs, 1)))
 
 
 def load_questions(jsonl_text: str, document: str) -> tuple[Question, ...]:
@@ -191,11 +201,11 @@ def load_questions(jsonl_text: str, document: str) -> tuple[Question, ...]:
         try:
             raw = json.loads(line, parse_int=_parse_int)
         except json.JSONDecodeError as e:
-            raise ChunkerError(f"{where}: not valid JSON ({e.msg} at column {e.colno}): "
-                               "write one JSON object per line") from None
+            raise ChunkerError(f"{where}: not valid JSON ({e.msg} at column {e.colno}): write one JSON object per line") from None
         except RecursionError:
-            raise ChunkerError(f"{where}: nested too deep to be a question: write one object with "
-                               '"question" and "references"') from None
+            raise ChunkerError(
+                f'{where}: nested too deep to be a question: write one object with "question" and "references"'
+            ) from None
         except ValueError as e:  # a number too long to read (see _parse_int)
             raise ChunkerError(f"{where}: {e}") from None
         _surrogates(raw, where)
@@ -209,8 +219,7 @@ _MAX_DIGITS = 30
 def _parse_int(digits: str) -> int:
     """A JSON integer; past _MAX_DIGITS it is no offset (and int() refuses 4,300 digits)."""
     if len(digits.lstrip("-")) > _MAX_DIGITS:
-        raise ValueError(f"a number of {len(digits):,} digits is no offset into a document: "
-                         "offsets are code points")
+        raise ValueError(f"a number of {len(digits):,} digits is no offset into a document: offsets are code points")
     return int(digits)
 
 
@@ -227,8 +236,10 @@ def _surrogates(raw: Any, where: str) -> None:
         if isinstance(v, str):
             m = _SURROGATE.search(v)
             if m is not None:
-                raise ChunkerError(f"{where}: the escape \\u{ord(m.group()):04x} is half of a surrogate "
-                                   "pair, which is no character: write the character itself, or both halves")
+                raise ChunkerError(
+                    f"{where}: the escape \\u{ord(m.group()):04x} is half of a surrogate "
+                    "pair, which is no character: write the character itself, or both halves"
+                )
         elif isinstance(v, dict):
             stack.extend(v)
             stack.extend(v.values())

@@ -41,9 +41,13 @@ class Tip:
         return dict(self.suggest)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"level": self.level, "code": self.code, "message": self.message,
-                "suggest": {k: list(v) if isinstance(v, tuple) else v for k, v in self.suggest.items()},
-                "apply": self.apply}
+        return {
+            "level": self.level,
+            "code": self.code,
+            "message": self.message,
+            "suggest": {k: list(v) if isinstance(v, tuple) else v for k, v in self.suggest.items()},
+            "apply": self.apply,
+        }
 
 
 @dataclass(frozen=True)
@@ -63,8 +67,10 @@ class Advice:
 _MD = re.compile(r"^(#{1,6} \S|```|\|.*\|\s*$)", re.M)
 _SPEAKER = re.compile(r"^(user|assistant|human|ai|system|bot|agent|customer|q|a)\s*:", re.I)
 _QUESTION = re.compile(r"^(\*\*|#+\s*|q[:.]\s*)?[^.!?\n]{4,160}\?")
-_CODE = re.compile(r"^\s*(def |class |import |from \S+ import |function |const |let |var |#include|public |private "
-                   r"|return\b|if .*:$|for .*:$|elif |else:|try:|except|with .*:$|[{}]\s*$)|[;{]\s*$")
+_CODE = re.compile(
+    r"^\s*(def |class |import |from \S+ import |function |const |let |var |#include|public |private "
+    r"|return\b|if .*:$|for .*:$|elif |else:|try:|except|with .*:$|[{}]\s*$)|[;{]\s*$"
+)
 _INVISIBLE = re.compile("[\u00a0\u200b\u200c\u200d\u2060\u00ad]")
 
 
@@ -119,32 +125,61 @@ def pitfalls(text: str) -> list[Tip]:
     if stripped[:1] in ("[", "{"):
         try:
             json.loads(text)
-            out.append(Tip("warn", "json", "This is JSON: a text chunker cuts its records in half and the "
-                                           "pieces embed as noise. Split it at record boundaries first (one "
-                                           "object per chunk)."))
+            out.append(
+                Tip(
+                    "warn",
+                    "json",
+                    "This is JSON: a text chunker cuts its records in half and the "
+                    "pieces embed as noise. Split it at record boundaries first (one "
+                    "object per chunk).",
+                )
+            )
         except ValueError:
             pass
     if len(lines) >= 5 and not out:
         for sep, name in ((",", "CSV"), ("\t", "TSV")):
             counts = [line.count(sep) for line in lines[:50]]
             if counts[0] >= 2 and sum(c == counts[0] for c in counts) * 10 >= len(counts) * 8:
-                out.append(Tip("warn", name.lower(), f"This looks like {name}: chunk its rows by record (or "
-                                                     "embed a text rendering of each row), not by size."))
+                out.append(
+                    Tip(
+                        "warn",
+                        name.lower(),
+                        f"This looks like {name}: chunk its rows by record (or embed a text rendering of each row), not by size.",
+                    )
+                )
                 break
     if lines and "```" not in head:
         if _is_code(lines):
-            out.append(Tip("tip", "code", "This looks like source code: the code strategy splits it at "
-                                          "function and class boundaries and keeps each definition that fits "
-                                          "whole; size-based windows cut functions apart.",
-                           {"strategy": "code"}))
+            out.append(
+                Tip(
+                    "tip",
+                    "code",
+                    "This looks like source code: the code strategy splits it at "
+                    "function and class boundaries and keeps each definition that fits "
+                    "whole; size-based windows cut functions apart.",
+                    {"strategy": "code"},
+                )
+            )
     if text.startswith("\ufeff"):
-        out.append(Tip("tip", "bom", "The text starts with a byte order mark (U+FEFF). It counts as a "
-                                     "character in the offsets; strip it if your pipeline does."))
+        out.append(
+            Tip(
+                "tip",
+                "bom",
+                "The text starts with a byte order mark (U+FEFF). It counts as a "
+                "character in the offsets; strip it if your pipeline does.",
+            )
+        )
     invisible = len(_INVISIBLE.findall(head))
     if invisible:
-        out.append(Tip("tip", "invisible", f"The text holds {invisible:,} invisible or non-breaking "
-                                           "characters (no-break spaces, zero-width or soft hyphens). They "
-                                           "change token counts: normalise them before embedding."))
+        out.append(
+            Tip(
+                "tip",
+                "invisible",
+                f"The text holds {invisible:,} invisible or non-breaking "
+                "characters (no-break spaces, zero-width or soft hyphens). They "
+                "change token counts: normalise them before embedding.",
+            )
+        )
     return out
 
 
@@ -210,18 +245,25 @@ def _preset_tip(kind: str, result: ChunkResult, model: ModelLimit | None) -> Tip
     suggest: dict[str, Any] = {"unit": "tokens", "size": size, "overlap": overlap}
     if kind == "code":
         suggest["strategy"] = "code"  # the starting point for code is its structure, then a size
-    same = (s.unit == "tokens" and s.size == size and str(s.overlap) == str(overlap)
-            and s.strategy == suggest.get("strategy", s.strategy))
+    same = (
+        s.unit == "tokens"
+        and s.size == size
+        and str(s.overlap) == str(overlap)
+        and s.strategy == suggest.get("strategy", s.strategy)
+    )
     how = "the code strategy at " if kind == "code" else ""
-    message = (f"Looks like {preset.label.lower()}: {preset.why}. Start from {how}{size:,} tokens with {overlap} "
-               f"overlap{capped}")
+    message = f"Looks like {preset.label.lower()}: {preset.why}. Start from {how}{size:,} tokens with {overlap} overlap{capped}"
     whole = result.stats.document_tokens
     if 0 < whole <= size:
         # A starting point the whole document fits in makes one chunk: nothing left to compare.
         approx = "" if result.stats.exact else "about "
-        return Tip("tip", "content_type", f"{message}; but this document is only {approx}{whole:,} tokens, so at "
-                                          "that size it is one chunk. For a document this short, keep the size "
-                                          "well under its length to see how it splits.")
+        return Tip(
+            "tip",
+            "content_type",
+            f"{message}; but this document is only {approx}{whole:,} tokens, so at "
+            "that size it is one chunk. For a document this short, keep the size "
+            "well under its length to see how it splits.",
+        )
     if same:
         return Tip("tip", "content_type", message + " (these settings).")
     return Tip("tip", "content_type", message + ".", suggest)
@@ -237,9 +279,15 @@ def _result_tips(text: str, result: ChunkResult, model: ModelLimit | None) -> li
     out: list[Tip] = []
     if s.size and s.overlap_count * 2 > s.size:
         pct = round(100 * s.overlap_count / s.size)
-        out.append(Tip("warn", "overlap_high", f"Overlap is {pct}% of the chunk size (over 50%): most text is "
-                                               "embedded two or more times. 10–20% is the usual start.",
-                       {"overlap": "15%"}))
+        out.append(
+            Tip(
+                "warn",
+                "overlap_high",
+                f"Overlap is {pct}% of the chunk size (over 50%): most text is "
+                "embedded two or more times. 10–20% is the usual start.",
+                {"overlap": "15%"},
+            )
+        )
     if s.overlap_count and n > 1 and stats.avg_overlap * 2 < s.overlap_count:
         why = {
             "markdown": "sections never share text, and within a section only whole blocks are repeated",
@@ -250,9 +298,14 @@ def _result_tips(text: str, result: ChunkResult, model: ModelLimit | None) -> li
             "code": "only whole definitions and statements are repeated, never across a split definition's edge",
             "page": "pages never share text, and within a page only whole pieces are repeated",
         }.get(strategy, "the chunks' edges leave less to share")
-        out.append(Tip("tip", "overlap_not_achieved",
-                       f"Overlap asked: {_n(s.overlap_count)} {unit}; achieved: {_n(stats.avg_overlap)} on "
-                       f"average (at most {_n(stats.max_overlap)}), because {why}."))
+        out.append(
+            Tip(
+                "tip",
+                "overlap_not_achieved",
+                f"Overlap asked: {_n(s.overlap_count)} {unit}; achieved: {_n(stats.avg_overlap)} on "
+                f"average (at most {_n(stats.max_overlap)}), because {why}.",
+            )
+        )
     if model is not None:
         over = [c.tokens for c in chunks if c.tokens > model.tokens]
         if over:
@@ -268,33 +321,53 @@ def _result_tips(text: str, result: ChunkResult, model: ModelLimit | None) -> li
             if not stats.exact:
                 fix += " The counts are estimates: an exact tokenizer tells for sure."
             verb = "exceeds" if len(over) == 1 else "exceed"
-            out.append(Tip("warn", "over_limit",
-                           f"{len(over):,} of {_plural(n, 'chunk')} {verb} the {model.tokens:,}-token input limit "
-                           f"of {model.label} (largest {approx}{max(over):,} tokens): the model would "
-                           f"truncate them.{fix}", suggest))
+            out.append(
+                Tip(
+                    "warn",
+                    "over_limit",
+                    f"{len(over):,} of {_plural(n, 'chunk')} {verb} the {model.tokens:,}-token input limit "
+                    f"of {model.label} (largest {approx}{max(over):,} tokens): the model would "
+                    f"truncate them.{fix}",
+                    suggest,
+                )
+            )
         else:
-            out.append(Tip("tip", "fits_limit",
-                           f"Every chunk fits the {model.tokens:,}-token input limit of {model.label}."))
+            out.append(Tip("tip", "fits_limit", f"Every chunk fits the {model.tokens:,}-token input limit of {model.label}."))
     mid = stats.flag_counts.get("mid_sentence", 0)
     if mid and mid * 4 >= n and n > 1:
         ends = "ends" if mid == 1 else "end"
         cut = stats.flag_counts.get("split_sentence", 0)
         if strategy in ("fixed", "langchain"):
             better = _others(strategy, *(("markdown", "recursive") if markdown_like else ("sentence", "recursive")))
-            out.append(Tip("warn", "mid_sentence",
-                           f"{mid:,} of {_plural(n, 'chunk')} {ends} mid-sentence. A structure-aware strategy "
-                           f"({' or '.join(better)}) ends chunks at sentences; more overlap only hides the cut.",
-                           {"strategy": better}))
+            out.append(
+                Tip(
+                    "warn",
+                    "mid_sentence",
+                    f"{mid:,} of {_plural(n, 'chunk')} {ends} mid-sentence. A structure-aware strategy "
+                    f"({' or '.join(better)}) ends chunks at sentences; more overlap only hides the cut.",
+                    {"strategy": better},
+                )
+            )
         elif cut:
-            out.append(Tip("warn", "mid_sentence",
-                           f"{mid:,} of {_plural(n, 'chunk')} {ends} mid-sentence: {_plural(cut, 'chunk')} "
-                           f"{'holds' if cut == 1 else 'hold'} a "
-                           "sentence longer than the size, cut between words. A larger size keeps them whole.",
-                           _resized(s, _larger(s, model)) if _larger(s, model) > s.size else {}))
+            out.append(
+                Tip(
+                    "warn",
+                    "mid_sentence",
+                    f"{mid:,} of {_plural(n, 'chunk')} {ends} mid-sentence: {_plural(cut, 'chunk')} "
+                    f"{'holds' if cut == 1 else 'hold'} a "
+                    "sentence longer than the size, cut between words. A larger size keeps them whole.",
+                    _resized(s, _larger(s, model)) if _larger(s, model) > s.size else {},
+                )
+            )
         else:
-            out.append(Tip("tip", "no_punctuation",
-                           f"{mid:,} of {_plural(n, 'chunk')} {ends} without sentence punctuation: list items, "
-                           "headings, table rows or code, most likely. Nothing to fix if so."))
+            out.append(
+                Tip(
+                    "tip",
+                    "no_punctuation",
+                    f"{mid:,} of {_plural(n, 'chunk')} {ends} without sentence punctuation: list items, "
+                    "headings, table rows or code, most likely. Nothing to fix if so.",
+                )
+            )
     frag = stats.flag_counts.get("fragment", 0)
     if frag and frag * 5 >= n and n > 2:
         if strategy == "markdown":
@@ -306,31 +379,62 @@ def _result_tips(text: str, result: ChunkResult, model: ModelLimit | None) -> li
         else:
             fix = "A larger size packs more into each."
             suggest = _resized(s, _larger(s, model)) if _larger(s, model) > s.size else {}
-        out.append(Tip("warn", "fragments", f"{_plural(frag, 'chunk is a fragment', 'chunks are fragments')} "
-                                            f"(under a fifth of the size): they embed as noise. {fix}", suggest))
+        out.append(
+            Tip(
+                "warn",
+                "fragments",
+                f"{_plural(frag, 'chunk is a fragment', 'chunks are fragments')} "
+                f"(under a fifth of the size): they embed as noise. {fix}",
+                suggest,
+            )
+        )
     orphans = stats.flag_counts.get("orphan_heading", 0)
     if orphans and strategy != "markdown":
-        out.append(Tip("warn", "orphan_headings",
-                       f"{_plural(orphans, 'chunk ends', 'chunks end')} with a heading whose body went to the "
-                       "next chunk. The markdown strategy keeps headings with their sections.",
-                       {"strategy": "markdown"}))
+        out.append(
+            Tip(
+                "warn",
+                "orphan_headings",
+                f"{_plural(orphans, 'chunk ends', 'chunks end')} with a heading whose body went to the "
+                "next chunk. The markdown strategy keeps headings with their sections.",
+                {"strategy": "markdown"},
+            )
+        )
     oversize = stats.flag_counts.get("oversize", 0)
     if oversize:
-        out.append(Tip("tip", "oversize", f"{_plural(oversize, 'chunk is', 'chunks are')} larger than the size: "
-                                          "a block that cannot be cut (a long paragraph, table or code block) "
-                                          "stayed whole."))
+        out.append(
+            Tip(
+                "tip",
+                "oversize",
+                f"{_plural(oversize, 'chunk is', 'chunks are')} larger than the size: "
+                "a block that cannot be cut (a long paragraph, table or code block) "
+                "stayed whole.",
+            )
+        )
     if markdown_like and strategy not in ("markdown", "recursive"):
-        out.append(Tip("tip", "markdown", "This looks like Markdown: the markdown strategy splits at headings "
-                                          "and keeps code blocks and tables whole.", {"strategy": "markdown"}))
+        out.append(
+            Tip(
+                "tip",
+                "markdown",
+                "This looks like Markdown: the markdown strategy splits at headings and keeps code blocks and tables whole.",
+                {"strategy": "markdown"},
+            )
+        )
     if unit != "tokens" and stats.max_tokens > 2 * (stats.avg_tokens or 1):
-        out.append(Tip("tip", "tokens_vary", f"Sizes are in {unit}, but token counts vary a lot between chunks "
-                                             f"({approx}{stats.min_tokens:,} to {approx}{stats.max_tokens:,}): "
-                                             "size in tokens to stay under a model's limit.",
-                       {"unit": "tokens"}))
+        out.append(
+            Tip(
+                "tip",
+                "tokens_vary",
+                f"Sizes are in {unit}, but token counts vary a lot between chunks "
+                f"({approx}{stats.min_tokens:,} to {approx}{stats.max_tokens:,}): "
+                "size in tokens to stay under a model's limit.",
+                {"unit": "tokens"},
+            )
+        )
     if not stats.exact:
         exact = tuple(t.name for t in TOKENIZERS.values() if t.exact)
-        out.append(Tip("tip", "estimated", f"Token counts are estimates; {' and '.join(exact)} count exactly.",
-                       {"tokenizer": exact}))
+        out.append(
+            Tip("tip", "estimated", f"Token counts are estimates; {' and '.join(exact)} count exactly.", {"tokenizer": exact})
+        )
     return out
 
 

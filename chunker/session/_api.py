@@ -22,7 +22,6 @@ from ._advice import Advice, advise
 __all__ = ["Document", "chunk"]
 
 
-
 class Document:
     """A document held for chunking under changing settings: the page, the CLI and pipelines
     use this one object.
@@ -39,8 +38,7 @@ class Document:
     (2, 8)
     """
 
-    def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = (),
-                 name: str | None = None) -> None:
+    def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = (), name: str | None = None) -> None:
         self.text, self._wide_space = checked_text(text)
         self.source = source
         self.name = name
@@ -57,8 +55,15 @@ class Document:
         self._words: int | None = None
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, keep_running: bool = False, raw: bool = False,
-             max_bytes: int | None = None, encoding: str | None = None) -> Document:
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        keep_running: bool = False,
+        raw: bool = False,
+        max_bytes: int | None = None,
+        encoding: str | None = None,
+    ) -> Document:
         """A file as `python -m chunker FILE` reads it: a PDF, Word (.docx) or HTML file is
         extracted to Markdown-flavoured text (see `chunker.extract`), any other file is strict
         UTF-8 text with its byte order mark and CR LF kept. `raw=True` reads any file as text.
@@ -75,13 +80,28 @@ class Document:
 
         data = read_file(path)
         name = shown_name(path)
-        return cls.from_bytes(data, name=name, keep_running=keep_running, raw=raw,
-                              max_bytes=MAX_BYTES if max_bytes is None else max_bytes, encoding=encoding)
+        return cls.from_bytes(
+            data,
+            name=name,
+            keep_running=keep_running,
+            raw=raw,
+            max_bytes=MAX_BYTES if max_bytes is None else max_bytes,
+            encoding=encoding,
+        )
 
     @classmethod
-    def from_bytes(cls, data: bytes, *, name: str | None = None, keep_running: bool = False,
-                   raw: bool = False, max_bytes: int | None = None, source: str | None = None,
-                   progress: Callable[[int, int], None] | None = None, encoding: str | None = None) -> Document:
+    def from_bytes(
+        cls,
+        data: bytes,
+        *,
+        name: str | None = None,
+        keep_running: bool = False,
+        raw: bool = False,
+        max_bytes: int | None = None,
+        source: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        encoding: str | None = None,
+    ) -> Document:
         """`Document.open` for bytes already read; `name` helps tell the kind and names the file in
         errors, `source` is what records carry (none by default), `encoding` is a text file's
         when it is not UTF-8."""
@@ -89,8 +109,14 @@ class Document:
 
         if raw:
             return cls(decode_text(bytes(data), label=name or "the input", encoding=encoding), source=source)
-        found = extract(data, name=name, keep_running=keep_running, progress=progress,
-                        max_bytes=MAX_BYTES if max_bytes is None else max_bytes, encoding=encoding)
+        found = extract(
+            data,
+            name=name,
+            keep_running=keep_running,
+            progress=progress,
+            max_bytes=MAX_BYTES if max_bytes is None else max_bytes,
+            encoding=encoding,
+        )
         # An extracted document (PDF, Word, HTML) is text now: its file name says nothing of it.
         return cls(found.text, source=source, pages=found.pages, name=name if found.kind == "text" else None)
 
@@ -120,8 +146,9 @@ class Document:
         `chunker.settings._options.OPTIONS`, keyword only, each with its default)."""
         return self.run(_settings_of(settings, "Document.chunk()"), max_chunk_chars=max_chunk_chars)
 
-    def compare(self, settings: Settings, *, strategies: Sequence[str] | None = None,
-                max_chunk_chars: int | None = None) -> dict[str, Stats | ChunkerError]:
+    def compare(
+        self, settings: Settings, *, strategies: Sequence[str] | None = None, max_chunk_chars: int | None = None
+    ) -> dict[str, Stats | ChunkerError]:
         """The stats of every strategy (or of `strategies`) under the other settings as given;
         settings a strategy cannot take give its error instead."""
         out: dict[str, Stats | ChunkerError] = {}
@@ -156,15 +183,17 @@ class Document:
         with Fences.held_for(text):  # the strategy and the records read the same fences
             return self._run(text, strategy, settings, tok, limit)
 
-    def _run(self, text: str, strategy: Strategy, settings: Settings, tok: TokenizerLike,
-             limit: int | None) -> ChunkResult:
+    def _run(self, text: str, strategy: Strategy, settings: Settings, tok: TokenizerLike, limit: int | None) -> ChunkResult:
         size, overlap_count = settings.size, settings.overlap_count
         tokens_unit = settings.unit == "tokens"
         measure = self._token_measure(tok) if tokens_unit else make_measure(text, settings.unit, tok)
-        wanted = {w: self.pages if w == "pages" else (self.source or self.name) if w == "source"
-                  else getattr(settings, w) for w in strategy.wants}
-        spans = Spans.of(strategy.split(text, size=size, overlap=overlap_count, measure=measure,
-                                        breaks=settings.breaks, **wanted), len(text))
+        wanted = {
+            w: self.pages if w == "pages" else (self.source or self.name) if w == "source" else getattr(settings, w)
+            for w in strategy.wants
+        }
+        spans = Spans.of(
+            strategy.split(text, size=size, overlap=overlap_count, measure=measure, breaks=settings.breaks, **wanted), len(text)
+        )
         if not strategy.keeps_blank:
             spans = _without_blanks(text, spans)
         if settings.min_size:
@@ -195,8 +224,9 @@ class Document:
 
         return ChunkResult._lazy(chunks, stats, settings, self.source)
 
-    def _counted(self, text: str, spans: Spans, tok: TokenizerLike,
-                 counter: Measure | None) -> tuple[Sequence[int], Sequence[int], int]:
+    def _counted(
+        self, text: str, spans: Spans, tok: TokenizerLike, counter: Measure | None
+    ) -> tuple[Sequence[int], Sequence[int], int]:
         """The chunks' token counts, their overlaps' and the document's (see `counted`). Chunks
         are sized in characters or words but counted in tokens all the same: from one encoding
         of the document (or the estimate's sums), not chunk by chunk."""
@@ -229,17 +259,38 @@ class Document:
             self._measure = (tok.name, measure)
         return measure
 
-    def _stats(self, chunks: Chunks | Sequence[Any], tok: TokenizerLike, settings: Settings,
-               doc_tokens: int | None = None, repeats: Sequence[int] | None = None) -> Stats:
+    def _stats(
+        self,
+        chunks: Chunks | Sequence[Any],
+        tok: TokenizerLike,
+        settings: Settings,
+        doc_tokens: int | None = None,
+        repeats: Sequence[int] | None = None,
+    ) -> Stats:
         """`repeats` are the tokens of each chunk after the first that earlier chunks hold."""
         text = self.text
         if doc_tokens is None:
             doc_tokens = self.count_tokens(tok.name)
         if not len(chunks):
-            return Stats(chunks=0, document_chars=len(text), document_words=self.words, document_tokens=doc_tokens,
-                         min_tokens=0, avg_tokens=0.0, max_tokens=0, min_chars=0, avg_chars=0.0, max_chars=0,
-                         duplicated_tokens=0, duplicated_pct=0.0, avg_overlap=0.0, max_overlap=0,
-                         embedding_tokens=0, exact=tok.exact, flag_counts={})
+            return Stats(
+                chunks=0,
+                document_chars=len(text),
+                document_words=self.words,
+                document_tokens=doc_tokens,
+                min_tokens=0,
+                avg_tokens=0.0,
+                max_tokens=0,
+                min_chars=0,
+                avg_chars=0.0,
+                max_chars=0,
+                duplicated_tokens=0,
+                duplicated_pct=0.0,
+                avg_overlap=0.0,
+                max_overlap=0,
+                embedding_tokens=0,
+                exact=tok.exact,
+                flag_counts={},
+            )
         assert isinstance(chunks, Chunks)
         flag_counts: dict[str, int] = {}
         for fs in chunks._flags:
@@ -261,20 +312,28 @@ class Document:
         total_chars = sum(ends) - sum(starts)
         duplicated = sum(repeats)
         return Stats(
-            chunks=n, document_chars=len(text), document_words=self.words, document_tokens=doc_tokens,
-            min_tokens=min(tokens), avg_tokens=round(sum(tokens) / n, 2), max_tokens=max(tokens),
-            min_chars=min(map(operator.sub, ends, starts)), avg_chars=round(total_chars / n, 2),
+            chunks=n,
+            document_chars=len(text),
+            document_words=self.words,
+            document_tokens=doc_tokens,
+            min_tokens=min(tokens),
+            avg_tokens=round(sum(tokens) / n, 2),
+            max_tokens=max(tokens),
+            min_chars=min(map(operator.sub, ends, starts)),
+            avg_chars=round(total_chars / n, 2),
             max_chars=max(map(operator.sub, ends, starts)),
             duplicated_tokens=duplicated,
             duplicated_pct=round(100.0 * duplicated / doc_tokens, 2) if doc_tokens else 0.0,
             avg_overlap=round(sum(shared) / len(shared), 2) if shared else 0.0,
             max_overlap=max(shared, default=0),
-            embedding_tokens=sum(tokens), exact=tok.exact, flag_counts=flag_counts)
+            embedding_tokens=sum(tokens),
+            exact=tok.exact,
+            flag_counts=flag_counts,
+        )
 
 
 @signed("chunk")
-def chunk(text: str, *, source: str | None = None, max_chunk_chars: int | None = None,
-          **settings: Any) -> ChunkResult:
+def chunk(text: str, *, source: str | None = None, max_chunk_chars: int | None = None, **settings: Any) -> ChunkResult:
     """Split `text` and describe every chunk.
 
     The settings are keyword arguments, each optional with its default: the options of
@@ -324,8 +383,15 @@ def _limit(text: str, max_chunk_chars: Any) -> int | None:
     return n or None
 
 
-def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
-             counts: Callable[[], Sequence[int]], pages: Sequence[int] = (), wide_space: bool | None = None) -> Chunks:
+def _records(
+    text: str,
+    spans: Spans,
+    settings: Settings,
+    tok: TokenizerLike,
+    counts: Callable[[], Sequence[int]],
+    pages: Sequence[int] = (),
+    wide_space: bool | None = None,
+) -> Chunks:
     """The chunks of `spans`, flagged; `counts()` gives the spans' token counts, asked for
     only where a flag needs them (tokens as the unit, a model's limit) or when read.
 
@@ -373,8 +439,17 @@ def _records(text: str, spans: Spans, settings: Settings, tok: TokenizerLike,
             flags.append(shared.setdefault(key, key))
         return flags
 
-    return Chunks(text, spans.starts, spans.ends, known if known is not None else counts, flagged, spans.headings,
-                  not tok.exact, pages, wide_space)
+    return Chunks(
+        text,
+        spans.starts,
+        spans.ends,
+        known if known is not None else counts,
+        flagged,
+        spans.headings,
+        not tok.exact,
+        pages,
+        wide_space,
+    )
 
 
 def _check_volume(text: str, spans: Spans, settings: Settings, limit: int) -> None:
@@ -385,9 +460,11 @@ def _check_volume(text: str, spans: Spans, settings: Settings, limit: int) -> No
 
 
 def _volume_message(total: str, times: float, settings: Settings, limit: int) -> str:
-    return (f"these settings make chunks holding {total} characters in all, {times:,.0f} times the "
-            f"document, past the limit of {limit:,}: lower the overlap ({settings.overlap_count} of "
-            f"{settings.size} {settings.unit} now) or raise the size")
+    return (
+        f"these settings make chunks holding {total} characters in all, {times:,.0f} times the "
+        f"document, past the limit of {limit:,}: lower the overlap ({settings.overlap_count} of "
+        f"{settings.size} {settings.unit} now) or raise the size"
+    )
 
 
 def _blank(text: str, start: int, end: int) -> bool:
@@ -434,7 +511,7 @@ def _last_line_is_heading(text: str, start: int, piece: str) -> bool:
     if "\n" not in tail and len(tail) < len(piece):  # a last line longer than the tail
         tail = piece.rstrip()
     if "\n" in tail:
-        return is_heading_line(tail[tail.rfind("\n") + 1:])
+        return is_heading_line(tail[tail.rfind("\n") + 1 :])
     line_start = text.rfind("\n", 0, start) + 1
     if line_start < start:
         indent = text[line_start:start]

@@ -43,8 +43,17 @@ from ._settings import (
     whole_number,
 )
 
-__all__ = ["Option", "Control", "OPTIONS", "SURFACES", "Settings", "register_option", "unregister_option",
-           "options_for", "MISSING"]
+__all__ = [
+    "Option",
+    "Control",
+    "OPTIONS",
+    "SURFACES",
+    "Settings",
+    "register_option",
+    "unregister_option",
+    "options_for",
+    "MISSING",
+]
 
 SURFACES = frozenset({"chunk", "cli", "eval", "sweep", "adapters", "page"})
 """Where an option can be taken: `chunk()` and `Document.chunk()` (and `Settings`), the
@@ -125,15 +134,19 @@ class Option:
             raise ChunkerError(f"option name {self.name!r} must be a Python identifier not starting with _")
         unknown = set(self.surfaces) - SURFACES
         if unknown:
-            raise ChunkerError(f"option {self.name!r} names unknown surfaces {sorted(unknown)}: "
-                               f"choose from {', '.join(sorted(SURFACES))}")
+            raise ChunkerError(
+                f"option {self.name!r} names unknown surfaces {sorted(unknown)}: choose from {', '.join(sorted(SURFACES))}"
+            )
         if not self.flag:
             object.__setattr__(self, "flag", "--" + self.name.replace("_", "-"))
         if not self.url_key:
             object.__setattr__(self, "url_key", self.name)
         if self.control is not None and not self.control.id:
-            object.__setattr__(self, "control", Control(self.control.kind, self.control.label, "opt-" + self.name,
-                                                        self.control.choices, self.control.in_page))
+            object.__setattr__(
+                self,
+                "control",
+                Control(self.control.kind, self.control.label, "opt-" + self.name, self.control.choices, self.control.in_page),
+            )
 
     def wanted_in_snippet(self, settings: Any) -> bool:
         if self.snippet is not None:
@@ -183,8 +196,7 @@ def _overlap(value: Any, so_far: Mapping[str, Any]) -> int | str:
     if count < 0:
         raise ChunkerError(f"overlap must be 0 or more, got {count}", field="overlap")
     if count >= size:
-        raise ChunkerError(f"overlap {label} must be smaller than the size {size}: try {size // 10} (10%)",
-                           field="overlap")
+        raise ChunkerError(f"overlap {label} must be smaller than the size {size}: try {size // 10} (10%)", field="overlap")
     return label
 
 
@@ -194,8 +206,11 @@ def _min_size(value: Any, so_far: Mapping[str, Any]) -> int:
     if n < 0:
         raise ChunkerError(f"min_size must be 0 (off) or more, got {n}", field="min_size")
     if n and size == 0:
-        raise ChunkerError(f"min_size {n} needs a size: size 0 makes one chunk per sentence or paragraph, "
-                           "nothing is merged; give a size, or min_size 0", field="min_size")
+        raise ChunkerError(
+            f"min_size {n} needs a size: size 0 makes one chunk per sentence or paragraph, "
+            "nothing is merged; give a size, or min_size 0",
+            field="min_size",
+        )
     if n and n >= size:
         raise ChunkerError(f"min_size {n} must be smaller than the size {size}: try {size // 4}", field="min_size")
     return n
@@ -260,70 +275,152 @@ def _given(settings: Any) -> bool:
     return bool(getattr(settings, "model_max", None))
 
 
-OPTIONS: dict[str, Option] = {o.name: o for o in (
-    # A sweep takes lists of strategies and sizes instead (strategies=, sizes=).
-    Option("strategy", DEFAULTS["strategy"], _strategy, annotation=str, surfaces=SURFACES - {"sweep"},
-           help=lambda: f"{_names(STRATEGIES)} (default {DEFAULTS['strategy']})",
-           description="Where the text is cut: one of chunker.STRATEGIES.",
-           control=Control("select", "Strategy", "strategy", lambda: ((s.name, s.name) for s in STRATEGIES.values()),
-                           in_page=True),
-           snippet=_always),
-    Option("unit", DEFAULTS["unit"], _unit, annotation=str,
-           help=lambda: f"{_names(UNITS)} (default {DEFAULTS['unit']})",
-           description="What size and overlap count: tokens, chars or words.",
-           control=Control("select", "Unit", "unit", lambda: ((u.name, u.label) for u in UNITS.values()),
-                           in_page=True),
-           snippet=_always),
-    Option("size", DEFAULTS["size"], _size, annotation=int, parse=_size_text, metavar="N",
-           surfaces=SURFACES - {"sweep"},
-           help=lambda: f"chunk size in the unit (default {DEFAULTS['size']})",
-           description="Chunk size in the unit.", aliases={"langchain": "chunk_size"},
-           control=Control("number", "Chunk size", "size", in_page=True), snippet=_always),
-    Option("overlap", DEFAULTS["overlap"], _overlap, annotation=int | str, parse=_overlap_text,
-           help=lambda: f"overlap in the unit, or N%% of the size (default {DEFAULTS['overlap']})",
-           description="Overlap in the unit, or a percentage such as '15%'.", aliases={"langchain": "chunk_overlap"},
-           control=Control("number", "Overlap", "overlap", in_page=True), blank="0", snippet=_always),
-    # After the size, which it is checked against.
-    Option("min_size", 0, _min_size, annotation=int, parse=_count_text, metavar="N",
-           help=lambda: "merge a chunk smaller than N (in the unit) into a neighbour in its section, when the "
-                        "two fit the size; what stays smaller is flagged tiny (default 0: off)",
-           description="Merge chunks smaller than this into a neighbour; 0 is off.",
-           control=Control("number", "Min size"), blank="0"),
-    Option("tokenizer", DEFAULTS["tokenizer"], _tokenizer, annotation=str,
-           help=lambda: f"{_names(TOKENIZERS)}, or the path of a model's tokenizer.json "
-                        f"(default {DEFAULTS['tokenizer']})",
-           description="approx, estimate, o200k, cl100k, or a tokenizer.json path.",
-           control=Control("select", "Tokenizer", "tokenizer",
-                           lambda: ((t.name, t.label) for t in TOKENIZERS.values()), in_page=True),
-           snippet=_always, shown=_shown_tokenizer),
-    Option("breaks", DEFAULTS["breaks"], _breaks_check, annotation=tuple[str, ...],
-           help=lambda: f"break points for the sentence strategy, from {','.join(BREAKS)} "
-                        f"(default {','.join(DEFAULTS['breaks'])})",
-           description="Break points of the sentence strategy.",
-           control=Control("checkboxes", "Break points", "breaks",
-                           lambda: ((b.name, b.label) for b in BREAKS.values()), in_page=True),
-           snippet=_uses_breaks, to_json=list),
-    Option("language", AUTO, _language, annotation=str, metavar="LANGUAGE",
-           help=lambda: f"the code strategy's language: {AUTO} (from the file's extension, else python) | "
-                        f"{_names(LANGUAGES)} (default {AUTO})",
-           description="The code strategy's language; auto: from the file name.",
-           control=Control("select", "Language",
-                           choices=lambda: [(AUTO, "auto (file name)")] + [(lang.name, lang.label)
-                                                                           for lang in LANGUAGES.values()]),
-           blank=AUTO),
-    Option("model_max", None, _model_max, annotation=int | str | None, metavar="MODEL",
-           help=lambda: f"the embedding model's input limit: {_names(MODEL_LIMITS)}, or tokens; chunks past it "
-                        "are flagged truncated (default: a tokenizer.json's own limit, if it has one)",
-           description="The embedding model's input limit: a MODEL_LIMITS name or tokens.",
-           control=Control("select", "Model limit", "limit",
-                           lambda: [("", "none")] + [(m.name, f"{m.label} ({m.tokens:,})")
-                                                     for m in MODEL_LIMITS.values()], in_page=True),
-           url_key="limit", blank=None, snippet=_given),
-)}
+OPTIONS: dict[str, Option] = {
+    o.name: o
+    for o in (
+        # A sweep takes lists of strategies and sizes instead (strategies=, sizes=).
+        Option(
+            "strategy",
+            DEFAULTS["strategy"],
+            _strategy,
+            annotation=str,
+            surfaces=SURFACES - {"sweep"},
+            help=lambda: f"{_names(STRATEGIES)} (default {DEFAULTS['strategy']})",
+            description="Where the text is cut: one of chunker.STRATEGIES.",
+            control=Control(
+                "select", "Strategy", "strategy", lambda: ((s.name, s.name) for s in STRATEGIES.values()), in_page=True
+            ),
+            snippet=_always,
+        ),
+        Option(
+            "unit",
+            DEFAULTS["unit"],
+            _unit,
+            annotation=str,
+            help=lambda: f"{_names(UNITS)} (default {DEFAULTS['unit']})",
+            description="What size and overlap count: tokens, chars or words.",
+            control=Control("select", "Unit", "unit", lambda: ((u.name, u.label) for u in UNITS.values()), in_page=True),
+            snippet=_always,
+        ),
+        Option(
+            "size",
+            DEFAULTS["size"],
+            _size,
+            annotation=int,
+            parse=_size_text,
+            metavar="N",
+            surfaces=SURFACES - {"sweep"},
+            help=lambda: f"chunk size in the unit (default {DEFAULTS['size']})",
+            description="Chunk size in the unit.",
+            aliases={"langchain": "chunk_size"},
+            control=Control("number", "Chunk size", "size", in_page=True),
+            snippet=_always,
+        ),
+        Option(
+            "overlap",
+            DEFAULTS["overlap"],
+            _overlap,
+            annotation=int | str,
+            parse=_overlap_text,
+            help=lambda: f"overlap in the unit, or N%% of the size (default {DEFAULTS['overlap']})",
+            description="Overlap in the unit, or a percentage such as '15%'.",
+            aliases={"langchain": "chunk_overlap"},
+            control=Control("number", "Overlap", "overlap", in_page=True),
+            blank="0",
+            snippet=_always,
+        ),
+        # After the size, which it is checked against.
+        Option(
+            "min_size",
+            0,
+            _min_size,
+            annotation=int,
+            parse=_count_text,
+            metavar="N",
+            help=lambda: (
+                "merge a chunk smaller than N (in the unit) into a neighbour in its section, when the "
+                "two fit the size; what stays smaller is flagged tiny (default 0: off)"
+            ),
+            description="Merge chunks smaller than this into a neighbour; 0 is off.",
+            control=Control("number", "Min size"),
+            blank="0",
+        ),
+        Option(
+            "tokenizer",
+            DEFAULTS["tokenizer"],
+            _tokenizer,
+            annotation=str,
+            help=lambda: f"{_names(TOKENIZERS)}, or the path of a model's tokenizer.json (default {DEFAULTS['tokenizer']})",
+            description="approx, estimate, o200k, cl100k, or a tokenizer.json path.",
+            control=Control(
+                "select", "Tokenizer", "tokenizer", lambda: ((t.name, t.label) for t in TOKENIZERS.values()), in_page=True
+            ),
+            snippet=_always,
+            shown=_shown_tokenizer,
+        ),
+        Option(
+            "breaks",
+            DEFAULTS["breaks"],
+            _breaks_check,
+            annotation=tuple[str, ...],
+            help=lambda: (
+                f"break points for the sentence strategy, from {','.join(BREAKS)} (default {','.join(DEFAULTS['breaks'])})"
+            ),
+            description="Break points of the sentence strategy.",
+            control=Control(
+                "checkboxes", "Break points", "breaks", lambda: ((b.name, b.label) for b in BREAKS.values()), in_page=True
+            ),
+            snippet=_uses_breaks,
+            to_json=list,
+        ),
+        Option(
+            "language",
+            AUTO,
+            _language,
+            annotation=str,
+            metavar="LANGUAGE",
+            help=lambda: (
+                f"the code strategy's language: {AUTO} (from the file's extension, else python) | "
+                f"{_names(LANGUAGES)} (default {AUTO})"
+            ),
+            description="The code strategy's language; auto: from the file name.",
+            control=Control(
+                "select",
+                "Language",
+                choices=lambda: [(AUTO, "auto (file name)")] + [(lang.name, lang.label) for lang in LANGUAGES.values()],
+            ),
+            blank=AUTO,
+        ),
+        Option(
+            "model_max",
+            None,
+            _model_max,
+            annotation=int | str | None,
+            metavar="MODEL",
+            help=lambda: (
+                f"the embedding model's input limit: {_names(MODEL_LIMITS)}, or tokens; chunks past it "
+                "are flagged truncated (default: a tokenizer.json's own limit, if it has one)"
+            ),
+            description="The embedding model's input limit: a MODEL_LIMITS name or tokens.",
+            control=Control(
+                "select",
+                "Model limit",
+                "limit",
+                lambda: [("", "none")] + [(m.name, f"{m.label} ({m.tokens:,})") for m in MODEL_LIMITS.values()],
+                in_page=True,
+            ),
+            url_key="limit",
+            blank=None,
+            snippet=_given,
+        ),
+    )
+}
 """Every setting, in the order they are checked, shown and written."""
 
-MAX_CHUNK_CHARS_HELP = (f"refuse settings whose chunks would hold more than N characters in all (default "
-                        f"{VOLUME_TIMES} times each file, at least {VOLUME_FLOOR:,}; 0: no limit)")
+MAX_CHUNK_CHARS_HELP = (
+    f"refuse settings whose chunks would hold more than N characters in all (default "
+    f"{VOLUME_TIMES} times each file, at least {VOLUME_FLOOR:,}; 0: no limit)"
+)
 """`max_chunk_chars` is a run's volume limit beside the settings (not part of a result's
 settings): each surface that takes settings takes it too."""
 
@@ -354,8 +451,11 @@ def _sign(func: Callable[..., Any], surface: str) -> None:
     params = [p for p in base.parameters.values() if p.kind is not p.VAR_KEYWORD]
     taken = {p.name for p in params}
     at = next((i for i, p in enumerate(params) if p.kind is p.KEYWORD_ONLY), len(params))
-    drawn = [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default)
-             for o in options_for(surface) if o.name not in taken]
+    drawn = [
+        inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default)
+        for o in options_for(surface)
+        if o.name not in taken
+    ]
     func.__signature__ = base.replace(parameters=params[:at] + drawn + params[at:])  # type: ignore[attr-defined]
 
 

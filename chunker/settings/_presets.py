@@ -26,25 +26,68 @@ class Preset:
     why: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "label": self.label, "size_range": self.size_range,
-                "overlap_range": self.overlap_range, "size": self.size, "overlap": self.overlap,
-                "why": self.why}
+        return {
+            "name": self.name,
+            "label": self.label,
+            "size_range": self.size_range,
+            "overlap_range": self.overlap_range,
+            "size": self.size,
+            "overlap": self.overlap,
+            "why": self.why,
+        }
 
 
-PRESETS: dict[str, Preset] = {p.name: p for p in (
-    Preset("faq", "FAQ or short Q&A", "200–400 tokens", "10–20%", 300, "15%",
-           "an answer is short: keep it in one chunk with its question"),
-    Preset("general", "General prose", "400–512 tokens", "10–20%", 500, "10%",
-           "the usual first setting to measure from"),
-    Preset("technical", "Technical documentation", "1,024–2,048 tokens", "10–15%", 1024, "10%",
-           "procedures and code samples need room to stay in one piece"),
-    Preset("code", "Source code", "256–512 tokens", "none–10%", 400, "10%",
-           "a function or class is what a question about code is answered by: cut at definitions"),
-    Preset("chat", "Chat history or agent memory", "256–512 tokens a turn", "none", 384, 0,
-           "a turn is the natural unit: split by turn or topic rather than by size"),
-    Preset("openai", "OpenAI file search default", "800 tokens", "400 (50%)", 800, 400,
-           "the documented default of OpenAI's vector stores, whose overlap may not pass half the size"),
-)}
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset(
+            "faq",
+            "FAQ or short Q&A",
+            "200–400 tokens",
+            "10–20%",
+            300,
+            "15%",
+            "an answer is short: keep it in one chunk with its question",
+        ),
+        Preset("general", "General prose", "400–512 tokens", "10–20%", 500, "10%", "the usual first setting to measure from"),
+        Preset(
+            "technical",
+            "Technical documentation",
+            "1,024–2,048 tokens",
+            "10–15%",
+            1024,
+            "10%",
+            "procedures and code samples need room to stay in one piece",
+        ),
+        Preset(
+            "code",
+            "Source code",
+            "256–512 tokens",
+            "none–10%",
+            400,
+            "10%",
+            "a function or class is what a question about code is answered by: cut at definitions",
+        ),
+        Preset(
+            "chat",
+            "Chat history or agent memory",
+            "256–512 tokens a turn",
+            "none",
+            384,
+            0,
+            "a turn is the natural unit: split by turn or topic rather than by size",
+        ),
+        Preset(
+            "openai",
+            "OpenAI file search default",
+            "800 tokens",
+            "400 (50%)",
+            800,
+            400,
+            "the documented default of OpenAI's vector stores, whose overlap may not pass half the size",
+        ),
+    )
+}
 """Starting points by content type: rules of thumb to measure from, not standards."""
 
 
@@ -60,13 +103,16 @@ class ModelLimit:
         return {"name": self.name, "label": self.label, "tokens": self.tokens}
 
 
-MODEL_LIMITS: dict[str, ModelLimit] = {m.name: m for m in (
-    ModelLimit("minilm", "all-MiniLM-L6-v2", 256),
-    ModelLimit("bge", "BGE / E5 base models", 512),
-    ModelLimit("cohere", "Cohere embed v3", 512),
-    ModelLimit("openai", "OpenAI text-embedding-3", 8191),
-    ModelLimit("nomic", "nomic-embed-text", 8192),
-)}
+MODEL_LIMITS: dict[str, ModelLimit] = {
+    m.name: m
+    for m in (
+        ModelLimit("minilm", "all-MiniLM-L6-v2", 256),
+        ModelLimit("bge", "BGE / E5 base models", 512),
+        ModelLimit("cohere", "Cohere embed v3", 512),
+        ModelLimit("openai", "OpenAI text-embedding-3", 8191),
+        ModelLimit("nomic", "nomic-embed-text", 8192),
+    )
+}
 """Input limits of common embedding models, for the "over the model's limit" warning."""
 
 
@@ -84,6 +130,8 @@ def model_limit(value: int | str | ModelLimit | None) -> ModelLimit | None:
         return MODEL_LIMITS[value]
     text = str(value).strip()
     if not (text.isascii() and text.isdigit()) or int(text) <= 0:
-        raise ChunkerError(f"unknown model limit {str(value)[:40]!r}: name one of "
-                           f"{', '.join(MODEL_LIMITS)}, or give a number of tokens", field="model_max")
+        raise ChunkerError(
+            f"unknown model limit {str(value)[:40]!r}: name one of {', '.join(MODEL_LIMITS)}, or give a number of tokens",
+            field="model_max",
+        )
     return ModelLimit(text, f"{int(text):,}-token model", int(text))

@@ -14,8 +14,18 @@ from typing import Any
 
 from .._errors import ChunkerError
 
-__all__ = ["Choice", "UNITS", "BREAKS", "DEFAULTS", "PLAYGROUND_DEFAULTS",
-           "VOLUME_TIMES", "VOLUME_FLOOR", "MAX_SIZE", "volume_limit", "whole_number"]
+__all__ = [
+    "Choice",
+    "UNITS",
+    "BREAKS",
+    "DEFAULTS",
+    "PLAYGROUND_DEFAULTS",
+    "VOLUME_TIMES",
+    "VOLUME_FLOOR",
+    "MAX_SIZE",
+    "volume_limit",
+    "whole_number",
+]
 
 
 @dataclass(frozen=True)
@@ -93,9 +103,11 @@ def _choice(kind: str, value: Any, options: dict[str, Any]) -> str:
         known = False
     if not known:
         shown = value if isinstance(value, str) else f"{type(value).__name__} {value!r}"
-        raise ChunkerError(f"unknown {kind} {shown!r}: choose one of {', '.join(options)}"
-                           if isinstance(value, str) else
-                           f"{kind} must be a name, got {shown[:80]}: choose one of {', '.join(options)}")
+        raise ChunkerError(
+            f"unknown {kind} {shown!r}: choose one of {', '.join(options)}"
+            if isinstance(value, str)
+            else f"{kind} must be a name, got {shown[:80]}: choose one of {', '.join(options)}"
+        )
     return str(value)
 
 
@@ -128,11 +140,12 @@ def whole_number(kind: str, value: Any) -> int:
             raise ChunkerError(f"{kind} {digits[:20]}… is too large: at most {MAX_SIZE:,}", field=field)
         value = int(digits)
     elif not isinstance(value, int):
-        raise ChunkerError(f"{kind} must be a whole number, got {type(value).__name__} {str(value)[:40]!r}",
-                           field=field)
+        raise ChunkerError(f"{kind} must be a whole number, got {type(value).__name__} {str(value)[:40]!r}", field=field)
     if value > MAX_SIZE:
-        raise ChunkerError(f"{kind} {value if value < 10**15 else '10^' + str(len(str(value)) - 1)} "
-                           f"is too large: at most {MAX_SIZE:,}", field=field)
+        raise ChunkerError(
+            f"{kind} {value if value < 10**15 else '10^' + str(len(str(value)) - 1)} is too large: at most {MAX_SIZE:,}",
+            field=field,
+        )
     return int(value)
 
 
@@ -153,8 +166,7 @@ def parse_overlap(value: int | str, size: int) -> tuple[int, int | str]:
                 raise ValueError
             pct = float(text)
         except ValueError:
-            raise ChunkerError(f"overlap {value[:40]!r} is not a percentage: write it like 15%",
-                              field="overlap") from None
+            raise ChunkerError(f"overlap {value[:40]!r} is not a percentage: write it like 15%", field="overlap") from None
         if not math.isfinite(pct) or pct < 0:
             raise ChunkerError(f"overlap {value[:40]!r} must be a percentage from 0% to under 100%", field="overlap")
         if pct >= 100:

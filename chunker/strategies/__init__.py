@@ -60,8 +60,7 @@ class Strategy:
         return found
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "size_zero": self.size_zero,
-                "breaks": self.breaks}
+        return {"name": self.name, "description": self.description, "size_zero": self.size_zero, "breaks": self.breaks}
 
 
 STRATEGIES: dict[str, Strategy] = {}
@@ -79,17 +78,30 @@ def register_strategy(strategy: Strategy) -> None:
 for _entry in (
     Strategy("recursive", "Paragraph, then line, sentence, word and character breaks; pieces are packed up to the size."),
     Strategy("fixed", "Windows of exactly the size, a stride of size minus overlap apart; ignores structure."),
-    Strategy("sentence", "Packs whole sentences up to the size; a sentence longer than the size is cut and flagged.",
-             size_zero=True, breaks=True),
-    Strategy("paragraph", "Packs whole blank-line-separated paragraphs; a long paragraph is never split, only flagged.",
-             size_zero=True),
+    Strategy(
+        "sentence",
+        "Packs whole sentences up to the size; a sentence longer than the size is cut and flagged.",
+        size_zero=True,
+        breaks=True,
+    ),
+    Strategy(
+        "paragraph", "Packs whole blank-line-separated paragraphs; a long paragraph is never split, only flagged.", size_zero=True
+    ),
     Strategy("markdown", "Heading-aware sections with their heading path; code blocks and tables stay whole."),
-    Strategy("code", "Source code at its definitions: Python by its syntax tree (classes, functions, methods, "
-                     "statements), other languages at their separators; the language from the file name or setting.",
-             wants=("language", "source")),
-    Strategy("page", "One chunk per page (a PDF's); a page larger than the size is split, pages are never merged.",
-             size_zero=True, wants=("pages",)),
-    Strategy("langchain", "Exactly what LangChain's RecursiveCharacterTextSplitter returns, with correct offsets.",
-             keeps_blank=True),
+    Strategy(
+        "code",
+        "Source code at its definitions: Python by its syntax tree (classes, functions, methods, "
+        "statements), other languages at their separators; the language from the file name or setting.",
+        wants=("language", "source"),
+    ),
+    Strategy(
+        "page",
+        "One chunk per page (a PDF's); a page larger than the size is split, pages are never merged.",
+        size_zero=True,
+        wants=("pages",),
+    ),
+    Strategy(
+        "langchain", "Exactly what LangChain's RecursiveCharacterTextSplitter returns, with correct offsets.", keeps_blank=True
+    ),
 ):
     register_strategy(_entry)

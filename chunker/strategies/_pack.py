@@ -130,9 +130,19 @@ def _glued(segments: Iterable[tuple[int, int]], fences: Fences | None) -> Iterat
         yield held
 
 
-def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, size: int,
-            leaves: Leaves, levels: Sequence[str] = LEVELS, split_all_until: int = -1,
-            fences: Fences | None = None) -> None:
+def cascade(
+    text: str,
+    start: int,
+    end: int,
+    level: int,
+    *,
+    measure: Measure,
+    size: int,
+    leaves: Leaves,
+    levels: Sequence[str] = LEVELS,
+    split_all_until: int = -1,
+    fences: Fences | None = None,
+) -> None:
     """Append to `leaves` the pieces of text[start:end] at `levels[level]`, splitting every
     piece that does not fit at the next level down.
 
@@ -170,8 +180,18 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
     if level < split_all_until:
         # A coarser break than the strategy packs: segment further, no fences.
         for a, b in segments:
-            cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
-                    levels=levels, split_all_until=split_all_until, fences=fences)
+            cascade(
+                text,
+                a,
+                b,
+                level + 1,
+                measure=measure,
+                size=size,
+                leaves=leaves,
+                levels=levels,
+                split_all_until=split_all_until,
+                fences=fences,
+            )
         return
     cut = name == "word"
     starts, ends, cuts, hard = leaves.starts, leaves.ends, leaves.cut, leaves.hard
@@ -179,8 +199,18 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
     for a, b in segments:
         if size and (over(a, b, size) if over is not None else b - a > size):
             hard.add(len(starts))
-            cascade(text, a, b, level + 1, measure=measure, size=size, leaves=leaves,
-                    levels=levels, split_all_until=split_all_until, fences=fences)
+            cascade(
+                text,
+                a,
+                b,
+                level + 1,
+                measure=measure,
+                size=size,
+                leaves=leaves,
+                levels=levels,
+                split_all_until=split_all_until,
+                fences=fences,
+            )
             hard.add(len(starts))  # whatever comes next starts afresh
         else:
             starts.append(a)
@@ -188,9 +218,16 @@ def cascade(text: str, start: int, end: int, level: int, *, measure: Measure, si
             cuts.append(cut)
 
 
-def pack(spans: Sequence[tuple[int, int]], *, size: int, overlap: int, measure: Measure,
-         hard: Collection[int] | None = None, walls: Collection[int] | None = None,
-         walk: bool = False) -> list[tuple[int, int]]:
+def pack(
+    spans: Sequence[tuple[int, int]],
+    *,
+    size: int,
+    overlap: int,
+    measure: Measure,
+    hard: Collection[int] | None = None,
+    walls: Collection[int] | None = None,
+    walk: bool = False,
+) -> list[tuple[int, int]]:
     """Greedy packing of pieces into chunks of at most `size`, as (first, last) piece indices.
 
     The next chunk starts with the longest run of the previous chunk's trailing pieces that
@@ -200,15 +237,30 @@ def pack(spans: Sequence[tuple[int, int]], *, size: int, overlap: int, measure: 
     piece-by-piece reference. `pack_columns` is the same on columns.
     """
     kind = position_kind(max((e for _, e in spans), default=0))
-    firsts, lasts = pack_columns(array(kind, [s for s, _ in spans]), array(kind, [e for _, e in spans]),
-                                 size=size, overlap=overlap, measure=measure, hard=hard, walls=walls,
-                                 walk=walk)
+    firsts, lasts = pack_columns(
+        array(kind, [s for s, _ in spans]),
+        array(kind, [e for _, e in spans]),
+        size=size,
+        overlap=overlap,
+        measure=measure,
+        hard=hard,
+        walls=walls,
+        walk=walk,
+    )
     return list(zip(firsts, lasts))
 
 
-def pack_columns(starts: Sequence[int], ends: Sequence[int], *, size: int, overlap: int, measure: Measure,
-                 hard: Collection[int] | None = None, walls: Collection[int] | None = None,
-                 walk: bool = False) -> tuple[array[int], array[int]]:
+def pack_columns(
+    starts: Sequence[int],
+    ends: Sequence[int],
+    *,
+    size: int,
+    overlap: int,
+    measure: Measure,
+    hard: Collection[int] | None = None,
+    walls: Collection[int] | None = None,
+    walk: bool = False,
+) -> tuple[array[int], array[int]]:
     """`pack` for pieces given as columns; the chunks' first and last pieces as two arrays."""
     walls = Marks.union(walls)
     stops = Marks.union(hard, walls)
@@ -234,8 +286,9 @@ def pack_columns(starts: Sequence[int], ends: Sequence[int], *, size: int, overl
         if overlap > 0 and nxt not in walls:
             # Overlap never reaches back across a wall, nor to this chunk's own start.
             floor = max(i + 1, first_new) if first_new in walls else i + 1
-            k = _exact_overlap(over, starts, ends, finder.earliest(floor, j, overlap, size), nxt, size,
-                               overlap + getattr(measure, "specials", 0))
+            k = _exact_overlap(
+                over, starts, ends, finder.earliest(floor, j, overlap, size), nxt, size, overlap + getattr(measure, "specials", 0)
+            )
         i, first_new = k, nxt
 
 
@@ -369,8 +422,7 @@ def _exact_fit(over: Over, starts: Sequence[int], ends: Sequence[int], i: int, j
     return j
 
 
-def _exact_overlap(over: Over, starts: Sequence[int], ends: Sequence[int], k: int, nxt: int, size: int,
-                   overlap: int) -> int:
+def _exact_overlap(over: Over, starts: Sequence[int], ends: Sequence[int], k: int, nxt: int, size: int, overlap: int) -> int:
     """Drop leading overlap pieces until the overlap fits `overlap` and the overlap with the
     first new piece fits `size`, both by the exact count: the text a chunk repeats is counted
     as its own text is (`overlap` holds the special tokens that count adds to any text)."""

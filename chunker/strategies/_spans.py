@@ -44,8 +44,14 @@ class Spans(Sequence[Span]):
 
     __slots__ = ("starts", "ends", "cut", "headings", "walls")
 
-    def __init__(self, starts: array[int], ends: array[int], cut: bytearray | None = None,
-                 headings: list[tuple[str, ...]] | None = None, walls: Sequence[int] | None = None) -> None:
+    def __init__(
+        self,
+        starts: array[int],
+        ends: array[int],
+        cut: bytearray | None = None,
+        headings: list[tuple[str, ...]] | None = None,
+        walls: Sequence[int] | None = None,
+    ) -> None:
         self.starts = starts
         self.ends = ends
         self.cut = cut if cut is not None and any(cut) else None
@@ -58,8 +64,7 @@ class Spans(Sequence[Span]):
         if isinstance(spans, Spans):
             return spans
         items = spans if isinstance(spans, Sequence) else list(spans)
-        kind = position_kind(text_length if text_length is not None else
-                             max((sp[1] for sp in items), default=0))
+        kind = position_kind(text_length if text_length is not None else max((sp[1] for sp in items), default=0))
         starts, ends = array(kind, [sp[0] for sp in items]), array(kind, [sp[1] for sp in items])
         cut = bytearray(bool(getattr(sp, "cut", False)) for sp in items)
         headings: list[tuple[str, ...]] = [getattr(sp, "headings", ()) for sp in items]
@@ -77,8 +82,12 @@ class Spans(Sequence[Span]):
     def __getitem__(self, i: int | slice) -> Span | list[Span]:
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
-        return Span(self.starts[i], self.ends[i], bool(self.cut[i]) if self.cut is not None else False,
-                    self.headings[i] if self.headings is not None else ())
+        return Span(
+            self.starts[i],
+            self.ends[i],
+            bool(self.cut[i]) if self.cut is not None else False,
+            self.headings[i] if self.headings is not None else (),
+        )
 
     def __iter__(self) -> Iterator[Span]:
         return (self[k] for k in range(len(self)))
@@ -86,10 +95,13 @@ class Spans(Sequence[Span]):
     def keep(self, wanted: Sequence[int]) -> Spans:
         """The chunks whose entry in `wanted` is true."""
         kind = self.starts.typecode
-        return Spans(array(kind, compress(self.starts, wanted)), array(kind, compress(self.ends, wanted)),
-                     bytearray(compress(self.cut, wanted)) if self.cut is not None else None,
-                     list(compress(self.headings, wanted)) if self.headings is not None else None,
-                     self.walls)  # positions in the text: dropping chunks moves none
+        return Spans(
+            array(kind, compress(self.starts, wanted)),
+            array(kind, compress(self.ends, wanted)),
+            bytearray(compress(self.cut, wanted)) if self.cut is not None else None,
+            list(compress(self.headings, wanted)) if self.headings is not None else None,
+            self.walls,
+        )  # positions in the text: dropping chunks moves none
 
 
 class Marks:

@@ -46,8 +46,16 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SEPARATORS: dict[str, re.Pattern[str]] = {}
 
 
-def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple[str, ...] = (),
-          language: str = AUTO, source: str | None = None) -> Spans:
+def split(
+    text: str,
+    *,
+    size: int,
+    overlap: int,
+    measure: Measure,
+    breaks: tuple[str, ...] = (),
+    language: str = AUTO,
+    source: str | None = None,
+) -> Spans:
     """
     >>> from chunker import chunk
     >>> code = "import os\\n\\n\\nclass A:\\n    def f(self):\\n        return 1\\n\\n    def g(self):\\n        return 2\\n"
@@ -64,13 +72,15 @@ def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple
     else:
         _separated(text, 0, len(text), LANGUAGES[lang].separators, measure, size, leaves)
         paths = [()] * len(leaves)
-    firsts, lasts = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure,
-                                 hard=leaves.hard)
+    firsts, lasts = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure, hard=leaves.hard)
     kind = leaves.starts.typecode
     find = leaves.cut.find
-    return Spans(array(kind, map(leaves.starts.__getitem__, firsts)), array(kind, map(leaves.ends.__getitem__, lasts)),
-                 bytearray(find(1, i, j + 1) >= 0 for i, j in zip(firsts, lasts)),
-                 [_common(paths, i, j) for i, j in zip(firsts, lasts)])
+    return Spans(
+        array(kind, map(leaves.starts.__getitem__, firsts)),
+        array(kind, map(leaves.ends.__getitem__, lasts)),
+        bytearray(find(1, i, j + 1) >= 0 for i, j in zip(firsts, lasts)),
+        [_common(paths, i, j) for i, j in zip(firsts, lasts)],
+    )
 
 
 def python_tree(text: str) -> ast.Module | None:
@@ -91,7 +101,7 @@ def _common(paths: Sequence[tuple[str, ...]], i: int, j: int) -> tuple[str, ...]
     common = paths[i]
     for k in range(i + 1, j + 1):
         other = paths[k]
-        if other[:len(common)] != common:
+        if other[: len(common)] != common:
             n = 0
             while n < len(common) and n < len(other) and common[n] == other[n]:
                 n += 1
@@ -99,8 +109,7 @@ def _common(paths: Sequence[tuple[str, ...]], i: int, j: int) -> tuple[str, ...]
     return common
 
 
-def _separated(text: str, start: int, end: int, separators: Sequence[str], measure: Measure, size: int,
-               leaves: Leaves) -> None:
+def _separated(text: str, start: int, end: int, separators: Sequence[str], measure: Measure, size: int, leaves: Leaves) -> None:
     """Pieces of text[start:end] at the first separator that cuts it, each piece that does not
     fit cut again at the separators after it; past the last one, between characters."""
     for i, sep in enumerate(separators):
@@ -122,14 +131,14 @@ def _separated(text: str, start: int, end: int, separators: Sequence[str], measu
             b = a + len(text[a:b].rstrip())
             if measure.over(a, b, size):
                 leaves.hard.add(len(leaves))
-                _separated(text, a, b, separators[i + 1:], measure, size, leaves)
+                _separated(text, a, b, separators[i + 1 :], measure, size, leaves)
                 leaves.hard.add(len(leaves))
             else:
                 leaves.add(a, b, cut)
         return
     m = _NONSPACE.search(text, start, end)
     if m is not None:
-        stop = m.start() + len(text[m.start():end].rstrip())
+        stop = m.start() + len(text[m.start() : end].rstrip())
         cascade(text, m.start(), stop, 0, measure=measure, size=size, leaves=leaves, levels=("char",))
 
 
@@ -165,8 +174,7 @@ def _units(nodes: Sequence[ast.stmt]) -> list[tuple[int, int, list[ast.stmt]]]:
 
 
 def _is_docstring(node: ast.stmt) -> bool:
-    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str))
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
 class _Python:
@@ -259,8 +267,7 @@ class _Python:
                 self.add(s, e, path)
                 continue
             self.hard()
-            cascade(self.text, s, e, 0, measure=self.measure, size=self.size, leaves=leaves,
-                    levels=("word", "char"))
+            cascade(self.text, s, e, 0, measure=self.measure, size=self.size, leaves=leaves, levels=("word", "char"))
             self.paths.extend([path] * (len(leaves) - len(self.paths)))
             self.hard()
         self.hard()
@@ -270,8 +277,7 @@ class _Python:
     def module(self, tree: ast.Module) -> None:
         self.region(_units(tree.body), 1, len(self.starts), ())
 
-    def region(self, units: list[tuple[int, int, list[ast.stmt]]], first: int, last: int,
-               path: tuple[str, ...]) -> None:
+    def region(self, units: list[tuple[int, int, list[ast.stmt]]], first: int, last: int, path: tuple[str, ...]) -> None:
         """The units of one body, in lines first..last. The comment lines right above a unit
         (and a branch's ``else:``, ``except E:``) go with it; lines right after a unit and
         indented deeper than it (a comment at the end of its body) too; any other run of
@@ -284,8 +290,7 @@ class _Python:
             lead = top
             if nodes and gap and gap[-1][1] == top - 1:
                 lead = gap.pop()[0]
-            if gap and items and items[-1][4] and gap[0][0] == prev + 1 \
-                    and self.indent(gap[0][0]) > self.indent(items[-1][2]):
+            if gap and items and items[-1][4] and gap[0][0] == prev + 1 and self.indent(gap[0][0]) > self.indent(items[-1][2]):
                 items[-1][1] = gap.pop(0)[1]
             items.extend([a, b, a, b, []] for a, b in gap)
             if nodes:
@@ -297,8 +302,7 @@ class _Python:
             else:
                 self.lines(a, b, path)
 
-    def unit(self, first: int, last: int, own_first: int, own_last: int, nodes: list[ast.stmt],
-             path: tuple[str, ...]) -> None:
+    def unit(self, first: int, last: int, own_first: int, own_last: int, nodes: list[ast.stmt], path: tuple[str, ...]) -> None:
         node = nodes[0] if len(nodes) == 1 else None
         own = (*path, node.name) if isinstance(node, _DEFS) else path
         a, b = self.span(first, last)

@@ -35,8 +35,7 @@ def _windows(n_units: int, size: int, overlap: int, kind: str = "q") -> tuple[ar
     return starts, ends
 
 
-def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: tuple[str, ...] = ()) -> Spans:
+def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple[str, ...] = ()) -> Spans:
     """
     >>> from chunker import chunk
     >>> [(c.start_char, c.end_char) for c in chunk("x" * 1188, strategy="fixed", unit="chars", size=500, overlap=50)]
@@ -72,8 +71,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     return Spans(starts, ends, cut)
 
 
-def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int,
-                   kind: str) -> tuple[array[int], array[int]]:
+def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int, kind: str) -> tuple[array[int], array[int]]:
     """Token windows cut only where a token starts a character, each within the size and each
     overlap within the overlap, counted as their own text.
 
@@ -153,6 +151,6 @@ def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int,
 
 def _cuts_sentence(text: str, start: int, end: int) -> bool:
     """A window cuts a sentence when it starts or ends inside one."""
-    if end < len(text) and not ends_sentence(text[max(0, end - 16):end]):
+    if end < len(text) and not ends_sentence(text[max(0, end - 16) : end]):
         return True
-    return start > 0 and not ends_sentence(text[max(0, start - 16):start])
+    return start > 0 and not ends_sentence(text[max(0, start - 16) : start])

@@ -90,8 +90,9 @@ def langchain_spans(
     return _Splitter(text, size, overlap, length).split(0, len(text), seps or DEFAULT_SEPARATORS)
 
 
-def spans_measured(text: str, *, size: int, overlap: int, length: Callable[[str], int],
-                   span_length: Callable[[int, int], int]) -> list[tuple[int, int]]:
+def spans_measured(
+    text: str, *, size: int, overlap: int, length: Callable[[str], int], span_length: Callable[[int, int], int]
+) -> list[tuple[int, int]]:
     """`langchain_spans` with default separators, for settings already checked, where
     ``span_length(p, q) == length(text[p:q])`` measures a piece by its place in the text
     (chunk() hands over its token measure: the estimate's running sums, or the exact
@@ -99,8 +100,7 @@ def spans_measured(text: str, *, size: int, overlap: int, length: Callable[[str]
     return _Splitter(text, size, overlap, length, span_length).split(0, len(text), DEFAULT_SEPARATORS)
 
 
-def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: tuple[str, ...] = ()) -> Spans:
+def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple[str, ...] = ()) -> Spans:
     """The strategy: LangChain's splitter measuring pieces in the measure's unit, as
     ``from_tiktoken_encoder`` does for tokens (and ``len(s.split())`` for words).
 
@@ -117,11 +117,15 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         length = measure.tokenizer.count  # type: ignore[attr-defined]
         # The same numbers as counting each piece's text, from the document's running sums (the
         # estimate) or its single encoding (exact tokens): no piece is encoded again.
-        span_length = (measure.count if isinstance(measure, IndexedEstimateMeasure) else
-                       measure.exact if isinstance(measure, ExactTokenMeasure) else None)
+        span_length = (
+            measure.count
+            if isinstance(measure, IndexedEstimateMeasure)
+            else measure.exact
+            if isinstance(measure, ExactTokenMeasure)
+            else None
+        )
         if span_length is not None:
-            return Spans.of(spans_measured(text, size=size, overlap=overlap, length=length,
-                                           span_length=span_length), len(text))
+            return Spans.of(spans_measured(text, size=size, overlap=overlap, length=length, span_length=span_length), len(text))
     return Spans.of(langchain_spans(text, size=size, overlap=overlap, length=length), len(text))
 
 
@@ -134,8 +138,14 @@ class _Splitter:
 
     __slots__ = ("text", "size", "overlap", "measure", "sep_len", "out")
 
-    def __init__(self, text: str, size: int, overlap: int, length: Callable[[str], int],
-                 span_length: Callable[[int, int], int] | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        size: int,
+        overlap: int,
+        length: Callable[[str], int],
+        span_length: Callable[[int, int], int] | None = None,
+    ) -> None:
         self.text = text
         self.size = size
         self.overlap = overlap
@@ -213,9 +223,7 @@ class _Splitter:
                     # NOTE: the overlap is whole trailing pieces of this run: drop
                     # leading pieces while the rest exceeds `overlap`, or while the
                     # incoming piece would not fit beside it (and the rest measures > 0).
-                    while lo < hi and (
-                        total > overlap or (total + n + (sep_len if hi > lo else 0) > size and total > 0)
-                    ):
+                    while lo < hi and (total > overlap or (total + n + (sep_len if hi > lo else 0) > size and total > 0)):
                         total -= run[lo][2] + (sep_len if hi - lo > 1 else 0)
                         lo += 1
             # NOTE: the chunk size is the running sum of piece lengths (plus sep_len

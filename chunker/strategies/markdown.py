@@ -50,18 +50,26 @@ _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
 # CommonMark's HTML blocks (spec 0.31.2, section 4.6): how each of the seven kinds starts, and
 # how kinds 1-5 end (on the line that holds the end, which may be the first); kinds 6 and 7 end
 # at a blank line, and kind 7 cannot interrupt a paragraph.
-_BLOCK_TAGS = ("address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
-               "dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|"
-               "hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|"
-               "search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul")
+_BLOCK_TAGS = (
+    "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
+    "dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|"
+    "hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|"
+    "search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul"
+)
 _ATTRIBUTE = r"""\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?"""
 _HTML_START = re.compile(
     r"[ \t]{0,3}(?:(<(?:pre|script|style|textarea)(?:[ \t>]|\Z))|(<!--)|(<\?)|(<![A-Za-z])|(<!\[CDATA\[)"
     rf"|(</?(?:{_BLOCK_TAGS})(?:[ \t>]|/>|\Z))"
     rf"|((?:<[A-Za-z][A-Za-z0-9-]*(?:{_ATTRIBUTE})*\s*/?>|</[A-Za-z][A-Za-z0-9-]*\s*>)[ \t]*\Z))",
-    re.IGNORECASE)
-_HTML_END = (re.compile(r"</(?:pre|script|style|textarea)>", re.IGNORECASE), re.compile("-->"),
-             re.compile(r"\?>"), re.compile(">"), re.compile(r"\]\]>"))
+    re.IGNORECASE,
+)
+_HTML_END = (
+    re.compile(r"</(?:pre|script|style|textarea)>", re.IGNORECASE),
+    re.compile("-->"),
+    re.compile(r"\?>"),
+    re.compile(">"),
+    re.compile(r"\]\]>"),
+)
 
 _TEXT_LEVELS = ("paragraph", "line", "sentence", "word", "char")
 _BLOCK_LEVELS = ("line", "word", "char")
@@ -199,9 +207,14 @@ def iter_blocks(text: str) -> Iterator[Block]:
             last_atx = len(m.group(1))
             out.append(Block(lead, _trimmed_end(text, s, e), "heading", last_atx, (m.group(2) or "").strip()))
             continue
-        if (cur is not None and cur[0] == "text" and cur[3] == 1 and _SETEXT.match(line)
-                and not _LIST_ITEM.match(text[cur[1]:cur[2]])):
-            title = text[cur[1]:cur[2]].strip().lstrip("\ufeff")
+        if (
+            cur is not None
+            and cur[0] == "text"
+            and cur[3] == 1
+            and _SETEXT.match(line)
+            and not _LIST_ITEM.match(text[cur[1] : cur[2]])
+        ):
+            title = text[cur[1] : cur[2]].strip().lstrip("\ufeff")
             level = 1 if stripped[0] == "=" else 2
             out.append(Block(cur[1], _trimmed_end(text, s, e), "heading", level, title))
             last_atx = level
@@ -212,7 +225,8 @@ def iter_blocks(text: str) -> Iterator[Block]:
             out.append(Block(lead, _trimmed_end(text, s, e), "heading", last_atx + 1 if last_atx else 1, stripped))
             continue
         is_table = "|" in line and (
-            stripped.startswith("|") or (cur is None and _TABLE_DELIM.match(_line_at(text, e)) is not None))
+            stripped.startswith("|") or (cur is None and _TABLE_DELIM.match(_line_at(text, e)) is not None)
+        )
         if cur is not None and (cur[0] == "table") != is_table:
             flush()
         if cur is None:
@@ -232,7 +246,7 @@ def iter_blocks(text: str) -> Iterator[Block]:
 def _line_at(text: str, start: int) -> str:
     """The line that starts at `start`, without its line break ('' past the end)."""
     end = text.find("\n", start)
-    return text[start:end if end >= 0 else len(text)].rstrip("\r")
+    return text[start : end if end >= 0 else len(text)].rstrip("\r")
 
 
 def _lone_fences_joined(found: Iterator[Block], fences: Fences | None) -> Iterator[Block]:
@@ -254,8 +268,7 @@ def _lone_fences_joined(found: Iterator[Block], fences: Fences | None) -> Iterat
         yield held
 
 
-def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: tuple[str, ...] = ()) -> Spans:
+def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple[str, ...] = ()) -> Spans:
     """
     >>> from chunker import chunk
     >>> res = chunk("# Guide\\n\\n## Install\\n\\nRun it.\\n\\n## Use\\n\\nCall it.", strategy="markdown", size=100)
@@ -278,8 +291,17 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         else:
             raw.hard.add(n0)
             levels = _TEXT_LEVELS if b.kind == "text" else _BLOCK_LEVELS
-            cascade(text, b.start, b.end, 1 if b.kind == "text" else 0, measure=measure,
-                    size=size, leaves=raw, levels=levels, fences=fences)
+            cascade(
+                text,
+                b.start,
+                b.end,
+                1 if b.kind == "text" else 0,
+                measure=measure,
+                size=size,
+                leaves=raw,
+                levels=levels,
+                fences=fences,
+            )
             raw.hard.add(len(raw))
         if b.kind == "heading":
             heads.append(b)
@@ -309,8 +331,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         budget = size - measure.count(start, s)
         while budget > 0:
             sub = Leaves(kind)
-            cascade(text, s, e, 0, measure=measure, size=budget, leaves=sub, levels=_GLUE_LEVELS,
-                    fences=fences)
+            cascade(text, s, e, 0, measure=measure, size=budget, leaves=sub, levels=_GLUE_LEVELS, fences=fences)
             if not measure.over(start, sub.ends[0], size):
                 for idx, (a, b) in enumerate(zip(sub.starts, sub.ends)):
                     n = len(leaves)
@@ -348,8 +369,9 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
         for h in pending:
             add(h, raw.starts[h], h in raw.walls)
 
-    firsts, lasts = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure,
-                                 hard=leaves.hard, walls=leaves.walls)
+    firsts, lasts = pack_columns(
+        leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure, hard=leaves.hard, walls=leaves.walls
+    )
 
     # Heading path in force at each chunk's end: every heading before it, by level.
     paths: list[tuple[str, ...]] = []

@@ -19,8 +19,9 @@ from ._pack import Leaves, Spans, cascade, pack_columns, spans_from_pack
 _LEVELS = ("paragraph", "line", "sentence", "word", "char")
 
 
-def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple[str, ...] = (),
-          pages: Sequence[int] = ()) -> Spans:
+def split(
+    text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple[str, ...] = (), pages: Sequence[int] = ()
+) -> Spans:
     """
     >>> from chunker import Document
     >>> doc = Document("First page.\\f\\nSecond page, which is longer. Much longer.", pages=(0, 12))
@@ -44,8 +45,9 @@ def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple
             leaves.add(a, b)
         else:
             cascade(text, a, b, 0, measure=measure, size=size, leaves=leaves, levels=_LEVELS, fences=fences)
-    groups = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure,
-                          hard=leaves.hard, walls=leaves.walls)
+    groups = pack_columns(
+        leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure, hard=leaves.hard, walls=leaves.walls
+    )
     out = spans_from_pack(leaves, groups)
     out.walls = array(kind, starts)
     return out

@@ -14,8 +14,7 @@ from ..tokens._measure import Measure
 from ._pack import Spans, glue_fences, pack_columns
 
 
-def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: tuple[str, ...] = ()) -> Spans:
+def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple[str, ...] = ()) -> Spans:
     """
     >>> from chunker import chunk
     >>> [c.text for c in chunk("A.\\n\\nB.\\n\\nC.", strategy="paragraph", unit="chars", size=6, overlap=0)]

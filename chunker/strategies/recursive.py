@@ -13,16 +13,13 @@ from ._pack import Leaves, Spans, cascade, pack_columns, spans_from_pack
 _LEVELS = ("paragraph", "line", "sentence", "word", "char")
 
 
-def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: tuple[str, ...] = ()) -> Spans:
+def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple[str, ...] = ()) -> Spans:
     """
     >>> from chunker import chunk
     >>> [c.text for c in chunk("One. Two.\\n\\nThree.", strategy="recursive", unit="chars", size=10, overlap=0)]
     ['One. Two.', 'Three.']
     """
     leaves = Leaves(position_kind(len(text)))
-    cascade(text, 0, len(text), 0, measure=measure, size=size, leaves=leaves, levels=_LEVELS,
-            fences=Fences.of(text))
-    groups = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure,
-                          hard=leaves.hard)
+    cascade(text, 0, len(text), 0, measure=measure, size=size, leaves=leaves, levels=_LEVELS, fences=Fences.of(text))
+    groups = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure, hard=leaves.hard)
     return spans_from_pack(leaves, groups)

@@ -15,8 +15,9 @@ from ._pack import Leaves, Spans, cascade, pack_columns, spans_from_pack
 _ORDER = ("paragraph", "line", "sentence", "clause")
 
 
-def split(text: str, *, size: int, overlap: int, measure: Measure,
-          breaks: tuple[str, ...] = ("paragraph", "line", "sentence")) -> Spans:
+def split(
+    text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple[str, ...] = ("paragraph", "line", "sentence")
+) -> Spans:
     """
     >>> from chunker import chunk
     >>> [c.text for c in chunk("Dr. Smith left. He came back.", strategy="sentence", size=0)]
@@ -26,8 +27,17 @@ def split(text: str, *, size: int, overlap: int, measure: Measure,
     # The paragraph level always runs first: a blank line ends every sentence anyway.
     levels = tuple(dict.fromkeys(["paragraph"] + enabled)) + ("word", "char")
     leaves = Leaves(position_kind(len(text)))
-    cascade(text, 0, len(text), 0, measure=measure, size=size, leaves=leaves, levels=levels,
-            split_all_until=len(levels) - 3, fences=Fences.of(text))
-    groups = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure,
-                          hard=leaves.hard)
+    cascade(
+        text,
+        0,
+        len(text),
+        0,
+        measure=measure,
+        size=size,
+        leaves=leaves,
+        levels=levels,
+        split_all_until=len(levels) - 3,
+        fences=Fences.of(text),
+    )
+    groups = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure, hard=leaves.hard)
     return spans_from_pack(leaves, groups)

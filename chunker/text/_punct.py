@@ -17,14 +17,8 @@ CJK_STOPS = "\u3002\uff01\uff1f\uff61"
 
 TERMINALS = LATIN_TERMINALS + CJK_STOPS
 
-CLOSERS = (
-    "\"'\u201d\u2019\u00bb\u203a)]}"
-    "\u300d\u300f\u3011\u3015\u3009\u300b\uff09\uff3d\uff5d"
-)
+CLOSERS = "\"'\u201d\u2019\u00bb\u203a)]}\u300d\u300f\u3011\u3015\u3009\u300b\uff09\uff3d\uff5d"
 """Characters that may close a sentence after its terminal punctuation: quotes, brackets."""
 
-OPENERS = (
-    "\"'\u201c\u2018\u00ab\u2039([{\u00bf\u00a1"
-    "\u300c\u300e\u3010\u3014\u3008\u300a\uff08\uff3b\uff5b"
-)
+OPENERS = "\"'\u201c\u2018\u00ab\u2039([{\u00bf\u00a1\u300c\u300e\u3010\u3014\u3008\u300a\uff08\uff3b\uff5b"
 """Characters that may open a sentence before its first letter."""

@@ -13,8 +13,7 @@ from itertools import islice
 from .._errors import ChunkerError
 from ._punct import CLOSERS, TERMINALS
 
-__all__ = ["trim", "paragraph_spans", "line_spans", "word_spans", "is_heading_line", "Fences",
-           "count_words", "stripped_length"]
+__all__ = ["trim", "paragraph_spans", "line_spans", "word_spans", "is_heading_line", "Fences", "count_words", "stripped_length"]
 
 Span = tuple[int, int]
 
@@ -68,9 +67,11 @@ def checked_text(text: object) -> tuple[str, bool]:
     if _SURROGATE.search(rare) is not None:
         bad = _SURROGATE.search(text)
         if bad is not None:  # always: found where it is
-            raise ChunkerError(f"the text holds a lone surrogate (U+{ord(bad.group()):04X}) at offset "
-                               f"{bad.start()}, which is not Unicode text: decode the source with "
-                               "errors='replace', or fix it")
+            raise ChunkerError(
+                f"the text holds a lone surrogate (U+{ord(bad.group()):04X}) at offset "
+                f"{bad.start()}, which is not Unicode text: decode the source with "
+                "errors='replace', or fix it"
+            )
     return text, _WIDE_SPACE.search(rare) is not None
 
 
@@ -98,8 +99,10 @@ def non_ascii(text: str) -> str:
     if text.isascii():
         return ""
     step = 1 << 20
-    return "".join(text[i:i + step].encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES)
-                   .decode("utf-8", "surrogatepass") for i in range(0, len(text), step))
+    return "".join(
+        text[i : i + step].encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES).decode("utf-8", "surrogatepass")
+        for i in range(0, len(text), step)
+    )
 
 
 def has_wide_space(text: str) -> bool:
@@ -260,7 +263,7 @@ def ends_sentence(text: str, fences: Fences | None = None, at: int = 0) -> bool:
     end = len(text)
     while text[end - 1].isspace():  # a chunk rarely ends on whitespace: this is cheap
         end -= 1
-    marker = tail[tail.rfind("\n") + 1:].lstrip()
+    marker = tail[tail.rfind("\n") + 1 :].lstrip()
     return fences.closes(at + end - len(marker))
 
 

@@ -57,11 +57,15 @@ _SCAN = re.compile(
     # with a closer, judged with the other full stops).
     r"|\)(?=\s)(?:(?<=\s[a-z0-9]\))|(?<=\s\d\d\))|(?<=\s\d\d\d\)))"
     # CJK full stops need no space after them.
-    r"|[\u3002\uff01\uff1f\uff61]+" + _CL +
+    r"|[\u3002\uff01\uff1f\uff61]+"
+    + _CL
+    +
     # Latin terminal punctuation, spaced ellipses included, then closers,
     # then whitespace or the end: "3.14", "e.g.," and "example.com" are no
     # candidates at all.
-    r"|(?:\.(?<![" + _T + r"]\.)(?<!\.[ ]\.)(?:[ ]\.){2,}"
+    r"|(?:\.(?<!["
+    + _T
+    + r"]\.)(?<!\.[ ]\.)(?:[ ]\.){2,}"
     r"|[" + _T + r"](?<![" + _T + r"].)[" + _T + r"]*)" + _CL + r"(?=\s|\Z))"
 )
 
@@ -79,8 +83,7 @@ _LINE_ITEM = re.compile(r"(?:[-*+" + _BULLETS + r"]|\#{1,6}|\d{1,3}[.)]|[a-z][.)
 #: Letter-dot sequences: "U.S", "e.g", "a.m", "P.M" (the final dot is the candidate).
 _MULTI = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
 _CLAUSE = re.compile(
-    r"(?=[,;:\uff0c\uff1b\uff1a\u3001])(?:[,;:](?<![,;:].)[,;:]*" + _CL
-    + r"(?=\s)|[\uff0c\uff1b\uff1a\u3001]+" + _CL + ")"
+    r"(?=[,;:\uff0c\uff1b\uff1a\u3001])(?:[,;:](?<![,;:].)[,;:]*" + _CL + r"(?=\s)|[\uff0c\uff1b\uff1a\u3001]+" + _CL + ")"
 )
 
 #: Titles written before a name: a full stop after them never ends a sentence.
@@ -133,10 +136,7 @@ def _check_range(text: str, start: int, end: int | None) -> tuple[int, int]:
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"{name} must be an int offset, got {value!r}")
     if not 0 <= start <= end <= n:
-        raise ChunkerError(
-            f"range start={start}, end={end} is outside the text of length {n}; "
-            f"pass 0 <= start <= end <= {n}"
-        )
+        raise ChunkerError(f"range start={start}, end={end} is outside the text of length {n}; pass 0 <= start <= end <= {n}")
     return start, end
 
 
@@ -262,8 +262,7 @@ def _at_line_start(t: str, p: int) -> bool:
     return j == 0 or t[j - 1] in "\r\n"
 
 
-def _decide(t: str, m: re.Match[str], s: int, list_style: tuple[bool, str] | None,
-            list_val: int) -> int | None:
+def _decide(t: str, m: re.Match[str], s: int, list_style: tuple[bool, str] | None, list_val: int) -> int | None:
     """Where a terminal-punctuation candidate ends the sentence, if it does.
 
     Returns None for no boundary, an offset ``c`` to cut at, or ``-(c + 1)``
@@ -324,13 +323,7 @@ def _decide(t: str, m: re.Match[str], s: int, list_style: tuple[bool, str] | Non
         tok = parts[-1]
         before = parts[-2] if len(parts) > 1 else ""
     tok_start = i - len(tok)
-    if (
-        list_style is not None
-        and tok_start > s
-        and list_style[1] == g
-        and len(tok) <= 3
-        and t[tok_start - 1].isspace()
-    ):
+    if list_style is not None and tok_start > s and list_style[1] == g and len(tok) <= 3 and t[tok_start - 1].isspace():
         if list_style[0]:
             if tok.isdigit() and int(tok) == list_val + 1:
                 return -(tok_start + 1)
@@ -349,11 +342,7 @@ def _decide(t: str, m: re.Match[str], s: int, list_style: tuple[bool, str] | Non
     if low in _PREFIXES:
         return None
     single = len(word) == 1 and word.isalpha()
-    general = (
-        low in _GENERAL
-        or word in _GENERAL_CASED
-        or ("." in word and _MULTI.fullmatch(word) is not None)
-    )
+    general = low in _GENERAL or word in _GENERAL_CASED or ("." in word and _MULTI.fullmatch(word) is not None)
     if c.isdigit():
         if single or general or low in _NUMERIC:
             return None  # "p. 55", "No. 5", "Jan. 12", "U.S. 2020"

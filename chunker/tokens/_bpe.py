@@ -72,7 +72,7 @@ def byte_pair_merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
     prv = list(range(-1, n - 1))
     # pair[i]: rank of part i joined with the part after it; -1 when that is no token, or
     # part i is gone.
-    pair = [rget(piece[i:i + 2], -1) for i in range(n - 1)]
+    pair = [rget(piece[i : i + 2], -1) for i in range(n - 1)]
     pair.append(-1)
     buckets: dict[int, list[int]] = {}
     for i, r in enumerate(pair):
@@ -103,7 +103,7 @@ def byte_pair_merge(piece: bytes, ranks: dict[bytes, int]) -> list[int]:
                 r = -1
                 if k < n:
                     prv[k] = i
-                    r = rget(piece[i:nxt[k]], -1)
+                    r = rget(piece[i : nxt[k]], -1)
                 pair[i] = r
                 if r >= 0:
                     if r < s:

@@ -50,7 +50,6 @@ _KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 _HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
 
 
-
 def _run(chars: str, least: int = 1) -> re.Pattern[str]:
     """A run of at least `least` characters of the class `chars`, spelled as the bare class
     and then its repetition ("[c][c]*", not "[c]+"): ``re`` skips at C speed over every
@@ -119,35 +118,34 @@ def rare_pair_pattern(pairs: str) -> re.Pattern[str]:
     >>> rare_pair_pattern("q:abc x:y").findall("quiet qatar taxy")
     ['qa', 'xy']
     """
-    return re.compile("|".join(f"{first}[{seconds}]" for first, seconds in
-                               (item.split(":") for item in pairs.split())))
+    return re.compile("|".join(f"{first}[{seconds}]" for first, seconds in (item.split(":") for item in pairs.split())))
 
 
 _RARE_PAIR = rare_pair_pattern(RARE_PAIRS)
 
 #: Names of the counts the estimate weighs, in the order of ``_counts``'s result.
 FEATURES = (
-    "words",         # Latin words (pre-tokens), each about one token
-    "letters_over_7",   # letters beyond the 7th of each word: long words split
+    "words",  # Latin words (pre-tokens), each about one token
+    "letters_over_7",  # letters beyond the 7th of each word: long words split
     "letters_over_10",  # letters beyond the 10th: very long words split more
-    "caps",          # letters in runs of two or more capitals (ALL-CAPS splits)
-    "accented",      # non-ASCII Latin letters (ä, é, ß, ...)
-    "rare_pairs",    # letter pairs rare inside vocabulary tokens (RARE_PAIRS), any case
+    "caps",  # letters in runs of two or more capitals (ALL-CAPS splits)
+    "accented",  # non-ASCII Latin letters (ä, é, ß, ...)
+    "rare_pairs",  # letter pairs rare inside vocabulary tokens (RARE_PAIRS), any case
     "digit_groups",  # runs of digits, in groups of three (the tokenizers' rule)
     "space_digits",  # numbers preceded by a space or tab
-    "punct_runs",    # runs of punctuation and symbols (emoji included)
-    "punct_chars",   # characters in those runs
-    "underscores",   # "_": mostly inside identifiers, where it merges into the next word
-    "dunders",       # runs of two or more "_" ("__init__"): a token each
+    "punct_runs",  # runs of punctuation and symbols (emoji included)
+    "punct_chars",  # characters in those runs
+    "underscores",  # "_": mostly inside identifiers, where it merges into the next word
+    "dunders",  # runs of two or more "_" ("__init__"): a token each
     "newline_runs",  # runs of whitespace holding line breaks
-    "space_runs",    # runs of two or more spaces or tabs (indentation)
-    "han",           # Chinese characters (kanji, hanzi)
-    "kana",          # Hiragana and Katakana
-    "hangul",        # Korean syllables and jamo
-    "cjk_runs",      # runs of CJK characters
+    "space_runs",  # runs of two or more spaces or tabs (indentation)
+    "han",  # Chinese characters (kanji, hanzi)
+    "kana",  # Hiragana and Katakana
+    "hangul",  # Korean syllables and jamo
+    "cjk_runs",  # runs of CJK characters
     "other_letters",  # letters of other scripts (Cyrillic, Greek, Arabic, ...)
-    "other_runs",    # words of other scripts
-    "emoji",         # symbols outside the Basic Multilingual Plane, beyond a punctuation char
+    "other_runs",  # words of other scripts
+    "emoji",  # symbols outside the Basic Multilingual Plane, beyond a punctuation char
 )
 
 # Where the non-ASCII counts go (filled only for non-ASCII text); the order above is
@@ -248,7 +246,9 @@ def _raw_counts(text: str) -> list[int]:
     digit_groups = sum((len(d) + 2) // 3 for d in _DIGITS.findall(text))
     punct = _PUNCT.findall(text)
     counts = [
-        len(words), over7, over10,
+        len(words),
+        over7,
+        over10,
         sum(map(len, _CAPS.findall(text))),
         0,
         # Non-overlapping matches of two-letter patterns, leftmost first: the most pairs
@@ -256,12 +256,19 @@ def _raw_counts(text: str) -> list[int]:
         len(_RARE_PAIR.findall(text.lower())),
         digit_groups,
         len(_SPACE_DIGIT.findall(text)) if digit_groups else 0,
-        len(punct), sum(map(len, punct)),
+        len(punct),
+        sum(map(len, punct)),
         text.count("_"),
         len(_DUNDER.findall(text)) if "__" in text else 0,
         len(_NEWLINES.findall(text)),
         len(_SPACES.findall(text)),
-        0, 0, 0, 0, 0, 0, 0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
     ]
     if not text.isascii():  # O(1) in CPython: ASCII text skips the rest
         # The remaining classes are all non-ASCII: scan only those runs (kept apart by a
@@ -379,7 +386,8 @@ class EstimateIndex:
         # so are the pairs, which that rule may drop.
         ww, w7, w10 = w["words"], w["letters_over_7"], w["letters_over_10"]
         self._words, self._word_sums = _table(
-            _WORD, text, lambda n: ww + (w7 * (n - 7) if n > 7 else 0) + (w10 * (n - 10) if n > 10 else 0))
+            _WORD, text, lambda n: ww + (w7 * (n - 7) if n > 7 else 0) + (w10 * (n - 10) if n > 10 else 0)
+        )
         wr, wc = w["punct_runs"], w["punct_chars"]
         tables = [_table(_PUNCT, text, lambda n: wr + wc * n)]
         # Every other class, few matches each, in one table sorted by position.
@@ -477,8 +485,16 @@ def _table(pattern: re.Pattern[str], text: str, weigh: _Weigh) -> _Events:
     return found
 
 
-def _scan(pattern: re.Pattern[str], text: str, weigh: _Weigh, found: _Events,
-          pos: int = 0, endpos: int = sys.maxsize, *, running: bool = False) -> None:
+def _scan(
+    pattern: re.Pattern[str],
+    text: str,
+    weigh: _Weigh,
+    found: _Events,
+    pos: int = 0,
+    endpos: int = sys.maxsize,
+    *,
+    running: bool = False,
+) -> None:
     """Add the starts of the pattern's matches in ``text[pos:endpos]`` to ``found[0]``, and
     `weigh` (or `weigh` of each match's length) to ``found[1]``, or with `running`, the sums
     of those weights running on from its last entry.

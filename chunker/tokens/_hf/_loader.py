@@ -28,8 +28,9 @@ def _decode(data: bytes, where: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ChunkerError(f"{where} is not UTF-8 text (byte {e.start} is 0x{data[e.start]:02x}); "
-                           "pass a tokenizer.json, which is UTF-8 JSON") from None
+        raise ChunkerError(
+            f"{where} is not UTF-8 text (byte {e.start} is 0x{data[e.start]:02x}); pass a tokenizer.json, which is UTF-8 JSON"
+        ) from None
 
 
 PATH_MAX = 4096
@@ -60,8 +61,9 @@ def read_tokenizer(source: str | bytes | os.PathLike[str]) -> tuple[str, str]:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise ChunkerError(f"cannot read tokenizer file {path!r} ({e.strerror}); pass the path "
-                           "of a tokenizer.json or its JSON text") from None
+        raise ChunkerError(
+            f"cannot read tokenizer file {path!r} ({e.strerror}); pass the path of a tokenizer.json or its JSON text"
+        ) from None
     text = _decode(data, repr(path))
     parent = os.path.basename(os.path.dirname(os.path.abspath(path)))
     base = os.path.basename(path)
@@ -121,14 +123,14 @@ def _constant(name: str) -> float:
 
 def _parse(text: str, where: str) -> Any:
     if text.lstrip()[:1] not in ("{", "["):  # a text file picked by mistake: one line, never its text
-        raise ChunkerError(f"{where} is not a tokenizer.json (it is not JSON, which starts with {{): "
-                           f"{NOT_A_TOKENIZER}")
+        raise ChunkerError(f"{where} is not a tokenizer.json (it is not JSON, which starts with {{): {NOT_A_TOKENIZER}")
     try:
         # NaN and Infinity are not JSON (Python's json reads them; serde_json does not).
         return json.loads(text, parse_float=serde_float, parse_constant=_constant)
     except RecursionError:
-        raise ChunkerError(f"{where} is nested too deep to be a tokenizer.json; pass the file "
-                           "Hugging Face's tokenizers saves") from None
+        raise ChunkerError(
+            f"{where} is nested too deep to be a tokenizer.json; pass the file Hugging Face's tokenizers saves"
+        ) from None
     except ValueError as e:
         raise ChunkerError(f"{where} is not valid JSON ({str(e)[:200]}); pass a tokenizer.json") from None
 
@@ -142,8 +144,9 @@ def parse_tokenizer(text: str, *, label: str = "tokenizer.json", key: str | None
     """
     config = _parse(text, label)
     if isinstance(config, dict) and config.get("version", "1.0") != "1.0":
-        raise ChunkerError(f"{label} has tokenizer version {str(config.get('version'))[:40]!r}; "
-                           "only version 1.0 files are supported")
+        raise ChunkerError(
+            f"{label} has tokenizer version {str(config.get('version'))[:40]!r}; only version 1.0 files are supported"
+        )
     if isinstance(config, dict) and "model" not in config:  # a model's config.json, say
         raise ChunkerError(f'{label} is not a tokenizer.json (it has no "model"): {NOT_A_TOKENIZER}')
     _schema.check(config, label)
@@ -153,10 +156,18 @@ def parse_tokenizer(text: str, *, label: str = "tokenizer.json", key: str | None
         if str(e).startswith(label):
             raise
         raise ChunkerError(f"{label}: {e}") from None
-    except (KeyError, TypeError, IndexError, ValueError, AttributeError, RecursionError,
-            OverflowError) as e:  # a shape the schema let through: still one line
-        raise ChunkerError(f"{label} is missing or misstates a field ({type(e).__name__}: "
-                           f"{str(e)[:120]}); pass a complete tokenizer.json") from None
+    except (
+        KeyError,
+        TypeError,
+        IndexError,
+        ValueError,
+        AttributeError,
+        RecursionError,
+        OverflowError,
+    ) as e:  # a shape the schema let through: still one line
+        raise ChunkerError(
+            f"{label} is missing or misstates a field ({type(e).__name__}: {str(e)[:120]}); pass a complete tokenizer.json"
+        ) from None
 
 
 def load_tokenizer(source: str | bytes | os.PathLike[str]) -> HFTokenizer:

@@ -41,12 +41,11 @@ class WordPiece(Model):
         self.prefix = d.get("continuing_subword_prefix", "##") or ""
         self.max_chars = d.get("max_input_chars_per_word", 100)
         if self.unk not in self.vocab:
-            raise ChunkerError(f"WordPiece unk_token {self.unk!r} is not in the vocabulary; "
-                               "the tokenizer.json is inconsistent")
+            raise ChunkerError(f"WordPiece unk_token {self.unk!r} is not in the vocabulary; the tokenizer.json is inconsistent")
         self.unk_id = self.vocab[self.unk]
         p = self.prefix
         # Continuing tokens by their text after the prefix, so no prefix is glued on per lookup.
-        self._cont = {t[len(p):]: i for t, i in self.vocab.items() if p and t.startswith(p) and len(t) > len(p)}
+        self._cont = {t[len(p) :]: i for t, i in self.vocab.items() if p and t.startswith(p) and len(t) > len(p)}
         if not p:
             self._cont = self.vocab
         self._ext = {t[:k] for t in self.vocab for k in range(1, len(t))}
@@ -96,8 +95,7 @@ class BPE(Model):
             if isinstance(m, str):
                 parts = m.split(" ")
                 if len(parts) != 2:
-                    raise ChunkerError(f"BPE merge {m!r} is not two tokens separated by one space; "
-                                       "the tokenizer.json is damaged")
+                    raise ChunkerError(f"BPE merge {m!r} is not two tokens separated by one space; the tokenizer.json is damaged")
                 a, b = parts
             else:
                 a, b = m
@@ -105,8 +103,10 @@ class BPE(Model):
             try:
                 merges[(vocab[a], vocab[b])] = (rank, vocab[new])
             except KeyError as e:
-                raise ChunkerError(f"BPE merge {a!r} + {b!r} names a token missing from the "
-                                   f"vocabulary ({e.args[0]!r}); the tokenizer.json is damaged") from None
+                raise ChunkerError(
+                    f"BPE merge {a!r} + {b!r} names a token missing from the "
+                    f"vocabulary ({e.args[0]!r}); the tokenizer.json is damaged"
+                ) from None
         self.merges = merges
         # (a, b) -> rank << 32 | merged id: min() over a word's pairs finds the next merge.
         self.packed = {pair: (rank << 32) | new for pair, (rank, new) in merges.items()}
@@ -149,8 +149,7 @@ class BPE(Model):
                     continue
             if self.unk is not None:
                 if self._unk_missing:
-                    raise ChunkerError(f"BPE unk_token {self.unk!r} is not in the vocabulary; "
-                                       "the tokenizer.json is inconsistent")
+                    raise ChunkerError(f"BPE unk_token {self.unk!r} is not in the vocabulary; the tokenizer.json is inconsistent")
                 if unk is not None and not self.fuse_unk:
                     syms.append(unk)
                     unk = None
@@ -170,8 +169,7 @@ class BPE(Model):
         ids, at, mid = self._symbols(word)
         if len(ids) > 1:
             keep = self._merge(ids) if len(ids) < 48 else self._merge_heap(ids)
-            return [(ids[k], at[k], mid[k]) for k in keep] if keep is not None else \
-                list(zip(ids, at, mid))
+            return [(ids[k], at[k], mid[k]) for k in keep] if keep is not None else list(zip(ids, at, mid))
         return list(zip(ids, at, mid))
 
     def _merge(self, ids: list[int]) -> list[int] | None:
@@ -188,7 +186,7 @@ class BPE(Model):
         while best != _NONE:
             i = ranks.index(best)
             new = best & _ID_MASK
-            cur[i:i + 2] = [new]
+            cur[i : i + 2] = [new]
             del pos[i + 1]
             # Only the pairs around the new symbol change.
             del ranks[i]
@@ -270,8 +268,7 @@ class Unigram(Model):
         self.extends = {p[:k] for p in self.vocab for k in range(1, len(p))}
         self.unk_id = d.get("unk_id")
         if self.unk_id is not None and not 0 <= self.unk_id < len(vocab):
-            raise ChunkerError(f"Unigram unk_id {self.unk_id} is outside the vocabulary; "
-                               "the tokenizer.json is inconsistent")
+            raise ChunkerError(f"Unigram unk_id {self.unk_id} is outside the vocabulary; the tokenizer.json is inconsistent")
         self.byte_fallback = bool(d.get("byte_fallback", False))
         self.unk_score = min(self.scores, default=0.0) - _UNK_PENALTY
         self._bytes = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)]
@@ -292,8 +289,9 @@ class Unigram(Model):
             t = get(sub)
             if t is None:
                 if unk_id is None:
-                    raise ChunkerError("Unigram model met a character outside its vocabulary "
-                                       "and the tokenizer.json has no unk_id")
+                    raise ChunkerError(
+                        "Unigram model met a character outside its vocabulary and the tokenizer.json has no unk_id"
+                    )
                 t, cand = unk_id, unk_score + here
             else:
                 cand = scores[t] + here
@@ -355,18 +353,20 @@ class Unigram(Model):
 def build(d: dict[str, Any]) -> Model:
     kind = d.get("type")
     if kind is None:  # old files name no type; HF guesses from the keys
-        kind = "Unigram" if isinstance(d.get("vocab"), list) else (
-            "BPE" if "merges" in d else "WordPiece")
+        kind = "Unigram" if isinstance(d.get("vocab"), list) else ("BPE" if "merges" in d else "WordPiece")
     if kind == "WordPiece":
         return WordPiece(d)
     if kind == "BPE":
         dropout = d.get("dropout")
         if dropout:  # null and 0: no dropout
-            raise ChunkerError(f"BPE dropout {dropout!r}: Hugging Face's tokenizers then drops "
-                               "merges at random on every encoding, so no count is exact; set "
-                               '"dropout": null in the file')
+            raise ChunkerError(
+                f"BPE dropout {dropout!r}: Hugging Face's tokenizers then drops "
+                "merges at random on every encoding, so no count is exact; set "
+                '"dropout": null in the file'
+            )
         return BPE(d)
     if kind == "Unigram":
         return Unigram(d)
-    raise ChunkerError(f"model type {kind!r} is not supported by the pure-Python HF tokenizer; "
-                       "supported: BPE, Unigram, WordPiece")
+    raise ChunkerError(
+        f"model type {kind!r} is not supported by the pure-Python HF tokenizer; supported: BPE, Unigram, WordPiece"
+    )

@@ -63,10 +63,39 @@ class Lowercase(Normalizer):
 
 # Starters that compose with a starter before them (second halves of primary composites,
 # Unicode 14, and the Hangul vowel and trailing jamo).
-_SECOND_STARTERS = frozenset(map(chr, [
-    0x9BE, 0x9D7, 0xB3E, 0xB56, 0xB57, 0xBBE, 0xBD7, 0xCC2, 0xCD5, 0xCD6, 0xD3E, 0xD57, 0xDCF,
-    0xDDF, 0x102E, 0x1B35, 0x11127, 0x1133E, 0x11357, 0x114B0, 0x114BA, 0x114BD, 0x115AF, 0x11930,
-    *range(0x1161, 0x1176), *range(0x11A8, 0x11C3)]))
+_SECOND_STARTERS = frozenset(
+    map(
+        chr,
+        [
+            0x9BE,
+            0x9D7,
+            0xB3E,
+            0xB56,
+            0xB57,
+            0xBBE,
+            0xBD7,
+            0xCC2,
+            0xCD5,
+            0xCD6,
+            0xD3E,
+            0xD57,
+            0xDCF,
+            0xDDF,
+            0x102E,
+            0x1B35,
+            0x11127,
+            0x1133E,
+            0x11357,
+            0x114B0,
+            0x114BA,
+            0x114BD,
+            0x115AF,
+            0x11930,
+            *range(0x1161, 0x1176),
+            *range(0x11A8, 0x11C3),
+        ],
+    )
+)
 _NON_ASCII = re.compile("[^\x00-\x7f]+")
 
 
@@ -77,8 +106,7 @@ def _cuts_before(c: str, known: dict[str, bool]) -> bool:
     r = known.get(c)
     if r is None:
         d = unicodedata.normalize("NFKD", c)[0]
-        r = known[c] = unknown_to_hf_normalizers(c) or (
-            unicodedata.combining(d) == 0 and d not in _SECOND_STARTERS)
+        r = known[c] = unknown_to_hf_normalizers(c) or (unicodedata.combining(d) == 0 and d not in _SECOND_STARTERS)
     return r
 
 
@@ -168,8 +196,7 @@ class Unicode(Normalizer):
         items: list[list[Any]] = []  # [character, combining class, change]
         for c in seg:
             d = c if unknown(c) else unicodedata.normalize("NFKD" if "K" in form else "NFD", c)
-            items += [[x, 0 if unknown(x) else unicodedata.combining(x), int(j > 0)]
-                      for j, x in enumerate(d)]
+            items += [[x, 0 if unknown(x) else unicodedata.combining(x), int(j > 0)] for j, x in enumerate(d)]
         for i in range(1, len(items)):  # a stable sort of each run of marks
             j = i
             while j > 0 and items[j - 1][1] > items[j][1] > 0:
@@ -211,9 +238,16 @@ def _bert_control(c: str) -> bool:
 
 
 def _chinese(cp: int) -> bool:
-    return (0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0x20000 <= cp <= 0x2A6DF
-            or 0x2A700 <= cp <= 0x2B73F or 0x2B740 <= cp <= 0x2B81F or 0x2B920 <= cp <= 0x2CEAF
-            or 0xF900 <= cp <= 0xFAFF or 0x2F800 <= cp <= 0x2FA1F)
+    return (
+        0x4E00 <= cp <= 0x9FFF
+        or 0x3400 <= cp <= 0x4DBF
+        or 0x20000 <= cp <= 0x2A6DF
+        or 0x2A700 <= cp <= 0x2B73F
+        or 0x2B740 <= cp <= 0x2B81F
+        or 0x2B920 <= cp <= 0x2CEAF
+        or 0xF900 <= cp <= 0xFAFF
+        or 0x2F800 <= cp <= 0x2FA1F
+    )
 
 
 class _BertFirst(CharMap):
@@ -280,9 +314,11 @@ class Sequence(Normalizer):
 
 def _per_char(n: Normalizer) -> bool:
     """Whether n maps each character on its own (NFD and NFKD up to the order of marks)."""
-    return isinstance(n, (CharMap, Lowercase)) or (
-        isinstance(n, Replace) and n.literal is not None and len(n.literal) == 1) or (
-        isinstance(n, Unicode) and n.form in ("NFD", "NFKD"))
+    return (
+        isinstance(n, (CharMap, Lowercase))
+        or (isinstance(n, Replace) and n.literal is not None and len(n.literal) == 1)
+        or (isinstance(n, Unicode) and n.form in ("NFD", "NFKD"))
+    )
 
 
 class _Fused(Normalizer):
@@ -302,7 +338,7 @@ class _Fused(Normalizer):
         for k, p in enumerate(self.parts):
             r = p.text(r)
             if isinstance(p, Unicode):
-                rest = Sequence(self.parts[k + 1:], fuse=False)
+                rest = Sequence(self.parts[k + 1 :], fuse=False)
                 if any(unicodedata.combining(x) and rest.text(x) for x in r):
                     self._risky.add(c)
         return r
@@ -319,8 +355,9 @@ class _Fused(Normalizer):
         return out if self._plain(s) else self._steps.aligned(s)
 
 
-def BertNormalizer(clean_text: bool = True, handle_chinese_chars: bool = True,
-                   strip_accents: bool | None = None, lowercase: bool = True) -> Normalizer:
+def BertNormalizer(
+    clean_text: bool = True, handle_chinese_chars: bool = True, strip_accents: bool | None = None, lowercase: bool = True
+) -> Normalizer:
     parts: list[Normalizer] = []
     if clean_text or handle_chinese_chars:
         parts.append(_BertFirst(clean_text, handle_chinese_chars))
@@ -400,8 +437,7 @@ class Replace(Normalizer):
 
     def aligned(self, s: str) -> Aligned:
         out = self.text(s)
-        if self.literal == "" or out == s or (
-                self.literal is not None and len(self.literal) == len(self.content) == 1):
+        if self.literal == "" or out == s or (self.literal is not None and len(self.literal) == len(self.content) == 1):
             return out, None
         al: list[int] = []
         last = 0
@@ -416,8 +452,9 @@ class Replace(Normalizer):
 
 
 def _unsupported(kind: str) -> ChunkerError:
-    return ChunkerError(f"normalizer type {kind!r} is not supported by the pure-Python HF "
-                        "tokenizer; supported: " + ", ".join(sorted(_BUILDERS)))
+    return ChunkerError(
+        f"normalizer type {kind!r} is not supported by the pure-Python HF tokenizer; supported: " + ", ".join(sorted(_BUILDERS))
+    )
 
 
 def _precompiled(d: dict[str, Any]) -> Normalizer:
@@ -429,17 +466,18 @@ def _precompiled(d: dict[str, Any]) -> Normalizer:
     try:
         charsmap = base64.b64decode(d["precompiled_charsmap"] or "", validate=True)
     except (binascii.Error, ValueError):
-        raise ChunkerError("Precompiled normalizer: precompiled_charsmap is not base64; the "
-                           "tokenizer.json is damaged") from None
+        raise ChunkerError("Precompiled normalizer: precompiled_charsmap is not base64; the tokenizer.json is damaged") from None
     return Precompiled(charsmap)
 
 
 _BUILDERS: dict[str, Callable[[dict[str, Any]], Normalizer]] = {
-    "BertNormalizer": lambda d: BertNormalizer(d.get("clean_text", True),
-                                               d.get("handle_chinese_chars", True),
-                                               d.get("strip_accents"), d.get("lowercase", True)),
-    "NFC": lambda d: Unicode("NFC"), "NFD": lambda d: Unicode("NFD"),
-    "NFKC": lambda d: Unicode("NFKC"), "NFKD": lambda d: Unicode("NFKD"),
+    "BertNormalizer": lambda d: BertNormalizer(
+        d.get("clean_text", True), d.get("handle_chinese_chars", True), d.get("strip_accents"), d.get("lowercase", True)
+    ),
+    "NFC": lambda d: Unicode("NFC"),
+    "NFD": lambda d: Unicode("NFD"),
+    "NFKC": lambda d: Unicode("NFKC"),
+    "NFKD": lambda d: Unicode("NFKD"),
     "Lowercase": lambda d: Lowercase(),
     "StripAccents": lambda d: StripAccents(),
     "Replace": lambda d: Replace(d["pattern"], d["content"]),

@@ -26,20 +26,18 @@ class Precompiled(Normalizer):
 
     def __init__(self, charsmap: bytes) -> None:
         if len(charsmap) < 4:
-            raise ChunkerError("Precompiled normalizer: precompiled_charsmap is too short; "
-                               "the tokenizer.json is damaged")
+            raise ChunkerError("Precompiled normalizer: precompiled_charsmap is too short; the tokenizer.json is damaged")
         size = int.from_bytes(charsmap[:4], "little")
         if 4 + size > len(charsmap) or size % 4:
-            raise ChunkerError("Precompiled normalizer: precompiled_charsmap has a bad trie "
-                               "size; the tokenizer.json is damaged")
+            raise ChunkerError("Precompiled normalizer: precompiled_charsmap has a bad trie size; the tokenizer.json is damaged")
         units = array.array("I")
-        units.frombytes(charsmap[4:4 + size])
+        units.frombytes(charsmap[4 : 4 + size])
         if units.itemsize != 4:  # pragma: no cover - no such platform here
             raise ChunkerError("Precompiled normalizer needs 32-bit array units")
         if sys.byteorder != "little":  # pragma: no cover
             units.byteswap()
         self.units = units.tolist()
-        self.blob = charsmap[4 + size:]
+        self.blob = charsmap[4 + size :]
         self._char: dict[str, str | None] = {}
         self._joins: dict[str, bool] = {}
         self._chars = CharTable(self._alone)
@@ -71,7 +69,7 @@ class Precompiled(Normalizer):
             return None
         start = found[0]
         end = self.blob.find(b"\x00", start)
-        return self.blob[start:end if end >= 0 else len(self.blob)].decode("utf-8")
+        return self.blob[start : end if end >= 0 else len(self.blob)].decode("utf-8")
 
     def _one(self, c: str) -> str | None:
         try:

@@ -23,8 +23,7 @@ _BUILDERS: dict[str, Callable[[dict[str, Any]], PreTokenizer]] = {
     "BertPreTokenizer": lambda d: Bert(),
     "Whitespace": lambda d: Whitespace(),
     "WhitespaceSplit": lambda d: WhitespaceSplit(),
-    "Metaspace": lambda d: Metaspace(d.get("replacement", "\u2581"), _scheme(d),
-                                                  d.get("split", True)),
+    "Metaspace": lambda d: Metaspace(d.get("replacement", "\u2581"), _scheme(d), d.get("split", True)),
     "ByteLevel": lambda d: ByteLevel(d.get("add_prefix_space", True), d.get("use_regex", True)),
     "Split": lambda d: Split(d["pattern"], d["behavior"], d.get("invert", False)),
     "Punctuation": lambda d: Punctuation(d.get("behavior", "Isolated")),
@@ -45,6 +44,8 @@ def _scheme(d: dict[str, Any]) -> str:
 def build(d: dict[str, Any]) -> PreTokenizer:
     kind = d.get("type", "")
     if kind not in _BUILDERS:
-        raise ChunkerError(f"pre-tokenizer type {kind!r} is not supported by the pure-Python HF "
-                           "tokenizer; supported: " + ", ".join(sorted(_BUILDERS)))
+        raise ChunkerError(
+            f"pre-tokenizer type {kind!r} is not supported by the pure-Python HF "
+            "tokenizer; supported: " + ", ".join(sorted(_BUILDERS))
+        )
     return _BUILDERS[kind](d)

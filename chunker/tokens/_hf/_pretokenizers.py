@@ -183,8 +183,7 @@ class Split(PreTokenizer):
 
     def __init__(self, pattern: dict[str, str], behavior: str, invert: bool) -> None:
         if behavior not in _BEHAVIORS:
-            raise ChunkerError(f"Split behavior {behavior!r} is unknown; expected one of "
-                               + ", ".join(_BEHAVIORS))
+            raise ChunkerError(f"Split behavior {behavior!r} is unknown; expected one of " + ", ".join(_BEHAVIORS))
         self.literal = pattern.get("String")
         if self.literal is not None:
             import re
@@ -197,8 +196,7 @@ class Split(PreTokenizer):
         self.cut = self._cut(pattern.get("Regex"))
         # Isolated without invert keeps matches and gaps: when the matches cover the piece
         # (the known word regexes do), findall gives the keys.
-        self._findall = (behavior == "Isolated" and not invert and self.literal is None
-                         and self.rx.groups == 0)
+        self._findall = behavior == "Isolated" and not invert and self.literal is None and self.rx.groups == 0
 
     def _cut(self, onig: str | None) -> str:
         if self.literal is not None and not self.invert:
@@ -265,8 +263,7 @@ def Punctuation(behavior: str) -> PreTokenizer:
 
 
 def Digits(individual: bool) -> PreTokenizer:
-    return _CharClassSplit("Digits", lambda bmp: category_class("N", bmp),
-                           "Isolated" if individual else "Contiguous")
+    return _CharClassSplit("Digits", lambda bmp: category_class("N", bmp), "Isolated" if individual else "Contiguous")
 
 
 class Sequence(PreTokenizer):
@@ -278,8 +275,7 @@ class Sequence(PreTokenizer):
         # Keys come from the parts up to the last one or the first transform, whichever is
         # first; parts after a transform (Falcon's Digits after ByteLevel) split the
         # rewritten text: they form the `tail`, run per key (see _words).
-        cut = next((i for i, p in enumerate(parts) if p.transform is not None or p.tail is not None),
-                   len(parts))
+        cut = next((i for i, p in enumerate(parts) if p.transform is not None or p.tail is not None), len(parts))
         if not whole or cut == len(parts) or (cut == len(parts) - 1 and parts[-1].tail is None):
             self.key_parts, self.tail = parts, None
             self.transform = parts[-1].transform if parts and whole else None
@@ -293,8 +289,8 @@ class Sequence(PreTokenizer):
             if p.cut == ISOLATES:
                 # Later parts see pieces that never cross the cut; only a position-dependent
                 # Metaspace after a space-removing split would treat a side differently.
-                later = parts[i + 1:]
-                if any(q.uses_first for q in later) and any(q.removes_spaces for q in parts[:i + 1]):
+                later = parts[i + 1 :]
+                if any(q.uses_first for q in later) and any(q.removes_spaces for q in parts[: i + 1]):
                     self.cut = UNSAFE
                 else:
                     self.cut = ISOLATES
@@ -309,8 +305,7 @@ class Sequence(PreTokenizer):
     def split_aligned(self, s: str, al: list[int], first: bool) -> list[AlPiece]:
         pieces: list[tuple[str, list[int], bool]] = [(s, al, first)]
         for p in self.parts:
-            pieces = [(w, a, f and k == 0) for piece, pal, f in pieces
-                      for k, (w, a) in enumerate(p.split_aligned(piece, pal, f))]
+            pieces = [(w, a, f and k == 0) for piece, pal, f in pieces for k, (w, a) in enumerate(p.split_aligned(piece, pal, f))]
         return [(w, a) for w, a, _ in pieces]
 
     def keyed(self, s: str, first: bool, base: int) -> Keyed:
@@ -342,11 +337,3 @@ class Sequence(PreTokenizer):
                 out += part.keys(piece, False)
             keys = [x for x in out if x[0] not in WHITESPACE] if part.drops_ws else out
         return keys
-
-
-
-
-
-
-
-

@@ -20,20 +20,22 @@ def _template(d: dict[str, Any]) -> Wrap:
     for item in d.get("single", []):
         if "Sequence" in item:
             if item["Sequence"].get("id", "A") != "A":
-                raise ChunkerError("TemplateProcessing single template names sequence B; "
-                                   "a single sequence only has A")
+                raise ChunkerError("TemplateProcessing single template names sequence B; a single sequence only has A")
             seen_sequence = True
         elif "SpecialToken" in item:
             name = item["SpecialToken"]["id"]
             if name not in specials:
-                raise ChunkerError(f"TemplateProcessing names special token {name!r} that its "
-                                   "special_tokens map lacks; the tokenizer.json is damaged")
+                raise ChunkerError(
+                    f"TemplateProcessing names special token {name!r} that its "
+                    "special_tokens map lacks; the tokenizer.json is damaged"
+                )
             (after if seen_sequence else before).extend(specials[name]["ids"])
         else:
             raise ChunkerError(f"TemplateProcessing item {item!r} is neither Sequence nor SpecialToken")
     if not seen_sequence:
-        raise ChunkerError("TemplateProcessing single template has no sequence $A, so it drops "
-                           "the text; the tokenizer.json is damaged")
+        raise ChunkerError(
+            "TemplateProcessing single template has no sequence $A, so it drops the text; the tokenizer.json is damaged"
+        )
     return before, after
 
 
@@ -59,6 +61,8 @@ def build(d: dict[str, Any] | None) -> Wrap:
             b, a = build(p)
             before, after = b + before, after + a
         return before, after
-    raise ChunkerError(f"post-processor type {kind!r} is not supported by the pure-Python HF "
-                       "tokenizer; supported: BertProcessing, ByteLevel, RobertaProcessing, "
-                       "Sequence, TemplateProcessing")
+    raise ChunkerError(
+        f"post-processor type {kind!r} is not supported by the pure-Python HF "
+        "tokenizer; supported: BertProcessing, ByteLevel, RobertaProcessing, "
+        "Sequence, TemplateProcessing"
+    )

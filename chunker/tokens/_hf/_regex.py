@@ -25,20 +25,66 @@ from . import _ucd
 from ._unicode import Ranges, category_ranges, complement, ranges_class, whitespace_ranges, word_ranges
 
 _CATEGORY_NAMES = {
-    "L", "Lu", "Ll", "Lt", "Lm", "Lo", "M", "Mn", "Mc", "Me", "N", "Nd", "Nl", "No", "P", "Pc",
-    "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "S", "Sm", "Sc", "Sk", "So", "Z", "Zs", "Zl", "Zp", "C",
-    "Cc", "Cf", "Co", "Cn",
+    "L",
+    "Lu",
+    "Ll",
+    "Lt",
+    "Lm",
+    "Lo",
+    "M",
+    "Mn",
+    "Mc",
+    "Me",
+    "N",
+    "Nd",
+    "Nl",
+    "No",
+    "P",
+    "Pc",
+    "Pd",
+    "Ps",
+    "Pe",
+    "Pi",
+    "Pf",
+    "Po",
+    "S",
+    "Sm",
+    "Sc",
+    "Sk",
+    "So",
+    "Z",
+    "Zs",
+    "Zl",
+    "Zp",
+    "C",
+    "Cc",
+    "Cf",
+    "Co",
+    "Cn",
 }
-_LONG_NAMES = {"Letter": "L", "Mark": "M", "Number": "N", "Punctuation": "P", "Symbol": "S",
-               "Separator": "Z", "Other": "C", "Uppercase_Letter": "Lu",
-               "Lowercase_Letter": "Ll", "Decimal_Number": "Nd", "Alpha": "L", "Digit": "Nd"}
+_LONG_NAMES = {
+    "Letter": "L",
+    "Mark": "M",
+    "Number": "N",
+    "Punctuation": "P",
+    "Symbol": "S",
+    "Separator": "Z",
+    "Other": "C",
+    "Uppercase_Letter": "Lu",
+    "Lowercase_Letter": "Ll",
+    "Decimal_Number": "Nd",
+    "Alpha": "L",
+    "Digit": "Nd",
+}
 _HEX = ((0x30, 0x39), (0x41, 0x46), (0x61, 0x66))
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def _refuse(pattern: str, what: str) -> ChunkerError:
-    return ChunkerError(f"Split/Replace regex {pattern!r} uses {what}, which this pure-Python "
-                        "tokenizer cannot translate exactly; use a tokenizer.json without it")
+    return ChunkerError(
+        f"Split/Replace regex {pattern!r} uses {what}, which this pure-Python "
+        "tokenizer cannot translate exactly; use a tokenizer.json without it"
+    )
 
 
 def _category(name: str, pattern: str) -> Ranges:
@@ -51,10 +97,14 @@ def _category(name: str, pattern: str) -> Ranges:
 
 
 _SIMPLE: dict[str, tuple[Callable[[], Ranges], bool]] = {
-    "s": (whitespace_ranges, False), "S": (whitespace_ranges, True),
-    "d": (lambda: category_ranges("Nd"), False), "D": (lambda: category_ranges("Nd"), True),
-    "w": (word_ranges, False), "W": (word_ranges, True),
-    "h": (lambda: _HEX, False), "H": (lambda: _HEX, True),
+    "s": (whitespace_ranges, False),
+    "S": (whitespace_ranges, True),
+    "d": (lambda: category_ranges("Nd"), False),
+    "D": (lambda: category_ranges("Nd"), True),
+    "w": (word_ranges, False),
+    "W": (word_ranges, True),
+    "h": (lambda: _HEX, False),
+    "H": (lambda: _HEX, True),
 }
 
 
@@ -91,7 +141,7 @@ def _escape_body(pattern: str, i: int, in_class: bool, bmp: bool) -> tuple[str, 
             raise _refuse(pattern, "a \\x{...} escape that is not a code point in hex")
         return ranges_class([(int(m.group(1), 16),) * 2]), m.end(), False
     if c in "abfnrtvAbB0xuU" or not c.isalnum():
-        return pattern[i:i + 2], i + 2, False
+        return pattern[i : i + 2], i + 2, False
     raise _refuse(pattern, f"the escape \\{c}")
 
 
@@ -111,7 +161,7 @@ def translate_source(pattern: str, bmp: bool = False) -> str:
         elif c == "(" and pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
             raise _refuse(pattern, "a named group")
         elif c == "(" and pattern.startswith("(?", i) and i + 2 < n and pattern[i + 2] in "mx#":
-            raise _refuse(pattern, f"the group ({pattern[i:i + 3]}")
+            raise _refuse(pattern, f"the group ({pattern[i : i + 3]}")
         else:
             out.append(c)
             i += 1
@@ -226,7 +276,7 @@ class Pattern:
             return rx.sub(repl.replace("\\", "\\\\"), s)
         out: list[str] = []
         last = 0
-        for a, b in (_onig_spans(rx, t) if self.empty else (m.span() for m in rx.finditer(t))):
+        for a, b in _onig_spans(rx, t) if self.empty else (m.span() for m in rx.finditer(t)):
             out += [s[last:a], repl]
             last = b
         out.append(s[last:])
@@ -277,10 +327,14 @@ def _stand_in(c: str, literal: str) -> str | None:
     found = _STAND_IN_KEYS.get(key)
     if found is None:
         found = _STAND_IN_KEYS[key] = [
-            chr(cp) for cp in range(0x80, 0x10000)
-            if not 0xD800 <= cp < 0xE000 and _ucd.category(chr(cp)) == key[0]
-            and in_ranges(chr(cp), _OTHER_ALPHA) == key[1] and in_ranges(chr(cp), FLIP_PUNCT) == key[2]
-            and chr(cp) not in WHITESPACE][:8]
+            chr(cp)
+            for cp in range(0x80, 0x10000)
+            if not 0xD800 <= cp < 0xE000
+            and _ucd.category(chr(cp)) == key[0]
+            and in_ranges(chr(cp), _OTHER_ALPHA) == key[1]
+            and in_ranges(chr(cp), FLIP_PUNCT) == key[2]
+            and chr(cp) not in WHITESPACE
+        ][:8]
     for r in found:
         if r not in literal and f"\\u{ord(r):04x}" not in literal:
             return r
@@ -297,8 +351,7 @@ def _quantifier(pattern: str, i: int) -> tuple[bool, int]:
     if m is None or (m.group(0).startswith("{") and not (m.group(1) or m.group(3))):
         return False, i
     q = m.group(0)
-    repeats = q in "*+" or (q.startswith("{") and (
-        (m.group(2) and not m.group(3)) or int(m.group(3) or m.group(1) or 0) > 1))
+    repeats = q in "*+" or (q.startswith("{") and ((m.group(2) and not m.group(3)) or int(m.group(3) or m.group(1) or 0) > 1))
     end = m.end()
     if end < len(pattern) and pattern[end] == "+":  # possessive: never backtracks
         return False, end + 1
@@ -349,7 +402,8 @@ def check_backtracking(pattern: str) -> None:
                 "text in more than one way (a quantifier or | inside a group under * + or "
                 "{n,m}), which can take exponential time on a short text (Hugging Face's "
                 "tokenizers stops it with an error); make the group atomic (?>...) or its "
-                "quantifier possessive (*+, ++)")
+                "quantifier possessive (*+, ++)"
+            )
         if repeats or inner:
             stack[-1][0] = True
 

@@ -50,6 +50,7 @@ def _integer(top: int) -> Check:
     def check(v: Any, where: str) -> None:
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= top:
             raise Bad(where, v, f"an integer from 0 to {top}")
+
     return check
 
 
@@ -78,17 +79,21 @@ def FLOAT(v: Any, where: str) -> None:
 
 def opt(inner: Check) -> Check:
     """null allowed (and, as a struct field, leaving it out)."""
+
     def check(v: Any, where: str) -> None:
         if v is not None:
             inner(v, where)
+
     check.optional = True  # type: ignore[attr-defined]
     return check
 
 
 def default(inner: Check) -> Check:
     """May be left out (serde's default), but not null."""
+
     def check(v: Any, where: str) -> None:
         inner(v, where)
+
     check.optional = True  # type: ignore[attr-defined]
     return check
 
@@ -99,6 +104,7 @@ def listof(inner: Check) -> Check:
             raise Bad(where, v, "a list")
         for k, x in enumerate(v):
             inner(x, f"{where}[{k}]")
+
     return check
 
 
@@ -108,6 +114,7 @@ def mapof(inner: Check) -> Check:
             raise Bad(where, v, "an object")
         for k, x in v.items():
             inner(x, f"{where}[{k!r}]")
+
     return check
 
 
@@ -117,6 +124,7 @@ def pair(a: Check, b: Check) -> Check:
             raise Bad(where, v, "a list of two items")
         a(v[0], f"{where}[0]")
         b(v[1], f"{where}[1]")
+
     return check
 
 
@@ -124,6 +132,7 @@ def one_of(*names: str) -> Check:
     def check(v: Any, where: str) -> None:
         if not isinstance(v, str) or v not in names:
             raise Bad(where, v, "one of " + ", ".join(names))
+
     return check
 
 
@@ -136,11 +145,13 @@ def either(expected: str, *checks: Check) -> Check:
             except Bad:
                 continue
         raise Bad(where, v, expected)
+
     return check
 
 
 def struct(**fields: Check) -> Check:
     """An object with these fields; unknown fields are ignored, as serde does."""
+
     def check(v: Any, where: str) -> None:
         if not isinstance(v, dict):
             raise Bad(where, v, "an object")
@@ -151,6 +162,7 @@ def struct(**fields: Check) -> Check:
                     raise Bad(at, _MISSING, "a value (the field is required)")
                 continue
             c(v[name], at)
+
     return check
 
 
@@ -165,9 +177,10 @@ _MISSING = _Missing()
 def tagged(kinds: dict[str, Check], what: str, untyped: Callable[[dict[str, Any]], str] | None = None) -> Check:
     """An object whose "type" names one of `kinds` (unknown types are left to the builders,
     which name what is supported)."""
+
     def check(v: Any, where: str) -> None:
         if not isinstance(v, dict):
-            raise Bad(where, v, f"an object (a {what} with a \"type\")")
+            raise Bad(where, v, f'an object (a {what} with a "type")')
         kind = v.get("type")
         if kind is None and untyped is not None and "type" not in v:
             kind = untyped(v)
@@ -176,6 +189,7 @@ def tagged(kinds: dict[str, Check], what: str, untyped: Callable[[dict[str, Any]
         c = kinds.get(kind)
         if c is not None:
             c(v, where)
+
     return check
 
 
@@ -186,66 +200,102 @@ def _recursive(get: Callable[[], Check]) -> Check:
 _PATTERN = either('{"String": ...} or {"Regex": ...}', struct(String=STR), struct(Regex=STR))
 _BEHAVIOR = one_of("Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous")
 
-NORMALIZER: Check = tagged({
-    "BertNormalizer": struct(clean_text=BOOL, handle_chinese_chars=BOOL, strip_accents=opt(BOOL),
-                             lowercase=BOOL),
-    "Strip": struct(strip_left=BOOL, strip_right=BOOL),
-    "Replace": struct(pattern=_PATTERN, content=STR),
-    "Prepend": struct(prepend=STR),
-    "Precompiled": struct(precompiled_charsmap=opt(STR)),
-    "Sequence": struct(normalizers=listof(_recursive(lambda: NORMALIZER))),
-}, "normalizer")
+NORMALIZER: Check = tagged(
+    {
+        "BertNormalizer": struct(clean_text=BOOL, handle_chinese_chars=BOOL, strip_accents=opt(BOOL), lowercase=BOOL),
+        "Strip": struct(strip_left=BOOL, strip_right=BOOL),
+        "Replace": struct(pattern=_PATTERN, content=STR),
+        "Prepend": struct(prepend=STR),
+        "Precompiled": struct(precompiled_charsmap=opt(STR)),
+        "Sequence": struct(normalizers=listof(_recursive(lambda: NORMALIZER))),
+    },
+    "normalizer",
+)
 
-PRE_TOKENIZER: Check = tagged({
-    "Metaspace": struct(replacement=CHAR, add_prefix_space=opt(BOOL),
-                        prepend_scheme=default(one_of("always", "first", "never")),
-                        split=opt(BOOL), str_rep=opt(STR)),
-    "ByteLevel": struct(add_prefix_space=BOOL, trim_offsets=BOOL, use_regex=default(BOOL)),
-    "Split": struct(pattern=_PATTERN, behavior=_BEHAVIOR, invert=BOOL),
-    "Punctuation": struct(behavior=default(_BEHAVIOR)),
-    "Digits": struct(individual_digits=BOOL),
-    "Sequence": struct(pretokenizers=listof(_recursive(lambda: PRE_TOKENIZER))),
-}, "pre-tokenizer")
+PRE_TOKENIZER: Check = tagged(
+    {
+        "Metaspace": struct(
+            replacement=CHAR,
+            add_prefix_space=opt(BOOL),
+            prepend_scheme=default(one_of("always", "first", "never")),
+            split=opt(BOOL),
+            str_rep=opt(STR),
+        ),
+        "ByteLevel": struct(add_prefix_space=BOOL, trim_offsets=BOOL, use_regex=default(BOOL)),
+        "Split": struct(pattern=_PATTERN, behavior=_BEHAVIOR, invert=BOOL),
+        "Punctuation": struct(behavior=default(_BEHAVIOR)),
+        "Digits": struct(individual_digits=BOOL),
+        "Sequence": struct(pretokenizers=listof(_recursive(lambda: PRE_TOKENIZER))),
+    },
+    "pre-tokenizer",
+)
 
-_PIECE = either('{"Sequence": {"id": "A" or "B", "type_id": n}} or {"SpecialToken": {"id": name, "type_id": n}}',
-                struct(Sequence=struct(id=one_of("A", "B"), type_id=U32)),
-                struct(SpecialToken=struct(id=STR, type_id=U32)))
+_PIECE = either(
+    '{"Sequence": {"id": "A" or "B", "type_id": n}} or {"SpecialToken": {"id": name, "type_id": n}}',
+    struct(Sequence=struct(id=one_of("A", "B"), type_id=U32)),
+    struct(SpecialToken=struct(id=STR, type_id=U32)),
+)
 
-POST_PROCESSOR: Check = tagged({
-    "BertProcessing": struct(sep=pair(STR, U32), cls=pair(STR, U32)),
-    "RobertaProcessing": struct(sep=pair(STR, U32), cls=pair(STR, U32)),  # HF reads its flags leniently
-    "ByteLevel": struct(add_prefix_space=BOOL, trim_offsets=BOOL, use_regex=default(BOOL)),
-    "TemplateProcessing": struct(single=listof(_PIECE), pair=listof(_PIECE), special_tokens=mapof(
-        struct(id=STR, ids=listof(U32), tokens=listof(STR)))),
-    "Sequence": struct(processors=listof(_recursive(lambda: POST_PROCESSOR))),
-}, "post-processor")
+POST_PROCESSOR: Check = tagged(
+    {
+        "BertProcessing": struct(sep=pair(STR, U32), cls=pair(STR, U32)),
+        "RobertaProcessing": struct(sep=pair(STR, U32), cls=pair(STR, U32)),  # HF reads its flags leniently
+        "ByteLevel": struct(add_prefix_space=BOOL, trim_offsets=BOOL, use_regex=default(BOOL)),
+        "TemplateProcessing": struct(
+            single=listof(_PIECE), pair=listof(_PIECE), special_tokens=mapof(struct(id=STR, ids=listof(U32), tokens=listof(STR)))
+        ),
+        "Sequence": struct(processors=listof(_recursive(lambda: POST_PROCESSOR))),
+    },
+    "post-processor",
+)
 
 _VOCAB = mapof(U32)
 
-MODEL: Check = tagged({
-    "BPE": struct(dropout=opt(FLOAT), unk_token=opt(STR), continuing_subword_prefix=opt(STR),
-                  end_of_word_suffix=opt(STR), fuse_unk=opt(BOOL), byte_fallback=opt(BOOL),
-                  ignore_merges=opt(BOOL), vocab=_VOCAB,
-                  merges=either("a list of merges, each \"a b\" or [\"a\", \"b\"]",
-                                listof(STR), listof(pair(STR, STR)))),
-    # HF also requires the two fields with defaults here; hand-written files leave them out.
-    "WordPiece": struct(unk_token=STR, continuing_subword_prefix=default(STR),
-                        max_input_chars_per_word=default(USIZE), vocab=_VOCAB),
-    "Unigram": struct(vocab=listof(pair(STR, FLOAT)), unk_id=opt(USIZE), byte_fallback=default(BOOL)),
-}, "model", untyped=lambda d: "Unigram" if isinstance(d.get("vocab"), list) else (
-    "BPE" if "merges" in d else "WordPiece"))
+MODEL: Check = tagged(
+    {
+        "BPE": struct(
+            dropout=opt(FLOAT),
+            unk_token=opt(STR),
+            continuing_subword_prefix=opt(STR),
+            end_of_word_suffix=opt(STR),
+            fuse_unk=opt(BOOL),
+            byte_fallback=opt(BOOL),
+            ignore_merges=opt(BOOL),
+            vocab=_VOCAB,
+            merges=either('a list of merges, each "a b" or ["a", "b"]', listof(STR), listof(pair(STR, STR))),
+        ),
+        # HF also requires the two fields with defaults here; hand-written files leave them out.
+        "WordPiece": struct(
+            unk_token=STR, continuing_subword_prefix=default(STR), max_input_chars_per_word=default(USIZE), vocab=_VOCAB
+        ),
+        "Unigram": struct(vocab=listof(pair(STR, FLOAT)), unk_id=opt(USIZE), byte_fallback=default(BOOL)),
+    },
+    "model",
+    untyped=lambda d: "Unigram" if isinstance(d.get("vocab"), list) else ("BPE" if "merges" in d else "WordPiece"),
+)
 
-_ADDED = struct(id=U32, content=STR, single_word=BOOL, lstrip=BOOL, rstrip=BOOL, normalized=BOOL,
-                special=BOOL)
+_ADDED = struct(id=U32, content=STR, single_word=BOOL, lstrip=BOOL, rstrip=BOOL, normalized=BOOL, special=BOOL)
 
 TOKENIZER: Check = struct(
     version=default(STR),
-    truncation=opt(struct(direction=default(one_of("Left", "Right")), max_length=USIZE,
-                          strategy=one_of("LongestFirst", "OnlyFirst", "OnlySecond"), stride=USIZE)),
-    padding=opt(struct(strategy=either('"BatchLongest" or {"Fixed": n}', one_of("BatchLongest"),
-                                       struct(Fixed=USIZE)),
-                       direction=one_of("Left", "Right"), pad_to_multiple_of=opt(USIZE),
-                       pad_id=U32, pad_type_id=U32, pad_token=STR)),
+    truncation=opt(
+        struct(
+            direction=default(one_of("Left", "Right")),
+            max_length=USIZE,
+            strategy=one_of("LongestFirst", "OnlyFirst", "OnlySecond"),
+            stride=USIZE,
+        )
+    ),
+    padding=opt(
+        struct(
+            strategy=either('"BatchLongest" or {"Fixed": n}', one_of("BatchLongest"), struct(Fixed=USIZE)),
+            direction=one_of("Left", "Right"),
+            pad_to_multiple_of=opt(USIZE),
+            pad_id=U32,
+            pad_type_id=U32,
+            pad_token=STR,
+        )
+    ),
     added_tokens=default(listof(_ADDED)),
     normalizer=opt(NORMALIZER),
     pre_tokenizer=opt(PRE_TOKENIZER),
@@ -273,15 +323,21 @@ def depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
 def check(config: Any, name: str) -> None:
     """ChunkerError, one line, for the first field HF would refuse."""
     if not isinstance(config, dict):
-        raise ChunkerError(f"{name} is not a tokenizer.json (it holds {_shown(config)}, not an "
-                           "object); pass the file Hugging Face's tokenizers saves")
+        raise ChunkerError(
+            f"{name} is not a tokenizer.json (it holds {_shown(config)}, not an "
+            "object); pass the file Hugging Face's tokenizers saves"
+        )
     if not depth_ok(config):
-        raise ChunkerError(f"{name} is nested more than {MAX_DEPTH} levels deep, which Hugging "
-                           "Face's tokenizers refuses; pass a real tokenizer.json")
+        raise ChunkerError(
+            f"{name} is nested more than {MAX_DEPTH} levels deep, which Hugging "
+            "Face's tokenizers refuses; pass a real tokenizer.json"
+        )
     try:
         TOKENIZER(config, "")
     except Bad as e:
         value = "missing" if e.value is _MISSING else f"is {_shown(e.value)}"
         head = f"{e.where} is missing" if e.value is _MISSING else f"{e.where} {value}"
-        raise ChunkerError(f"{name}: {head}, expected {e.expected} (as Hugging Face's tokenizers "
-                           "requires); fix the file, or pass one tokenizers saves") from None
+        raise ChunkerError(
+            f"{name}: {head}, expected {e.expected} (as Hugging Face's tokenizers "
+            "requires); fix the file, or pass one tokenizers saves"
+        ) from None

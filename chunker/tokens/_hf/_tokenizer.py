@@ -55,8 +55,9 @@ class HFTokenizer(Cuts):
 
     def __init__(self, config: dict[str, Any], name: str = "tokenizer.json", label: str | None = None) -> None:
         if not isinstance(config, dict) or "model" not in config:
-            raise ChunkerError(f"{label or name} is not a tokenizer.json (no 'model'); pass the file "
-                               "Hugging Face's tokenizers saves")
+            raise ChunkerError(
+                f"{label or name} is not a tokenizer.json (no 'model'); pass the file Hugging Face's tokenizers saves"
+            )
         self.name = name
         """Its identity in settings and caches (a loaded file's: its content hash)."""
         self.label = label or name
@@ -69,8 +70,7 @@ class HFTokenizer(Cuts):
         trunc = config.get("truncation")
         self.model_max: int | None = trunc.get("max_length") if isinstance(trunc, dict) else None
         norm_text = self.normalizer.text if self.normalizer is not None else None
-        self.raw_added, self.norm_added, self.added = _added.build(
-            config.get("added_tokens") or [], self.model.vocab, norm_text)
+        self.raw_added, self.norm_added, self.added = _added.build(config.get("added_tokens") or [], self.model.vocab, norm_text)
         self._lead_precompiled = _lead_precompiled(self.normalizer)
         self.needs_first = self._uses_first(self.pre)
         self._tail = getattr(self.pre, "tail", None)
@@ -79,9 +79,14 @@ class HFTokenizer(Cuts):
         self._key_subsplit: re.Pattern[str] | None = None  # on keys (see _words)
         self.cut_blockers: list[str] = []
         self._cut_ok = self._judge_cuts()
-        self._words = Words(self.model, self.pre.transform if self.pre is not None else None,
-                            self._words_rep(), bool(self.pre is not None and self.pre.drops_ws),
-                            self._tail, self.subsplit if self._key_subsplit is None else None)
+        self._words = Words(
+            self.model,
+            self.pre.transform if self.pre is not None else None,
+            self._words_rep(),
+            bool(self.pre is not None and self.pre.drops_ws),
+            self._tail,
+            self.subsplit if self._key_subsplit is None else None,
+        )
         self._risky_raw = any(t.risky for t in self.raw_added.tokens.values())
         self._solid: dict[str, bool] = {}
         self._blocked_key: tuple[int, int] | None = None
@@ -145,7 +150,7 @@ class HFTokenizer(Cuts):
             return False
         lead = self._lead_precompiled
         if lead is not None and al[0]:
-            _, pal = lead.aligned(piece[:max(64, al[0] + 2)])
+            _, pal = lead.aligned(piece[: max(64, al[0] + 2)])
             return bool(pal) and al[0] - pal[0] == 0
         return al[0] == 0
 
@@ -323,9 +328,12 @@ def _lead_precompiled(n: Any) -> Any:
 def load_example() -> HFTokenizer:
     """A tiny WordPiece tokenizer for examples."""
     vocab = {"[CLS]": 0, "[SEP]": 1, "[UNK]": 2, "hello": 3, "world": 4}
-    return HFTokenizer({
-        "model": {"type": "WordPiece", "vocab": vocab, "unk_token": "[UNK]"},
-        "normalizer": {"type": "BertNormalizer"},
-        "pre_tokenizer": {"type": "BertPreTokenizer"},
-        "post_processor": {"type": "BertProcessing", "sep": ["[SEP]", 1], "cls": ["[CLS]", 0]},
-    }, name="example")
+    return HFTokenizer(
+        {
+            "model": {"type": "WordPiece", "vocab": vocab, "unk_token": "[UNK]"},
+            "normalizer": {"type": "BertNormalizer"},
+            "pre_tokenizer": {"type": "BertPreTokenizer"},
+            "post_processor": {"type": "BertProcessing", "sep": ["[SEP]", 1], "cls": ["[CLS]", 0]},
+        },
+        name="example",
+    )

@@ -18,9 +18,38 @@ from functools import cache
 
 UNICODE_VERSION = "14.0.0"
 
-CATEGORIES = ("Cn", "Cc", "Cf", "Cs", "Co", "Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd",
-              "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs",
-              "Zl", "Zp")
+CATEGORIES = (
+    "Cn",
+    "Cc",
+    "Cf",
+    "Cs",
+    "Co",
+    "Lu",
+    "Ll",
+    "Lt",
+    "Lm",
+    "Lo",
+    "Mn",
+    "Mc",
+    "Me",
+    "Nd",
+    "Nl",
+    "No",
+    "Pc",
+    "Pd",
+    "Ps",
+    "Pe",
+    "Pi",
+    "Pf",
+    "Po",
+    "Sm",
+    "Sc",
+    "Sk",
+    "So",
+    "Zs",
+    "Zl",
+    "Zp",
+)
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZwxyz"
 
 _RUNS = (

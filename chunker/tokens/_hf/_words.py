@@ -50,8 +50,15 @@ class Words:
     over the model's words that cuts them where no merge reaches across (when the tokenizer
     could not cut the keys themselves)."""
 
-    def __init__(self, model: Any, transform: str | None, replacement: str, drops_ws: bool,
-                 tail: Any = None, subsplit: re.Pattern[str] | None = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        transform: str | None,
+        replacement: str,
+        drops_ws: bool,
+        tail: Any = None,
+        subsplit: re.Pattern[str] | None = None,
+    ) -> None:
         self.model = model
         self.transform = transform
         self.rep = replacement
