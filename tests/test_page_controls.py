@@ -301,6 +301,9 @@ def test_settings_round_trip_through_the_url(app, chromium):
         "overlap": "20%",
         "tokenizer": "cl100k",
         "breaks": "paragraph,line,sentence,clause",
+        # the fields the worker builds from the table of options, at their defaults
+        "min_size": "0",
+        "language": "auto",
     }
     assert "Deploying" not in link  # never the document
     other = Page(chromium, link, context=app.context).open()
