@@ -105,7 +105,9 @@ def cached(fn):
             return path.read_text(encoding="utf-8")
         text = fn(*args)
         CACHE.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)  # atomic: another xdist worker never reads half a file
         return text
 
     return wrapper
