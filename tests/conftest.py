@@ -97,6 +97,29 @@ SLOW = {
 }
 
 
+# Modules whose tests xdist runs in one worker, in one go: those that share a module's page
+# (tests/pagekit.py), and those whose module-scoped fixtures take seconds (a wheel and a virtual
+# environment; a Ray cluster), so one worker makes them once. Every other test is scheduled alone.
+ONE_WORKER = {"test_page.py", "test_page_chunks.py", "test_page_controls.py", "test_page_documents.py",
+              "test_page_input.py", "test_page_questions.py", "test_package.py", "test_ray.py"}
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadgroup (pytest.ini), with the groups made here: a ONE_WORKER module is one unit
+    of work, any other test its own. (xdist 3.8's xdist_group marks never reach its scheduler
+    under pytest 9.2: they rename Item._nodeid, which pytest 9.2 no longer reads.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ModuleGroups(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if Path(module).name in ONE_WORKER else nodeid
+
+    return ModuleGroups(config, log)
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--quick", action="store_true", help='the inner loop: -m "not slow and not browser" and the dev Hypothesis profile'
@@ -112,16 +135,17 @@ def pytest_configure(config):
 
 
 def pytest_itemcollected(item):
-    """Before -m selects and xdist groups: mark the SLOW tests, and put the tests that share a
-    module's page (the `site` fixture) in one xdist group, so one worker runs them on one page."""
+    """Before -m selects: mark the SLOW tests. A test on a module's shared page (the `site`
+    fixture) must be in a ONE_WORKER module, or each worker would open that page again."""
     module = getattr(item, "module", None)
     if module is None:
         return
-    slow = SLOW.get(Path(module.__file__).name, ())
+    name = Path(module.__file__).name
+    slow = SLOW.get(name, ())
     if slow == "*" or getattr(item.obj, "__name__", None) in slow:
         item.add_marker(pytest.mark.slow)
-    if "site" in getattr(item, "fixturenames", ()):
-        item.add_marker(pytest.mark.xdist_group(Path(module.__file__).stem))
+    assert "site" not in getattr(item, "fixturenames", ()) or name in ONE_WORKER, \
+        f"{name} shares a page between its tests: add it to conftest.ONE_WORKER"
 
 
 @pytest.hookimpl(trylast=True)

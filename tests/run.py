@@ -34,8 +34,8 @@ DEBIAN_PACKAGES = [
 
 def workers(args: list[str]) -> list[str]:
     """pytest-xdist's -n, unless the arguments say (-n 0: one process): one process a core, two
-    at least (the browser tests mostly wait on Chromium). pytest.ini's --dist loadgroup keeps
-    each browser module's shared page in one of them."""
+    at least (the browser tests mostly wait on Chromium). tests/conftest.py's scheduler keeps
+    each module with a shared page in one of them."""
     if any(a.startswith(("-n", "--numprocesses", "--pdb")) or a.endswith("no:xdist") for a in args):
         return []
     return ["-n", str(max(2, os.cpu_count() or 1))]
