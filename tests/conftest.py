@@ -104,11 +104,13 @@ ONE_WORKER = {"test_page.py", "test_page_chunks.py", "test_page_controls.py", "t
               "test_page_input.py", "test_page_questions.py", "test_package.py", "test_ray.py"}
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of xdist's: none without it (-p no:xdist)
 def pytest_xdist_make_scheduler(config, log):
-    """--dist loadgroup (pytest.ini), with the groups made here: a ONE_WORKER module is one unit
-    of work, any other test its own. (xdist 3.8's xdist_group marks never reach its scheduler
-    under pytest 9.2: they rename Item._nodeid, which pytest 9.2 no longer reads.)"""
-    if config.getvalue("dist") != "loadgroup":
+    """-n's default distribution (load), or loadgroup, with the groups made here: a ONE_WORKER
+    module is one unit of work, any other test its own. (xdist 3.8's xdist_group marks never
+    reach its scheduler under pytest 9.2: they rename Item._nodeid, which pytest 9.2 no longer
+    reads.)"""
+    if config.getvalue("dist") not in ("load", "loadgroup"):
         return None
     from xdist.scheduler import LoadGroupScheduling
 
