@@ -100,8 +100,16 @@ SLOW = {
 # Modules whose tests xdist runs in one worker, in one go: those that share a module's page
 # (tests/pagekit.py), and those whose module-scoped fixtures take seconds (a wheel and a virtual
 # environment; a Ray cluster), so one worker makes them once. Every other test is scheduled alone.
-ONE_WORKER = {"test_page.py", "test_page_chunks.py", "test_page_controls.py", "test_page_documents.py",
-              "test_page_input.py", "test_page_questions.py", "test_package.py", "test_ray.py"}
+ONE_WORKER = {
+    "test_page.py",
+    "test_page_chunks.py",
+    "test_page_controls.py",
+    "test_page_documents.py",
+    "test_page_input.py",
+    "test_page_questions.py",
+    "test_package.py",
+    "test_ray.py",
+}
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of xdist's: none without it (-p no:xdist)
@@ -146,8 +154,9 @@ def pytest_itemcollected(item):
     slow = SLOW.get(name, ())
     if slow == "*" or getattr(item.obj, "__name__", None) in slow:
         item.add_marker(pytest.mark.slow)
-    assert "site" not in getattr(item, "fixturenames", ()) or name in ONE_WORKER, \
+    assert "site" not in getattr(item, "fixturenames", ()) or name in ONE_WORKER, (
         f"{name} shares a page between its tests: add it to conftest.ONE_WORKER"
+    )
 
 
 @pytest.hookimpl(trylast=True)
