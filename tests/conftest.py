@@ -106,6 +106,7 @@ ONE_WORKER = {
     "test_page_controls.py",
     "test_page_documents.py",
     "test_page_input.py",
+    "test_page_layout.py",
     "test_page_questions.py",
     "test_package.py",
     "test_ray.py",
