@@ -23,6 +23,7 @@ from chunker.cli._eval import run as eval_cli
 from chunker.retrieval._eval import METRICS, SweepRow, _Holders, _union, compare, coverage_warning, evaluate, mark_best, sweep
 from chunker.retrieval._questions import Question, Reference, load_questions
 from chunker.retrieval._stats import Interval, Resamples, mean_std, paired_bootstrap
+from tests.htmltree import INJECTIONS, Tree, harmless
 from tests.test_eval import SAMPLE, SAMPLE_QUESTIONS, cli, sample_files
 
 QS = load_questions(SAMPLE_QUESTIONS, SAMPLE)
@@ -419,3 +420,43 @@ def test_cli_sweep_prints_the_intervals_and_marks_what_is_not_ranked(tmp_path):
             if iv.metric not in r.best:
                 assert f"{iv.difference:+.3f} [{iv.low:+.3f}, {iv.high:+.3f}]" in line
     assert any(line.startswith("*: the top k is half the chunks or more") for line in lines)
+
+
+# ------------------------------------------------------------------ the page's panel, in CPython
+
+
+@pytest.mark.parametrize("payload", INJECTIONS)
+def test_the_panel_escapes_every_question_and_shows_the_warning(payload):
+    from app import questions as panel
+
+    doc = FIVE + "\n\n" + payload
+    qs = [Question(payload + " rollback?", _answer("one minute")), *FIVE_QS]
+    res = chunker.chunk(doc, strategy="paragraph", size=0)
+    ev = evaluate(doc, res, qs, top_k=5)
+    made = panel.evaluation_html(ev, res.settings)
+    allowed = {"div", "span", "p", "strong", "details", "summary", "table", "thead", "tbody", "tr", "th", "td"}
+    assert harmless(made, allowed)
+    tree = Tree(made)
+    assert payload + " rollback?" in tree.joined() and "Warning: The top 5 retrieve 5 of the 6 chunks" in tree.joined()
+    assert [a.get("data-metric") for t, a in tree.tags if t == "div" and "data-metric" in a] == list(panel._SHOWN)
+
+
+def test_the_sweep_chart_draws_each_rows_interval_from_the_best_level():
+    from app import questions as panel
+
+    rows = mark_best(sweep(SAMPLE, QS, strategies=["recursive", "sentence"], sizes=[30, 60, 2000], top_k=2))
+    made = panel.sweep_html(rows, ["recursive", "sentence"], [30, 60, 2000])
+    tree = Tree(made)
+    bars = [a for t, a in tree.tags if t == "path" and a.get("class") == "ci"]
+    assert len(bars) == 2 * len(rows) and {a["data-metric"] for a in bars} == {"recall", "iou"}
+    levels = {a["data-metric"]: float(a["y1"]) for t, a in tree.tags if t == "line" and a.get("class") == "best-level"}
+    assert set(levels) == {"recall", "iou"}
+    covered = [a for t, a in tree.tags if t == "tr" and a.get("class") == "covered"]
+    assert len(covered) == sum(bool(r.warning) for r in rows) == 2  # the one-chunk settings
+    assert "never marked best" in tree.joined()
+    # Rows still to come: no interval yet, no bar, no level.
+    partial = Tree(
+        panel.sweep_html(list(sweep(SAMPLE, QS, strategies=["recursive"], sizes=[30], top_k=2)), ["recursive"], [30, 60])
+    )
+    assert not [a for t, a in partial.tags if a.get("class") in ("ci", "best-level")]
+    assert "computing…" in partial.joined()
