@@ -169,12 +169,8 @@ def sweep_html(rows: Sequence[Any], strategies: Sequence[str], sizes: Sequence[i
             else:
                 mark = f' <span class="covered" title="{esc(r.warning)}">*</span>' if r.warning else ""
                 covered = ' class="covered"' if r.warning else ""
-                cells = (
-                    f"<td>{num(r.chunks)}{mark}</td><td{_best(r, 'recall')}>{_pct(r.recall)}</td>"
-                    f"<td>{_pct(r.precision)}</td><td{_best(r, 'iou')}>{_pct(r.iou)}</td>"
-                    f"<td>{_pct(r.hit_rate)}</td><td>{_pct(r.precision_omega)}</td>"
-                    f"{_versus(r, 'recall')}{_versus(r, 'iou')}"
-                )
+                means = "".join(_mean_cell(r, m) for m in ("recall", "precision", "iou", "hit_rate", "precision_omega"))
+                cells = f"<td>{num(r.chunks)}{mark}</td>{means}{_versus(r, 'recall')}{_versus(r, 'iou')}"
             out.append(
                 f'<tr data-strategy="{esc(s)}" data-size="{z}"{covered}><th scope="row">{esc(s)}</th>'
                 f"<td>{num(z)}</td>{cells}</tr>"
@@ -206,8 +202,13 @@ def sweep_html(rows: Sequence[Any], strategies: Sequence[str], sizes: Sequence[i
     return line_chart(series, best=best_levels) + "".join(out)
 
 
-def _best(row: Any, metric: str) -> str:
-    return ' class="best" title="best"' if metric in getattr(row, "best", ()) else ""
+def _mean_cell(row: Any, metric: str) -> str:
+    """A row's mean, its standard deviation over the questions in the title; the best marked."""
+    spread = f"{_spread(metric, getattr(row, metric + '_std'))} standard deviation over the questions"
+    best = metric in row.best
+    kind = ' class="best"' if best else ""
+    title = esc(spread + ("; best" if best else ""))
+    return f'<td{kind} title="{title}">{_pct(getattr(row, metric))}</td>'
 
 
 def line_chart(

@@ -454,6 +454,8 @@ def test_the_sweep_chart_draws_each_rows_interval_from_the_best_level():
     covered = [a for t, a in tree.tags if t == "tr" and a.get("class") == "covered"]
     assert len(covered) == sum(bool(r.warning) for r in rows) == 2  # the one-chunk settings
     assert "never marked best" in tree.joined()
+    titles = [a["title"] for t, a in tree.tags if t == "td" and "standard deviation" in a.get("title", "")]
+    assert len(titles) == 5 * len(rows) and f"±{100 * rows[0].recall_std:.1f} standard deviation" in titles[0]
     # Rows still to come: no interval yet, no bar, no level.
     partial = Tree(
         panel.sweep_html(list(sweep(SAMPLE, QS, strategies=["recursive"], sizes=[30], top_k=2)), ["recursive"], [30, 60])
