@@ -188,6 +188,12 @@ def sweep_html(rows: Sequence[Any], strategies: Sequence[str], sizes: Sequence[i
             '<p class="help">* The top k is half of these chunks or more, so any ranking would retrieve most '
             "answers: such a row is never marked best.</p>"
         )
+    if len(rows) == len(strategies) * len(sizes) and rows and all(r.warning for r in rows):
+        out.append(
+            '<p class="warn" role="note" data-warning="unranked"><strong>No setting can be ranked:</strong> '
+            "the top k retrieves half the chunks or more at every size. Lower the top k, or check a longer "
+            "document.</p>"
+        )
     series: dict[str, list[tuple[float, ...]]] = {}
     best_levels: dict[int, float] = {}
     for r in rows:

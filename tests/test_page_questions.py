@@ -82,6 +82,10 @@ def test_a_sweep_runs_in_the_page_and_equals_the_librarys(app):
     for r, e in zip(rows, expected):
         assert r[4] == f"{100 * e.recall:.1f}%" and r[6] == f"{100 * e.iou:.1f}%"
     assert app.page.locator("#q-sweep-out svg.chart path:not(.ci)").count() == 2 * 3  # recall and IoU a strategy
+    # At the top 5 the sample's chunks are so few that every row is warned: none is best.
+    unranked = all(e.warning for e in expected)
+    assert all(not e.best for e in expected) == unranked
+    assert app.page.locator("#q-sweep-out [data-warning=unranked]").count() == int(unranked)
 
 
 def _cli_settings(app, *extra: str) -> dict:

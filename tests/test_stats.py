@@ -420,6 +420,9 @@ def test_cli_sweep_prints_the_intervals_and_marks_what_is_not_ranked(tmp_path):
             if iv.metric not in r.best:
                 assert f"{iv.difference:+.3f} [{iv.low:+.3f}, {iv.high:+.3f}]" in line
     assert any(line.startswith("*: the top k is half the chunks or more") for line in lines)
+    assert not any(line.startswith("no setting can be ranked") for line in lines)
+    code, table, _ = cli(eval_cli, doc, qs, "--sweep", "--strategies", "recursive", "--sizes", "2000", tty=True)
+    assert table.splitlines()[-1] == "no setting can be ranked: lower --top-k, or use smaller --sizes"
 
 
 # ------------------------------------------------------------------ the page's panel, in CPython
@@ -461,4 +464,7 @@ def test_the_sweep_chart_draws_each_rows_interval_from_the_best_level():
         panel.sweep_html(list(sweep(SAMPLE, QS, strategies=["recursive"], sizes=[30], top_k=2)), ["recursive"], [30, 60])
     )
     assert not [a for t, a in partial.tags if a.get("class") in ("ci", "best-level")]
-    assert "computing…" in partial.joined()
+    assert "computing…" in partial.joined() and "No setting can be ranked" not in partial.joined()
+    everything = mark_best(sweep(SAMPLE, QS, strategies=["recursive"], sizes=[2000], top_k=2))
+    assert "No setting can be ranked" in Tree(panel.sweep_html(everything, ["recursive"], [2000])).joined()
+    assert "No setting can be ranked" not in tree.joined()

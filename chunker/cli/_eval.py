@@ -210,6 +210,8 @@ def _table(rows: Sequence[SweepRow], questions: int) -> str:
     ]
     if any(r.warning for r in rows):
         notes.append("*: the top k is half the chunks or more, so any ranking retrieves most answers; such a row is never best")
+    if all(r.warning for r in rows):
+        notes.append("no setting can be ranked: lower --top-k, or use smaller --sizes")
     return "\n".join([*_aligned(head, body), *notes]) + "\n"
 
 
