@@ -30,6 +30,7 @@ from .._errors import ChunkerError
 from ..strategies import STRATEGIES
 from ..strategies._languages import AUTO, LANGUAGES
 from ..tokens._tokenizers import TOKENIZERS, get_tokenizer, label_of
+from ._context import FIELDS, HEADINGS, NONE, check_context, escaped, unescaped
 from ._presets import MODEL_LIMITS, model_limit
 from ._settings import (
     BREAKS,
@@ -392,6 +393,23 @@ OPTIONS: dict[str, Option] = {
             blank=AUTO,
         ),
         Option(
+            "context",
+            NONE,
+            check_context,
+            annotation=str,
+            parse=unescaped,
+            metavar="CONTEXT",
+            help=lambda: (
+                f"what the embedder reads before each chunk: {NONE} | {HEADINGS} (its heading path) | a "
+                f"template of {', '.join('{' + f + '}' for f in FIELDS)} such as '{{title}} > {{headings}}\\n\\n' "
+                f"(\\n a line break); it counts against the size (default {NONE})"
+            ),
+            description="Text put before each chunk for the embedder: none, headings or a template.",
+            control=Control("text", "Context"),
+            blank=NONE,
+            shown=escaped,
+        ),
+        Option(
             "model_max",
             None,
             _model_max,
@@ -507,6 +525,7 @@ class Settings:
         model_max: int | str | None
         min_size: int
         language: str
+        context: str
 
     def __init__(self, **given: Any) -> None:
         for name in given:
