@@ -1,0 +1,209 @@
+"""The `context` setting: what the embedder reads before each chunk, and how it counts.
+
+Every record's `embed_text` is its context then its text; `embed_tokens` is that text's count
+in the chosen tokenizer; `size` bounds the embed text, unless the chunk is flagged oversize;
+offsets stay the document's. Held on random and real text for every strategy, with and
+without `min_size`, and on real files (the standard library's modules, real Markdown).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import chunker
+from chunker.settings._context import render
+from chunker.tokens._tokenizers import get_tokenizer
+from tests.test_properties import STRATEGIES, options, texts
+from tests.texts import ROOT, sample_document
+
+TEMPLATES = [
+    "headings",
+    "{title} > {headings}\n\n",
+    "{source}: ",
+    "p. {page} {headings}\n",
+    "Document: {title}\n\n",
+    "{headings}",
+]
+
+
+def _own(unit: str, tokenizer: str):
+    if unit == "chars":
+        return len
+    if unit == "words":
+        return lambda s: len(s.split())
+    return get_tokenizer(tokenizer).count
+
+
+def _pages_of(text: str, cuts: list[int]) -> tuple[int, ...]:
+    return tuple(sorted({0, *(c for c in cuts if 0 < c <= len(text))}))
+
+
+def check_context(text: str, opts: dict, *, source: str | None = None, pages: tuple[int, ...] = ()):
+    doc = chunker.Document(text, source=source, pages=pages)
+    try:
+        res = doc.chunk(**opts)
+    except chunker.ChunkerError as e:
+        # A context the size cannot hold, or an overlap it leaves no room for: one line, said.
+        message = str(e)
+        assert "\n" not in message
+        assert "context" in message, message
+        assume(False)
+    size, unit = res.settings.size, res.settings.unit
+    own = _own(unit, opts["tokenizer"])
+    count = get_tokenizer(opts["tokenizer"]).count
+    for c in res:
+        assert text[c.start_char : c.end_char] == c.text, "offsets index the document"
+        assert c.embed_text == c.context + c.text
+        page = c.page_start
+        assert c.context == render(res.settings.context, c.headings, title=doc.title, source=source or "", page=page)
+        assert c.embed_tokens == count(c.embed_text)
+        if size > 0:
+            assert ("oversize" in c.flags) == (own(c.embed_text) > size), "oversize is judged on the embed text"
+        assert ("tiny" in c.flags) == (own(c.text) < res.settings.min_size)
+    assert res.stats.embedding_tokens == sum(c.embed_tokens for c in res)
+    return doc, res
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(texts, options(), st.sampled_from(TEMPLATES), st.sampled_from([None, "notes.md", "guide.txt"]), st.data())
+def test_embed_text_fits_the_size_unless_flagged(text, opts, template, source, data):
+    pages = _pages_of(text, data.draw(st.lists(st.integers(0, max(0, len(text))), max_size=4)))
+    doc, res = check_context(text, {**opts, "context": template}, source=source, pages=pages)
+    # The same split with no context: offsets, texts and headings are what a context adds to.
+    plain = doc.chunk(**opts)
+    assert all(c.embed_text == c.text and c.embed_tokens == c.tokens and not c.context for c in plain)
+    if all(not c.context for c in res):
+        assert [c.text for c in res] == [c.text for c in plain]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(texts, options(tokenizers=("o200k",)), st.sampled_from(TEMPLATES))
+def test_embed_tokens_exact_in_an_exact_tokenizer(text, opts, template):
+    check_context(text, {**opts, "context": template}, source="notes.md")
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("unit", ["tokens", "chars", "words"])
+def test_every_strategy_fits_a_long_context_on_the_sample(strategy, unit):
+    """A context as long as a third of the size: every chunk's embed text fits the size."""
+    text = sample_document()
+    size = {"tokens": 120, "chars": 500, "words": 90}[unit]
+    opts = dict(strategy=strategy, unit=unit, size=size, overlap=0, tokenizer="o200k")
+    _, res = check_context(text, {**opts, "context": "{title} > {headings}\n\n"}, source="sample.md")
+    own = _own(unit, "o200k")
+    bare = chunker.chunk(text, **opts)
+    assert all("oversize" in c.flags or own(c.embed_text) <= size for c in res)
+    # Oversize only where the text was so with no context (a paragraph never split, a heading).
+    assert sum("oversize" in c.flags for c in res) <= sum("oversize" in c.flags for c in bare) + 0
+    with_min = chunker.Document(text, source="sample.md").chunk(**opts, context="headings", min_size=size // 4)
+    assert all("oversize" in c.flags or own(c.embed_text) <= size for c in with_min)
+
+
+def test_none_is_todays_output():
+    text = sample_document()
+    a = chunker.chunk(text, strategy="markdown", size=200, overlap=20)
+    b = chunker.chunk(text, strategy="markdown", size=200, overlap=20, context="none")
+    assert chunker.to_jsonl(a) == chunker.to_jsonl(b)
+    assert "embed_text" not in chunker.to_jsonl(a)
+    assert all(c.embed_text is c.text and c.embed_tokens == c.tokens for c in a)
+
+
+def test_headings_context_on_real_markdown():
+    text = sample_document()
+    res = chunker.chunk(text, strategy="markdown", size=200, overlap=0, tokenizer="o200k", context="headings")
+    count = get_tokenizer("o200k").count
+    for c in res:
+        if c.headings:
+            assert c.embed_text.startswith(" > ".join(c.headings) + "\n\n")
+        assert c.embed_tokens <= 200 or "oversize" in c.flags
+        assert c.embed_tokens == count(c.embed_text)
+    assert any(len(c.headings) > 1 for c in res)
+
+
+def test_code_paths_as_context_on_stdlib_modules():
+    import textwrap
+
+    source = inspect.getsource(textwrap)
+    res = chunker.chunk(source, source="textwrap.py", strategy="code", size=150, overlap=0, context="{source} {headings}\n")
+    assert any("TextWrapper > " in c.context for c in res), [c.context for c in res][:10]
+    for c in res:
+        assert source[c.start_char : c.end_char] == c.text
+        assert c.context.startswith("textwrap.py ")
+        assert c.embed_tokens <= 150 or "oversize" in c.flags
+
+
+def test_title_is_the_first_heading_else_the_name():
+    assert chunker.Document("intro\n\n# Real Title\n\nbody", source="x.md").title == "Real Title"
+    assert chunker.Document("no headings here", source="dir/notes.txt").title == "notes"
+    # A comment in a code file is no heading: the title is the file's stem.
+    assert chunker.Document("# a comment\nx = 1\n", source="src/tool.py").title == "tool"
+    assert chunker.Document("plain").title == ""
+    assert chunker.Document("# A\n", title="Given").title == "Given"
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("{heading}", "unknown field {heading}"),
+        ("{title", "not a template"),
+        ("oops }", "not a template"),
+        ("heading", "has no field"),
+        ("{page!r}", "conversion or format spec"),
+        (3, "must be text"),
+    ],
+)
+def test_a_bad_template_is_one_line_naming_the_fields(value, said):
+    with pytest.raises(chunker.ChunkerError) as e:
+        chunker.chunk("text", context=value)
+    message = str(e.value)
+    assert said in message and "\n" not in message
+    if isinstance(value, str):
+        assert "{headings}, {title}, {source}, {page}" in message
+
+
+def test_a_context_longer_than_the_size_says_how_long():
+    text = "# A very long heading that fills the budget on its own\n\nShort body here.\n"
+    with pytest.raises(chunker.ChunkerError) as e:
+        chunker.chunk(text, strategy="markdown", unit="chars", size=40, overlap=0, context="headings")
+    message = str(e.value)
+    assert "is 54 chars, and the size is 40" in message, message
+    with pytest.raises(chunker.ChunkerError, match="is 31 chars, and the size is 20"):
+        chunker.chunk("body text", unit="chars", size=20, overlap=0, context="{title}" + "x" * 30, source="t")
+    with pytest.raises(chunker.ChunkerError, match="overlap 15 must be smaller than what the context leaves"):
+        chunker.chunk("body " * 40, unit="chars", size=20, overlap=15, context="[{source}] ", source="abcd")
+
+
+def test_exports_carry_embed_text_when_a_context_is_set():
+    text = sample_document()
+    res = chunker.chunk(text, strategy="markdown", size=200, overlap=0, context="headings")
+    lines = [json.loads(line) for line in chunker.to_jsonl(res).splitlines()]
+    assert [r["embed_text"] for r in lines] == [c.embed_text for c in res]
+    assert [r["embed_tokens"] for r in lines] == [c.embed_tokens for c in res]
+    # The fast JSON Lines writer and the records agree, character for character.
+    assert chunker.to_jsonl(res) == "".join(json.dumps(c.to_dict(embed=True), ensure_ascii=False) + "\n" for c in res)
+    assert json.loads(chunker.to_json(res))[0]["embed_text"] == res.chunks[0].embed_text
+    assert "embedded" in chunker.to_text(res).splitlines()[0]
+
+
+def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "chunker", *args], input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+
+
+def test_cli_gives_the_library_embed_text():
+    path = ROOT / "app" / "sample.md"
+    out = _cli(str(path), "--strategy", "markdown", "--size", "150", "--overlap", "0", "--context", "{title} > {headings}\\n\\n")
+    assert out.returncode == 0, out.stderr
+    got = [json.loads(line) for line in out.stdout.splitlines()]
+    want = chunker.Document.open(path).chunk(strategy="markdown", size=150, overlap=0, context="{title} > {headings}\n\n")
+    assert [r["embed_text"] for r in got] == [c.embed_text for c in want]
+    bad = _cli(str(path), "--context", "{nope}")
+    assert bad.returncode == 2 and "unknown field {nope}" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
