@@ -207,3 +207,54 @@ def test_cli_gives_the_library_embed_text():
     assert [r["embed_text"] for r in got] == [c.embed_text for c in want]
     bad = _cli(str(path), "--context", "{nope}")
     assert bad.returncode == 2 and "unknown field {nope}" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_the_retrieval_check_ranks_the_embedded_text_when_asked_and_says_so():
+    from chunker.retrieval._questions import Question, Reference
+
+    text = ANIMALS
+    at = text.index("They graze")
+    questions = [Question("zebras grass", [Reference(at, at + 28, text[at : at + 28])])]
+    opts = dict(strategy="markdown", unit="words", size=8, overlap=0, context="headings")
+    plain = chunker.Document(text).chunk(**opts)
+    assert plain.chunks[1].embed_text == "Zebras\n\nThey graze on grass all day."
+    by_text = chunker.evaluate(text, plain, questions, top_k=1)
+    res = chunker.Document(text).run(chunker.Settings(**opts, index="embedded"))
+    by_embed = chunker.evaluate(text, res, questions, top_k=1)
+    assert (by_text.index, by_embed.index) == ("text", "embedded")
+    assert by_embed.to_dict()["index"] == "embedded"
+    # "zebras" is in the first chunk's text; the answer's chunk has it in its context only.
+    assert by_text.per_question[0].retrieved == (0,)
+    assert by_embed.per_question[0].retrieved == (1,)
+    assert by_embed.recall == 1.0 and by_text.recall == 0.0
+    rows = chunker.sweep(
+        text,
+        questions,
+        strategies=["markdown"],
+        sizes=[8],
+        unit="words",
+        overlap=0,
+        context="headings",
+        index="embedded",
+        top_k=1,
+    )
+    assert [r.recall for r in rows] == [1.0]
+    with pytest.raises(chunker.ChunkerError, match="has no setting 'index'"):
+        chunker.chunk(text, index="embedded")
+
+
+ANIMALS = "# Zebras\n\nStripes help them hide.\n\nThey graze on grass all day.\n\n# Lions\n\nLions sleep on grass.\n"
+
+
+def test_cli_eval_takes_the_index_setting(tmp_path):
+    text = ANIMALS
+    doc = tmp_path / "animals.md"
+    doc.write_text(text, encoding="utf-8")
+    at = text.index("They graze")
+    qs = tmp_path / "q.jsonl"
+    qs.write_text(json.dumps({"question": "zebras grass", "references": [{"start_index": at, "end_index": at + 28}]}) + "\n")
+    common = ["eval", str(doc), str(qs), "--strategy", "markdown", "--unit", "words", "--size", "8", "--overlap", "0"]
+    out = _cli(*common, "--context", "headings", "--index", "embedded", "--top-k", "1")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["index"] == "embedded" and report["per_question"][0]["retrieved"] == [1]

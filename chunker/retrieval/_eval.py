@@ -25,8 +25,10 @@ Decisions, each tested:
   than k chunks, or none. Then precision is 0 (nothing retrieved, nothing relevant), as
   are recall and IoU.
 - A document without chunks (empty, or only whitespace) retrieves nothing: every metric 0.
-- With `with_headings`, chunks are ranked as embedded with their heading path, but lengths
-  are still their spans of the document: the path is not part of it.
+- With `with_headings`, chunks are ranked with their heading path before their text, and
+  with the `index` setting ``embedded`` by their `embed_text` (the context, then the text);
+  either way lengths are still their spans of the document: neither is part of it. The
+  report says which it ranked (`Evaluation.index`).
 """
 
 from __future__ import annotations
@@ -151,12 +153,15 @@ class Evaluation:
     hit_rate: float
     mrr: float
     per_question: tuple[QuestionResult, ...]
+    index: str = "text"
+    """What each chunk was ranked by: "text" (its own) or "embedded" (its embed_text)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The object ``python -m chunker eval`` prints."""
         return {
             "questions": self.questions,
             "top_k": self.top_k,
+            "index": self.index,
             "recall": self.recall,
             "precision": self.precision,
             "iou": self.iou,
@@ -188,7 +193,9 @@ def _top_k(top_k: int) -> int:
     return top_k
 
 
-def _measure(index: BM25Index, spans: Sequence[Span], questions: Sequence[Question], top_k: int) -> Evaluation:
+def _measure(
+    index: BM25Index, spans: Sequence[Span], questions: Sequence[Question], top_k: int, ranked_by: str = "text"
+) -> Evaluation:
     index.prepare(q.question for q in questions)  # one pass over the document for all their terms
     results = []
     for q in questions:
@@ -206,6 +213,7 @@ def _measure(index: BM25Index, spans: Sequence[Span], questions: Sequence[Questi
         hit_rate=sum(r.hit for r in results) / n,
         mrr=sum(1 / r.rank for r in results if r.rank) / n,
         per_question=tuple(results),
+        index=ranked_by,
     )
 
 
@@ -224,7 +232,19 @@ def _spans_and_headings(
             raise ChunkerError("the result's chunks are not spans of this document: chunk this document and pass that result")
         spans = [(c.start_char, c.end_char) for c in chunks]
     headings = [c.headings for c in result.chunks] if with_headings else None
+    if _ranked_by(result) == "embedded" and isinstance(chunks, Chunks) and chunks._contexts is not None:
+        # The context's terms join the chunk's own (a heading path once more with headings).
+        contexts = chunks._contexts
+        paths = headings or [()] * len(contexts)
+        headings = [(*p, c) if c else tuple(p) for p, c in zip(paths, contexts)]
+    elif _ranked_by(result) == "embedded" and not isinstance(chunks, Chunks):
+        paths = headings or [()] * len(chunks)
+        headings = [(*p, c.context) if c.context else tuple(p) for p, c in zip(paths, chunks)]
     return spans, headings
+
+
+def _ranked_by(result: ChunkResult) -> str:
+    return str(getattr(result.settings, "index", "text"))
 
 
 def evaluate(
@@ -262,7 +282,7 @@ def evaluate(
     questions = _check_questions(text, questions)
     spans, headings = _spans_and_headings(text, result, with_headings)
     index = BM25Index._of_document(_document_terms(document), spans, headings, k1, b)
-    return _measure(index, spans, questions, top_k)
+    return _measure(index, spans, questions, top_k, _ranked_by(result))
 
 
 @dataclass(frozen=True)
@@ -298,6 +318,7 @@ class SweepRow:
             "tokenizer": self.tokenizer,
             "breaks": list(self.breaks),
             "top_k": self.top_k,
+            "index": str(getattr(self.settings, "index", "text")),
             "chunks": self.chunks,
             "recall": self.recall,
             "precision": self.precision,
@@ -387,9 +408,10 @@ def _sweep_rows(
     for s in settings:
         result = doc.run(s, max_chunk_chars=max_chunk_chars)
         spans, headings = _spans_and_headings(doc.text, result, with_headings)
+        ranked_by = _ranked_by(result)
         del result  # the chunk texts: a sweep of a large document need not hold two chunkings
         index = BM25Index._of_document(doc_terms, spans, headings, k1, b)
-        ev = _measure(index, spans, questions, top_k)
+        ev = _measure(index, spans, questions, top_k, ranked_by)
         yield SweepRow(
             s.strategy,
             s.size,

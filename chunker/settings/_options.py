@@ -221,6 +221,14 @@ def _language(value: Any, so_far: Mapping[str, Any]) -> str:
     return _choice("language", value, {AUTO: None, **LANGUAGES})
 
 
+INDEXES = ("text", "embedded")
+"""What the retrieval check can rank a chunk by: its text, or its embed_text."""
+
+
+def _index(value: Any, so_far: Mapping[str, Any]) -> str:
+    return _choice("index", value, dict.fromkeys(INDEXES))
+
+
 def _tokenizer(value: Any, so_far: Mapping[str, Any]) -> str:
     if isinstance(value, str) and value in TOKENIZERS:
         return value
@@ -409,6 +417,22 @@ OPTIONS: dict[str, Option] = {
             blank=NONE,
             shown=escaped,
         ),
+        # The retrieval check's: what BM25 ranks each chunk by (not a chunking setting).
+        Option(
+            "index",
+            INDEXES[0],
+            _index,
+            annotation=str,
+            surfaces=frozenset({"eval", "sweep", "page"}),
+            metavar="WHAT",
+            help=lambda: (
+                "what the retrieval check ranks each chunk by: text (the chunk's own) | embedded (its "
+                f"embed_text: the context, then the text) (default {INDEXES[0]})"
+            ),
+            description="What BM25 ranks each chunk by: text, or embedded (context and text).",
+            control=Control("select", "Retrieval index", choices=lambda: [("text", "chunk text"), ("embedded", "as embedded")]),
+            blank=INDEXES[0],
+        ),
         Option(
             "model_max",
             None,
@@ -526,6 +550,7 @@ class Settings:
         min_size: int
         language: str
         context: str
+        index: str
 
     def __init__(self, **given: Any) -> None:
         for name in given:
