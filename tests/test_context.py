@@ -258,3 +258,40 @@ def test_cli_eval_takes_the_index_setting(tmp_path):
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["index"] == "embedded" and report["per_question"][0]["retrieved"] == [1]
+
+
+@pytest.mark.parametrize("template", ["headings", "{title} > {headings}\n\n", "[{source}] ", "{headings}: "])
+def test_llama_index_embed_mode_text_is_embed_text(template):
+    from llama_index.core import Document as LlamaDocument
+    from llama_index.core.schema import MetadataMode
+
+    from chunker.llama_index import ChunkerNodeParser
+
+    text = sample_document()
+    parser = ChunkerNodeParser(strategy="markdown", size=120, overlap=0, tokenizer="o200k", context=template)
+    doc = LlamaDocument(text=text, metadata={"file_name": "sample.md", "author": "someone"})
+    nodes = parser.get_nodes_from_documents([doc])
+    want = chunker.Document(text, source="sample.md").chunk(**parser.settings)
+    assert len(nodes) == len(want)
+    for node, c in zip(nodes, want):
+        assert (node.start_char_idx, node.end_char_idx, node.text) == (c.start_char, c.end_char, c.text)
+        assert node.get_content(metadata_mode=MetadataMode.EMBED) == c.embed_text.strip()
+        assert node.metadata["author"] == "someone"  # the input's metadata is kept, not embedded
+        if c.context:
+            assert node.metadata["context"] == c.context.strip()
+    assert any(c.context for c in want)
+    # Chunks are trimmed and no context here starts with whitespace: LlamaIndex's strip of the
+    # whole text takes nothing away, the two are equal exactly.
+    assert all(c.embed_text == c.embed_text.strip() for c in want)
+
+
+def test_llama_index_without_context_is_as_before():
+    from llama_index.core import Document as LlamaDocument
+    from llama_index.core.schema import MetadataMode
+
+    from chunker.llama_index import ChunkerNodeParser
+
+    doc = LlamaDocument(text=sample_document(), metadata={"author": "someone"})
+    nodes = ChunkerNodeParser(strategy="markdown", size=120, overlap=0).get_nodes_from_documents([doc])
+    assert all("context" not in n.metadata for n in nodes)
+    assert nodes[0].get_content(metadata_mode=MetadataMode.EMBED) == "author: someone\n\n" + nodes[0].text
