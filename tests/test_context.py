@@ -219,28 +219,30 @@ def test_the_retrieval_check_ranks_the_embedded_text_when_asked_and_says_so():
     plain = chunker.Document(text).chunk(**opts)
     assert plain.chunks[1].embed_text == "Zebras\n\nThey graze on grass all day."
     by_text = chunker.evaluate(text, plain, questions, top_k=1)
-    res = chunker.Document(text).run(chunker.Settings(**opts, index="embedded"))
-    by_embed = chunker.evaluate(text, res, questions, top_k=1)
+    by_embed = chunker.evaluate(text, plain, questions, top_k=1, index="embedded")
     assert (by_text.index, by_embed.index) == ("text", "embedded")
     assert by_embed.to_dict()["index"] == "embedded"
     # "zebras" is in the first chunk's text; the answer's chunk has it in its context only.
     assert by_text.per_question[0].retrieved == (0,)
     assert by_embed.per_question[0].retrieved == (1,)
     assert by_embed.recall == 1.0 and by_text.recall == 0.0
-    rows = chunker.sweep(
-        text,
-        questions,
-        strategies=["markdown"],
-        sizes=[8],
-        unit="words",
-        overlap=0,
-        context="headings",
-        index="embedded",
-        top_k=1,
+    rows = list(
+        chunker.sweep(
+            text,
+            questions,
+            strategies=["markdown"],
+            sizes=[8],
+            unit="words",
+            overlap=0,
+            context="headings",
+            index="embedded",
+            top_k=1,
+        )
     )
     assert [r.recall for r in rows] == [1.0]
-    with pytest.raises(chunker.ChunkerError, match="has no setting 'index'"):
-        chunker.chunk(text, index="embedded")
+    assert [r.to_dict()["index"] for r in rows] == ["embedded"]
+    with pytest.raises(chunker.ChunkerError, match="index must be text or embedded"):
+        chunker.evaluate(text, plain, questions, index="context")
 
 
 ANIMALS = "# Zebras\n\nStripes help them hide.\n\nThey graze on grass all day.\n\n# Lions\n\nLions sleep on grass.\n"
@@ -295,3 +297,20 @@ def test_llama_index_without_context_is_as_before():
     nodes = ChunkerNodeParser(strategy="markdown", size=120, overlap=0).get_nodes_from_documents([doc])
     assert all("context" not in n.metadata for n in nodes)
     assert nodes[0].get_content(metadata_mode=MetadataMode.EMBED) == "author: someone\n\n" + nodes[0].text
+
+
+def test_cards_show_the_context_muted_and_escaped_and_the_embedded_view_in_full():
+    from app.cards import card_html, embedded_html
+    from app.html import Utf16
+
+    text = "# <b>Tags</b> & more\n\nBody with <script>alert(1)</script> in it.\n"
+    res = chunker.chunk(text, strategy="markdown", unit="chars", size=200, overlap=0, context="headings")
+    (c,) = res.chunks
+    card = card_html(c, Utf16(text), chunker.FLAGS)
+    assert '<span class="ctx"' in card and "&lt;b&gt;Tags&lt;/b&gt; &amp; more⏎⏎" in card
+    assert "<b>Tags" not in card and "<script>" not in card
+    assert f"{c.embed_tokens} embedded" in card
+    view = embedded_html(res.chunks)
+    assert '<pre class="embed"><span class="ctx">&lt;b&gt;Tags&lt;/b&gt; &amp; more\n\n</span># &lt;b&gt;' in view
+    bare = chunker.chunk(text, strategy="markdown", unit="chars", size=200, overlap=0)
+    assert 'class="ctx"' not in card_html(bare.chunks[0], Utf16(text), chunker.FLAGS)

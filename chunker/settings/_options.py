@@ -30,7 +30,7 @@ from .._errors import ChunkerError
 from ..strategies import STRATEGIES
 from ..strategies._languages import AUTO, LANGUAGES
 from ..tokens._tokenizers import TOKENIZERS, get_tokenizer, label_of
-from ._context import FIELDS, HEADINGS, NONE, check_context, escaped, unescaped
+from ._context import FIELDS, HEADINGS, NONE, check_context
 from ._presets import MODEL_LIMITS, model_limit
 from ._settings import (
     BREAKS,
@@ -221,14 +221,6 @@ def _language(value: Any, so_far: Mapping[str, Any]) -> str:
     return _choice("language", value, {AUTO: None, **LANGUAGES})
 
 
-INDEXES = ("text", "embedded")
-"""What the retrieval check can rank a chunk by: its text, or its embed_text."""
-
-
-def _index(value: Any, so_far: Mapping[str, Any]) -> str:
-    return _choice("index", value, dict.fromkeys(INDEXES))
-
-
 def _tokenizer(value: Any, so_far: Mapping[str, Any]) -> str:
     if isinstance(value, str) and value in TOKENIZERS:
         return value
@@ -405,7 +397,6 @@ OPTIONS: dict[str, Option] = {
             NONE,
             check_context,
             annotation=str,
-            parse=unescaped,
             metavar="CONTEXT",
             help=lambda: (
                 f"what the embedder reads before each chunk: {NONE} | {HEADINGS} (its heading path) | a "
@@ -415,23 +406,6 @@ OPTIONS: dict[str, Option] = {
             description="Text put before each chunk for the embedder: none, headings or a template.",
             control=Control("text", "Context"),
             blank=NONE,
-            shown=escaped,
-        ),
-        # The retrieval check's: what BM25 ranks each chunk by (not a chunking setting).
-        Option(
-            "index",
-            INDEXES[0],
-            _index,
-            annotation=str,
-            surfaces=frozenset({"eval", "sweep", "page"}),
-            metavar="WHAT",
-            help=lambda: (
-                "what the retrieval check ranks each chunk by: text (the chunk's own) | embedded (its "
-                f"embed_text: the context, then the text) (default {INDEXES[0]})"
-            ),
-            description="What BM25 ranks each chunk by: text, or embedded (context and text).",
-            control=Control("select", "Retrieval index", choices=lambda: [("text", "chunk text"), ("embedded", "as embedded")]),
-            blank=INDEXES[0],
         ),
         Option(
             "model_max",
@@ -550,7 +524,6 @@ class Settings:
         min_size: int
         language: str
         context: str
-        index: str
 
     def __init__(self, **given: Any) -> None:
         for name in given:
