@@ -314,3 +314,34 @@ def test_cards_show_the_context_muted_and_escaped_and_the_embedded_view_in_full(
     assert '<pre class="embed"><span class="ctx">&lt;b&gt;Tags&lt;/b&gt; &amp; more\n\n</span># &lt;b&gt;' in view
     bare = chunker.chunk(text, strategy="markdown", unit="chars", size=200, overlap=0)
     assert 'class="ctx"' not in card_html(bare.chunks[0], Utf16(text), chunker.FLAGS)
+
+
+BROKEN_PYTHON = "def ok():\n    return 1\n\n\ndef broken(:\n    pass\n\n\nclass Later:\n    x = 1\n"
+
+
+def test_a_python_file_that_does_not_parse_is_cut_at_separators_with_a_note(tmp_path):
+    res = chunker.chunk(BROKEN_PYTHON, source="broken.py", strategy="code", unit="chars", size=30, overlap=0)
+    (note,) = res.notes
+    assert note.startswith("not Python that parses (") and "line 5" in note and "separators" in note
+    assert all(BROKEN_PYTHON[c.start_char : c.end_char] == c.text for c in res)
+    assert not chunker.chunk("def fine():\n    return 1\n", strategy="code", size=30, overlap=0).notes
+    assert not chunker.chunk("a = 1\n", strategy="recursive", size=30, overlap=0).notes
+    path = tmp_path / "broken.py"
+    path.write_text(BROKEN_PYTHON, encoding="utf-8")
+    out = _cli(str(path), "--strategy", "code", "--unit", "chars", "--size", "30", "--overlap", "0")
+    assert out.returncode == 0 and out.stdout
+    assert out.stderr == f"chunker: note: {path.name}: {note}\n" or out.stderr == f"chunker: note: {path}: {note}\n", out.stderr
+    jobs = _cli(str(path), str(path), "--jobs", "2", "--strategy", "code", "--unit", "chars", "--size", "30", "--overlap", "0")
+    assert jobs.returncode == 0 and jobs.stderr.count("chunker: note: ") == 2
+
+
+def test_the_page_view_shows_the_note():
+    from app.view import view
+
+    doc = chunker.Document(BROKEN_PYTHON, name="broken.py")
+    res = doc.chunk(strategy="code", unit="chars", size=30, overlap=0)
+    shown, _ = view(doc, res, doc.advise(res), chunker.FLAGS)
+    assert shown["notes"].startswith('<p class="note">Note: not Python that parses (')
+    ok = chunker.Document("x = 1\n", name="ok.py")
+    fine = ok.chunk(strategy="code", unit="chars", size=30, overlap=0)
+    assert view(ok, fine, ok.advise(fine), chunker.FLAGS)[0]["notes"] == ""

@@ -217,10 +217,10 @@ class Document:
             # The context counts against the size: the strategy gets what the longest context
             # leaves, and splits again when a chunk's context turns out longer than reserved.
             budget = fit.budget()
-            spans = Spans.of(
-                strategy.split(text, size=budget, overlap=overlap_count, measure=measure, breaks=settings.breaks, **wanted),
-                len(text),
-            )
+            split = strategy.split(text, size=budget, overlap=overlap_count, measure=measure, breaks=settings.breaks, **wanted)
+            notes: tuple[str, ...] = tuple(getattr(split, "notes", ()))
+            spans = Spans.of(split, len(text))
+            del split
             if not strategy.keeps_blank:
                 spans = _without_blanks(text, spans)
             if settings.min_size:
@@ -254,7 +254,7 @@ class Document:
             _, repeats, doc_tokens = counted()
             return self._stats(chunks, tok, settings, doc_tokens, repeats)
 
-        return ChunkResult._lazy(chunks, stats, settings, self.source)
+        return ChunkResult._lazy(chunks, stats, settings, self.source, notes)
 
     def _counted(
         self, text: str, spans: Spans, tok: TokenizerLike, counter: Measure | None

@@ -39,6 +39,7 @@ class Spans(Sequence[Span]):
     """Chunks as columns: `starts` and `ends` (arrays of positions), `cut` (a byte per chunk,
     or None when no chunk was cut), `headings` (a tuple per chunk, or None when none has) and
     `context` (a string per chunk, or None when every one is empty; see `Span.context`).
+    `notes` are what the strategy tells the reader (see the attribute).
     `walls` are text positions where a section starts (a markdown heading, a page): the
     `min_size` merge never joins a chunk that starts before one to a chunk that starts at or
     after it. None: the strategy has no sections.
@@ -48,7 +49,7 @@ class Spans(Sequence[Span]):
     (2, Span(start=5, end=9, cut=True, headings=(), context=''), [4, 9])
     """
 
-    __slots__ = ("starts", "ends", "cut", "headings", "walls", "context")
+    __slots__ = ("starts", "ends", "cut", "headings", "walls", "context", "notes")
 
     def __init__(
         self,
@@ -65,6 +66,9 @@ class Spans(Sequence[Span]):
         self.headings = headings if headings is not None and any(headings) else None
         self.walls = walls
         self.context = context if context is not None and any(context) else None
+        self.notes: tuple[str, ...] = ()
+        """What the strategy tells the reader of this split (a file cut another way than asked),
+        one line each; the result carries them (`ChunkResult.notes`)."""
 
     @classmethod
     def of(cls, spans: Iterable[Span | tuple[int, int]], text_length: int | None = None) -> Spans:
