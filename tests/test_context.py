@@ -345,3 +345,39 @@ def test_the_page_view_shows_the_note():
     ok = chunker.Document("x = 1\n", name="ok.py")
     fine = ok.chunk(strategy="code", unit="chars", size=30, overlap=0)
     assert view(ok, fine, ok.advise(fine), chunker.FLAGS)[0]["notes"] == ""
+
+
+def test_title_comes_from_the_readers_metadata():
+    import io
+
+    import docx  # type: ignore[import-untyped]
+    import pypdf
+
+    from tests import documents
+
+    page = b"<html><head><title> Field &amp; Harbour\n guide </title></head><body><h1>First</h1><p>Body.</p></body></html>"
+    assert chunker.Document.from_bytes(page, name="guide.html").title == "Field & Harbour guide"
+    assert chunker.Document.from_bytes(b"<h1>Only a heading</h1><p>Body.</p>", name="x.html").title == "Only a heading"
+
+    d = docx.Document()
+    d.add_paragraph("Body text of the memo.")
+    d.core_properties.title = "Quarterly memo"
+    buf = io.BytesIO()
+    d.save(buf)
+    assert chunker.Document.from_bytes(buf.getvalue(), name="memo.docx").title == "Quarterly memo"
+    plain = documents.word_document([("p", "No heading and no title.")])
+    assert chunker.Document.from_bytes(plain, name="notes.docx").title == "notes"
+
+    book = documents.typeset([("Harbour rules", ["Boats moor at the east quay."])])
+    writer = pypdf.PdfWriter(clone_from=io.BytesIO(book.pdf))
+    writer.add_metadata({"/Title": "The harbour handbook"})
+    out = io.BytesIO()
+    writer.write(out)
+    doc = chunker.Document.from_bytes(out.getvalue(), name="handbook.pdf")
+    assert doc.title == "The harbour handbook"
+    res = doc.chunk(strategy="page", size=0, context="{title}, p. {page}: ")
+    assert res.chunks[0].embed_text.startswith("The harbour handbook, p. 1: ")
+    # Without a title of its own, a PDF's is its first heading, as its text has it.
+    assert chunker.Document.from_bytes(book.pdf, name="handbook.pdf").title == "Harbour rules"
+    src = chunker.Document.from_bytes(book.pdf, name="handbook.pdf").chunk(size=200, overlap=0, context="[{source}] ")
+    assert src.chunks[0].context == "[handbook.pdf] "

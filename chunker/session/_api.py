@@ -60,6 +60,7 @@ class Document:
         self.pages = pages
         """Where each page starts in `text` (a PDF's); records then carry page_start/page_end."""
         self._title = title
+        self._read_from = name  # the file's name, for the context's {source} and {title}, whatever its kind
         self._keep = True
         self._measure: tuple[str, Measure] | None = None  # (tokenizer identity, its token measure)
         self._tokens: dict[str, int] = {}
@@ -129,7 +130,15 @@ class Document:
             encoding=encoding,
         )
         # An extracted document (PDF, Word, HTML) is text now: its file name says nothing of it.
-        return cls(found.text, source=source, pages=found.pages, name=name if found.kind == "text" else None)
+        doc = cls(
+            found.text,
+            source=source,
+            pages=found.pages,
+            name=name if found.kind == "text" else None,
+            title=found.title or None,
+        )
+        doc._read_from = name
+        return doc
 
     def __repr__(self) -> str:
         return f"<Document {len(self.text):,} chars{' from ' + self.source if self.source else ''}>"
@@ -141,7 +150,7 @@ class Document:
         Markdown heading (not for a code file: a comment there is no heading), else the stem of
         the name it was read from (`source`, else `name`), else ""."""
         if self._title is None:
-            self._title = _title_of(self.text, self.source or self.name)
+            self._title = _title_of(self.text, self.source or self._read_from)
         return self._title
 
     @property
@@ -622,7 +631,7 @@ class _Fit:
                 self.template,
                 headings,
                 title=doc.title if "title" in self.fields else "",
-                source=(doc.source or doc.name or "") if "source" in self.fields else "",
+                source=(doc.source or doc._read_from or "") if "source" in self.fields else "",
                 page=page,
             )
         return known
