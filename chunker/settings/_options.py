@@ -286,7 +286,12 @@ OPTIONS: dict[str, Option] = {
             _strategy,
             annotation=str,
             surfaces=SURFACES - {"sweep"},
-            help=lambda: f"{_names(STRATEGIES)} (default {DEFAULTS['strategy']})",
+            help=lambda: (
+                f"{_names(STRATEGIES)} (default {DEFAULTS['strategy']}); code cuts source at its "
+                "definitions, page gives one chunk per PDF page; with any of them --min-size merges "
+                "small chunks and --context puts the heading path or a template before each chunk "
+                "for the embedder, within the size"
+            ),
             description="Where the text is cut: one of chunker.STRATEGIES.",
             control=Control(
                 "select", "Strategy", "strategy", lambda: ((s.name, s.name) for s in STRATEGIES.values()), in_page=True
