@@ -67,6 +67,9 @@ def check_context(text: str, opts: dict, *, source: str | None = None, pages: tu
         if size > 0:
             assert ("oversize" in c.flags) == (own(c.embed_text) > size), "oversize is judged on the embed text"
         assert ("tiny" in c.flags) == (own(c.text) < res.settings.min_size)
+        limit = res.settings.model_tokens
+        if limit is not None:
+            assert ("truncated" in c.flags) == (c.embed_tokens > limit), "truncated is judged on the embed text"
     assert res.stats.embedding_tokens == sum(c.embed_tokens for c in res)
     return doc, res
 
@@ -75,7 +78,8 @@ def check_context(text: str, opts: dict, *, source: str | None = None, pages: tu
 @given(texts, options(), st.sampled_from(TEMPLATES), st.sampled_from([None, "notes.md", "guide.txt"]), st.data())
 def test_embed_text_fits_the_size_unless_flagged(text, opts, template, source, data):
     pages = _pages_of(text, data.draw(st.lists(st.integers(0, max(0, len(text))), max_size=4)))
-    doc, res = check_context(text, {**opts, "context": template}, source=source, pages=pages)
+    model_max = data.draw(st.none() | st.integers(1, 300))
+    doc, res = check_context(text, {**opts, "context": template, "model_max": model_max}, source=source, pages=pages)
     # The same split with no context: offsets, texts and headings are what a context adds to.
     plain = doc.chunk(**opts)
     assert all(c.embed_text == c.text and c.embed_tokens == c.tokens and not c.context for c in plain)
@@ -381,3 +385,21 @@ def test_title_comes_from_the_readers_metadata():
     assert chunker.Document.from_bytes(book.pdf, name="handbook.pdf").title == "Harbour rules"
     src = chunker.Document.from_bytes(book.pdf, name="handbook.pdf").chunk(size=200, overlap=0, context="[{source}] ")
     assert src.chunks[0].context == "[handbook.pdf] "
+
+
+def test_arrow_tables_carry_embed_columns_with_a_context():
+    pa = pytest.importorskip("pyarrow")
+    from chunker.arrow import CHUNK_SCHEMA, EMBED_SCHEMA, chunk_table
+
+    table = pa.table({"id": [1, 2], "text": [sample_document(), "# Short\n\nA body.\n"]})
+    plain = chunk_table(table, strategy="markdown", size=100, overlap=0)
+    assert plain.schema == pa.schema([("id", pa.int64()), *CHUNK_SCHEMA])
+    out = chunk_table(table, strategy="markdown", size=100, overlap=0, context="headings")
+    assert out.schema == pa.schema([("id", pa.int64()), *EMBED_SCHEMA])
+    want = [
+        c.embed_text
+        for t in table.column("text").to_pylist()
+        for c in chunker.chunk(t, strategy="markdown", size=100, overlap=0, context="headings")
+    ]
+    assert out.column("embed_text").to_pylist() == want
+    assert chunk_table(table.slice(0, 0), strategy="markdown", size=100, overlap=0, context="headings").num_rows == 0
