@@ -403,3 +403,22 @@ def test_arrow_tables_carry_embed_columns_with_a_context():
     ]
     assert out.column("embed_text").to_pylist() == want
     assert chunk_table(table.slice(0, 0), strategy="markdown", size=100, overlap=0, context="headings").num_rows == 0
+
+
+def test_the_page_takes_a_template_as_typed_and_gives_the_clis_embed_text(tmp_path, monkeypatch):
+    from app import worker
+    from tests.test_page_worker import SETTINGS
+
+    text = sample_document()
+    template = "{title}: \\n"  # a trailing space, and \n typed as the command line takes it
+    monkeypatch.setattr(worker, "S", worker.Session())
+    view = worker.run({"text": text, "name": "sample.md"}, json.dumps({**SETTINGS, "strategy": "markdown", "context": template}))
+    assert view["ok"], view.get("error")
+    page = [c.embed_text for c in worker.S.result]
+    path = tmp_path / "sample.md"
+    path.write_text(text, encoding="utf-8")
+    args = ["--strategy", "markdown", "--size", SETTINGS["size"], "--overlap", SETTINGS["overlap"], "--context", template]
+    out = _cli(str(path), *args)
+    assert out.returncode == 0, out.stderr
+    assert page == [json.loads(line)["embed_text"] for line in out.stdout.splitlines()]
+    assert page[0].startswith(worker.S.document.title + ": \n")
