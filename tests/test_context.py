@@ -422,3 +422,43 @@ def test_the_page_takes_a_template_as_typed_and_gives_the_clis_embed_text(tmp_pa
     assert out.returncode == 0, out.stderr
     assert page == [json.loads(line)["embed_text"] for line in out.stdout.splitlines()]
     assert page[0].startswith(worker.S.document.title + ": \n")
+
+
+def test_a_strategys_own_context_follows_the_settings_and_counts_in_the_budget(monkeypatch):
+    """The interface a strategy uses to add context of its own (a table's header rows before a
+    part that continues it): Span.context, after the setting's context, inside the size."""
+    from chunker.strategies import STRATEGIES, Span, Strategy
+
+    header = "| a | b |\n|---|---|\n"
+
+    def split(text, *, size, overlap, measure, breaks=()):
+        # Lines packed to the size with the header before every part after the first, as a
+        # table strategy does: the header counts against the size it is told.
+        spans, start, k = [], 0, 0
+        lines = [m for m in range(len(text)) if text[m] == "\n"]
+        ends = [e + 1 for e in lines] + ([len(text)] if not text.endswith("\n") else [])
+        while start < len(text):
+            own = header if k else ""
+            end = start
+            for e in ends:
+                if e > start and measure.count(start, e) + len(own) <= size:
+                    end = e
+            end = max(end, next(e for e in ends if e > start))
+            spans.append(Span(start, end, context=own))
+            start, k = end, k + 1
+        return spans
+
+    monkeypatch.setitem(STRATEGIES, "rows", Strategy("rows", "Lines, a header before each later part.", function=split))
+    text = header + "".join(f"| {i} | row {i} |\n" for i in range(30))
+    plain = chunker.chunk(text, strategy="rows", unit="chars", size=80, overlap=0)
+    assert plain.chunks[0].context == "" and all(c.context == header for c in plain.chunks[1:])
+    assert all(c.embed_text == c.context + c.text and len(c.embed_text) <= 80 for c in plain)
+    assert json.loads(chunker.to_jsonl(plain).splitlines()[1])["embed_text"].startswith(header)
+    framed = chunker.chunk(text, source="t.md", strategy="rows", unit="chars", size=80, overlap=0, context="[{source}] ")
+    for c in framed:
+        assert c.embed_text == "[t.md] " + ("" if c.index == 0 else header) + c.text
+        assert len(c.embed_text) <= 80 and "oversize" not in c.flags
+        assert text[c.start_char : c.end_char] == c.text
+    merged = chunker.chunk(text, strategy="rows", unit="chars", size=80, overlap=0, min_size=60)
+    assert all(len(c.embed_text) <= 80 or "oversize" in c.flags for c in merged)
+    assert all(text[c.start_char : c.end_char] == c.text for c in merged)
