@@ -25,6 +25,7 @@ from tests.texts import ROOT, sample_document
 
 TEMPLATES = [
     "headings",
+    "{headings} {headings} {headings}\n\n",
     "{title} > {headings}\n\n",
     "{source}: ",
     "p. {page} {headings}\n",
@@ -71,7 +72,29 @@ def check_context(text: str, opts: dict, *, source: str | None = None, pages: tu
         if limit is not None:
             assert ("truncated" in c.flags) == (c.embed_tokens > limit), "truncated is judged on the embed text"
     assert res.stats.embedding_tokens == sum(c.embed_tokens for c in res)
+    if opts["strategy"] == "markdown":
+        # Split again section by section, a chunk still has the heading path in force at its end.
+        paths = heading_paths(text)
+        for c in res:
+            assert c.headings == paths(c.end_char), (c.text[:60], c.headings)
     return doc, res
+
+
+def heading_paths(text: str):
+    """The markdown heading path in force at each position: every heading before it, by level."""
+    import bisect
+
+    from chunker.strategies.markdown import blocks
+
+    starts, found, stack = [], [], []
+    for b in blocks(text):
+        if b.kind == "heading":
+            while stack and stack[-1][0] >= b.level:
+                stack.pop()
+            stack.append((b.level, b.title))
+            starts.append(b.start)
+            found.append(tuple(t for _, t in stack))
+    return lambda end: found[bisect.bisect_left(starts, end) - 1] if bisect.bisect_left(starts, end) else ()
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -462,3 +485,28 @@ def test_a_strategys_own_context_follows_the_settings_and_counts_in_the_budget(m
     merged = chunker.chunk(text, strategy="rows", unit="chars", size=80, overlap=0, min_size=60)
     assert all(len(c.embed_text) <= 80 or "oversize" in c.flags for c in merged)
     assert all(text[c.start_char : c.end_char] == c.text for c in merged)
+
+
+def test_each_section_is_budgeted_by_its_own_heading_path():
+    """A section under a short heading path keeps nearly the whole size; only a section under a
+    long one is cut smaller: split alone, each is what the size less its own context gives."""
+    short = "# A\n\n" + " ".join(f"Sentence {i} of the first section." for i in range(40)) + "\n\n"
+    long_path = "## " + "A much longer heading path " * 3 + "\n\n"
+    long = long_path + " ".join(f"Sentence {i} of the second section." for i in range(40)) + "\n"
+    text = short + long
+    size = 300
+    res = chunker.chunk(text, strategy="markdown", unit="chars", size=size, overlap=0, context="headings")
+    split_at = len(short)
+    costs = {c.context for c in res}
+    assert len(costs) == 2
+    for c in res:
+        assert len(c.embed_text) <= size
+        alone = chunker.chunk(text, strategy="markdown", unit="chars", size=size - len(c.context), overlap=0)
+        same = [(a.start_char, a.end_char) for a in alone if (a.start_char < split_at) == (c.start_char < split_at)]
+        assert (c.start_char, c.end_char) in same, "each section is split with what its own context leaves"
+    first = [c for c in res if c.start_char < split_at]
+    second = [c for c in res if c.start_char >= split_at]
+    assert max(len(c.embed_text) for c in first[:-1]) > size - len(long_path), (
+        "the short path's section is not cut for the long one"
+    )
+    assert len(second) > len(first)
