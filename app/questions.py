@@ -98,7 +98,8 @@ def evaluation_html(ev: Any, settings: Any) -> str:
     return (
         f'<div class="stats">{head}</div>{warning_html(ev.warning)}<p class="help">The top {ev.top_k} of '
         f"{plural(ev.chunks, 'chunk')} of {esc(settings.strategy)} at {num(settings.size)} {esc(settings.unit)} "
-        f"by BM25, averaged over {plural(ev.questions, 'question')}; ± is the standard deviation over the "
+        f"by BM25 over {'each chunk as embedded (its context, then its text)' if ev.index == 'embedded' else 'the chunk texts'}, "
+        f"averaged over {plural(ev.questions, 'question')}; ± is the standard deviation over the "
         "questions. Precision Ω is the precision had exactly the chunks that hold each answer been "
         f"retrieved, whatever the ranking.</p>{per_question_html(ev)}"
     )

@@ -376,7 +376,8 @@ def test_evaluate_matches_the_reference_for_every_question():
     assert ev.hit_rate == sum(q.hit for q in ev.per_question) / n
     d = ev.to_dict()
     means = [m for metric in chunker.METRICS for m in (metric, metric + "_std")]
-    assert list(d) == ["questions", "top_k", "chunks", *means, "warning", "per_question"]
+    assert list(d) == ["questions", "top_k", "index", "chunks", *means, "warning", "per_question"]
+    assert d["index"] == "text"
     assert {"question", "retrieved", "recall", "precision", "iou", "precision_omega"} <= set(d["per_question"][0])
     assert json.loads(json.dumps(d)) == d
 

@@ -164,7 +164,7 @@ def test_means_and_standard_deviations_over_the_questions():
     assert ev.hit_rate_std > 0 or ev.hit_rate in (0.0, 1.0)
     assert mean_std([]) == (0.0, 0.0) and mean_std([2.0]) == (2.0, 0.0)
     d = ev.to_dict()
-    assert list(d)[:5] == ["questions", "top_k", "chunks", "recall", "recall_std"]
+    assert list(d)[:6] == ["questions", "top_k", "index", "chunks", "recall", "recall_std"]
     assert {"precision_omega", "precision_omega_std", "warning", "per_question"} <= set(d)
     assert json.loads(json.dumps(d)) == d
 

@@ -38,6 +38,7 @@ from typing import Any, TextIO
 from .._errors import ChunkerError
 from ..documents import shown_name
 from ..retrieval._eval import (
+    INDEXES,
     SWEEP_OVERLAP,
     SWEEP_SIZES,
     SWEEP_STRATEGIES,
@@ -92,6 +93,13 @@ def _parser() -> argparse.ArgumentParser:
         help="evaluate a second setting too, the options in OPTIONS over this one's (e.g. "
         '--compare "--strategy sentence --size 128"), and print a paired bootstrap 95%% '
         "interval on each metric's difference",
+    )
+    p.add_argument(
+        "--index",
+        default=INDEXES[0],
+        metavar="WHAT",
+        help="what each chunk is ranked by: text (its own) | embedded (its embed_text: the --context, then the text) "
+        f"(default {INDEXES[0]})",
     )
     p.add_argument("--sweep", action="store_true", help="evaluate every strategy at every size")
     p.add_argument(
@@ -355,7 +363,19 @@ def run(
             )
         if args.sweep:
             rows = _sweep(
-                document, questions, strategies, sizes, overlap, common, top_k, k1, b, args.with_headings, limit, stderr
+                document,
+                questions,
+                strategies,
+                sizes,
+                overlap,
+                common,
+                top_k,
+                k1,
+                b,
+                args.with_headings,
+                limit,
+                stderr,
+                args.index,
             )
             out = (
                 _table(rows, len(questions))
@@ -364,7 +384,9 @@ def run(
             )
         else:
             result = document.run(settings, max_chunk_chars=limit)
-            ev = evaluate(document, result, questions, top_k=top_k, k1=k1, b=b, with_headings=args.with_headings)
+            ev = evaluate(
+                document, result, questions, top_k=top_k, k1=k1, b=b, with_headings=args.with_headings, index=args.index
+            )
             del result
             tty = stdout is not None and stdout.isatty()
             if args.compare is None:
@@ -372,7 +394,9 @@ def run(
                 warnings = [ev.warning] if ev.warning else []
             else:
                 result_b = document.run(settings_b, max_chunk_chars=limit_b)
-                ev_b = evaluate(document, result_b, questions, top_k=top_k_b, k1=k1_b, b=b_b, with_headings=headings_b)
+                ev_b = evaluate(
+                    document, result_b, questions, top_k=top_k_b, k1=k1_b, b=b_b, with_headings=headings_b, index=args.index
+                )
                 intervals = compare(ev, ev_b)
                 out = (
                     _compare_table(ev, ev_b, settings, settings_b, intervals)
@@ -408,6 +432,7 @@ def _sweep(
     with_headings: bool,
     max_chunk_chars: int | None,
     stderr: TextIO | None,
+    index: str = INDEXES[0],
 ) -> tuple[SweepRow, ...]:
     rows = sweep(
         document,
@@ -419,6 +444,7 @@ def _sweep(
         k1=k1,
         b=b,
         with_headings=with_headings,
+        index=index,
         max_chunk_chars=max_chunk_chars,
         **common,
     )

@@ -37,6 +37,11 @@ class Chunk:
 
     `start_char`/`end_char` are code-point offsets into the document exactly as given, so
     ``document[start_char:end_char] == text`` always holds.
+
+    `context` is what the embedder reads before the text (the `context` setting's rendering,
+    then what the strategy adds, such as a table's header rows): `embed_text` is the two
+    together, `embed_tokens` its count in the chosen tokenizer. With no context they are
+    `text` and `tokens` themselves.
     """
 
     index: int
@@ -51,6 +56,9 @@ class Chunk:
     page_start: int | None = None
     """The first page (from 1) the chunk touches, for a document with pages (a PDF); else None."""
     page_end: int | None = None
+    context: str = ""
+    embed_tokens: int = -1
+    """`embed_text`'s tokens; left out (-1), `tokens` (a chunk with no context)."""
     chars: int = field(init=False)
     # Counted on first use: chunking a large document for a pipeline need not pay for it.
     _words: int | None = field(init=False, default=None, repr=False, compare=False)
@@ -62,8 +70,17 @@ class Chunk:
             object.__setattr__(self, "_words", count_words(self.text))
         return self._words  # type: ignore[return-value]
 
+    @property
+    def embed_text(self) -> str:
+        """What the embedding model receives: the context, then the chunk's text."""
+        return self.context + self.text if self.context else self.text
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "chars", len(self.text))
+        if self.embed_tokens < 0:
+            if self.context:
+                raise ChunkerError(f"chunk {self.index} has a context: give its embed_tokens, the count of context + text")
+            object.__setattr__(self, "embed_tokens", self.tokens)
         if not 0 <= self.start_char <= self.end_char:
             raise ChunkerError(f"chunk {self.index} has bad offsets {self.start_char}..{self.end_char}")
         if self.end_char - self.start_char != len(self.text):
@@ -86,6 +103,8 @@ class Chunk:
         overlap_chars: int,
         page_start: int | None = None,
         page_end: int | None = None,
+        context: str = "",
+        embed_tokens: int = -1,
     ) -> Chunk:
         """A record whose `text` is ``document[start_char:end_char]`` as `Chunks` has just sliced
         it (the property tests hold every result to that).
@@ -107,14 +126,18 @@ class Chunk:
             overlap_chars=overlap_chars,
             page_start=page_start,
             page_end=page_end,
+            context=context,
+            embed_tokens=tokens if embed_tokens < 0 else embed_tokens,
             chars=len(text),
             _words=None,
         )
         return record
 
-    def to_dict(self) -> dict[str, Any]:
-        """The record as exported; `page_start` and `page_end` only for a document with pages."""
-        out = {
+    def to_dict(self, *, embed: bool | None = None) -> dict[str, Any]:
+        """The record as exported; `page_start` and `page_end` only for a document with pages;
+        `embed_text` and `embed_tokens` when `embed` (by default: when the chunk has a context).
+        A result's records all carry them or none do (see `embedded`)."""
+        out: dict[str, Any] = {
             "index": self.index,
             "start_char": self.start_char,
             "end_char": self.end_char,
@@ -129,6 +152,8 @@ class Chunk:
         }
         if self.page_start is not None:
             out["page_start"], out["page_end"] = self.page_start, self.page_end
+        if embed or (embed is None and self.context):
+            out["embed_text"], out["embed_tokens"] = self.embed_text, self.embed_tokens
         return out
 
 
@@ -151,6 +176,10 @@ class Chunks(Sequence[Chunk]):
         "_estimated",
         "_pages",
         "_wide_space",
+        "_contexts",
+        "_embed_counted",
+        "_embed_count",
+        "embedded",
     )
 
     def __init__(
@@ -164,11 +193,20 @@ class Chunks(Sequence[Chunk]):
         estimated: bool,
         pages: Sequence[int] = (),
         wide_space: bool | None = None,
+        contexts: Sequence[str] | None = None,
+        embed_tokens: Sequence[int] | Callable[[], Sequence[int]] | None = None,
+        embedded: bool = False,
     ) -> None:
         """`tokens` are the chunks' counts, and `flags` their flags, or what works them out when
         they are first read (a caller who keeps only the texts, as `split_text` does, never pays
         for them); `wide_space`, whether the text holds whitespace outside ASCII, when known
-        (see `has_wide_space`)."""
+        (see `has_wide_space`).
+
+        `contexts` are the chunks' contexts (None: none has one, and then `embed_text` is the
+        text and `embed_tokens` the tokens, with nothing kept or counted for them);
+        `embed_tokens` their embed texts' counts, or what counts them. `embedded` says the
+        records carry `embed_text` and `embed_tokens` when exported (a context was asked
+        for, even where it came out empty)."""
         kind = position_kind(len(text))
         self._text = text
         self._starts = _array(kind, starts)
@@ -189,6 +227,17 @@ class Chunks(Sequence[Chunk]):
         self._headings = None if headings is None or not any(headings) else list(headings)
         self._estimated = estimated
         self._pages = tuple(pages)
+        self._contexts = list(contexts) if contexts is not None and any(contexts) else None
+        self._embed_counted: array[int] | None = None
+        self._embed_count: Callable[[], Sequence[int]] | None = None
+        if self._contexts is not None:
+            if embed_tokens is None:
+                raise ChunkerError("chunks with contexts need their embed_tokens")
+            if callable(embed_tokens):
+                self._embed_count = embed_tokens
+            else:
+                self._embed_counted = _array("q", embed_tokens)
+        self.embedded = embedded or self._contexts is not None
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -201,6 +250,18 @@ class Chunks(Sequence[Chunk]):
             assert self._count is not None
             counted = self._counted = _array("q", self._count())
             self._count = None
+        return counted
+
+    @property
+    def _embed_tokens(self) -> Sequence[int]:
+        """Every chunk's `embed_tokens`: its tokens when no chunk has a context."""
+        if self._contexts is None:
+            return self._tokens
+        counted = self._embed_counted
+        if counted is None:
+            assert self._embed_count is not None
+            counted = self._embed_counted = _array("q", self._embed_count())
+            self._embed_count = None
         return counted
 
     @property
@@ -256,6 +317,20 @@ class Chunks(Sequence[Chunk]):
         if self._pages:  # the pages the chunk's text touches, from 1
             first = max(1, bisect.bisect_right(self._pages, start))
             last = max(first, bisect.bisect_right(self._pages, max(start, end - 1)))
+        if self._contexts is None:
+            return Chunk._made_from(
+                self._text[start:end],
+                k,
+                start,
+                end,
+                self._tokens[k],
+                self._estimated,
+                self._flags[k],
+                self._headings[k] if self._headings else (),
+                shared,
+                first,
+                last,
+            )
         return Chunk._made_from(
             self._text[start:end],
             k,
@@ -268,6 +343,8 @@ class Chunks(Sequence[Chunk]):
             shared,
             first,
             last,
+            self._contexts[k],
+            self._embed_tokens[k],
         )
 
 
@@ -371,21 +448,30 @@ class Stats:
 
 @dataclass(frozen=True)
 class ChunkResult:
-    """What `chunk()` returns: the chunks, their stats and the settings that made them."""
+    """What `chunk()` returns: the chunks, their stats and the settings that made them, and
+    `notes`: what the strategy tells the reader, one line each (a Python file that does not
+    parse, cut at Python's separators instead). The command line writes them to stderr, the
+    page under the chunks."""
 
     chunks: Sequence[Chunk]
     stats: Stats
     settings: Settings
     source: str | None = None
+    notes: tuple[str, ...] = ()
 
     @classmethod
     def _lazy(
-        cls, chunks: Sequence[Chunk], stats: Callable[[], Stats], settings: Settings, source: str | None = None
+        cls,
+        chunks: Sequence[Chunk],
+        stats: Callable[[], Stats],
+        settings: Settings,
+        source: str | None = None,
+        notes: tuple[str, ...] = (),
     ) -> ChunkResult:
         """A result whose `stats` are worked out when first read: a pipeline that writes the
         chunks never pays for the document's words or the overlaps' counts."""
         result = object.__new__(cls)
-        result.__dict__.update(chunks=chunks, settings=settings, source=source, _make_stats=stats)
+        result.__dict__.update(chunks=chunks, settings=settings, source=source, notes=notes, _make_stats=stats)
         return result
 
     def __getattr__(self, name: str) -> Any:

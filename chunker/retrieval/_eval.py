@@ -37,8 +37,10 @@ Decisions, each tested:
   than k chunks, or none. Then precision is 0 (nothing retrieved, nothing relevant), as
   are recall and IoU.
 - A document without chunks (empty, or only whitespace) retrieves nothing: every metric 0.
-- With `with_headings`, chunks are ranked as embedded with their heading path, but lengths
-  are still their spans of the document: the path is not part of it.
+- With `with_headings`, chunks are ranked with their heading path before their text, and
+  with ``index="embedded"`` by their `embed_text` (the context, then the text);
+  either way lengths are still their spans of the document: neither is part of it. The
+  report says which it ranked (`Evaluation.index`).
 - Precision_Ω follows the report's definition on sets of characters. Chroma's code also
   adds to its denominator the answer's characters that no chunk holds (whitespace a
   chunking leaves between chunks); the two agree wherever the chunks hold every character
@@ -71,6 +73,7 @@ __all__ = [
     "METRICS",
     "SWEEP_STRATEGIES",
     "SWEEP_SIZES",
+    "INDEXES",
 ]
 
 METRICS = ("recall", "precision", "iou", "hit_rate", "mrr", "precision_omega")
@@ -88,6 +91,9 @@ SWEEP_STRATEGIES = ("recursive", "sentence", "markdown")
 SWEEP_SIZES = (128, 256, 512, 1024)
 """The sweep's grid, for `sweep()`, `chunker eval --sweep` and the page: the sizes published
 evaluations compare."""
+INDEXES = ("text", "embedded")
+"""What the check can rank each chunk by: its own text, or its `embed_text` (its context, then
+its text: what a pipeline embeds)."""
 SWEEP_OVERLAP = "10%"
 """A sweep's overlap: a share of each size, as a count (50) would be 39% of 128 but 5% of 1024."""
 
@@ -274,12 +280,15 @@ class Evaluation:
     precision_omega_std: float
     warning: str | None
     per_question: tuple[QuestionResult, ...]
+    index: str = "text"
+    """What each chunk was ranked by: "text" (its own) or "embedded" (its embed_text)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The object ``python -m chunker eval`` prints."""
         return {
             "questions": self.questions,
             "top_k": self.top_k,
+            "index": self.index,
             "chunks": self.chunks,
             **_means_dict(self),
             "warning": self.warning,
@@ -352,10 +361,15 @@ def _top_k(top_k: int) -> int:
 
 
 def _evaluation(
-    spans: Sequence[Span], questions: Sequence[Question], rankings: Sequence[Sequence[int]], top_k: int
+    spans: Sequence[Span],
+    questions: Sequence[Question],
+    rankings: Sequence[Sequence[int]],
+    top_k: int,
+    ranked_by: str = "text",
 ) -> Evaluation:
     """The evaluation of any retriever's rankings: ``rankings[i]`` is question i's chunk
-    indices into `spans`, best first, at most `top_k` of them."""
+    indices into `spans`, best first, at most `top_k` of them; `ranked_by` what it ranked
+    each chunk by (`INDEXES`)."""
     holders = _Holders(spans)
     results = []
     for q, ranking in zip(questions, rankings, strict=True):
@@ -381,16 +395,19 @@ def _evaluation(
         **_summary(results),
         warning=coverage_warning(top_k, len(spans)),
         per_question=tuple(results),
+        index=ranked_by,
     )
 
 
-def _measure(index: BM25Index, spans: Sequence[Span], questions: Sequence[Question], top_k: int) -> Evaluation:
+def _measure(
+    index: BM25Index, spans: Sequence[Span], questions: Sequence[Question], top_k: int, ranked_by: str = "text"
+) -> Evaluation:
     index.prepare(q.question for q in questions)  # one pass over the document for all their terms
-    return _evaluation(spans, questions, [index.search(q.question, top_k) for q in questions], top_k)
+    return _evaluation(spans, questions, [index.search(q.question, top_k) for q in questions], top_k, ranked_by)
 
 
 def _spans_and_headings(
-    document: str, result: ChunkResult, with_headings: bool
+    document: str, result: ChunkResult, with_headings: bool, index: str = "text"
 ) -> tuple[list[Span], list[tuple[str, ...]] | None]:
     if not isinstance(result, ChunkResult):
         raise ChunkerError(f"result must be the ChunkResult of chunk(document), got {type(result).__name__}")
@@ -404,7 +421,21 @@ def _spans_and_headings(
             raise ChunkerError("the result's chunks are not spans of this document: chunk this document and pass that result")
         spans = [(c.start_char, c.end_char) for c in chunks]
     headings = [c.headings for c in result.chunks] if with_headings else None
+    if index == "embedded" and isinstance(chunks, Chunks) and chunks._contexts is not None:
+        # The context's terms join the chunk's own (a heading path once more with headings).
+        contexts = chunks._contexts
+        paths = headings or [()] * len(contexts)
+        headings = [(*p, c) if c else tuple(p) for p, c in zip(paths, contexts)]
+    elif index == "embedded" and not isinstance(chunks, Chunks):
+        paths = headings or [()] * len(chunks)
+        headings = [(*p, c.context) if c.context else tuple(p) for p, c in zip(paths, chunks)]
     return spans, headings
+
+
+def _index(index: str) -> str:
+    if index not in INDEXES:
+        raise ChunkerError(f"index must be {' or '.join(INDEXES)} (what each chunk is ranked by), got {index!r}")
+    return index
 
 
 def evaluate(
@@ -416,8 +447,12 @@ def evaluate(
     k1: float = 1.5,
     b: float = 0.75,
     with_headings: bool = False,
+    index: str = "text",
 ) -> Evaluation:
     """Rank `result`'s chunks for each question with BM25 and score the top `top_k`.
+
+    `index` says what each chunk is ranked by: "text", its own, or "embedded", its
+    `embed_text` (the `context` setting's prefix, then the text); the report says which.
 
     A `Document` keeps its terms for BM25 between calls: evaluating its next chunking does
     not read it again.
@@ -440,9 +475,10 @@ def evaluate(
     top_k = _top_k(top_k)
     _parameters(k1, b)
     questions = _check_questions(text, questions)
-    spans, headings = _spans_and_headings(text, result, with_headings)
-    index = BM25Index._of_document(_document_terms(document), spans, headings, k1, b)
-    return _measure(index, spans, questions, top_k)
+    index = _index(index)
+    spans, headings = _spans_and_headings(text, result, with_headings, index)
+    bm25 = BM25Index._of_document(_document_terms(document), spans, headings, k1, b)
+    return _measure(bm25, spans, questions, top_k, index)
 
 
 @dataclass(frozen=True)
@@ -483,6 +519,8 @@ class SweepRow:
     warning: str | None = None
     versus_best: tuple[Interval, ...] = ()
     per_question: tuple[QuestionResult, ...] = ()
+    index: str = "text"
+    """What each chunk was ranked by (see `evaluate`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -493,6 +531,7 @@ class SweepRow:
             "tokenizer": self.tokenizer,
             "breaks": list(self.breaks),
             "top_k": self.top_k,
+            "index": self.index,
             "chunks": self.chunks,
             **_means_dict(self),
             "warning": self.warning,
@@ -522,6 +561,7 @@ def sweep(
     k1: float = 1.5,
     b: float = 0.75,
     with_headings: bool = False,
+    index: str = "text",
     max_chunk_chars: int | None = None,
     **settings: Any,
 ) -> Iterator[SweepRow]:
@@ -559,14 +599,14 @@ def sweep(
                 name,
                 owner="sweep",
                 surface="sweep",
-                others=("strategies", "sizes", "top_k", "k1", "b", "with_headings", "max_chunk_chars"),
+                others=("strategies", "sizes", "top_k", "k1", "b", "with_headings", "index", "max_chunk_chars"),
             )
     every = [
         Settings(**settings, strategy=s, size=z, overlap=overlap)
         for s in _names("strategies", strategies)
         for z in _names("sizes", sizes)
     ]
-    return _sweep_rows(doc, questions, every, top_k, k1, b, with_headings, max_chunk_chars)
+    return _sweep_rows(doc, questions, every, top_k, k1, b, with_headings, max_chunk_chars, _index(index))
 
 
 def _sweep_rows(
@@ -578,14 +618,15 @@ def _sweep_rows(
     b: float,
     with_headings: bool,
     max_chunk_chars: int | None,
+    index: str = "text",
 ) -> Iterator[SweepRow]:
     doc_terms = _document_terms(doc)
     for s in settings:
         result = doc.run(s, max_chunk_chars=max_chunk_chars)
-        spans, headings = _spans_and_headings(doc.text, result, with_headings)
+        spans, headings = _spans_and_headings(doc.text, result, with_headings, index)
         del result  # the chunk texts: a sweep of a large document need not hold two chunkings
-        index = BM25Index._of_document(doc_terms, spans, headings, k1, b)
-        yield _row(s, _measure(index, spans, questions, top_k))
+        bm25 = BM25Index._of_document(doc_terms, spans, headings, k1, b)
+        yield _row(s, _measure(bm25, spans, questions, top_k, index))
 
 
 def _row(s: Settings, ev: Evaluation) -> SweepRow:
@@ -603,6 +644,7 @@ def _row(s: Settings, ev: Evaluation) -> SweepRow:
         **{name: getattr(ev, name) for name in _SUMMARY},
         warning=ev.warning,
         per_question=ev.per_question,
+        index=ev.index,
     )
 
 

@@ -28,21 +28,28 @@ class Span(NamedTuple):
     end: int
     cut: bool = False  # a sentence was cut to make this chunk fit
     headings: tuple[str, ...] = ()
+    context: str = ""
+    """Text the embedder gets before this chunk's own text, known to the strategy alone (a table's
+    header rows before a part that continues it). It is no part of the document: offsets and
+    `text` stay the document's; the records' `embed_text` is the setting's context, then this,
+    then the text. The strategy fits this context and the text together within `size`."""
 
 
 class Spans(Sequence[Span]):
     """Chunks as columns: `starts` and `ends` (arrays of positions), `cut` (a byte per chunk,
-    or None when no chunk was cut) and `headings` (a tuple per chunk, or None when none has).
+    or None when no chunk was cut), `headings` (a tuple per chunk, or None when none has) and
+    `context` (a string per chunk, or None when every one is empty; see `Span.context`).
+    `notes` are what the strategy tells the reader (see the attribute).
     `walls` are text positions where a section starts (a markdown heading, a page): the
     `min_size` merge never joins a chunk that starts before one to a chunk that starts at or
     after it. None: the strategy has no sections.
 
     >>> sp = Spans.of([Span(0, 4), Span(5, 9, True)])
     >>> len(sp), sp[1], list(sp.ends)
-    (2, Span(start=5, end=9, cut=True, headings=()), [4, 9])
+    (2, Span(start=5, end=9, cut=True, headings=(), context=''), [4, 9])
     """
 
-    __slots__ = ("starts", "ends", "cut", "headings", "walls")
+    __slots__ = ("starts", "ends", "cut", "headings", "walls", "context", "notes")
 
     def __init__(
         self,
@@ -51,12 +58,17 @@ class Spans(Sequence[Span]):
         cut: bytearray | None = None,
         headings: list[tuple[str, ...]] | None = None,
         walls: Sequence[int] | None = None,
+        context: list[str] | None = None,
     ) -> None:
         self.starts = starts
         self.ends = ends
         self.cut = cut if cut is not None and any(cut) else None
         self.headings = headings if headings is not None and any(headings) else None
         self.walls = walls
+        self.context = context if context is not None and any(context) else None
+        self.notes: tuple[str, ...] = ()
+        """What the strategy tells the reader of this split (a file cut another way than asked),
+        one line each; the result carries them (`ChunkResult.notes`)."""
 
     @classmethod
     def of(cls, spans: Iterable[Span | tuple[int, int]], text_length: int | None = None) -> Spans:
@@ -68,7 +80,8 @@ class Spans(Sequence[Span]):
         starts, ends = array(kind, [sp[0] for sp in items]), array(kind, [sp[1] for sp in items])
         cut = bytearray(bool(getattr(sp, "cut", False)) for sp in items)
         headings: list[tuple[str, ...]] = [getattr(sp, "headings", ()) for sp in items]
-        return cls(starts, ends, cut, headings)
+        context: list[str] = [getattr(sp, "context", "") for sp in items]
+        return cls(starts, ends, cut, headings, context=context)
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -87,6 +100,7 @@ class Spans(Sequence[Span]):
             self.ends[i],
             bool(self.cut[i]) if self.cut is not None else False,
             self.headings[i] if self.headings is not None else (),
+            self.context[i] if self.context is not None else "",
         )
 
     def __iter__(self) -> Iterator[Span]:
@@ -101,6 +115,7 @@ class Spans(Sequence[Span]):
             bytearray(compress(self.cut, wanted)) if self.cut is not None else None,
             list(compress(self.headings, wanted)) if self.headings is not None else None,
             self.walls,
+            list(compress(self.context, wanted)) if self.context is not None else None,
         )  # positions in the text: dropping chunks moves none
 
 
