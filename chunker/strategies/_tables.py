@@ -118,26 +118,23 @@ def split_table(
 def annotate(text: str, splits: list[Split], spans: Spans) -> Spans:
     """`spans` with each chunk that continues a split table given its header rows as context
     (flagged table_continued), and each chunk that starts or ends inside a row flagged
-    row_cut. Chunks lie within one split's parts (or start before its first part)."""
+    row_cut. Only the chunks that touch a split are looked at (starts and ends ascend)."""
     if not splits:
         return spans
-    firsts = [s.start for s in splits]
     n = len(spans.starts)
+    starts, ends = spans.starts, spans.ends
     contexts = list(spans.context) if spans.context is not None else [""] * n
     flags: list[tuple[str, ...]] = list(spans.flags) if spans.flags is not None else [()] * n
-    for k, (a, b) in enumerate(zip(spans.starts, spans.ends)):
-        found: list[str] = []
-        i = bisect.bisect_right(firsts, a) - 1
-        if i >= 0 and a < splits[i].end:
-            s = splits[i]
-            if s.context and a >= s.head_end:
-                contexts[k] = contexts[k] + s.context
+    for s in splits:
+        # The chunks that end after the split starts and start before it ends.
+        for k in range(bisect.bisect_right(ends, s.start), bisect.bisect_left(starts, s.end)):
+            a, b = starts[k], ends[k]
+            found: list[str] = []
+            if s.context and s.head_end <= a < s.end:
+                contexts[k] += s.context
                 found.append("table_continued")
-            if inside_row(text, a, s.start, s.end):
+            if inside_row(text, a, s.start, s.end) or inside_row(text, b, s.start, s.end):
                 found.append("row_cut")
-        i = bisect.bisect_left(firsts, b) - 1
-        if i >= 0 and b <= splits[i].end and "row_cut" not in found and inside_row(text, b, splits[i].start, splits[i].end):
-            found.append("row_cut")
-        if found:
-            flags[k] = tuple(flags[k]) + tuple(found)
-    return Spans(spans.starts, spans.ends, spans.cut, spans.headings, spans.walls, contexts, flags)
+            if found:
+                flags[k] = flags[k] + tuple(f for f in found if f not in flags[k])
+    return Spans(starts, ends, spans.cut, spans.headings, spans.walls, contexts, flags)

@@ -7,8 +7,8 @@ rows are the header line and the delimiter row together; a long table's later pa
 them. Nothing inside a fenced code block is a table. The HTML and Word readers write their
 tables in this form (see chunker/documents/_html.py), so all three are found alike.
 
-Finding them costs nothing on a text without a pipe, and one pass of a line pattern (in C)
-otherwise: the delimiter rows are found first, and only their neighbours are read.
+Finding them costs one look on a text without a pipe; otherwise only the lines that hold a
+pipe are read (str.find finds them), each once.
 """
 
 from __future__ import annotations
@@ -23,11 +23,7 @@ __all__ = ["Table", "find_tables", "is_header", "header_context", "inside_row"]
 
 # A delimiter row: optional outer pipes around cells of dashes with optional colons, at least
 # one pipe on the line (a line of dashes alone is a rule or a setext underline, not a table).
-_DELIM = re.compile(
-    r"^[ \t]{0,3}(?=[^\n]*\|)\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$",
-    re.MULTILINE,
-)
-_DELIM_LINE = re.compile(_DELIM.pattern[1:-1])  # the same, for one line (no ^ and $)
+_DELIM_LINE = re.compile(r"[ \t]{0,3}(?=[^\n]*\|)\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?")
 _ESCAPED_PIPE = re.compile(r"\\.")
 
 
@@ -92,34 +88,42 @@ def find_tables(text: str, start: int = 0, end: int | None = None, fences: Fence
         return []
     fenced = _fenced_ranges(fences)
     out: list[Table] = []
-    last_end = start
-    for m in _DELIM.finditer(text, start, stop):
-        d_start, d_end = m.start(), m.end()
-        if d_start == 0 or d_start - 1 < last_end:
-            continue  # no line before it in range, or that line is a row of the last table
-        h_start, h_end = _line_bounds(text, d_start - 1, stop)
-        if h_start < start:
+    prev = -1  # where the last line read that holds a pipe starts (-1: none yet)
+    prev_end = -1
+    pos = start
+    # Only lines holding a pipe can be a header or a delimiter row: found with str.find, one
+    # look per such line (a text of prose has a handful).
+    while True:
+        p = text.find("|", pos, stop)
+        if p < 0:
+            return out
+        line_start = max(start, text.rfind("\n", 0, p) + 1)
+        line_end = text.find("\n", p, stop)
+        line_end = stop if line_end < 0 else line_end
+        pos = line_end + 1
+        # A delimiter row right under the pipe line before it: a table, if the cells agree.
+        if (
+            prev >= 0
+            and prev_end + 1 == line_start
+            and "-" in text[line_start:line_end]
+            and is_header(text[prev:prev_end], text[line_start:line_end])
+            and not (fenced and _in_ranges(fenced, line_start))
+        ):
+            table_start, _ = _trimmed(text, prev, prev_end)
+            _, head_end = _trimmed(text, line_start, line_end)
+            table_end = head_end
+            # The body: each following line that is not blank and holds a pipe.
+            while pos < stop:
+                row_end = text.find("\n", pos, stop)
+                row_end = stop if row_end < 0 else row_end
+                if text.find("|", pos, row_end) < 0 or not text[pos:row_end].strip():
+                    break
+                table_end = _trimmed(text, pos, row_end)[1]
+                pos = row_end + 1
+            out.append(Table(table_start, head_end, table_end))
+            prev = -1  # the line after the table holds no pipe, or is blank
             continue
-        if not is_header(text[h_start:h_end], text[d_start:d_end]):
-            continue
-        if fenced and _in_ranges(fenced, d_start):
-            continue
-        a, _ = _trimmed(text, h_start, h_end)
-        _, head_end = _trimmed(text, d_start, d_end)
-        # The body: each following line that is not blank and holds a pipe.
-        table_end = head_end
-        pos = d_end + 1
-        while pos < stop:
-            line_end = text.find("\n", pos, stop)
-            line_end = stop if line_end < 0 else line_end
-            row = text[pos:line_end]
-            if "|" not in row or not row.strip():
-                break
-            table_end = _trimmed(text, pos, line_end)[1]
-            pos = line_end + 1
-        out.append(Table(a, head_end, table_end))
-        last_end = table_end
-    return out
+        prev, prev_end = line_start, line_end
 
 
 def _fenced_ranges(fences: Fences | None) -> list[tuple[int, int]]:
