@@ -68,7 +68,8 @@ def evaluation_html(ev: Any, settings: Any) -> str:
     )
     return (
         f'<div class="stats">{head}</div><p class="help">The top {ev.top_k} chunks of '
-        f"{esc(settings.strategy)} at {num(settings.size)} {esc(settings.unit)} by BM25, "
+        f"{esc(settings.strategy)} at {num(settings.size)} {esc(settings.unit)} by BM25 over "
+        f"{'each chunk as embedded (its context, then its text)' if ev.index == 'embedded' else 'the chunk texts'}, "
         f"averaged over {plural(ev.questions, 'question')}.</p>"
     )
 

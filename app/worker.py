@@ -43,6 +43,7 @@ class Session:
         self.compare_rows: dict[Any, dict[str, Any]] = {}
         self.questions: list[chunker.Question] = []
         self.top_k = 5
+        self.index = "text"  # what the retrieval check ranks each chunk by (chunker.evaluate)
         self.selected: int | None = None  # the question whose retrieved chunks are shown
         self.sweep_rows: list[Any] = []
         self.sweep_key: Any = None
@@ -365,18 +366,22 @@ def _questions_view() -> dict[str, Any]:
         "text": chunker.dump_questions(S.questions),
     }  # kept by the page
     if S.questions and S.result is not None and len(S.result.chunks):
-        ev = chunker.evaluate(S.document, S.result, S.questions, top_k=S.top_k)
+        ev = chunker.evaluate(S.document, S.result, S.questions, top_k=S.top_k, index=S.index)
         out["evaluation"] = questions.evaluation_html(ev, S.result.settings)
         if S.selected is not None and S.selected < len(ev.per_question):
             out["retrieved"] = json.dumps(list(ev.per_question[S.selected].retrieved))
     return out
 
 
-def q_view(top_k: int = 0) -> dict[str, Any]:
-    """The panel as it stands (after a new view); `top_k`, when given, is the chunks retrieved."""
+def q_view(top_k: int = 0, index: str = "") -> dict[str, Any]:
+    """The panel as it stands (after a new view); `top_k`, when given, is the chunks retrieved,
+    `index` what each is ranked by ("text" or "embedded")."""
     try:
         if int(top_k) > 0 and int(top_k) != S.top_k:
             S.top_k = int(top_k)
+            S.sweep_rows, S.sweep_key = [], None
+        if index and str(index) != S.index:
+            S.index = str(index)
             S.sweep_rows, S.sweep_key = [], None
         return _questions_view()
     except Exception as exc:
@@ -448,7 +453,7 @@ def q_sweep(k: int) -> str:
     if S.result is None or not S.questions:
         return ""
     base = S.result.settings
-    key = (S.version, len(S.questions), base.unit, str(base.tokenizer), base.breaks, S.top_k)
+    key = (S.version, len(S.questions), base.unit, str(base.tokenizer), base.breaks, base.context, S.index, S.top_k)
     if S.sweep_key != key:
         S.sweep_key, S.sweep_rows = key, []
     grid = [(s, z) for s in questions.SWEEP_STRATEGIES for z in questions.SWEEP_SIZES]
@@ -465,6 +470,8 @@ def q_sweep(k: int) -> str:
                     unit=base.unit,
                     tokenizer=base.tokenizer,
                     breaks=base.breaks,
+                    context=base.context,
+                    index=S.index,
                     top_k=S.top_k,
                 )
             )

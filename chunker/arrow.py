@@ -27,7 +27,7 @@ except ModuleNotFoundError as e:  # only a missing pyarrow; a broken one keeps i
         raise
     raise ImportError("chunker.arrow needs pyarrow: pip install pyarrow (the 'ray' extra brings it)") from None
 
-__all__ = ["CHUNK_SCHEMA", "chunk_table"]
+__all__ = ["CHUNK_SCHEMA", "EMBED_SCHEMA", "chunk_table"]
 
 CHUNK_SCHEMA = pa.schema(
     [
@@ -47,6 +47,10 @@ CHUNK_SCHEMA = pa.schema(
 """The columns `chunk_table` adds: `Chunk.to_dict()`'s fields, typed. Given explicitly, so a
 block whose chunks have no flags at all, or a block of no chunks, has the same schema as the rest."""
 
+EMBED_SCHEMA = pa.schema([*CHUNK_SCHEMA, ("embed_text", pa.string()), ("embed_tokens", pa.int64())])
+"""The columns with a `context` setting: `CHUNK_SCHEMA`, then each chunk's embed text and its
+tokens. Decided by the settings, not by the chunks, so every block of a dataset has one schema."""
+
 
 def chunk_table(table: pa.Table | pa.RecordBatch, *, text_column: str = "text", **settings: Any) -> pa.Table:
     """`table` cut into chunks: one row per chunk, exactly as ``chunker.chunk`` cuts each row's text.
@@ -58,13 +62,15 @@ def chunk_table(table: pa.Table | pa.RecordBatch, *, text_column: str = "text", 
     chunk field (say `index`), two columns of one name, or a row whose text is not a string.
     """
     options = chunk_options(settings, owner="chunk_table")
+    embed = options.get("context", "none") != "none"
+    schema = EMBED_SCHEMA if embed else CHUNK_SCHEMA
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
     if table.num_rows == 0 and text_column not in table.column_names:
-        return CHUNK_SCHEMA.empty_table()  # an engine's empty block may come without columns
-    others = check_columns(table.column_names, text_column)
+        return schema.empty_table()  # an engine's empty block may come without columns
+    others = check_columns(table.column_names, text_column, schema)
     rows: list[int] = []
-    columns: dict[str, list[Any]] = {name: [] for name in CHUNK_SCHEMA.names}
+    columns: dict[str, list[Any]] = {name: [] for name in schema.names}
     for i, text in enumerate(table.column(text_column).to_pylist()):
         if not isinstance(text, str):
             raise ChunkerError(
@@ -73,16 +79,16 @@ def chunk_table(table: pa.Table | pa.RecordBatch, *, text_column: str = "text", 
             )
         for c in chunk(text, **options).chunks:
             rows.append(i)
-            for name, value in c.to_dict().items():
+            for name, value in c.to_dict(embed=embed).items():
                 columns[name].append(value)
     # The input row's other columns, one copy per chunk, in their own Arrow types.
     kept = table.select(others).take(pa.array(rows, type=pa.int64()))
-    arrays = [*kept.columns, *(pa.array(columns[f.name], type=f.type) for f in CHUNK_SCHEMA)]
+    arrays = [*kept.columns, *(pa.array(columns[f.name], type=f.type) for f in schema)]
     # Made from the arrays, not by appending to `kept`: a table of no columns has no rows.
-    return pa.Table.from_arrays(arrays, schema=pa.schema([*kept.schema, *CHUNK_SCHEMA]))
+    return pa.Table.from_arrays(arrays, schema=pa.schema([*kept.schema, *schema]))
 
 
-def check_columns(names: list[str], text_column: str) -> list[str]:
+def check_columns(names: list[str], text_column: str, schema: pa.Schema = EMBED_SCHEMA) -> list[str]:
     """The columns besides `text_column`; `ChunkerError` if it is missing, if two columns share
     a name, or if another column has the name of a chunk field (one of the two would be lost)."""
     if not isinstance(text_column, str) or not text_column:
@@ -95,7 +101,7 @@ def check_columns(names: list[str], text_column: str) -> list[str]:
     if text_column not in names:
         raise ChunkerError(f"the data has no column {text_column!r} (it has {', '.join(names)}): pass text_column=")
     others = [n for n in names if n != text_column]
-    clash = [n for n in others if n in CHUNK_SCHEMA.names]
+    clash = [n for n in others if n in schema.names]
     if clash:
         raise ChunkerError(f"input column {clash[0]!r} has the name of a chunk field: rename it first, e.g. to 'doc_{clash[0]}'")
     return others

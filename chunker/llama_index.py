@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._adapters import METADATA_KEYS, chunk_metadata, chunk_options, setting_names
+from .results._export import embedded
 from .session._api import chunk
 from .settings._options import options_for
 
@@ -71,6 +72,13 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
     `headings` (lists). Those five are excluded from the text LlamaIndex embeds and shows the
     LLM, so the embedded text is the chunk the size was measured on plus only the input's own
     metadata.
+
+    With a context (the `context` setting, or a strategy's own, such as a table's header
+    rows), the node's metadata holds it as `context` and the node is templated so that
+    ``node.get_content(metadata_mode=MetadataMode.EMBED)`` is the record's `embed_text`: the
+    context, then the text, and nothing else (the input's metadata is then excluded from the
+    embedded text too: the context is what was measured against the size). LlamaIndex strips
+    the whitespace around that text, so a context that begins with whitespace loses it there.
     """
 
     max_chunk_chars: int | None = Field(default=None, description="Refuse settings whose chunks hold more characters in all.")
@@ -107,19 +115,27 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
             ]
             # A reader's file name tells the code strategy its language.
             name = node.metadata.get("file_path") or node.metadata.get("file_name")
-            for c in chunk(text, source=name if isinstance(name, str) else None, **options).chunks:
+            result = chunk(text, source=name if isinstance(name, str) else None, **options)
+            with_context = embedded(result)
+            if with_context:  # the embedded text is the context and the text, nothing else
+                hidden_embed = [*hidden_embed, *(k for k in node.metadata if k not in hidden_embed)]
+            for c in result.chunks:
+                metadata = chunk_metadata(c)
+                template, text_template = node.metadata_template, node.text_template
+                if with_context:
+                    metadata, template, text_template = _with_context(metadata, c.context)
                 out.append(
                     TextNode(
                         id_=self.id_func(c.index, node),
                         text=c.text,
                         start_char_idx=c.start_char,
                         end_char_idx=c.end_char,
-                        metadata=chunk_metadata(c),
+                        metadata=metadata,
                         excluded_embed_metadata_keys=hidden_embed,
                         excluded_llm_metadata_keys=hidden_llm,
                         metadata_seperator=node.metadata_separator,
-                        metadata_template=node.metadata_template,
-                        text_template=node.text_template,
+                        metadata_template=template,
+                        text_template=text_template,
                         relationships={NodeRelationship.SOURCE: source},
                     )
                 )
@@ -136,3 +152,22 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
             if span is not None and isinstance(node, TextNode):
                 node.start_char_idx, node.end_char_idx = span
         return nodes
+
+
+CONTEXT_KEY = "context"
+"""The metadata key a node's context is held under (see `ChunkerNodeParser`)."""
+
+
+def _with_context(metadata: dict[str, Any], context: str) -> tuple[dict[str, Any], str, str]:
+    """(metadata, metadata_template, text_template) making LlamaIndex's embed-mode text of a node
+    exactly its context then its text. LlamaIndex strips the metadata string and the whole text
+    (`TextNode.get_content`), so the context's own outer whitespace (the blank line after a
+    heading path) goes in the text template, around the metadata string, and the metadata holds
+    the rest; the template writes the value alone, never its key."""
+    core = context.strip()
+    at = context.find(core) if core else len(context)
+    lead, trail = context[:at], context[at + len(core) :]
+    if not core:
+        lead, trail = "", ""  # no metadata string: LlamaIndex gives the text alone
+    out = {**metadata, CONTEXT_KEY: core}
+    return out, "{value}", lead + "{metadata_str}" + trail + "{content}"

@@ -375,7 +375,8 @@ def test_evaluate_matches_the_reference_for_every_question():
     assert ev.mrr == pytest.approx(sum(1 / q.rank for q in ev.per_question if q.rank) / n)
     assert ev.hit_rate == sum(q.hit for q in ev.per_question) / n
     d = ev.to_dict()
-    assert list(d) == ["questions", "top_k", "recall", "precision", "iou", "hit_rate", "mrr", "per_question"]
+    assert list(d) == ["questions", "top_k", "index", "recall", "precision", "iou", "hit_rate", "mrr", "per_question"]
+    assert d["index"] == "text"
     assert {"question", "retrieved", "recall", "precision", "iou"} <= set(d["per_question"][0])
     assert json.loads(json.dumps(d)) == d
 

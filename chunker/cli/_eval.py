@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from .._errors import ChunkerError
 from ..documents import shown_name
 from ..retrieval._eval import (
+    INDEXES,
     SWEEP_OVERLAP,
     SWEEP_SIZES,
     SWEEP_STRATEGIES,
@@ -72,6 +73,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--b", default="0.75", help="BM25 length normalisation, 0 to 1 (default 0.75)")
     p.add_argument(
         "--with-headings", action="store_true", help="rank each chunk with its heading path before its text, as it is embedded"
+    )
+    p.add_argument(
+        "--index",
+        default=INDEXES[0],
+        metavar="WHAT",
+        help="what each chunk is ranked by: text (its own) | embedded (its embed_text: the --context, then the text) "
+        f"(default {INDEXES[0]})",
     )
     p.add_argument("--sweep", action="store_true", help="evaluate every strategy at every size")
     p.add_argument(
@@ -204,7 +212,19 @@ def run(
             )
         if args.sweep:
             rows = _sweep(
-                document, questions, strategies, sizes, overlap, common, top_k, k1, b, args.with_headings, limit, stderr
+                document,
+                questions,
+                strategies,
+                sizes,
+                overlap,
+                common,
+                top_k,
+                k1,
+                b,
+                args.with_headings,
+                limit,
+                stderr,
+                args.index,
             )
             out = (
                 _table(rows, len(questions))
@@ -213,7 +233,9 @@ def run(
             )
         else:
             result = document.run(settings, max_chunk_chars=limit)
-            ev = evaluate(document, result, questions, top_k=top_k, k1=k1, b=b, with_headings=args.with_headings)
+            ev = evaluate(
+                document, result, questions, top_k=top_k, k1=k1, b=b, with_headings=args.with_headings, index=args.index
+            )
             out = json.dumps(ev.to_dict(), ensure_ascii=False) + "\n"
     except ChunkerError as e:
         _say(stderr, str(e))
@@ -241,6 +263,7 @@ def _sweep(
     with_headings: bool,
     max_chunk_chars: int | None,
     stderr: TextIO | None,
+    index: str = INDEXES[0],
 ) -> tuple[SweepRow, ...]:
     rows = sweep(
         document,
@@ -252,6 +275,7 @@ def _sweep(
         k1=k1,
         b=b,
         with_headings=with_headings,
+        index=index,
         max_chunk_chars=max_chunk_chars,
         **common,
     )

@@ -30,6 +30,7 @@ from ._common import (
     _max_chunk_chars,
     _names,
     _normalise,
+    _note,
     _Parser,
     _say,
     add_chunk_options,
@@ -192,6 +193,9 @@ def _chunk_into(
                 done=progress.step if progress else None,
                 stop_on_error=not args.keep_going,
             ):
+                if kind == "part" and isinstance(payload, str):  # a note: the file was cut another way
+                    _note(stderr, payload)
+                    continue
                 if kind == "part":
                     if not begun:
                         sink.write((frame.open if first else frame.sep).encode("utf-8"))

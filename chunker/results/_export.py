@@ -1,8 +1,10 @@
 """Serialisations of a result, and the registry of export formats.
 
 Every format carries the same records (`Chunk.to_dict()`, plus `source` when the result came
-from a named file) and is written as a stream of pieces, one record at a time, so writing a
-million chunks never holds a million records. The command line's ``--format`` and the page's
+from a named file; `embed_text` and `embed_tokens` in every record of a result made with a
+context, in none of one made without, so the default output is as it always was) and is
+written as a stream of pieces, one record at a time, so writing a million chunks never holds a
+million records. The command line's ``--format`` and the page's
 download buttons are drawn from `FORMATS`.
 """
 
@@ -18,7 +20,7 @@ from typing import Any
 from ..text._segments import count_words, has_wide_space
 from ._records import ChunkResult, Chunks
 
-__all__ = ["Format", "Frame", "FORMATS", "records", "iter_records", "to_json", "to_jsonl", "to_text"]
+__all__ = ["Format", "Frame", "FORMATS", "records", "iter_records", "embedded", "to_json", "to_jsonl", "to_text"]
 
 Results = ChunkResult | Iterable[ChunkResult]
 
@@ -30,9 +32,19 @@ def _results(res: Results) -> Iterable[ChunkResult]:
 def iter_records(res: Results) -> Iterator[dict[str, Any]]:
     """The records of one result, or of several (each then carries its `source`), one by one."""
     for r in _results(res):
+        embed = embedded(r)
         for c in r.chunks:
-            d = c.to_dict()
+            d = c.to_dict(embed=embed)
             yield d if r.source is None else {"source": r.source, **d}
+
+
+def embedded(res: ChunkResult) -> bool:
+    """Whether the records of `res` carry `embed_text` and `embed_tokens`: a context was asked
+    for, or the strategy gave a chunk one."""
+    chunks = res.chunks
+    if type(chunks) is Chunks:
+        return chunks.embedded
+    return getattr(res.settings, "context", "none") != "none" or any(c.context for c in chunks)
 
 
 def records(res: Results) -> list[dict[str, Any]]:
@@ -117,6 +129,9 @@ def _text_record(r: dict[str, Any]) -> str:
     if r["flags"]:
         head += " (" + ", ".join(r["flags"]) + ")"
     text: str = r["text"]
+    if "embed_text" in r:
+        context = r["embed_text"][: len(r["embed_text"]) - len(text)]
+        head += f"; embedded {r['embed_tokens']} tokens, context {encode_basestring(context)}"
     return head + " ---\n" + text + "\n"
 
 
@@ -137,6 +152,9 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
             continue
         text, starts, ends, tokens = chunks._text, chunks._starts, chunks._ends, chunks._tokens
         flags, headings, pages = chunks._flags, chunks._headings, chunks._pages
+        embed = chunks.embedded
+        contexts = chunks._contexts
+        embed_tokens = chunks._embed_tokens if embed else None
         estimated = "true" if chunks._estimated else "false"
         wide = chunks._wide_space if chunks._wide_space is not None else has_wide_space(text)
         lead = "{" if r.source is None else '{"source": ' + encode_basestring(r.source) + ", "
@@ -165,6 +183,10 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
                 first = max(1, bisect.bisect_right(pages, start))
                 last = max(first, bisect.bisect_right(pages, max(start, end - 1)))
                 line += f', "page_start": {first}, "page_end": {last}'
+            if embed_tokens is not None:
+                context = contexts[k] if contexts is not None else ""
+                line += f', "embed_text": {encode_basestring(context + piece)}'
+                line += f', "embed_tokens": {embed_tokens[k]}'
             line += "}\n"
             if "\u2028" in line or "\u2029" in line or "\x85" in line:
                 line = line.translate(_SEPARATORS)

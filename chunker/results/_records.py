@@ -451,21 +451,30 @@ class Stats:
 
 @dataclass(frozen=True)
 class ChunkResult:
-    """What `chunk()` returns: the chunks, their stats and the settings that made them."""
+    """What `chunk()` returns: the chunks, their stats and the settings that made them, and
+    `notes`: what the strategy tells the reader, one line each (a Python file that does not
+    parse, cut at Python's separators instead). The command line writes them to stderr, the
+    page under the chunks."""
 
     chunks: Sequence[Chunk]
     stats: Stats
     settings: Settings
     source: str | None = None
+    notes: tuple[str, ...] = ()
 
     @classmethod
     def _lazy(
-        cls, chunks: Sequence[Chunk], stats: Callable[[], Stats], settings: Settings, source: str | None = None
+        cls,
+        chunks: Sequence[Chunk],
+        stats: Callable[[], Stats],
+        settings: Settings,
+        source: str | None = None,
+        notes: tuple[str, ...] = (),
     ) -> ChunkResult:
         """A result whose `stats` are worked out when first read: a pipeline that writes the
         chunks never pays for the document's words or the overlaps' counts."""
         result = object.__new__(cls)
-        result.__dict__.update(chunks=chunks, settings=settings, source=source, _make_stats=stats)
+        result.__dict__.update(chunks=chunks, settings=settings, source=source, notes=notes, _make_stats=stats)
         return result
 
     def __getattr__(self, name: str) -> Any:

@@ -25,8 +25,10 @@ Decisions, each tested:
   than k chunks, or none. Then precision is 0 (nothing retrieved, nothing relevant), as
   are recall and IoU.
 - A document without chunks (empty, or only whitespace) retrieves nothing: every metric 0.
-- With `with_headings`, chunks are ranked as embedded with their heading path, but lengths
-  are still their spans of the document: the path is not part of it.
+- With `with_headings`, chunks are ranked with their heading path before their text, and
+  with ``index="embedded"`` by their `embed_text` (the context, then the text);
+  either way lengths are still their spans of the document: neither is part of it. The
+  report says which it ranked (`Evaluation.index`).
 """
 
 from __future__ import annotations
@@ -42,7 +44,17 @@ from ..settings._options import Settings, options_for, signed, unknown_setting
 from ._bm25 import BM25Index, _DocumentTerms, _parameters
 from ._questions import Question
 
-__all__ = ["Evaluation", "QuestionResult", "SweepRow", "evaluate", "mark_best", "sweep", "SWEEP_STRATEGIES", "SWEEP_SIZES"]
+__all__ = [
+    "Evaluation",
+    "QuestionResult",
+    "SweepRow",
+    "evaluate",
+    "mark_best",
+    "sweep",
+    "SWEEP_STRATEGIES",
+    "SWEEP_SIZES",
+    "INDEXES",
+]
 
 Span = tuple[int, int]
 
@@ -50,6 +62,10 @@ SWEEP_STRATEGIES = ("recursive", "sentence", "markdown")
 SWEEP_SIZES = (128, 256, 512, 1024)
 """The sweep's grid, for `sweep()`, `chunker eval --sweep` and the page: the sizes published
 evaluations compare."""
+INDEXES = ("text", "embedded")
+"""What the check can rank each chunk by: its own text, or its `embed_text` (its context, then
+its text: what a pipeline embeds)."""
+
 SWEEP_OVERLAP = "10%"
 """A sweep's overlap: a share of each size, as a count (50) would be 39% of 128 but 5% of 1024."""
 
@@ -151,12 +167,15 @@ class Evaluation:
     hit_rate: float
     mrr: float
     per_question: tuple[QuestionResult, ...]
+    index: str = "text"
+    """What each chunk was ranked by: "text" (its own) or "embedded" (its embed_text)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The object ``python -m chunker eval`` prints."""
         return {
             "questions": self.questions,
             "top_k": self.top_k,
+            "index": self.index,
             "recall": self.recall,
             "precision": self.precision,
             "iou": self.iou,
@@ -188,7 +207,9 @@ def _top_k(top_k: int) -> int:
     return top_k
 
 
-def _measure(index: BM25Index, spans: Sequence[Span], questions: Sequence[Question], top_k: int) -> Evaluation:
+def _measure(
+    index: BM25Index, spans: Sequence[Span], questions: Sequence[Question], top_k: int, ranked_by: str = "text"
+) -> Evaluation:
     index.prepare(q.question for q in questions)  # one pass over the document for all their terms
     results = []
     for q in questions:
@@ -206,11 +227,12 @@ def _measure(index: BM25Index, spans: Sequence[Span], questions: Sequence[Questi
         hit_rate=sum(r.hit for r in results) / n,
         mrr=sum(1 / r.rank for r in results if r.rank) / n,
         per_question=tuple(results),
+        index=ranked_by,
     )
 
 
 def _spans_and_headings(
-    document: str, result: ChunkResult, with_headings: bool
+    document: str, result: ChunkResult, with_headings: bool, index: str = "text"
 ) -> tuple[list[Span], list[tuple[str, ...]] | None]:
     if not isinstance(result, ChunkResult):
         raise ChunkerError(f"result must be the ChunkResult of chunk(document), got {type(result).__name__}")
@@ -224,7 +246,21 @@ def _spans_and_headings(
             raise ChunkerError("the result's chunks are not spans of this document: chunk this document and pass that result")
         spans = [(c.start_char, c.end_char) for c in chunks]
     headings = [c.headings for c in result.chunks] if with_headings else None
+    if index == "embedded" and isinstance(chunks, Chunks) and chunks._contexts is not None:
+        # The context's terms join the chunk's own (a heading path once more with headings).
+        contexts = chunks._contexts
+        paths = headings or [()] * len(contexts)
+        headings = [(*p, c) if c else tuple(p) for p, c in zip(paths, contexts)]
+    elif index == "embedded" and not isinstance(chunks, Chunks):
+        paths = headings or [()] * len(chunks)
+        headings = [(*p, c.context) if c.context else tuple(p) for p, c in zip(paths, chunks)]
     return spans, headings
+
+
+def _index(index: str) -> str:
+    if index not in INDEXES:
+        raise ChunkerError(f"index must be {' or '.join(INDEXES)} (what each chunk is ranked by), got {index!r}")
+    return index
 
 
 def evaluate(
@@ -236,8 +272,12 @@ def evaluate(
     k1: float = 1.5,
     b: float = 0.75,
     with_headings: bool = False,
+    index: str = "text",
 ) -> Evaluation:
     """Rank `result`'s chunks for each question with BM25 and score the top `top_k`.
+
+    `index` says what each chunk is ranked by: "text", its own, or "embedded", its
+    `embed_text` (the `context` setting's prefix, then the text); the report says which.
 
     A `Document` keeps its terms for BM25 between calls: evaluating its next chunking does
     not read it again.
@@ -260,9 +300,10 @@ def evaluate(
     top_k = _top_k(top_k)
     _parameters(k1, b)
     questions = _check_questions(text, questions)
-    spans, headings = _spans_and_headings(text, result, with_headings)
-    index = BM25Index._of_document(_document_terms(document), spans, headings, k1, b)
-    return _measure(index, spans, questions, top_k)
+    index = _index(index)
+    spans, headings = _spans_and_headings(text, result, with_headings, index)
+    bm25 = BM25Index._of_document(_document_terms(document), spans, headings, k1, b)
+    return _measure(bm25, spans, questions, top_k, index)
 
 
 @dataclass(frozen=True)
@@ -288,6 +329,8 @@ class SweepRow:
     mrr: float
     best: tuple[str, ...] = ()
     settings: Settings | None = None
+    index: str = "text"
+    """What each chunk was ranked by (see `evaluate`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -298,6 +341,7 @@ class SweepRow:
             "tokenizer": self.tokenizer,
             "breaks": list(self.breaks),
             "top_k": self.top_k,
+            "index": self.index,
             "chunks": self.chunks,
             "recall": self.recall,
             "precision": self.precision,
@@ -329,6 +373,7 @@ def sweep(
     k1: float = 1.5,
     b: float = 0.75,
     with_headings: bool = False,
+    index: str = "text",
     max_chunk_chars: int | None = None,
     **settings: Any,
 ) -> Iterator[SweepRow]:
@@ -363,14 +408,14 @@ def sweep(
                 name,
                 owner="sweep",
                 surface="sweep",
-                others=("strategies", "sizes", "top_k", "k1", "b", "with_headings", "max_chunk_chars"),
+                others=("strategies", "sizes", "top_k", "k1", "b", "with_headings", "index", "max_chunk_chars"),
             )
     every = [
         Settings(**settings, strategy=s, size=z, overlap=overlap)
         for s in _names("strategies", strategies)
         for z in _names("sizes", sizes)
     ]
-    return _sweep_rows(doc, questions, every, top_k, k1, b, with_headings, max_chunk_chars)
+    return _sweep_rows(doc, questions, every, top_k, k1, b, with_headings, max_chunk_chars, _index(index))
 
 
 def _sweep_rows(
@@ -382,14 +427,15 @@ def _sweep_rows(
     b: float,
     with_headings: bool,
     max_chunk_chars: int | None,
+    index: str = "text",
 ) -> Iterator[SweepRow]:
     doc_terms = _document_terms(doc)
     for s in settings:
         result = doc.run(s, max_chunk_chars=max_chunk_chars)
-        spans, headings = _spans_and_headings(doc.text, result, with_headings)
+        spans, headings = _spans_and_headings(doc.text, result, with_headings, index)
         del result  # the chunk texts: a sweep of a large document need not hold two chunkings
-        index = BM25Index._of_document(doc_terms, spans, headings, k1, b)
-        ev = _measure(index, spans, questions, top_k)
+        bm25 = BM25Index._of_document(doc_terms, spans, headings, k1, b)
+        ev = _measure(bm25, spans, questions, top_k, index)
         yield SweepRow(
             s.strategy,
             s.size,
@@ -405,6 +451,7 @@ def _sweep_rows(
             ev.hit_rate,
             ev.mrr,
             settings=s,
+            index=index,
         )
 
 

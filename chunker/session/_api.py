@@ -60,6 +60,7 @@ class Document:
         self.pages = pages
         """Where each page starts in `text` (a PDF's); records then carry page_start/page_end."""
         self._title = title
+        self._read_from = name  # the file's name, for the context's {source} and {title}, whatever its kind
         self._keep = True
         self._measure: tuple[str, Measure] | None = None  # (tokenizer identity, its token measure)
         self._tokens: dict[str, int] = {}
@@ -129,7 +130,15 @@ class Document:
             encoding=encoding,
         )
         # An extracted document (PDF, Word, HTML) is text now: its file name says nothing of it.
-        return cls(found.text, source=source, pages=found.pages, name=name if found.kind == "text" else None)
+        doc = cls(
+            found.text,
+            source=source,
+            pages=found.pages,
+            name=name if found.kind == "text" else None,
+            title=found.title or None,
+        )
+        doc._read_from = name
+        return doc
 
     def __repr__(self) -> str:
         return f"<Document {len(self.text):,} chars{' from ' + self.source if self.source else ''}>"
@@ -141,7 +150,7 @@ class Document:
         Markdown heading (not for a code file: a comment there is no heading), else the stem of
         the name it was read from (`source`, else `name`), else ""."""
         if self._title is None:
-            self._title = _title_of(self.text, self.source or self.name)
+            self._title = _title_of(self.text, self.source or self._read_from)
         return self._title
 
     @property
@@ -217,10 +226,10 @@ class Document:
             # The context counts against the size: the strategy gets what the longest context
             # leaves, and splits again when a chunk's context turns out longer than reserved.
             budget = fit.budget()
-            spans = Spans.of(
-                strategy.split(text, size=budget, overlap=overlap_count, measure=measure, breaks=settings.breaks, **wanted),
-                len(text),
-            )
+            split = strategy.split(text, size=budget, overlap=overlap_count, measure=measure, breaks=settings.breaks, **wanted)
+            notes: tuple[str, ...] = tuple(getattr(split, "notes", ()))
+            spans = Spans.of(split, len(text))
+            del split
             if not strategy.keeps_blank:
                 spans = _without_blanks(text, spans)
             if settings.min_size:
@@ -254,7 +263,7 @@ class Document:
             _, repeats, doc_tokens = counted()
             return self._stats(chunks, tok, settings, doc_tokens, repeats)
 
-        return ChunkResult._lazy(chunks, stats, settings, self.source)
+        return ChunkResult._lazy(chunks, stats, settings, self.source, notes)
 
     def _counted(
         self, text: str, spans: Spans, tok: TokenizerLike, counter: Measure | None
@@ -624,7 +633,7 @@ class _Fit:
                 self.template,
                 headings,
                 title=doc.title if "title" in self.fields else "",
-                source=(doc.source or doc.name or "") if "source" in self.fields else "",
+                source=(doc.source or doc._read_from or "") if "source" in self.fields else "",
                 page=page,
             )
         return known

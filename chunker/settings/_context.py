@@ -9,12 +9,18 @@ before it. The setting says what goes there:
 - a template holding at least one field of `FIELDS`, such as ``"{title} > {headings}\\n\\n"``:
   `str.format`'s syntax, ``{{`` and ``}}`` for braces, no conversions or format specs.
 
+The value is kept with its line breaks, tabs and backslashes written ``\\n``, ``\\t`` and
+``\\\\`` (what a command line or the page's field can hold, and what a link or copy-as-code
+writes), and either form is taken: ``"{title}\\n\\n"`` is ``"{title}\n\n"``.
+
 A template's fields are the chunk's heading path (" > " between headings), the document's
 title (see `chunker.Document.title`), its source (the name it was read from, else "") and the
 page the chunk starts on (from 1; "" for a document without pages).
 
 >>> render(check_context("{title}: {headings}\\n"), ("Install", "Linux"), title="Guide", source="", page=None)
 'Guide: Install > Linux\\n'
+>>> check_context("{title}\\n\\n") == check_context("{title}\\\\n\\\\n") == "{title}\\\\n\\\\n"
+True
 >>> check_context("{heading}")
 Traceback (most recent call last):
 ...
@@ -54,7 +60,7 @@ def fields_of(template: str) -> tuple[str, ...]:
     if template == HEADINGS:
         return ("headings",)
     found: list[str] = []
-    for _, name, _, _ in _FORMATTER.parse(template):
+    for _, name, _, _ in _FORMATTER.parse(unescaped(template)):
         if name is not None and name not in found:
             found.append(name)
     return tuple(found)
@@ -68,8 +74,9 @@ def check_context(value: Any, so_far: Any = None) -> str:
         return value
     if value.strip().lower() in (NONE, HEADINGS, ""):
         return value.strip().lower() or NONE
+    template = unescaped(value)
     try:
-        parts = list(_FORMATTER.parse(value))
+        parts = list(_FORMATTER.parse(template))
     except ValueError as e:  # "Single '}' encountered in format string" and the like
         raise _bad(value, f"is not a template ({e}; write {{{{ and }}}} for braces)") from None
     names = [(name, conv, spec) for _, name, spec, conv in parts if name is not None]
@@ -80,7 +87,7 @@ def check_context(value: Any, so_far: Any = None) -> str:
             raise _bad(value, f"has an unknown field {{{name}}}")
         if conv or spec:
             raise _bad(value, f"gives {{{name}}} a conversion or format spec; write the field alone")
-    return value
+    return escaped(template)
 
 
 def render(template: str, headings: tuple[str, ...], *, title: str, source: str, page: int | None) -> str:
@@ -89,11 +96,13 @@ def render(template: str, headings: tuple[str, ...], *, title: str, source: str,
         return ""
     if template == HEADINGS:
         return _HEADINGS_TEMPLATE.format(headings=_SEP.join(headings)) if headings else ""
-    return template.format(headings=_SEP.join(headings), title=title, source=source, page="" if page is None else str(page))
+    return unescaped(template).format(
+        headings=_SEP.join(headings), title=title, source=source, page="" if page is None else str(page)
+    )
 
 
 # Text typed for the setting (a flag's value, the page's field) cannot hold a line break
-# easily: \n, \t and \\ are read as escapes there, and written back so when shown.
+# easily: \n, \t and \\ are escapes, and the value is kept so written.
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 
 
@@ -114,8 +123,6 @@ def unescaped(text: str, flag: str = "") -> str:
     return "".join(out)
 
 
-def escaped(value: Any) -> Any:
-    """`unescaped`'s inverse, for the command line and the link."""
-    if not isinstance(value, str):
-        return value
+def escaped(value: str) -> str:
+    """`unescaped`'s inverse: the value as it is kept."""
     return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")

@@ -30,7 +30,7 @@ from .._errors import ChunkerError
 from ..strategies import STRATEGIES
 from ..strategies._languages import AUTO, LANGUAGES
 from ..tokens._tokenizers import TOKENIZERS, get_tokenizer, label_of
-from ._context import FIELDS, HEADINGS, NONE, check_context, escaped, unescaped
+from ._context import FIELDS, HEADINGS, NONE, check_context
 from ._presets import MODEL_LIMITS, model_limit
 from ._settings import (
     BREAKS,
@@ -286,7 +286,12 @@ OPTIONS: dict[str, Option] = {
             _strategy,
             annotation=str,
             surfaces=SURFACES - {"sweep"},
-            help=lambda: f"{_names(STRATEGIES)} (default {DEFAULTS['strategy']})",
+            help=lambda: (
+                f"{_names(STRATEGIES)} (default {DEFAULTS['strategy']}); code cuts source at its "
+                "definitions, page gives one chunk per PDF page; with any of them --min-size merges "
+                "small chunks and --context puts the heading path or a template before each chunk "
+                "for the embedder, within the size"
+            ),
             description="Where the text is cut: one of chunker.STRATEGIES.",
             control=Control(
                 "select", "Strategy", "strategy", lambda: ((s.name, s.name) for s in STRATEGIES.values()), in_page=True
@@ -397,7 +402,6 @@ OPTIONS: dict[str, Option] = {
             NONE,
             check_context,
             annotation=str,
-            parse=unescaped,
             metavar="CONTEXT",
             help=lambda: (
                 f"what the embedder reads before each chunk: {NONE} | {HEADINGS} (its heading path) | a "
@@ -407,7 +411,6 @@ OPTIONS: dict[str, Option] = {
             description="Text put before each chunk for the embedder: none, headings or a template.",
             control=Control("text", "Context"),
             blank=NONE,
-            shown=escaped,
         ),
         Option(
             "model_max",

@@ -45,6 +45,7 @@ class Spans(Sequence[Span]):
     or None when no chunk was cut), `headings` (a tuple per chunk, or None when none has) and
     `context` (a string per chunk, or None when every one is empty; see `Span.context`) and
     `flags` (a tuple of flag names per chunk, or None when none has any; see `Span.flags`).
+    `notes` are what the strategy tells the reader (see the attribute).
     `walls` are text positions where a section starts (a markdown heading, a page): the
     `min_size` merge never joins a chunk that starts before one to a chunk that starts at or
     after it. None: the strategy has no sections.
@@ -54,7 +55,7 @@ class Spans(Sequence[Span]):
     (2, Span(start=5, end=9, cut=True, headings=(), context='', flags=()), [4, 9])
     """
 
-    __slots__ = ("starts", "ends", "cut", "headings", "walls", "context", "flags")
+    __slots__ = ("starts", "ends", "cut", "headings", "walls", "context", "flags", "notes")
 
     def __init__(
         self,
@@ -73,6 +74,9 @@ class Spans(Sequence[Span]):
         self.walls = walls
         self.context = context if context is not None and any(context) else None
         self.flags = flags if flags is not None and any(flags) else None
+        self.notes: tuple[str, ...] = ()
+        """What the strategy tells the reader of this split (a file cut another way than asked),
+        one line each; the result carries them (`ChunkResult.notes`)."""
 
     @classmethod
     def of(cls, spans: Iterable[Span | tuple[int, int]], text_length: int | None = None) -> Spans:
