@@ -377,4 +377,6 @@ def test_the_cli_gives_the_librarys_records(tmp_path):
             assert out.getvalue() == chunker.FORMATS["jsonl"].write(res)
             records = [json.loads(line) for line in out.getvalue().splitlines()]
             assert [r["flags"] for r in records] == [list(c.flags) for c in res.chunks]
-            assert sum("table_continued" in r["flags"] for r in records) >= 2
+            parts = [r for r in records if "table_continued" in r["flags"]]
+            assert len(parts) >= 2
+            assert all(r["embed_text"].startswith("| ") and r["embed_text"].endswith(r["text"]) for r in parts)
