@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ..text._segments import line_spans
@@ -99,9 +100,7 @@ def split_table(
         ps = starts[i]
         later = bool(context) and ps >= head_end
         budget = room if later else size if i or first is None else first
-        j = i
-        while j + 1 < n and not over(ps, ends[j + 1], budget):
-            j += 1
+        j = _furthest(over, ps, ends, i, n, budget)
         if tokens and later:
             while j > i and _over_with(measure, context, ps, ends[j], size):
                 j -= 1
@@ -113,6 +112,26 @@ def split_table(
         i = j + 1
     leaves.walls.add(len(leaves))  # nor from the last part into the text after the table
     return Split(start, head_end, end, context)
+
+
+def _furthest(over: Callable[[int, int, int], bool], start: int, ends: Sequence[int], i: int, n: int, budget: int) -> int:
+    """The last piece j >= i such that text[start:ends[j]] fits `budget` (i at least). A count
+    never falls as a span grows, so the pieces that fit are a prefix: step out from i, doubling
+    the step, then halve the gap (a few counts a part, not one a row)."""
+    lo, step = i, 1  # lo fits (or is i)
+    hi = n  # every piece from hi is over
+    while lo + step < hi:
+        if over(start, ends[lo + step], budget):
+            hi = lo + step
+            break
+        lo, step = lo + step, step * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if over(start, ends[mid], budget):
+            hi = mid
+        else:
+            lo = mid
+    return lo
 
 
 def annotate(text: str, splits: list[Split], spans: Spans) -> Spans:
