@@ -104,7 +104,10 @@ def _settings(settings_json: str) -> tuple[chunker.Settings, str | None]:
         if value is None:
             value = chunker.PLAYGROUND_DEFAULTS.get(option.name, option.default)
         elif isinstance(value, str):
-            value = value.strip()
+            # A free-text field is taken as typed (a context template may end with a space);
+            # the others are read without the spaces around them.
+            free = option.control is not None and option.control.kind == "text"
+            value = value if free and value.strip() else value.strip()
             if value == "":
                 if option.blank is chunker.MISSING:
                     raise chunker.ChunkerError(

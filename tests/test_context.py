@@ -25,6 +25,7 @@ from tests.texts import ROOT, sample_document
 
 TEMPLATES = [
     "headings",
+    "{headings} {headings} {headings}\n\n",
     "{title} > {headings}\n\n",
     "{source}: ",
     "p. {page} {headings}\n",
@@ -71,7 +72,29 @@ def check_context(text: str, opts: dict, *, source: str | None = None, pages: tu
         if limit is not None:
             assert ("truncated" in c.flags) == (c.embed_tokens > limit), "truncated is judged on the embed text"
     assert res.stats.embedding_tokens == sum(c.embed_tokens for c in res)
+    if opts["strategy"] == "markdown":
+        # Split again section by section, a chunk still has the heading path in force at its end.
+        paths = heading_paths(text)
+        for c in res:
+            assert c.headings == paths(c.end_char), (c.text[:60], c.headings)
     return doc, res
+
+
+def heading_paths(text: str):
+    """The markdown heading path in force at each position: every heading before it, by level."""
+    import bisect
+
+    from chunker.strategies.markdown import blocks
+
+    starts, found, stack = [], [], []
+    for b in blocks(text):
+        if b.kind == "heading":
+            while stack and stack[-1][0] >= b.level:
+                stack.pop()
+            stack.append((b.level, b.title))
+            starts.append(b.start)
+            found.append(tuple(t for _, t in stack))
+    return lambda end: found[bisect.bisect_left(starts, end) - 1] if bisect.bisect_left(starts, end) else ()
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -403,3 +426,87 @@ def test_arrow_tables_carry_embed_columns_with_a_context():
     ]
     assert out.column("embed_text").to_pylist() == want
     assert chunk_table(table.slice(0, 0), strategy="markdown", size=100, overlap=0, context="headings").num_rows == 0
+
+
+def test_the_page_takes_a_template_as_typed_and_gives_the_clis_embed_text(tmp_path, monkeypatch):
+    from app import worker
+    from tests.test_page_worker import SETTINGS
+
+    text = sample_document()
+    template = "{title}: \\n"  # a trailing space, and \n typed as the command line takes it
+    monkeypatch.setattr(worker, "S", worker.Session())
+    view = worker.run({"text": text, "name": "sample.md"}, json.dumps({**SETTINGS, "strategy": "markdown", "context": template}))
+    assert view["ok"], view.get("error")
+    page = [c.embed_text for c in worker.S.result]
+    path = tmp_path / "sample.md"
+    path.write_text(text, encoding="utf-8")
+    args = ["--strategy", "markdown", "--size", SETTINGS["size"], "--overlap", SETTINGS["overlap"], "--context", template]
+    out = _cli(str(path), *args)
+    assert out.returncode == 0, out.stderr
+    assert page == [json.loads(line)["embed_text"] for line in out.stdout.splitlines()]
+    assert page[0].startswith(worker.S.document.title + ": \n")
+
+
+def test_a_strategys_own_context_follows_the_settings_and_counts_in_the_budget(monkeypatch):
+    """The interface a strategy uses to add context of its own (a table's header rows before a
+    part that continues it): Span.context, after the setting's context, inside the size."""
+    from chunker.strategies import STRATEGIES, Span, Strategy
+
+    header = "| a | b |\n|---|---|\n"
+
+    def split(text, *, size, overlap, measure, breaks=()):
+        # Lines packed to the size with the header before every part after the first, as a
+        # table strategy does: the header counts against the size it is told.
+        spans, start, k = [], 0, 0
+        lines = [m for m in range(len(text)) if text[m] == "\n"]
+        ends = [e + 1 for e in lines] + ([len(text)] if not text.endswith("\n") else [])
+        while start < len(text):
+            own = header if k else ""
+            end = start
+            for e in ends:
+                if e > start and measure.count(start, e) + len(own) <= size:
+                    end = e
+            end = max(end, next(e for e in ends if e > start))
+            spans.append(Span(start, end, context=own))
+            start, k = end, k + 1
+        return spans
+
+    monkeypatch.setitem(STRATEGIES, "rows", Strategy("rows", "Lines, a header before each later part.", function=split))
+    text = header + "".join(f"| {i} | row {i} |\n" for i in range(30))
+    plain = chunker.chunk(text, strategy="rows", unit="chars", size=80, overlap=0)
+    assert plain.chunks[0].context == "" and all(c.context == header for c in plain.chunks[1:])
+    assert all(c.embed_text == c.context + c.text and len(c.embed_text) <= 80 for c in plain)
+    assert json.loads(chunker.to_jsonl(plain).splitlines()[1])["embed_text"].startswith(header)
+    framed = chunker.chunk(text, source="t.md", strategy="rows", unit="chars", size=80, overlap=0, context="[{source}] ")
+    for c in framed:
+        assert c.embed_text == "[t.md] " + ("" if c.index == 0 else header) + c.text
+        assert len(c.embed_text) <= 80 and "oversize" not in c.flags
+        assert text[c.start_char : c.end_char] == c.text
+    merged = chunker.chunk(text, strategy="rows", unit="chars", size=80, overlap=0, min_size=60)
+    assert all(len(c.embed_text) <= 80 or "oversize" in c.flags for c in merged)
+    assert all(text[c.start_char : c.end_char] == c.text for c in merged)
+
+
+def test_each_section_is_budgeted_by_its_own_heading_path():
+    """A section under a short heading path keeps nearly the whole size; only a section under a
+    long one is cut smaller: split alone, each is what the size less its own context gives."""
+    short = "# A\n\n" + " ".join(f"Sentence {i} of the first section." for i in range(40)) + "\n\n"
+    long_path = "## " + "A much longer heading path " * 3 + "\n\n"
+    long = long_path + " ".join(f"Sentence {i} of the second section." for i in range(40)) + "\n"
+    text = short + long
+    size = 300
+    res = chunker.chunk(text, strategy="markdown", unit="chars", size=size, overlap=0, context="headings")
+    split_at = len(short)
+    costs = {c.context for c in res}
+    assert len(costs) == 2
+    for c in res:
+        assert len(c.embed_text) <= size
+        alone = chunker.chunk(text, strategy="markdown", unit="chars", size=size - len(c.context), overlap=0)
+        same = [(a.start_char, a.end_char) for a in alone if (a.start_char < split_at) == (c.start_char < split_at)]
+        assert (c.start_char, c.end_char) in same, "each section is split with what its own context leaves"
+    first = [c for c in res if c.start_char < split_at]
+    second = [c for c in res if c.start_char >= split_at]
+    assert max(len(c.embed_text) for c in first[:-1]) > size - len(long_path), (
+        "the short path's section is not cut for the long one"
+    )
+    assert len(second) > len(first)

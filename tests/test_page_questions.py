@@ -68,6 +68,27 @@ def test_the_demo_questions_give_the_command_lines_numbers(app):
     assert tiles(app)["Recall"] == f"{100 * expected['recall']:.1f}%"
 
 
+def test_ranking_as_embedded_gives_the_command_lines_numbers_and_says_so(app):
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
+    app.act(lambda: app.page.select_option("#strategy", "markdown"))
+    app.act(
+        lambda: (app.page.fill("#opt-context", "{title} > {headings}\\n\\n"), app.page.dispatch_event("#opt-context", "change"))
+    )
+    app.page.wait_for_function("document.querySelector('#q-eval .help').textContent.includes('markdown')")
+    assert "over the chunk texts" in text_of(app, "#q-eval .help")
+    app.page.select_option("#q-index", "embedded")
+    app.page.wait_for_function("document.querySelector('#q-eval .help').textContent.includes('as embedded')")
+    settings = app.controls()
+    common = ["--strategy", "markdown", "--size", str(settings["size"]), "--overlap", settings["overlap"]]
+    common += ["--tokenizer", settings["tokenizer"], "--context", "{title} > {headings}\\n\\n"]
+    embedded, bare = cli_eval(*common, "--index", "embedded"), cli_eval(*common)
+    assert embedded["index"] == "embedded" and bare["index"] == "text"
+    shown = tiles(app)
+    assert shown["Recall"] == f"{100 * embedded['recall']:.1f}%"
+    assert shown["MRR"] == f"{embedded['mrr']:.2f}"
+    assert [q["retrieved"] for q in embedded["per_question"]] != [q["retrieved"] for q in bare["per_question"]]
+
+
 def test_a_sweep_runs_in_the_page_and_equals_the_librarys(app):
     app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
     app.page.click("#q-sweep")

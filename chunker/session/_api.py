@@ -14,7 +14,7 @@ from ..results._records import ChunkResult, Chunks, Stats
 from ..settings._context import NONE, fields_of, render
 from ..settings._options import Settings, options_doc, options_for, signed, unknown_setting
 from ..settings._settings import DEFAULTS, volume_limit, whole_number
-from ..strategies import STRATEGIES, Spans, Strategy
+from ..strategies import STRATEGIES, Span, Spans, Strategy
 from ..strategies._merge import merge_small
 from ..text._segments import Fences, checked_text, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
@@ -222,20 +222,36 @@ class Document:
             for w in strategy.wants
         }
         fit = _Fit(self, settings, tok, measure)
-        while True:
-            # The context counts against the size: the strategy gets what the longest context
-            # leaves, and splits again when a chunk's context turns out longer than reserved.
-            budget = fit.budget()
-            split = strategy.split(text, size=budget, overlap=overlap_count, measure=measure, breaks=settings.breaks, **wanted)
-            notes: tuple[str, ...] = tuple(getattr(split, "notes", ()))
-            spans = Spans.of(split, len(text))
-            del split
+
+        def split(start: int, end: int, budget: int, sizer: Measure) -> tuple[Spans, tuple[str, ...]]:
+            """The strategy's spans of text[start:end] (offsets into that piece), blanks dropped
+            and small chunks merged, within `budget`; and its notes."""
+            piece = text if start == 0 and end == len(text) else text[start:end]
+            raw = strategy.split(piece, size=budget, overlap=overlap_count, measure=sizer, breaks=settings.breaks, **wanted)
+            notes: tuple[str, ...] = tuple(getattr(raw, "notes", ()))
+            spans = Spans.of(raw, len(piece))
+            del raw
             if not strategy.keeps_blank:
-                spans = _without_blanks(text, spans)
+                spans = _without_blanks(piece, spans)
             if settings.min_size:
-                spans = merge_small(spans, size=budget, min_size=settings.min_size, measure=measure)
-            if fit.fits(spans):
+                spans = merge_small(spans, size=budget, min_size=settings.min_size, measure=sizer)
+            return spans, notes
+
+        def section(start: int, end: int, budget: int) -> Spans:
+            return split(start, end, budget, make_measure(text[start:end], settings.unit, tok))[0]
+
+        while True:
+            # The context counts against the size: the strategy gets what the contexts leave,
+            # and splits again where a chunk's context turns out longer than reserved: section
+            # by section where the strategy's sections stand alone, else the whole text.
+            spans, notes = split(0, len(text), fit.budget(), measure)
+            if fit.fits(spans, by_sections="pages" not in strategy.wants):
                 break
+            if fit.sections:
+                sectioned = fit.by_sections(spans, section)
+                if sectioned is not None:
+                    spans = sectioned
+                    break
         contexts = fit.contexts
         counter = [measure] if tokens_unit else []  # what counts the chunks: the tokens measure
         del measure
@@ -616,6 +632,9 @@ class _Fit:
         self.reserve = 0
         self.tries = 0
         self.contexts: list[str] | None = None
+        self.sections = False  # split again section by section (see `fits`)
+        self._costs: list[int] = []
+        self._need = 0
         self._measured: list[int] | None = None  # the embed texts' token counts found while fitting
         self._rendered: dict[tuple[tuple[str, ...], int | None], str] = {}
         self._widest = ""
@@ -683,10 +702,13 @@ class _Fit:
             )
         return left
 
-    def fits(self, spans: Spans) -> bool:
+    def fits(self, spans: Spans, *, by_sections: bool = False) -> bool:
         """Render every chunk's context; whether each fits the size beside its chunk (or the
-        splits tried are used up). False: split again, with the reserve raised."""
+        splits tried are used up). False: split again, with the reserve raised, or (`sections`
+        set, when `by_sections` and the strategy marks where its sections start) the sections
+        whose contexts are longer than reserved, each alone (`by_sections`)."""
         self.tries += 1
+        self.sections = False
         own = spans.context
         if self.template == NONE:
             self.contexts = list(own) if own is not None else None
@@ -702,6 +724,7 @@ class _Fit:
             return True
         reserve, need = self.reserve, self.reserve
         measured: list[int] = []
+        costs = self._costs = [0] * len(rendered)  # what each chunk's context needs reserved, where it was over
         for k, context in enumerate(rendered):
             if not context:
                 measured.append(-1)
@@ -715,16 +738,92 @@ class _Fit:
                 body_size = self._span_size(a, b)
             embed_size = self._measure_text(context + body)
             measured.append(embed_size)
-            if embed_size > size and body_size <= size - reserve and embed_size - body_size > need:
-                need, self._widest = embed_size - body_size, context
+            if embed_size > size and body_size <= size - reserve:
+                costs[k] = embed_size - body_size
+                if costs[k] > need:
+                    need, self._widest = costs[k], context
         if need > reserve:
             if need >= size:
                 raise self._too_long(need, self._widest)
+            if by_sections and spans.walls and self.tries == 1:
+                self.sections, self._need = True, need
+                return False
             if self.tries < _REFITS:
                 self.reserve = need
                 return False
         self._measured = measured if self.unit == "tokens" else None
         return True
+
+    def by_sections(self, spans: Spans, split: Callable[[int, int, int], Spans]) -> Spans | None:
+        """`spans` with each section (from one wall to the next) that holds a chunk whose context
+        is longer than reserved split again alone, by `split(start, end, budget)`, with what
+        the longest context of its own chunks leaves, so that a section under a short heading
+        path keeps the whole size.
+
+        A section's chunks must share one heading path, before and after (split alone, the
+        section has lost the headings above it, so that path is put back): where one does not
+        (a run of headings cut apart), None, and the whole text is split again instead, with
+        the reserve raised."""
+        text, size = self.doc.text, self.size
+        starts, n = spans.starts, len(spans)
+        bounds = sorted({0, *(w for w in spans.walls or () if 0 < w < len(text)), len(text)})
+        out: list[Span] = []
+        k = 0
+        for a, b in zip(bounds, bounds[1:]):
+            first = k
+            while k < n and starts[k] < b:
+                k += 1
+            need = max(self._costs[first:k], default=0)
+            if need <= self.reserve:
+                out.extend(spans[i] for i in range(first, k))
+                continue
+            heads = {spans[i].headings for i in range(first, k)}
+            if len(heads) != 1:
+                self._whole()
+                return None
+            (path,) = heads
+            for _ in range(_REFITS):
+                self._widest = self._render(path, None)
+                sub = split(a, b, self._left(need))
+                if len({sp.headings for sp in sub}) > 1:
+                    self._whole()
+                    return None
+                parts = [sp._replace(start=sp.start + a, end=sp.end + a, headings=path) for sp in sub]
+                more = max((self._over_by(sp, size - need) for sp in parts), default=0)
+                if more <= need:
+                    break
+                need = more
+            out.extend(parts)
+        result = Spans.of(out, len(text))
+        result.walls = spans.walls
+        self.tries = _REFITS  # what is still over is flagged: no more splits
+        self.fits(result)
+        return result
+
+    def _whole(self) -> None:
+        """Give up splitting section by section: the whole text again, the reserve raised."""
+        self.reserve, self.sections = self._need, False
+
+    def _over_by(self, span: Span, left: int) -> int:
+        """What `span`'s context needs reserved, when it does not fit beside the span though the
+        span fits in `left`; else 0."""
+        text, pages = self.doc.text, self.doc.pages
+        page = max(1, bisect.bisect_right(pages, span.start)) if pages else None
+        context = self._render(span.headings, page)
+        if not context:
+            return 0
+        body = span.context + text[span.start : span.end]
+        body_size = self._measure_text(body) if span.context else self._span_size(span.start, span.end)
+        embed_size = self._measure_text(context + body)
+        return embed_size - body_size if embed_size > self.size and body_size <= left else 0
+
+    def _left(self, reserve: int) -> int:
+        """The size less `reserve`, checked as `budget` checks it."""
+        held, self.reserve = self.reserve, reserve
+        try:
+            return self.budget()
+        finally:
+            self.reserve = held
 
     def embed_counts(self, spans: Spans) -> Callable[[Callable[[], Sequence[int]]], Sequence[int]] | None:
         """What counts the chunks' embed texts in tokens (None: no chunk has a context)."""
