@@ -328,6 +328,9 @@ def test_llama_index_parser_cuts_the_readme_as_chunk_does(llama_offline, options
     nodes = ChunkerNodeParser(**options).get_nodes_from_documents([doc])
     assert [n.text for n in nodes] == [c.text for c in res.chunks]
     assert _node_spans(nodes) == spans(res)
+    # A result with a context (the README's long tables: their later parts carry the header
+    # rows) embeds each node as exactly its context and text, the context held as metadata.
+    with_context = any(c.context for c in res.chunks)
     for i, (n, c) in enumerate(zip(nodes, res.chunks)):
         assert README[n.start_char_idx : n.end_char_idx] == n.text
         assert n.metadata == {
@@ -337,6 +340,7 @@ def test_llama_index_parser_cuts_the_readme_as_chunk_does(llama_offline, options
             "tokens": c.tokens,
             "flags": list(c.flags),
             "headings": list(c.headings),
+            **({"context": c.context.strip()} if with_context else {}),
         }
         assert n.relationships[NodeRelationship.SOURCE].node_id == doc.id_
         assert (NodeRelationship.PREVIOUS in n.relationships) == (i > 0)
@@ -345,7 +349,10 @@ def test_llama_index_parser_cuts_the_readme_as_chunk_does(llama_offline, options
             assert n.relationships[NodeRelationship.PREVIOUS].node_id == nodes[i - 1].node_id
         # What is embedded: the input's own metadata and the chunk, none of the keys we add
         # (LlamaIndex strips the joined text).
-        assert n.get_content(MetadataMode.EMBED) == f"source: README.md\n\n{n.text}".strip()
+        if with_context:
+            assert n.get_content(MetadataMode.EMBED) == c.embed_text.strip()
+        else:
+            assert n.get_content(MetadataMode.EMBED) == f"source: README.md\n\n{n.text}".strip()
         assert set(METADATA_KEYS) <= set(n.excluded_llm_metadata_keys)
 
 

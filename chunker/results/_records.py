@@ -27,6 +27,9 @@ FLAGS: dict[str, str] = {
     "split_sentence": "Split sentence: a sentence was cut to fit the size.",
     "truncated": "Truncated: more tokens than the embedding model's input limit; the model will cut this chunk.",
     "tiny": "Tiny: smaller than the minimum size, and no neighbour in its section could take it within the size.",
+    "table_continued": "Table continued: a later part of a table split between its rows; it carries the table's header rows "
+    "as context, so its embed text starts with them.",
+    "row_cut": "Row cut: a table row too long for the size (with its header rows) was cut; the chunk starts or ends inside it.",
 }
 """Flag names and what each one means (the page shows these on the badges)."""
 

@@ -15,6 +15,7 @@ from typing import Any
 from ..results._records import ChunkResult
 from ..settings._options import Settings
 from ..settings._presets import PRESETS, ModelLimit, model_limit
+from ..text._tables import find_tables
 from ..tokens._tokenizers import TOKENIZERS
 
 __all__ = ["Tip", "Advice", "advise", "content_type", "model_limit"]
@@ -401,21 +402,22 @@ def _result_tips(text: str, result: ChunkResult, model: ModelLimit | None) -> li
         )
     oversize = stats.flag_counts.get("oversize", 0)
     if oversize:
-        out.append(
-            Tip(
-                "tip",
-                "oversize",
-                f"{_plural(oversize, 'chunk is', 'chunks are')} larger than the size: "
-                "a block that cannot be cut (a long paragraph, table or code block) "
-                "stayed whole.",
-            )
+        crowded = any("oversize" in c.flags and "table_continued" in c.flags for c in chunks)
+        why = (
+            "a block that cannot be cut (a long paragraph or code block) stayed whole, or a table's "
+            "header rows, repeated on each of its parts, left its rows too little room."
+            if crowded
+            else "a block that cannot be cut (a long paragraph or code block) stayed whole."
         )
+        out.append(Tip("tip", "oversize", f"{_plural(oversize, 'chunk is', 'chunks are')} larger than the size: {why}"))
+    out.extend(_table_tips(text, result, model))
     if markdown_like and strategy not in ("markdown", "recursive"):
         out.append(
             Tip(
                 "tip",
                 "markdown",
-                "This looks like Markdown: the markdown strategy splits at headings and keeps code blocks and tables whole.",
+                "This looks like Markdown: the markdown strategy splits at headings, keeps code blocks whole "
+                "and splits a long table between its rows, repeating its header rows.",
                 {"strategy": "markdown"},
             )
         )
@@ -434,6 +436,55 @@ def _result_tips(text: str, result: ChunkResult, model: ModelLimit | None) -> li
         exact = tuple(t.name for t in TOKENIZERS.values() if t.exact)
         out.append(
             Tip("tip", "estimated", f"Token counts are estimates; {' and '.join(exact)} count exactly.", {"tokenizer": exact})
+        )
+    return out
+
+
+# The strategies that keep a table's rows whole and repeat its header rows on its later parts.
+_BY_ROWS = ("markdown", "recursive")
+
+
+def _table_tips(text: str, result: ChunkResult, model: ModelLimit | None) -> list[Tip]:
+    """What the result does with the document's tables: cut through rows (a strategy that does
+    not look for them), split between rows with the header repeated, or cut a row too long."""
+    s, stats = result.settings, result.stats
+    out: list[Tip] = []
+    if s.strategy not in _BY_ROWS:
+        tables = len(find_tables(text[:SCAN_CHARS]))
+        if tables:
+            out.append(
+                Tip(
+                    "tip",
+                    "tables",
+                    f"The document holds {_plural(tables, 'table')}: the markdown and recursive strategies "
+                    "keep a table that fits whole and split a longer one between its rows, repeating its "
+                    f"header rows on every later part; {s.strategy} does not look for tables.",
+                    {"strategy": _others(s.strategy, *_BY_ROWS)},
+                )
+            )
+        return out
+    continued = stats.flag_counts.get("table_continued", 0)
+    if continued:
+        out.append(
+            Tip(
+                "tip",
+                "table_parts",
+                f"{_plural(continued, 'chunk continues', 'chunks continue')} a table split between its rows: "
+                "each carries the table's header rows as context (its embed text starts with them), "
+                "counted within the size.",
+            )
+        )
+    cut = stats.flag_counts.get("row_cut", 0)
+    if cut:
+        larger = _larger(s, model)
+        out.append(
+            Tip(
+                "warn",
+                "row_cut",
+                f"{_plural(cut, 'chunk starts or ends', 'chunks start or end')} inside a table row too long "
+                "for the size (with its header rows): the row is cut. A larger size keeps rows whole.",
+                _resized(s, larger) if larger > s.size else {},
+            )
         )
     return out
 

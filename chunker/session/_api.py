@@ -469,7 +469,7 @@ def _records(
     if with_context and known is not None:
         embed_tokens()
     min_size = settings.min_size
-    cut = spans.cut
+    cut, marks = spans.cut, spans.flags
     fences = Fences.of(text)  # whether a chunk's last fence line closes a block is the document's to say
 
     def flagged() -> list[tuple[str, ...]]:
@@ -512,6 +512,8 @@ def _records(
                 found.append("truncated")
             if measured < min_size:
                 found.append("tiny")
+            if marks is not None and marks[k]:
+                found.extend(marks[k])  # what only the strategy can judge (a table's parts)
             key = tuple(found)
             flags.append(shared.setdefault(key, key))
         return flags

@@ -15,9 +15,8 @@ import bisect
 from array import array
 from collections.abc import Sequence
 
-from ..text._segments import count_words
 from ..tokens._measure import Measure
-from ._spans import Spans
+from ._spans import Spans, context_cost
 
 __all__ = ["merge_small"]
 
@@ -41,11 +40,13 @@ def merge_small(spans: Spans, *, size: int, min_size: int, measure: Measure) -> 
     cut = spans.cut
     headings = spans.headings
     context = spans.context
+    flags = spans.flags
     kind = starts.typecode
     out_starts, out_ends = array(kind), array(kind)
     out_cut = bytearray()
     out_headings: list[tuple[str, ...]] = []
     out_context: list[str] = []
+    out_flags: list[tuple[str, ...]] = []
     held = 0  # what the last chunk out's context costs in the unit
     small = False  # the last chunk out is under min_size
     for k in range(n):
@@ -59,6 +60,8 @@ def merge_small(spans: Spans, *, size: int, min_size: int, measure: Measure) -> 
                 out_ends[-1] = b
                 out_cut[-1] |= bool(cut[k]) if cut is not None else False
                 out_headings[-1] = _common(out_headings[-1], headings[k] if headings is not None else ())
+                if flags is not None and flags[k]:
+                    out_flags[-1] = _joined(out_flags[-1], flags[k])
                 small = count(pa, b) < min_size
                 continue
         out_starts.append(a)
@@ -67,24 +70,21 @@ def merge_small(spans: Spans, *, size: int, min_size: int, measure: Measure) -> 
         out_headings.append(headings[k] if headings is not None else ())
         own = context[k] if context is not None else ""
         out_context.append(own)
-        held = _cost(own, measure) if own else 0
+        out_flags.append(flags[k] if flags is not None else ())
+        held = context_cost(own, measure)
         small = mine
     if len(out_starts) == n:
         return spans
-    return Spans(out_starts, out_ends, out_cut, out_headings, spans.walls, out_context)
+    return Spans(out_starts, out_ends, out_cut, out_headings, spans.walls, out_context, out_flags)
 
 
-def _cost(context: str, measure: Measure) -> int:
-    """What a strategy's context adds to a chunk in the measure's unit (its own count, less a
-    tokenizer's special tokens, which the chunk's count holds already)."""
-    if measure.unit == "chars":
-        return len(context)
-    if measure.unit == "words":
-        return count_words(context)
-    tokenizer = getattr(measure, "tokenizer", None)
-    if tokenizer is None:
-        return len(context)
-    return max(0, int(tokenizer.count(context)) - int(getattr(tokenizer, "specials", 0)))
+# Flags that go with a chunk's start and its context: a merged chunk has the first one's.
+_OF_THE_START = frozenset({"table_continued"})
+
+
+def _joined(first: tuple[str, ...], second: tuple[str, ...]) -> tuple[str, ...]:
+    """The strategy's flags of a merged chunk: the first one's, then the second one's others."""
+    return first + tuple(f for f in second if f not in first and f not in _OF_THE_START)
 
 
 def _common(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:

@@ -16,9 +16,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress
 from typing import NamedTuple, overload
 
-from ..text._segments import position_kind
+from ..text._segments import count_words, position_kind
+from ..tokens._measure import Measure
 
-__all__ = ["Span", "Spans", "Marks"]
+__all__ = ["Span", "Spans", "Marks", "context_cost"]
 
 
 class Span(NamedTuple):
@@ -33,12 +34,17 @@ class Span(NamedTuple):
     header rows before a part that continues it). It is no part of the document: offsets and
     `text` stay the document's; the records' `embed_text` is the setting's context, then this,
     then the text. The strategy fits this context and the text together within `size`."""
+    flags: tuple[str, ...] = ()
+    """Flags (names of `chunker.FLAGS`) only the strategy can judge: ``table_continued``, a
+    table's later part with its header rows as context; ``row_cut``, a chunk that starts or
+    ends inside a table row too long to keep whole."""
 
 
 class Spans(Sequence[Span]):
     """Chunks as columns: `starts` and `ends` (arrays of positions), `cut` (a byte per chunk,
     or None when no chunk was cut), `headings` (a tuple per chunk, or None when none has) and
-    `context` (a string per chunk, or None when every one is empty; see `Span.context`).
+    `context` (a string per chunk, or None when every one is empty; see `Span.context`) and
+    `flags` (a tuple of flag names per chunk, or None when none has any; see `Span.flags`).
     `notes` are what the strategy tells the reader (see the attribute).
     `walls` are text positions where a section starts (a markdown heading, a page): the
     `min_size` merge never joins a chunk that starts before one to a chunk that starts at or
@@ -46,10 +52,10 @@ class Spans(Sequence[Span]):
 
     >>> sp = Spans.of([Span(0, 4), Span(5, 9, True)])
     >>> len(sp), sp[1], list(sp.ends)
-    (2, Span(start=5, end=9, cut=True, headings=(), context=''), [4, 9])
+    (2, Span(start=5, end=9, cut=True, headings=(), context='', flags=()), [4, 9])
     """
 
-    __slots__ = ("starts", "ends", "cut", "headings", "walls", "context", "notes")
+    __slots__ = ("starts", "ends", "cut", "headings", "walls", "context", "flags", "notes")
 
     def __init__(
         self,
@@ -59,6 +65,7 @@ class Spans(Sequence[Span]):
         headings: list[tuple[str, ...]] | None = None,
         walls: Sequence[int] | None = None,
         context: list[str] | None = None,
+        flags: list[tuple[str, ...]] | None = None,
     ) -> None:
         self.starts = starts
         self.ends = ends
@@ -66,6 +73,7 @@ class Spans(Sequence[Span]):
         self.headings = headings if headings is not None and any(headings) else None
         self.walls = walls
         self.context = context if context is not None and any(context) else None
+        self.flags = flags if flags is not None and any(flags) else None
         self.notes: tuple[str, ...] = ()
         """What the strategy tells the reader of this split (a file cut another way than asked),
         one line each; the result carries them (`ChunkResult.notes`)."""
@@ -81,7 +89,8 @@ class Spans(Sequence[Span]):
         cut = bytearray(bool(getattr(sp, "cut", False)) for sp in items)
         headings: list[tuple[str, ...]] = [getattr(sp, "headings", ()) for sp in items]
         context: list[str] = [getattr(sp, "context", "") for sp in items]
-        return cls(starts, ends, cut, headings, context=context)
+        flags: list[tuple[str, ...]] = [tuple(getattr(sp, "flags", ())) for sp in items]
+        return cls(starts, ends, cut, headings, context=context, flags=flags)
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -101,6 +110,7 @@ class Spans(Sequence[Span]):
             bool(self.cut[i]) if self.cut is not None else False,
             self.headings[i] if self.headings is not None else (),
             self.context[i] if self.context is not None else "",
+            self.flags[i] if self.flags is not None else (),
         )
 
     def __iter__(self) -> Iterator[Span]:
@@ -116,6 +126,7 @@ class Spans(Sequence[Span]):
             list(compress(self.headings, wanted)) if self.headings is not None else None,
             self.walls,
             list(compress(self.context, wanted)) if self.context is not None else None,
+            list(compress(self.flags, wanted)) if self.flags is not None else None,
         )  # positions in the text: dropping chunks moves none
 
 
@@ -168,3 +179,18 @@ class Marks:
                 items.append(k)
                 last = k
         return out
+
+
+def context_cost(context: str, measure: Measure) -> int:
+    """What a strategy's context adds to a chunk in the measure's unit (its own count, less a
+    tokenizer's special tokens, which the chunk's count holds already)."""
+    if not context:
+        return 0
+    if measure.unit == "chars":
+        return len(context)
+    if measure.unit == "words":
+        return count_words(context)
+    tokenizer = getattr(measure, "tokenizer", None)
+    if tokenizer is None:
+        return len(context)
+    return max(0, int(tokenizer.count(context)) - int(getattr(tokenizer, "specials", 0)))
