@@ -143,7 +143,7 @@ def test_recursive_every_option(case):
     keep, seps = CASES[case]
     separators = SEPARATOR_SETS[seps]
     regex = seps in ("regex", "lookahead")
-    for j, (name, text) in enumerate(documents()):
+    for j, (_, text) in enumerate(documents()):
         size, overlap = SIZES[(case + j) % len(SIZES)]
         strip = (case + j) % 3 != 0
         kwargs = dict(chunk_size=size, chunk_overlap=overlap, keep_separator=keep, strip_whitespace=strip)
