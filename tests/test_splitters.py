@@ -643,3 +643,44 @@ def test_chunker_splitter_from_language():
     assert ChunkerSplitter.from_language("js", size=100).settings["language"] == "js"
     with pytest.raises(chunker.ChunkerError, match="unknown language"):
         ChunkerSplitter.from_language("klingon")
+
+
+# ------------------------------------------------------------------ the page's worker, in CPython
+
+
+def test_the_worker_shows_a_pasted_splitter():
+    import json
+    import sys
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from app import worker
+    from tests.htmltree import Tree
+
+    worker.S = worker.Session()
+    controls = json.loads(worker.hello()["controls"])
+    assert {"key": "splitter", "id": "opt-splitter"} in controls["fields"]
+    assert 'textarea id="opt-splitter"' in controls["more"]
+    text = sample_document()
+    line = "from langchain_text_splitters import CharacterTextSplitter\nCharacterTextSplitter(chunk_size=300, chunk_overlap=0)"
+    page = {"strategy": "sentence", "unit": "tokens", "size": "150", "overlap": "10%", "tokenizer": "estimate"}
+    view = worker.run(text, json.dumps({**page, "breaks": ["paragraph"], "limit": "", "splitter": line}))
+    assert view["ok"], view
+    theirs = CharacterTextSplitter(chunk_size=300, chunk_overlap=0).split_text(text)
+    assert view["chunks"] == len(theirs) == len(worker.S.result.chunks)
+    assert framework_texts(worker.S.result) == theirs
+    # The advice says what the settings do; the code gives the line back.
+    assert "never splits inside a paragraph" in view["advice"]
+    assert "CharacterTextSplitter(chunk_size=300, chunk_overlap=0)" in view["code"]
+    # The compare table: the splitter's row first and current, each strategy beside it at its size.
+    for name in chunker.STRATEGIES:
+        table = worker.compare(name)
+    assert "Your splitter: CharacterTextSplitter" in Tree(table).joined()
+    body = table.split("<tbody>")[1].split("</tr>")[:-1]
+    assert len(body) == 1 + len(chunker.STRATEGIES) and "computing" not in table
+    assert 'class="current"' in body[0] and all('class="current"' not in r for r in body[1:])
+    stats = chunker.Document(text).compare(worker.S.result.settings, strategies=["recursive"])["recursive"]
+    assert stats == chunker.chunk(text, strategy="recursive", unit="chars", size=300, overlap=0).stats
+    # A bad line is one message on the page, naming it.
+    bad = worker.run(None, json.dumps({**page, "breaks": [], "limit": "", "splitter": "CharacterTextSplitter(chunk_size=x)"}))
+    assert not bad["ok"] and "chunk_size=x is not a literal" in bad["error"] and bad["field"] == "splitter"
