@@ -34,16 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tools.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
 LOAD_TIMEOUT_MS = 120_000  # a cold start on a busy 2-core machine; a hang still fails
 
 
