@@ -114,7 +114,16 @@ def card_html(chunk: Any, u16: Utf16, explanations: dict[str, str]) -> str:
     if context:  # muted: the embedder reads it before the text; the document does not hold it
         tip = "context: what the embedder reads before the text"
         prefix = f'<span class="ctx" title="{tip}">{esc(preview(context, CONTEXT_PREVIEW))}</span>'
-    parts.append(f'<p class="prev">{prefix}{esc(preview(chunk.text))}</p>')
+    own = chunk.framework_text
+    if own is not None:
+        # A pasted splitter's own text, not one slice of the document: the card previews what
+        # the framework hands the embedder; the highlight is the slice that holds it.
+        head.append(
+            '<span class="num emb" title="the framework joins this chunk\'s pieces: what is embedded is not '
+            'the highlighted slice itself">framework text</span>'
+        )
+        parts[1] = f'<div class="card-h">{"".join(head)}</div>'
+    parts.append(f'<p class="prev">{prefix}{esc(preview(own if own is not None else chunk.text))}</p>')
     if chunk.flags:
         parts.append('<div class="flags">' + "".join(flag_badge(f, explanations) for f in chunk.flags) + "</div>")
     parts.append("</li>")

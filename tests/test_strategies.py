@@ -230,7 +230,8 @@ def test_each_flag():
         "tiny",
         "table_continued",
         "row_cut",
-    }  # the table flags are made in tests/test_tables.py
+        "framework_offset",
+    }  # the table flags are made in tests/test_tables.py, framework_offset in tests/test_splitters.py
     res = chunker.chunk("One two three four.\n\nFive.", unit="chars", size=19, overlap=0, min_size=6)
     assert [c.flags for c in res] == [(), ("tiny",)]
     res = chunker.chunk("word " * 300, unit="chars", size=600, overlap=0, model_max=100)

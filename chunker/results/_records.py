@@ -30,6 +30,10 @@ FLAGS: dict[str, str] = {
     "table_continued": "Table continued: a later part of a table split between its rows; it carries the table's header rows "
     "as context, so its embed text starts with them.",
     "row_cut": "Row cut: a table row too long for the size (with its header rows) was cut; the chunk starts or ends inside it.",
+    "framework_offset": (
+        "Framework offset: the framework's own start index for this chunk (a search for its text) points "
+        "elsewhere; start_char is where the chunk really is."
+    ),
 }
 """Flag names and what each one means (the page shows these on the badges)."""
 
@@ -62,6 +66,10 @@ class Chunk:
     context: str = ""
     embed_tokens: int = -1
     """`embed_text`'s tokens; left out (-1), `tokens` (a chunk with no context)."""
+    framework_text: str | None = None
+    """A pasted splitter's own chunk text, where it is not one slice of the document (the
+    separators put back between pieces, stripped lines joined): `text` is then the slice
+    covering it, and `embed_text` holds this instead. None: the framework's text is `text`."""
     chars: int = field(init=False)
     # Counted on first use: chunking a large document for a pipeline need not pay for it.
     _words: int | None = field(init=False, default=None, repr=False, compare=False)
@@ -75,8 +83,10 @@ class Chunk:
 
     @property
     def embed_text(self) -> str:
-        """What the embedding model receives: the context, then the chunk's text."""
-        return self.context + self.text if self.context else self.text
+        """What the embedding model receives: the context, then the chunk's text (a pasted
+        splitter's own text where it is not the slice)."""
+        own = self.text if self.framework_text is None else self.framework_text
+        return self.context + own if self.context else own
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "chars", len(self.text))
@@ -108,6 +118,7 @@ class Chunk:
         page_end: int | None = None,
         context: str = "",
         embed_tokens: int = -1,
+        framework_text: str | None = None,
     ) -> Chunk:
         """A record whose `text` is ``document[start_char:end_char]`` as `Chunks` has just sliced
         it (the property tests hold every result to that).
@@ -131,6 +142,7 @@ class Chunk:
             page_end=page_end,
             context=context,
             embed_tokens=tokens if embed_tokens < 0 else embed_tokens,
+            framework_text=framework_text,
             chars=len(text),
             _words=None,
         )
@@ -155,7 +167,7 @@ class Chunk:
         }
         if self.page_start is not None:
             out["page_start"], out["page_end"] = self.page_start, self.page_end
-        if embed or (embed is None and self.context):
+        if embed or (embed is None and (self.context or self.framework_text is not None)):
             out["embed_text"], out["embed_tokens"] = self.embed_text, self.embed_tokens
         return out
 
@@ -183,6 +195,7 @@ class Chunks(Sequence[Chunk]):
         "_embed_counted",
         "_embed_count",
         "embedded",
+        "_embeds",
     )
 
     def __init__(
@@ -199,6 +212,7 @@ class Chunks(Sequence[Chunk]):
         contexts: Sequence[str] | None = None,
         embed_tokens: Sequence[int] | Callable[[], Sequence[int]] | None = None,
         embedded: bool = False,
+        embeds: Sequence[str | None] | None = None,
     ) -> None:
         """`tokens` are the chunks' counts, and `flags` their flags, or what works them out when
         they are first read (a caller who keeps only the texts, as `split_text` does, never pays
@@ -240,7 +254,9 @@ class Chunks(Sequence[Chunk]):
                 self._embed_count = embed_tokens
             else:
                 self._embed_counted = _array("q", embed_tokens)
-        self.embedded = embedded or self._contexts is not None
+        # A framework's own texts where they are not the slices (see `Chunk.framework_text`).
+        self._embeds = None if embeds is None or all(e is None for e in embeds) else list(embeds)
+        self.embedded = embedded or self._contexts is not None or self._embeds is not None
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -320,7 +336,7 @@ class Chunks(Sequence[Chunk]):
         if self._pages:  # the pages the chunk's text touches, from 1
             first = max(1, bisect.bisect_right(self._pages, start))
             last = max(first, bisect.bisect_right(self._pages, max(start, end - 1)))
-        if self._contexts is None:
+        if self._contexts is None and self._embeds is None:
             return Chunk._made_from(
                 self._text[start:end],
                 k,
@@ -346,8 +362,9 @@ class Chunks(Sequence[Chunk]):
             shared,
             first,
             last,
-            self._contexts[k],
-            self._embed_tokens[k],
+            self._contexts[k] if self._contexts is not None else "",
+            self._embed_tokens[k] if self._contexts is not None else -1,
+            self._embeds[k] if self._embeds is not None else None,
         )
 
 

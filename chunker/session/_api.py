@@ -14,6 +14,7 @@ from ..results._records import ChunkResult, Chunks, Stats
 from ..settings._context import NONE, fields_of, render
 from ..settings._options import Settings, options_doc, options_for, signed, unknown_setting
 from ..settings._settings import DEFAULTS, volume_limit, whole_number
+from ..splitters import splitter_spans
 from ..strategies import STRATEGIES, Span, Spans, Strategy
 from ..strategies._merge import merge_small
 from ..text._segments import Fences, checked_text, count_words, ends_sentence, is_heading_line, rstripped_tail
@@ -174,11 +175,12 @@ class Document:
         self, settings: Settings, *, strategies: Sequence[str] | None = None, max_chunk_chars: int | None = None
     ) -> dict[str, Stats | ChunkerError]:
         """The stats of every strategy (or of `strategies`) under the other settings as given;
-        settings a strategy cannot take give its error instead."""
+        settings a strategy cannot take give its error instead. Beside a pasted splitter, each
+        strategy runs at the size, overlap, unit and tokenizer the splitter set."""
         out: dict[str, Stats | ChunkerError] = {}
         for name in strategies if strategies is not None else list(STRATEGIES):
             try:
-                same = Settings(**{**settings.to_dict(), "strategy": name})
+                same = Settings(**{**settings.to_dict(), "strategy": name, "splitter": None})
                 out[name] = self.run(same, max_chunk_chars=max_chunk_chars).stats
             except ChunkerError as e:
                 out[name] = e
@@ -195,7 +197,7 @@ class Document:
         tok = get_tokenizer(settings.tokenizer)
         strategy = STRATEGIES[settings.strategy]
         size, overlap_count = settings.size, settings.overlap_count
-        if (not text or text.isspace()) and not strategy.keeps_blank:
+        if (not text or text.isspace()) and not strategy.keeps_blank and not settings.splitter:
             return ChunkResult((), self._stats((), tok, settings, 0), settings, self.source)
         if limit is not None and settings.strategy == "fixed" and overlap_count:
             # Fixed windows repeat the document size / stride times over, near enough: past the
@@ -219,8 +221,12 @@ class Document:
 
         def split(start: int, end: int, budget: int, sizer: Measure) -> tuple[Spans, tuple[str, ...]]:
             """The strategy's spans of text[start:end] (offsets into that piece), blanks dropped
-            and small chunks merged, within `budget`; and its notes."""
+            and small chunks merged, within `budget`; and its notes. A pasted splitter's are
+            the framework's chunks as it makes them: whitespace-only ones too, none merged (the
+            splitter fixed min_size at 0), whatever a context leaves (it knows of none)."""
             piece = text if start == 0 and end == len(text) else text[start:end]
+            if settings.splitter:
+                return Spans.of(splitter_spans(piece, settings.splitter, tok), len(piece)), ()
             raw = strategy.split(piece, size=budget, overlap=overlap_count, measure=sizer, breaks=settings.breaks, **wanted)
             notes: tuple[str, ...] = tuple(getattr(raw, "notes", ()))
             spans = Spans.of(raw, len(piece))
@@ -237,9 +243,10 @@ class Document:
         while True:
             # The context counts against the size: the strategy gets what the contexts leave,
             # and splits again where a chunk's context turns out longer than reserved: section
-            # by section where the strategy's sections stand alone, else the whole text.
+            # by section where the strategy's sections stand alone, else the whole text. A
+            # pasted splitter's chunks are the framework's: a context over the size is flagged.
             spans, notes = split(0, len(text), fit.budget(), measure)
-            if fit.fits(spans, by_sections="pages" not in strategy.wants):
+            if fit.fits(spans, by_sections="pages" not in strategy.wants and not settings.splitter) or settings.splitter:
                 break
             if fit.sections:
                 sectioned = fit.by_sections(spans, section)
@@ -531,6 +538,7 @@ def _records(
         contexts if with_context else None,
         embed_tokens if with_context else None,
         embedded=contexts is not None and settings.context != NONE,
+        embeds=spans.embeds,
     )
 
 

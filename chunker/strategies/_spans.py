@@ -37,7 +37,11 @@ class Span(NamedTuple):
     flags: tuple[str, ...] = ()
     """Flags (names of `chunker.FLAGS`) only the strategy can judge: ``table_continued``, a
     table's later part with its header rows as context; ``row_cut``, a chunk that starts or
-    ends inside a table row too long to keep whole."""
+    ends inside a table row too long to keep whole; ``framework_offset``, a pasted splitter's
+    chunk whose own start index (a search for its text) is elsewhere."""
+    embed: str | None = None
+    """The text an embedder is handed, where it is not the slice: a framework's own chunk text
+    that joins pieces of the slice (LangChain's separators put back, stripped lines joined)."""
 
 
 class Spans(Sequence[Span]):
@@ -52,10 +56,10 @@ class Spans(Sequence[Span]):
 
     >>> sp = Spans.of([Span(0, 4), Span(5, 9, True)])
     >>> len(sp), sp[1], list(sp.ends)
-    (2, Span(start=5, end=9, cut=True, headings=(), context='', flags=()), [4, 9])
+    (2, Span(start=5, end=9, cut=True, headings=(), context='', flags=(), embed=None), [4, 9])
     """
 
-    __slots__ = ("starts", "ends", "cut", "headings", "walls", "context", "flags", "notes")
+    __slots__ = ("starts", "ends", "cut", "headings", "walls", "context", "flags", "notes", "embeds")
 
     def __init__(
         self,
@@ -66,6 +70,7 @@ class Spans(Sequence[Span]):
         walls: Sequence[int] | None = None,
         context: list[str] | None = None,
         flags: list[tuple[str, ...]] | None = None,
+        embeds: list[str | None] | None = None,
     ) -> None:
         self.starts = starts
         self.ends = ends
@@ -77,6 +82,7 @@ class Spans(Sequence[Span]):
         self.notes: tuple[str, ...] = ()
         """What the strategy tells the reader of this split (a file cut another way than asked),
         one line each; the result carries them (`ChunkResult.notes`)."""
+        self.embeds = embeds if embeds is not None and any(e is not None for e in embeds) else None
 
     @classmethod
     def of(cls, spans: Iterable[Span | tuple[int, int]], text_length: int | None = None) -> Spans:
@@ -90,7 +96,8 @@ class Spans(Sequence[Span]):
         headings: list[tuple[str, ...]] = [getattr(sp, "headings", ()) for sp in items]
         context: list[str] = [getattr(sp, "context", "") for sp in items]
         flags: list[tuple[str, ...]] = [tuple(getattr(sp, "flags", ())) for sp in items]
-        return cls(starts, ends, cut, headings, context=context, flags=flags)
+        embeds: list[str | None] = [getattr(sp, "embed", None) for sp in items]
+        return cls(starts, ends, cut, headings, context=context, flags=flags, embeds=embeds)
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -111,6 +118,7 @@ class Spans(Sequence[Span]):
             self.headings[i] if self.headings is not None else (),
             self.context[i] if self.context is not None else "",
             self.flags[i] if self.flags is not None else (),
+            self.embeds[i] if self.embeds is not None else None,
         )
 
     def __iter__(self) -> Iterator[Span]:
@@ -127,6 +135,7 @@ class Spans(Sequence[Span]):
             self.walls,
             list(compress(self.context, wanted)) if self.context is not None else None,
             list(compress(self.flags, wanted)) if self.flags is not None else None,
+            list(compress(self.embeds, wanted)) if self.embeds is not None else None,
         )  # positions in the text: dropping chunks moves none
 
 
