@@ -77,6 +77,7 @@ SLOW = {
         "test_long_documents_are_encoded_in_blocks",
     ],
     "test_langchain.py": ["test_documents_tokens"],
+    "test_llamaindex_splitters.py": ["test_sentence_splitter_sweep", "test_token_text_splitter_sweep"],
     "test_bpe.py": ["test_real_text"],
     "test_lint.py": ["test_mypy_finds_nothing"],
     "test_cli_corpus.py": [

@@ -17,6 +17,7 @@ STAGES = [
     "documents",
     "tokens",
     "strategies",
+    "splitters",
     "settings",
     "results",
     "session",

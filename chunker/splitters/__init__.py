@@ -1,0 +1,1 @@
+"""The framework splitters the `splitter` setting reproduces, with offsets into the text."""
