@@ -27,6 +27,10 @@ FLAGS: dict[str, str] = {
     "split_sentence": "Split sentence: a sentence was cut to fit the size.",
     "truncated": "Truncated: more tokens than the embedding model's input limit; the model will cut this chunk.",
     "tiny": "Tiny: smaller than the minimum size, and no neighbour in its section could take it within the size.",
+    "framework_offset": (
+        "Framework offset: the framework's own start index for this chunk (a search for its text) points "
+        "elsewhere; start_char is where the chunk really is."
+    ),
 }
 """Flag names and what each one means (the page shows these on the badges)."""
 
@@ -51,6 +55,10 @@ class Chunk:
     page_start: int | None = None
     """The first page (from 1) the chunk touches, for a document with pages (a PDF); else None."""
     page_end: int | None = None
+    embed_text: str | None = None
+    """The text the embedder is handed, where it is not `text`: a pasted splitter's own chunk
+    text that is not one slice of the document (the separators put back between pieces, stripped
+    lines joined). `text` is then the slice covering it. None: the embedder gets `text`."""
     chars: int = field(init=False)
     # Counted on first use: chunking a large document for a pipeline need not pay for it.
     _words: int | None = field(init=False, default=None, repr=False, compare=False)
@@ -86,6 +94,7 @@ class Chunk:
         overlap_chars: int,
         page_start: int | None = None,
         page_end: int | None = None,
+        embed_text: str | None = None,
     ) -> Chunk:
         """A record whose `text` is ``document[start_char:end_char]`` as `Chunks` has just sliced
         it (the property tests hold every result to that).
@@ -107,6 +116,7 @@ class Chunk:
             overlap_chars=overlap_chars,
             page_start=page_start,
             page_end=page_end,
+            embed_text=embed_text,
             chars=len(text),
             _words=None,
         )
@@ -129,6 +139,8 @@ class Chunk:
         }
         if self.page_start is not None:
             out["page_start"], out["page_end"] = self.page_start, self.page_end
+        if self.embed_text is not None:
+            out["embed_text"] = self.embed_text
         return out
 
 
@@ -151,6 +163,7 @@ class Chunks(Sequence[Chunk]):
         "_estimated",
         "_pages",
         "_wide_space",
+        "_embeds",
     )
 
     def __init__(
@@ -164,6 +177,7 @@ class Chunks(Sequence[Chunk]):
         estimated: bool,
         pages: Sequence[int] = (),
         wide_space: bool | None = None,
+        embeds: Sequence[str | None] | None = None,
     ) -> None:
         """`tokens` are the chunks' counts, and `flags` their flags, or what works them out when
         they are first read (a caller who keeps only the texts, as `split_text` does, never pays
@@ -189,6 +203,7 @@ class Chunks(Sequence[Chunk]):
         self._headings = None if headings is None or not any(headings) else list(headings)
         self._estimated = estimated
         self._pages = tuple(pages)
+        self._embeds = None if embeds is None or all(e is None for e in embeds) else list(embeds)
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -268,6 +283,7 @@ class Chunks(Sequence[Chunk]):
             shared,
             first,
             last,
+            self._embeds[k] if self._embeds is not None else None,
         )
 
 

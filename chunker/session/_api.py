@@ -12,6 +12,7 @@ from .._errors import ChunkerError
 from ..results._records import ChunkResult, Chunks, Stats
 from ..settings._options import Settings, options_doc, options_for, signed, unknown_setting
 from ..settings._settings import DEFAULTS, volume_limit, whole_number
+from ..splitters import splitter_spans
 from ..strategies import STRATEGIES, Spans, Strategy
 from ..strategies._merge import merge_small
 from ..text._segments import Fences, checked_text, count_words, ends_sentence, is_heading_line, rstripped_tail
@@ -171,7 +172,7 @@ class Document:
         tok = get_tokenizer(settings.tokenizer)
         strategy = STRATEGIES[settings.strategy]
         size, overlap_count = settings.size, settings.overlap_count
-        if (not text or text.isspace()) and not strategy.keeps_blank:
+        if (not text or text.isspace()) and not strategy.keeps_blank and not settings.splitter:
             return ChunkResult((), self._stats((), tok, settings, 0), settings, self.source)
         if limit is not None and settings.strategy == "fixed" and overlap_count:
             # Fixed windows repeat the document size / stride times over, near enough: past the
@@ -191,10 +192,16 @@ class Document:
             w: self.pages if w == "pages" else (self.source or self.name) if w == "source" else getattr(settings, w)
             for w in strategy.wants
         }
-        spans = Spans.of(
-            strategy.split(text, size=size, overlap=overlap_count, measure=measure, breaks=settings.breaks, **wanted), len(text)
-        )
-        if not strategy.keeps_blank:
+        if settings.splitter:
+            # The framework's chunks, as it makes them: whitespace-only ones too, none merged
+            # (the splitter fixed min_size at 0).
+            spans = Spans.of(splitter_spans(text, settings.splitter, tok), len(text))
+        else:
+            spans = Spans.of(
+                strategy.split(text, size=size, overlap=overlap_count, measure=measure, breaks=settings.breaks, **wanted),
+                len(text),
+            )
+        if not strategy.keeps_blank and not settings.splitter:
             spans = _without_blanks(text, spans)
         if settings.min_size:
             spans = merge_small(spans, size=size, min_size=settings.min_size, measure=measure)
@@ -402,7 +409,7 @@ def _records(
     limit = settings.model_tokens
     known = counts() if unit == "tokens" or limit is not None else None
     min_size = settings.min_size
-    cut = spans.cut
+    cut, moved = spans.cut, spans.moved
     fences = Fences.of(text)  # whether a chunk's last fence line closes a block is the document's to say
 
     def flagged() -> list[tuple[str, ...]]:
@@ -435,6 +442,8 @@ def _records(
                 found.append("truncated")
             if measured < min_size:
                 found.append("tiny")
+            if moved is not None and moved[k]:
+                found.append("framework_offset")
             key = tuple(found)
             flags.append(shared.setdefault(key, key))
         return flags
@@ -449,6 +458,7 @@ def _records(
         not tok.exact,
         pages,
         wide_space,
+        spans.embeds,
     )
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ChunkerError
+from ..splitters import SPLITTERS, parse_splitter
 from ..strategies import STRATEGIES
 from ..strategies._languages import AUTO, LANGUAGES
 from ..tokens._tokenizers import TOKENIZERS, get_tokenizer, label_of
@@ -109,6 +110,7 @@ class Option:
     - `snippet(settings)` says whether copy-as-code writes it (by default: when not the default);
       `shown(value)` is the value it writes there and in the link.
     - `aliases` maps an adapter (its `owner` name) to that library's own name for the option.
+    - `implies(value)` gives the options its value fixes (see the field).
     """
 
     name: str
@@ -128,6 +130,10 @@ class Option:
     shown: Callable[[Any], Any] = _plain
     to_json: Callable[[Any], Any] = _plain
     aliases: Mapping[str, str] = field(default_factory=dict)
+    implies: Callable[[Any], Mapping[str, Any]] | None = None
+    """Other options this one's canonical value fixes, whatever they were given as (a pasted
+    splitter fixes the strategy, unit, size, overlap and tokenizer). Such an option is checked
+    before every other, and the others' checks see it in `so_far`."""
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or self.name.startswith("_"):
@@ -195,7 +201,9 @@ def _overlap(value: Any, so_far: Mapping[str, Any]) -> int | str:
         return label  # one chunk per sentence or paragraph: overlap has nothing to repeat
     if count < 0:
         raise ChunkerError(f"overlap must be 0 or more, got {count}", field="overlap")
-    if count >= size:
+    if count >= size and not (so_far.get("splitter") and count == size):
+        # A pasted splitter may overlap by its whole size, as LangChain's recursive one allows;
+        # its own checks have said what it takes.
         raise ChunkerError(f"overlap {label} must be smaller than the size {size}: try {size // 10} (10%)", field="overlap")
     return label
 
@@ -237,6 +245,25 @@ def _model_max(value: Any, so_far: Mapping[str, Any]) -> int | str | None:
     return str(value)  # a MODEL_LIMITS name, kept as named
 
 
+def _splitter(value: Any, so_far: Mapping[str, Any]) -> str | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return parse_splitter(value).value
+
+
+def _splitter_implies(value: Any) -> Mapping[str, Any]:
+    return parse_splitter(value).implied() if value else {}
+
+
+def _splitter_help() -> str:
+    names = ", ".join(dict.fromkeys(k.name for k in SPLITTERS.values()))
+    return (
+        "your splitter's constructor call as your code has it, read (never run), such as "
+        '"RecursiveCharacterTextSplitter.from_language(Language.PYTHON, chunk_size=800, chunk_overlap=80)"; '
+        f"the chunks are then that framework's, and it sets strategy, unit, size and overlap: {names}"
+    ).replace("%", "%%")
+
+
 def _breaks_check(value: Any, so_far: Mapping[str, Any]) -> tuple[str, ...]:
     return _breaks(value)
 
@@ -273,6 +300,10 @@ def _always(settings: Any) -> bool:
 
 def _given(settings: Any) -> bool:
     return bool(getattr(settings, "model_max", None))
+
+
+def _given_splitter(settings: Any) -> bool:
+    return bool(getattr(settings, "splitter", None))
 
 
 OPTIONS: dict[str, Option] = {
@@ -413,6 +444,20 @@ OPTIONS: dict[str, Option] = {
             blank=None,
             snippet=_given,
         ),
+        Option(
+            "splitter",
+            None,
+            _splitter,
+            annotation=str | None,
+            metavar="EXPR",
+            surfaces=SURFACES - {"sweep"},
+            help=_splitter_help,
+            description="Your LangChain or LlamaIndex splitter's constructor call, as your code has it.",
+            control=Control("text", "Paste your splitter"),
+            blank=None,
+            snippet=_given_splitter,
+            implies=_splitter_implies,
+        ),
     )
 }
 """Every setting, in the order they are checked, shown and written."""
@@ -507,14 +552,26 @@ class Settings:
         model_max: int | str | None
         min_size: int
         language: str
+        splitter: str | None
 
     def __init__(self, **given: Any) -> None:
         for name in given:
             if name not in OPTIONS:
                 raise unknown_setting(name)
+        # Options that fix others are checked first; what they fix replaces what was given.
+        first: dict[str, Any] = {}
+        fixed: dict[str, Any] = {}
+        for option in OPTIONS.values():
+            if option.implies is not None:
+                first[option.name] = value = option.check(given.get(option.name, option.default), first)
+                fixed.update(option.implies(value))
         values: dict[str, Any] = {}
         for option in OPTIONS.values():
-            values[option.name] = option.check(given.get(option.name, option.default), values)
+            if option.name in first:
+                values[option.name] = first[option.name]
+                continue
+            wanted = fixed[option.name] if option.name in fixed else given.get(option.name, option.default)
+            values[option.name] = option.check(wanted, {**first, **values})
         for name, value in values.items():
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_items", tuple(values.items()))

@@ -28,6 +28,11 @@ class Span(NamedTuple):
     end: int
     cut: bool = False  # a sentence was cut to make this chunk fit
     headings: tuple[str, ...] = ()
+    embed: str | None = None
+    """The text an embedder is handed, where it is not the slice: a framework's own chunk text
+    that joins pieces of the slice (LangChain's separators put back, stripped lines joined)."""
+    moved: bool = False
+    """The framework's own offset for this chunk (found by searching for its text) is elsewhere."""
 
 
 class Spans(Sequence[Span]):
@@ -42,7 +47,7 @@ class Spans(Sequence[Span]):
     (2, Span(start=5, end=9, cut=True, headings=()), [4, 9])
     """
 
-    __slots__ = ("starts", "ends", "cut", "headings", "walls")
+    __slots__ = ("starts", "ends", "cut", "headings", "walls", "embeds", "moved")
 
     def __init__(
         self,
@@ -51,12 +56,16 @@ class Spans(Sequence[Span]):
         cut: bytearray | None = None,
         headings: list[tuple[str, ...]] | None = None,
         walls: Sequence[int] | None = None,
+        embeds: list[str | None] | None = None,
+        moved: bytearray | None = None,
     ) -> None:
         self.starts = starts
         self.ends = ends
         self.cut = cut if cut is not None and any(cut) else None
         self.headings = headings if headings is not None and any(headings) else None
         self.walls = walls
+        self.embeds = embeds if embeds is not None and any(e is not None for e in embeds) else None
+        self.moved = moved if moved is not None and any(moved) else None
 
     @classmethod
     def of(cls, spans: Iterable[Span | tuple[int, int]], text_length: int | None = None) -> Spans:
@@ -68,7 +77,9 @@ class Spans(Sequence[Span]):
         starts, ends = array(kind, [sp[0] for sp in items]), array(kind, [sp[1] for sp in items])
         cut = bytearray(bool(getattr(sp, "cut", False)) for sp in items)
         headings: list[tuple[str, ...]] = [getattr(sp, "headings", ()) for sp in items]
-        return cls(starts, ends, cut, headings)
+        embeds: list[str | None] = [getattr(sp, "embed", None) for sp in items]
+        moved = bytearray(bool(getattr(sp, "moved", False)) for sp in items)
+        return cls(starts, ends, cut, headings, None, embeds, moved)
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -87,6 +98,8 @@ class Spans(Sequence[Span]):
             self.ends[i],
             bool(self.cut[i]) if self.cut is not None else False,
             self.headings[i] if self.headings is not None else (),
+            self.embeds[i] if self.embeds is not None else None,
+            bool(self.moved[i]) if self.moved is not None else False,
         )
 
     def __iter__(self) -> Iterator[Span]:
@@ -101,6 +114,8 @@ class Spans(Sequence[Span]):
             bytearray(compress(self.cut, wanted)) if self.cut is not None else None,
             list(compress(self.headings, wanted)) if self.headings is not None else None,
             self.walls,
+            list(compress(self.embeds, wanted)) if self.embeds is not None else None,
+            bytearray(compress(self.moved, wanted)) if self.moved is not None else None,
         )  # positions in the text: dropping chunks moves none
 
 
