@@ -9,6 +9,7 @@ and parameter sweeps, and over Hypothesis texts built from the pieces the splitt
 from __future__ import annotations
 
 import itertools
+import logging
 import re
 
 import pytest
@@ -29,6 +30,10 @@ llama = pytest.importorskip("llama_index.core")
 from llama_index.core import Document  # noqa: E402
 from llama_index.core.node_parser import MarkdownNodeParser, SentenceSplitter, TokenTextSplitter  # noqa: E402
 from llama_index.core.utils import get_tokenizer  # noqa: E402
+
+# TokenTextSplitter warns of a split over the size with a message its own arguments do not fit
+# (logging cannot format it, and pytest's log capture raises on that): its logger is silenced.
+logging.getLogger("llama_index.core.node_parser.text.token").disabled = True
 
 DOCS = {name: text[:12000] for name, text in real_documents()}
 """Every real document, its first 12,000 characters (the sweeps run each many times)."""
@@ -306,3 +311,64 @@ def test_generated_token_text_splitter(text, size, overlap, keep):
 @given(st.lists(st.sampled_from(["# ", "## ", "#\t", "#", "```", "\n", "text", " ", "\r", "x"]), max_size=60).map("".join))
 def test_generated_markdown_node_parser(text):
     _markdown_case(text)
+
+
+# ---------------------------------------------------------------- the splitter setting
+
+import chunker  # noqa: E402
+
+PASTED = [
+    ("SentenceSplitter(chunk_size=128, chunk_overlap=20)", SentenceSplitter, {"chunk_size": 128, "chunk_overlap": 20}),
+    ("SentenceSplitter.from_defaults(' ', 256, 0)", SentenceSplitter, {"chunk_size": 256, "chunk_overlap": 0}),
+    ("SentenceSplitter(chunk_size=60, chunk_overlap=10, secondary_chunking_regex=None)", SentenceSplitter,
+     {"chunk_size": 60, "chunk_overlap": 10, "secondary_chunking_regex": None}),
+    (
+        "from llama_index.core.node_parser import TokenTextSplitter\nTokenTextSplitter(chunk_size=64, chunk_overlap=8)",
+        TokenTextSplitter,
+        {"chunk_size": 64, "chunk_overlap": 8},
+    ),
+    ("llama_index:TokenTextSplitter.from_defaults(40, 0, '\\n', [' '])", TokenTextSplitter,
+     {"chunk_size": 40, "chunk_overlap": 0, "separator": "\n", "backup_separators": [" "]}),
+    ("MarkdownNodeParser(header_path_separator=' > ')", MarkdownNodeParser, {"header_path_separator": " > "}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("line, cls, kw", PASTED, ids=[p[0] for p in PASTED])
+@pytest.mark.parametrize("name", ["sample.md", "argparse.py", "german"])
+def test_pasted_line_gives_llama_indexs_nodes(name, line, cls, kw):
+    text = DOCS[name]
+    nodes = cls(**kw).get_nodes_from_documents([Document(text=text)])
+    res = chunker.chunk(text, splitter=line)
+    assert [c.embed_text if c.embed_text is not None else c.text for c in res.chunks] == [n.text for n in nodes]
+    for c, node in zip(res.chunks, nodes):
+        assert text[c.start_char : c.end_char] == c.text
+        # LlamaIndex's own offsets come from str.find: the record says where they differ.
+        assert ("framework_offset" in c.flags) == (node.start_char_idx != c.start_char)
+
+
+def test_pasted_line_refused_where_llama_index_refuses_it():
+    with pytest.raises(ValueError, match="larger chunk overlap"):
+        SentenceSplitter(chunk_size=60)
+    with pytest.raises(ChunkerError, match="chunk_overlap 200 is larger than chunk_size 60") as e:
+        chunker.chunk("Some text.", splitter="SentenceSplitter(chunk_size=60)")
+    assert "\n" not in str(e.value)
+    with pytest.raises(ChunkerError, match="backup_separators must be a list"):
+        chunker.chunk("x", splitter="llama_index:TokenTextSplitter(backup_separators=None)")
+
+
+def test_an_empty_document_is_one_empty_node_as_in_llama_index():
+    nodes = SentenceSplitter().get_nodes_from_documents([Document(text="")])
+    res = chunker.chunk("", splitter="SentenceSplitter()")
+    assert [c.text for c in res.chunks] == [n.text for n in nodes] == [""]
+
+
+def test_repeated_text_offsets_are_right_where_llama_indexs_are_not():
+    text = "Alpha beta gamma. " * 60
+    line = "SentenceSplitter(chunk_size=20, chunk_overlap=0)"
+    nodes = SentenceSplitter(chunk_size=20, chunk_overlap=0).get_nodes_from_documents([Document(text=text)])
+    res = chunker.chunk(text, splitter=line)
+    assert [c.text for c in res.chunks] == [n.text for n in nodes]
+    theirs = [n.start_char_idx for n in nodes]
+    ours = [c.start_char for c in res.chunks]
+    assert theirs != ours and ours == sorted(set(ours))
+    assert [("framework_offset" in c.flags) for c in res.chunks] == [a != b for a, b in zip(theirs, ours)]

@@ -10,6 +10,12 @@ document the chunk came from (``text[start:end]``); where LlamaIndex's text is n
 neighbours; a Markdown heading written with a tab gets a space), the piece covers it and
 carries LlamaIndex's text as `embed`, the text an embedder is handed.
 
+`split` is the registry's entry (chunker/splitters/_registry.py): the chunks a node parser makes
+of a document without metadata (``get_nodes_from_documents``, which is ``split_text`` but for
+TokenTextSplitter's two tokens kept for the metadata's format), as `Span` records,
+each marked `moved` where LlamaIndex's own ``start_char_idx`` (a ``str.find`` from just after
+the previous node's start) lands elsewhere than the chunk is.
+
 LlamaIndex itself is never imported; tests/test_llamaindex_splitters.py compares with it.
 """
 
@@ -20,11 +26,14 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from .._errors import ChunkerError
+from ..strategies._spans import Span
 from ..text._punkt import punkt_starts
 from ..tokens._measure import ExactTokenMeasure
 from ..tokens._tokenizers import TokenizerLike, get_tokenizer
+from ._parse import SplitterCall
 
 __all__ = [
+    "split",
     "CHUNKING_REGEX",
     "PARAGRAPH_SEPARATOR",
     "Piece",
@@ -81,6 +90,43 @@ def llama_counter(text: str, tokenizer: str | TokenizerLike = "cl100k") -> Count
     measure = ExactTokenMeasure(text, tok)
     exact = measure.exact
     return lambda a, b: exact(a, b) if b > a else 0
+
+
+def split(text: str, call: SplitterCall, tokenizer: TokenizerLike) -> list[Span]:
+    """The registry's entry: the class `call` names, with its arguments. LlamaIndex counts in
+    its own tokenizer (cl100k), whatever the run's `tokenizer` is."""
+    values = call.values()
+    pieces: list[Piece]
+    if call.cls == "SentenceSplitter":
+        pieces = sentence_splitter(text, **{k: values[k] for k in _SENTENCE_PARAMS})
+    elif call.cls == "TokenTextSplitter":
+        # As a node parser (get_nodes_from_documents, an IngestionPipeline) it keeps two tokens
+        # for the metadata's format even when the document has no metadata.
+        pieces = token_text_splitter(text, **{k: values[k] for k in _TOKEN_PARAMS}, reserve=_METADATA_FORMAT)
+    else:
+        pieces = markdown_node_parser(text, header_path_separator=values["header_path_separator"])
+    return [Span(p.start, p.end, headings=p.headings, embed=p.embed, moved=moved) for p, moved in _moved(text, pieces)]
+
+
+_METADATA_FORMAT = 2
+"""The tokens LlamaIndex's TokenTextSplitter keeps for the metadata's format, beside the
+metadata's own."""
+
+_SENTENCE_PARAMS = ("chunk_size", "chunk_overlap", "separator", "paragraph_separator", "secondary_chunking_regex")
+_TOKEN_PARAMS = ("chunk_size", "chunk_overlap", "separator", "backup_separators", "keep_whitespaces")
+
+
+def _moved(text: str, pieces: list[Piece]) -> list[tuple[Piece, bool]]:
+    """Each piece, and whether LlamaIndex's node post-processing puts its start elsewhere: it
+    searches the document for the node's text from one past the last start it found (and
+    leaves the node without offsets when the text is not found)."""
+    out, origin = [], 0
+    for p in pieces:
+        found = text.find(p.embed if p.embed is not None else text[p.start : p.end], origin)
+        if found >= 0:
+            origin = found + 1
+        out.append((p, found != p.start))
+    return out
 
 
 def _whole(value: object, name: str, *, least: int) -> int:
