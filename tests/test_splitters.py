@@ -133,27 +133,28 @@ SEPARATOR_SETS = {
 }
 
 SIZES = ((40, 0), (40, 10), (300, 60), (1000, 200), (64, 64))
+CASES = [(keep, seps) for keep in (True, False, "start", "end") for seps in SEPARATOR_SETS]
 
 
-@pytest.mark.parametrize("keep", [True, False, "start", "end"])
-@pytest.mark.parametrize("seps", list(SEPARATOR_SETS))
-def test_recursive_every_option(keep, seps):
+@pytest.mark.parametrize("case", range(len(CASES)), ids=[f"{k}-{s}" for k, s in CASES])
+def test_recursive_every_option(case):
+    # Every document under every case; the sizes and strip_whitespace turn with the case, so
+    # that the sweep holds every combination of two options without the whole product.
+    keep, seps = CASES[case]
     separators = SEPARATOR_SETS[seps]
     regex = seps in ("regex", "lookahead")
-    for name in names("primer", "sample.md", "README.md", "argparse.py", "chunklist.js", "german", "cjk"):
-        text = doc(name)
-        for size, overlap in SIZES:
-            for strip in (True, False):
-                kwargs = dict(chunk_size=size, chunk_overlap=overlap, keep_separator=keep, strip_whitespace=strip)
-                if separators is not None:
-                    kwargs.update(separators=separators, is_separator_regex=regex)
-                add = size == 300
-                if add:
-                    kwargs["add_start_index"] = True
-                theirs = RecursiveCharacterTextSplitter(**kwargs)
-                res = assert_same(text, f"RecursiveCharacterTextSplitter({kwargs_code(**kwargs)})", theirs)
-                assert res.settings.strategy == "langchain" and res.settings.unit == "chars"
-                assert (res.settings.size, res.settings.overlap) == (size, overlap)
+    for j, (_, text) in enumerate(documents()):
+        size, overlap = SIZES[(case + j) % len(SIZES)]
+        strip = (case + j) % 3 != 0
+        kwargs = dict(chunk_size=size, chunk_overlap=overlap, keep_separator=keep, strip_whitespace=strip)
+        if separators is not None:
+            kwargs.update(separators=separators, is_separator_regex=regex)
+        if (case + j) % 2:
+            kwargs["add_start_index"] = True
+        theirs = RecursiveCharacterTextSplitter(**kwargs)
+        res = assert_same(text, f"RecursiveCharacterTextSplitter({kwargs_code(**kwargs)})", theirs)
+        assert res.settings.strategy == "langchain" and res.settings.unit == "chars"
+        assert (res.settings.size, res.settings.overlap) == (size, overlap)
 
 
 def test_recursive_size_one_and_whitespace():
@@ -384,7 +385,7 @@ def test_the_forms_a_line_is_pasted_in():
     assert chunker.Settings(splitter=line).splitter == line
 
 
-def test_copy_as_code_gives_the_line_back():
+def test_copy_as_code_gives_the_line_back(tmp_path, monkeypatch):
     sys_path_root = str(ROOT)
     import sys
 
@@ -398,10 +399,11 @@ def test_copy_as_code_gives_the_line_back():
     assert f'splitter="{line}"' in snips["python"] or f"splitter={line!r}" in snips["python"]
     assert line in snips["langchain"] and "from langchain_text_splitters import" in snips["langchain"]
     # The snippet runs and gives the texts on screen.
+    text = doc("argparse.py")
+    (tmp_path / "module.py").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
     namespace: dict = {}
-    code = snips["langchain"].replace('text = open("module.py", encoding="utf-8", newline="").read()\n', "")
-    namespace["text"] = text = doc("argparse.py")
-    exec(code, namespace)  # the page's own snippet, on the test's text
+    exec(snips["langchain"], namespace)  # the page's own snippet, on the file it names
     assert namespace["chunks"] == framework_texts(chunker.chunk(text, splitter=line))
 
 

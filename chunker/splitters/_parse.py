@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -72,6 +73,25 @@ class SplitterCall:
         if any(isinstance(v, str) and v.startswith("Language.") for _, v in self.args) or "language" in dict(self.args):
             names.append("Language")
         return f"from {self.kind.imports[0]} import {', '.join(names)}"
+
+    def snippet(self, filename: str) -> str:
+        """The framework code giving these chunks of the file `filename`: the import, the text
+        read as the page and the command line read it, the call as written, the chunk texts."""
+        lines = [self.import_line, ""]
+        tokenizer = [v for k, v in self.args if k == "tokenizer"]
+        if self.constructor == "from_huggingface_tokenizer" and tokenizer:
+            lines[1:1] = [
+                "from transformers import PreTrainedTokenizerFast",
+                "",
+                f'{tokenizer[0]} = PreTrainedTokenizerFast(tokenizer_file="tokenizer.json")  # your model\'s file',
+            ]
+        lines += [
+            f'with open({json.dumps(filename)}, encoding="utf-8", newline="") as f:',
+            "    text = f.read()",
+            f"splitter = {self.code}",
+            f"{self.kind.usage}  # the same texts as this view",
+        ]
+        return "\n".join(lines) + "\n"
 
     def implied(self) -> dict[str, Any]:
         """The run's settings this call fixes."""

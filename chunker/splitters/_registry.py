@@ -91,6 +91,8 @@ class SplitterClass:
     implies: Callable[[Mapping[str, Any], str], dict[str, Any]] | None = field(default=None, repr=False, compare=False)
     """The run's settings this call fixes (strategy, unit, size, overlap, tokenizer, min_size)."""
     description: str = ""
+    usage: str = "chunks = splitter.split_text(text)"
+    """The line that gets the chunk texts out of ``splitter`` for ``text`` (copy-as-code)."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -508,6 +510,7 @@ for _kind in (
         positional=("headers_to_split_on", "return_each_line", "strip_headers", "custom_header_patterns"),
         check=_headers_given,
         implies=_headed,
+        usage="chunks = [d.page_content for d in splitter.split_text(text)]",
         description="Sections at the headings named, lines stripped and joined, each with its headings.",
     ),
 ):
