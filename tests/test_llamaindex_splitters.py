@@ -256,7 +256,8 @@ def _markdown_case(text, separator="/"):
     nodes = MarkdownNodeParser(header_path_separator=separator).get_nodes_from_documents([Document(text=text)])
     pieces = markdown_node_parser(text, header_path_separator=separator)
     assert_same(text, pieces, [n.text for n in nodes])
-    paths = [separator + separator.join(p.headings) + separator if p.headings else separator for p in pieces]
+    joined = [separator.join(p.headings) for p in pieces]
+    paths = [separator + j + separator if j else separator for j in joined]
     assert paths == [n.metadata["header_path"] for n in nodes]
     return pieces
 
@@ -372,3 +373,15 @@ def test_repeated_text_offsets_are_right_where_llama_indexs_are_not():
     ours = [c.start_char for c in res.chunks]
     assert theirs != ours and ours == sorted(set(ours))
     assert [("framework_offset" in c.flags) for c in res.chunks] == [a != b for a, b in zip(theirs, ours)]
+
+
+def test_two_frameworks_token_text_splitters_are_told_apart_by_their_arguments():
+    assert chunker.Settings(splitter="TokenTextSplitter(chunk_size=64, backup_separators=['\\n'])").splitter.startswith(
+        "llama_index:"
+    )
+    assert chunker.Settings(splitter="TokenTextSplitter.from_defaults(64, 8)").splitter.startswith("llama_index:")
+    assert chunker.Settings(
+        splitter="TokenTextSplitter(encoding_name='cl100k_base', chunk_size=64, chunk_overlap=8)"
+    ).splitter.startswith("langchain:")
+    with pytest.raises(ChunkerError, match="is both LangChain's and LlamaIndex's"):
+        chunker.Settings(splitter="TokenTextSplitter(chunk_size=64)")
