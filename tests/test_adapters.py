@@ -323,8 +323,12 @@ def _node_spans(nodes):
 
 @pytest.mark.parametrize("options", README_SETTINGS, ids=lambda o: ",".join(map(str, o.values())) or "defaults")
 def test_llama_index_parser_cuts_the_readme_as_chunk_does(llama_offline, options):
-    res = chunker.chunk(README, **options)
     doc = LlamaDocument(text=README, metadata={"source": "README.md"})
+    # As SentenceSplitter does, the size holds the metadata string too: chunk() gets what is left.
+    settings = chunker.Settings(**options)
+    meta = doc.get_metadata_str(mode=MetadataMode.EMBED)
+    used = {"chars": len(meta), "words": len(meta.split())}.get(settings.unit) or chunker.count_tokens(meta, settings.tokenizer)
+    res = chunker.chunk(README, **{**options, "size": settings.size - used})
     nodes = ChunkerNodeParser(**options).get_nodes_from_documents([doc])
     assert [n.text for n in nodes] == [c.text for c in res.chunks]
     assert _node_spans(nodes) == spans(res)
