@@ -34,6 +34,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# Haystack reports usage to its makers unless told not to; the tests open no connection.
+os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
