@@ -9,6 +9,7 @@ download buttons are drawn from `FORMATS`.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import Any
 from ..text._segments import count_words, has_wide_space
 from ._records import ChunkResult, Chunks
 
-__all__ = ["Format", "Frame", "FORMATS", "records", "iter_records", "to_json", "to_jsonl", "to_text"]
+__all__ = ["Format", "Frame", "FORMATS", "records", "iter_records", "to_json", "to_jsonl", "to_text", "to_chonkie"]
 
 Results = ChunkResult | Iterable[ChunkResult]
 
@@ -175,7 +176,30 @@ def _json_list(items: tuple[str, ...]) -> str:
     return "[" + ", ".join(map(encode_basestring, items)) + "]"
 
 
+def _chonkie_record(r: dict[str, Any]) -> str:
+    """One chunk as chonkie's `Chunk.to_dict()` has it (its JSONPorter writes one a line): `id`,
+    `text`, `start_index` and `end_index` (code points: ``text[start_index:end_index]`` is the
+    chunk), `token_count`, `context` (the text embedded before the chunk, or null) and
+    `embedding` (null). The id is made from the chunk's source, place and text, so the same
+    chunk always has the same id; `source` follows when the result came from a named file."""
+    source = r.get("source")
+    key = f"{source or ''}\0{r['start_char']}\0{r['end_char']}\0{r['text']}"
+    out: dict[str, Any] = {
+        "id": "chnk_" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32],
+        "text": r["text"],
+        "start_index": r["start_char"],
+        "end_index": r["end_char"],
+        "token_count": r["tokens"],
+        "context": r.get("context") or None,
+        "embedding": None,
+    }
+    if source is not None:
+        out["source"] = source
+    return _dumps(out) + "\n"
+
+
 JSONL_FRAME = Frame(_jsonl_record, render=_jsonl_lines)
+CHONKIE_FRAME = Frame(_chonkie_record)
 TEXT_FRAME = Frame(_text_record, sep="\n")
 
 
@@ -207,6 +231,28 @@ def to_json(res: Results, *, indent: int | None = 2) -> str:
 def to_jsonl(res: Results) -> str:
     """One JSON record per line, the shape batch embedding jobs load."""
     return "".join(jsonl_pieces(res))
+
+
+def chonkie_pieces(res: Results) -> Iterator[str]:
+    """`to_chonkie` in pieces, one chunk (line) each."""
+    return CHONKIE_FRAME.pieces(res)
+
+
+def to_chonkie(res: Results) -> str:
+    """chonkie's chunk records, one JSON object a line, so the chunks load into tools made for
+    chonkie's (``Chunk.from_dict`` of each line).
+
+    >>> from chunker import chunk
+    >>> print(to_chonkie(chunk("Hi there.", size=10, overlap=0)).replace(", ", ",\\n "))
+    {"id": "chnk_...",
+     "text": "Hi there.",
+     "start_index": 0,
+     "end_index": 9,
+     "token_count": 3,
+     "context": null,
+     "embedding": null}
+    """
+    return "".join(chonkie_pieces(res))
 
 
 def to_text(res: Results) -> str:
@@ -246,6 +292,14 @@ FORMATS: dict[str, Format] = {
         ),
         Format("json", json_pieces, "application/json", "json", "One JSON array of records.", json_frame()),
         Format("txt", text_pieces, "text/plain", "txt", "Each chunk's text under a header line with its numbers.", TEXT_FRAME),
+        Format(
+            "chonkie",
+            chonkie_pieces,
+            "application/x-ndjson",
+            "chonkie.jsonl",
+            "chonkie's chunk records (text, start_index, end_index, token_count, context), one a line.",
+            CHONKIE_FRAME,
+        ),
     )
 }
 """Every export format by name; the first is the command line's default."""
