@@ -84,7 +84,16 @@ def card_html(chunk: Any, u16: Utf16, explanations: dict[str, str]) -> str:
     ]
     if chunk.headings:
         parts.append(f'<div class="crumbs">§ {" › ".join(esc(h) for h in chunk.headings)}</div>')
-    parts.append(f'<p class="prev">{esc(preview(chunk.text))}</p>')
+    embed = getattr(chunk, "embed_text", None)
+    if embed is not None:
+        # A pasted splitter's own text, not one slice of the document: the card previews what
+        # the framework hands the embedder; the highlight is the slice that holds it.
+        head.append(
+            '<span class="num emb" title="the framework joins this chunk\'s pieces: what is embedded is not '
+            'the highlighted slice itself">framework text</span>'
+        )
+        parts[1] = f'<div class="card-h">{"".join(head)}</div>'
+    parts.append(f'<p class="prev">{esc(preview(embed if embed is not None else chunk.text))}</p>')
     if chunk.flags:
         parts.append('<div class="flags">' + "".join(flag_badge(f, explanations) for f in chunk.flags) + "</div>")
     parts.append("</li>")

@@ -189,6 +189,7 @@ def run(doc: Any, settings_json: str) -> dict[str, Any]:
             result.settings.strategy,
             chunker.FLAGS,
             list(chunker.STRATEGIES),
+            _splitter_row(result),
         )
         return view
     except Exception as exc:  # every failure becomes a message on the page
@@ -250,7 +251,15 @@ def compare(strategy: str) -> str:
             rows.update(S.document.compare(settings, strategies=[strategy]))
         except Exception as exc:
             rows[strategy] = _failure(exc)["error"]
-    return panels.compare_html(rows, settings.strategy, chunker.FLAGS, list(chunker.STRATEGIES))
+    return panels.compare_html(rows, settings.strategy, chunker.FLAGS, list(chunker.STRATEGIES), _splitter_row(S.result))
+
+
+def _splitter_row(result: chunker.ChunkResult) -> tuple[str, Any] | None:
+    """A pasted splitter's row of the comparison: its name and the stats on screen."""
+    if not result.settings.splitter:
+        return None
+    call = chunker.parse_splitter(result.settings.splitter)
+    return (call.cls + (f".{call.constructor}" if call.constructor else ""), result.stats)
 
 
 def export(fmt: str) -> Any:

@@ -112,6 +112,7 @@ ONE_WORKER = {
     "test_page_input.py",
     "test_page_layout.py",
     "test_page_questions.py",
+    "test_page_splitter.py",
     "test_package.py",
     "test_ray.py",
 }

@@ -96,7 +96,7 @@ _HYPOTHESIS = settings(max_examples=150, deadline=None, suppress_health_check=[H
 @pytest.mark.parametrize("options", README_SETTINGS, ids=lambda o: ",".join(map(str, o.values())) or "defaults")
 def test_langchain_splitter_cuts_the_readme_as_chunk_does(options):
     res = chunker.chunk(README, **options)
-    splitter = ChunkerSplitter(**options)
+    splitter = ChunkerSplitter(metadata=True, **options)
     assert splitter.split_text(README) == [c.text for c in res.chunks]
     meta = {"source": "README.md", "tags": ["docs"]}
     docs = splitter.create_documents([README], metadatas=[meta])
@@ -117,7 +117,7 @@ def test_langchain_splitter_cuts_the_readme_as_chunk_does(options):
 @_HYPOTHESIS
 @given(text=repeated_texts(), options=chunk_settings())
 def test_langchain_offsets_are_right_on_repeated_text(text, options):
-    splitter = ChunkerSplitter(**options)
+    splitter = ChunkerSplitter(metadata=True, **options)
     res = chunker.chunk(text, **options)
     docs = splitter.split_documents([Document(page_content=text, metadata={"n": 1})])
     assert [(d.metadata["start_index"], d.metadata["end_index"]) for d in docs] == spans(res)
@@ -145,7 +145,7 @@ def test_langchain_own_start_index_goes_wrong_where_ours_does_not():
         return _misses_text(text, [d.metadata["start_index"] for d in docs], [d.page_content for d in docs])
 
     text = find(repeated_texts(), wrong, settings=settings(max_examples=2000, database=None))
-    ours = ChunkerSplitter(strategy="langchain", unit="chars", size=12, overlap=4).create_documents([text])
+    ours = ChunkerSplitter(strategy="langchain", unit="chars", size=12, overlap=4, metadata=True).create_documents([text])
     theirs = RecursiveCharacterTextSplitter(chunk_size=12, chunk_overlap=4).split_text(text)
     assert [d.page_content for d in ours] == theirs
     assert not _misses_text(text, [d.metadata["start_index"] for d in ours], theirs)
@@ -157,7 +157,7 @@ def test_textsplitter_own_create_documents_would_be_wrong_for_our_chunks():
     unit, not in characters) and searches, and lands on the wrong copy."""
     text = "The cat sat. " * 12
     options = {"strategy": "sentence", "unit": "words", "size": 6, "overlap": 3}
-    splitter = ChunkerSplitter(**options)
+    splitter = ChunkerSplitter(add_start_index=True, **options)
     theirs = [d.metadata["start_index"] for d in TextSplitter.create_documents(splitter, [text])]
     ours = [d.metadata["start_index"] for d in splitter.create_documents([text])]
     assert ours == [c.start_char for c in chunker.chunk(text, **options)] == list(range(0, 131, 13))
@@ -191,7 +191,7 @@ def test_langchain_takes_its_own_chunk_size_and_every_option_of_the_table():
     want = chunker.chunk(text, size=200, overlap=20, model_max=128)
     assert splitter.split_text(text) == [c.text for c in want.chunks]
     assert ChunkerSplitter(chunk_size=200, model_max=128).settings["size"] == 200
-    docs = ChunkerSplitter(size=200, overlap=0, model_max=10).create_documents([text])
+    docs = ChunkerSplitter(size=200, overlap=0, model_max=10, metadata=["flags"]).create_documents([text])
     assert all("truncated" in d.metadata["flags"] for d in docs)
     assert ChunkerNodeParser(size=200, model_max="minilm").settings["model_max"] == "minilm"
     with pytest.raises(chunker.ChunkerError, match="unknown model limit .nope."):
@@ -235,12 +235,12 @@ def test_langchain_metadata_that_is_not_a_dict_is_one_line(meta):
 def test_langchain_metadata_may_be_any_mapping():
     from types import MappingProxyType
 
-    docs = ChunkerSplitter().create_documents(["One."], [MappingProxyType({"k": "v"})])
+    docs = ChunkerSplitter(add_start_index=True).create_documents(["One."], [MappingProxyType({"k": "v"})])
     assert docs[0].metadata["k"] == "v" and docs[0].metadata["start_index"] == 0
 
 
 def test_langchain_transform_documents_and_size_zero():
-    splitter = ChunkerSplitter(strategy="sentence", size=0)  # one chunk per sentence
+    splitter = ChunkerSplitter(strategy="sentence", size=0, add_start_index=True)  # one chunk per sentence
     docs = splitter.transform_documents([Document(page_content="One. Two. One.", metadata={"k": "v"})])
     assert [(d.page_content, d.metadata["start_index"]) for d in docs] == [("One.", 0), ("Two.", 5), ("One.", 10)]
 

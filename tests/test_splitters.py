@@ -482,3 +482,205 @@ def test_the_command_line_takes_splitter(tmp_path, capsys):
     ).split_text(PRIMER)
     assert main([str(path), "--splitter", "Nope()"]) == 2
     assert "unknown splitter class 'Nope'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ cases from LangChain's own tests
+# The cases LangChain's text-splitter tests hold its splitters to, restated: each one here runs
+# through the splitter setting and through ChunkerSplitter, and must give what LangChain gives.
+
+LANGCHAIN_CASES = [
+    ("foo bar baz 123", "CharacterTextSplitter(separator=' ', chunk_size=7, chunk_overlap=3)"),
+    ("foo  bar", "CharacterTextSplitter(separator=' ', chunk_size=2, chunk_overlap=0)"),
+    ("f b", "CharacterTextSplitter(separator=' ', chunk_size=2, chunk_overlap=0)"),
+    ("foo bar baz a a", "CharacterTextSplitter(separator=' ', chunk_size=3, chunk_overlap=1)"),
+    ("a a foo bar baz", "CharacterTextSplitter(separator=' ', chunk_size=3, chunk_overlap=1)"),
+    ("foo bar baz 123", "CharacterTextSplitter(separator=' ', chunk_size=1, chunk_overlap=1)"),
+    *[
+        (
+            "foo.bar.baz.123",
+            f"CharacterTextSplitter(separator={sep!r}, is_separator_regex={regex}, chunk_size=1, chunk_overlap=0, "
+            f"keep_separator={keep!r})",
+        )
+        for sep, regex in (("\\.", True), (".", False))
+        for keep in (True, "start", "end", False)
+    ],
+    *[
+        (
+            "Apple,banana,orange and tomato.",
+            f"RecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=0, separators=[',', '.'], keep_separator={keep!r})",
+        )
+        for keep in ("start", "end")
+    ],
+    (
+        "....5X..3Y...4X....5Y...",
+        "RecursiveCharacterTextSplitter(chunk_size=6, chunk_overlap=0, separators=['X', 'Y'], keep_separator=True)",
+    ),
+    (
+        "....5X..3Y...4X....5Y...",
+        "RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=0, separators=['X', 'Y'], keep_separator=False)",
+    ),
+    (
+        "Hi.\n\nI'm Harrison.\n\nHow? Are? You?\nOkay then f f f f.\nThis is a weird text to write, but gotta test the "
+        "splittingggg some how.\n\nBye!\n\n-H.",
+        "RecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=1)",
+    ),
+    (
+        "w1 w1 w1 w1 w1 w1 w1 w1 w1",
+        "RecursiveCharacterTextSplitter(chunk_size=6, chunk_overlap=0, separators=['\\n\\n', '\\n', ' ', ''], "
+        "add_start_index=True)",
+    ),
+    ("foo bar baz 123", "CharacterTextSplitter(separator=' ', chunk_size=7, chunk_overlap=3, add_start_index=True)"),
+]
+
+
+def _theirs(expr: str):
+    import ast
+
+    call = ast.parse(expr, mode="eval").body
+    cls = {"CharacterTextSplitter": CharacterTextSplitter, "RecursiveCharacterTextSplitter": RecursiveCharacterTextSplitter}
+    return cls[call.func.id](**{k.arg: ast.literal_eval(k.value) for k in call.keywords})
+
+
+@pytest.mark.parametrize("text,expr", LANGCHAIN_CASES)
+def test_langchains_own_cases(text, expr):
+    from chunker.langchain import ChunkerSplitter
+
+    theirs = _theirs(expr)
+    assert_same(text, expr, theirs)
+    ours_splitter = ChunkerSplitter(splitter=expr)
+    assert ours_splitter.split_text(text) == theirs.split_text(text)
+    # Documents equal LangChain's own, metadata and all (start_index where the call asks for it).
+    assert ours_splitter.create_documents([text], [{"source": "1"}]) == theirs.create_documents([text], [{"source": "1"}])
+
+
+def test_langchains_stated_outputs():
+    # What LangChain's tests state outright, so that a change on either side shows here.
+    said = {
+        ("foo bar baz 123", 0): ["foo bar", "bar baz", "baz 123"],
+        ("foo  bar", 1): ["foo", "bar"],
+        ("foo bar baz a a", 3): ["foo", "bar", "baz", "a a"],
+        ("a a foo bar baz", 4): ["a a", "foo", "bar", "baz"],
+    }
+    for (text, k), expected in said.items():
+        assert framework_texts(chunker.chunk(text, splitter=LANGCHAIN_CASES[k][1])) == expected
+    end = "CharacterTextSplitter(separator='.', chunk_size=1, chunk_overlap=0, keep_separator='end')"
+    assert framework_texts(chunker.chunk("foo.bar.baz.123", splitter=end)) == ["foo.", "bar.", "baz.", "123"]
+    start = "RecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=0, separators=[',', '.'], keep_separator='start')"
+    assert framework_texts(chunker.chunk("Apple,banana,orange and tomato.", splitter=start)) == [
+        "Apple",
+        ",banana",
+        ",orange and tomato",
+        ".",
+    ]
+
+
+def test_langchain_adapter_conventions():
+    from langchain_core.documents import Document
+
+    from chunker.langchain import ChunkerSplitter
+
+    line = "CharacterTextSplitter(separator=' ', chunk_size=3, chunk_overlap=0)"
+    ours_splitter, theirs = ChunkerSplitter(splitter=line), _theirs(line)
+    texts = ["foo bar", "baz"]
+    # Documents as LangChain makes them: page_content and the caller's metadata, nothing else.
+    assert (
+        ours_splitter.create_documents(texts)
+        == theirs.create_documents(texts)
+        == [
+            Document(page_content="foo"),
+            Document(page_content="bar"),
+            Document(page_content="baz"),
+        ]
+    )
+    metas = [{"source": "1"}, {"source": "2"}]
+    assert ours_splitter.create_documents(texts, metas) == theirs.create_documents(texts, metas)
+    # An empty list of metadatas is none given, as LangChain takes it.
+    assert ours_splitter.create_documents(texts, []) == theirs.create_documents(texts, [])
+    # Each chunk has a metadata dict of its own.
+    docs = ours_splitter.create_documents(["foo bar"], [{"source": "1"}])
+    docs[0].metadata["foo"] = 1
+    assert docs[0].metadata == {"source": "1", "foo": 1} and docs[1].metadata == {"source": "1"}
+    # split_documents over several documents, one character each.
+    each = "CharacterTextSplitter(separator='', chunk_size=1, chunk_overlap=0)"
+    inputs = [Document(page_content=t, metadata={"source": s}) for t, s in (("foo", "1"), ("bar", "2"), ("baz", "1"))]
+    assert ChunkerSplitter(splitter=each).split_documents(inputs) == _theirs(each).split_documents(inputs)
+    # Our own strategies follow the same conventions: no start_index unless asked.
+    plain = ChunkerSplitter(strategy="sentence", size=0)
+    assert [d.metadata for d in plain.create_documents(["One. Two."], [{"k": 1}])] == [{"k": 1}, {"k": 1}]
+    assert [
+        d.metadata for d in ChunkerSplitter(strategy="sentence", size=0, add_start_index=True).create_documents(["One. Two."])
+    ] == [
+        {"start_index": 0},
+        {"start_index": 5},
+    ]
+    with pytest.raises(chunker.ChunkerError, match="unknown metadata key 'page'"):
+        ChunkerSplitter(metadata=["page"])
+
+
+def test_where_langchains_start_index_is_wrong_ours_is_right_and_flagged():
+    # The chunks are "go go" and the last "go": LangChain searches for the second from the
+    # first one's end less the overlap (5 - 4), and finds the middle "go" instead.
+    text = "go go go "
+    line = "RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=4, add_start_index=True)"
+    from chunker.langchain import ChunkerSplitter
+
+    theirs = [d.metadata["start_index"] for d in _theirs(line).create_documents([text])]
+    res = chunker.chunk(text, splitter=line)
+    ours_starts = [d.metadata["start_index"] for d in ChunkerSplitter(splitter=line).create_documents([text])]
+    assert ours_starts == [c.start_char for c in res.chunks] != theirs
+    assert [c.start_char != t for c, t in zip(res.chunks, theirs)] == ["framework_offset" in c.flags for c in res.chunks]
+
+
+def test_chunker_splitter_from_language():
+    from chunker.langchain import ChunkerSplitter
+
+    text = doc("argparse.py")
+    splitter = ChunkerSplitter.from_language(Language.PYTHON, unit="chars", size=600, overlap=0)
+    assert splitter.settings["strategy"] == "code" and splitter.settings["language"] == "python"
+    assert splitter.split_text(text) == [
+        c.text for c in chunker.chunk(text, strategy="code", language="python", unit="chars", size=600, overlap=0).chunks
+    ]
+    assert ChunkerSplitter.from_language("js", size=100).settings["language"] == "js"
+    with pytest.raises(chunker.ChunkerError, match="unknown language"):
+        ChunkerSplitter.from_language("klingon")
+
+
+# ------------------------------------------------------------------ the page's worker, in CPython
+
+
+def test_the_worker_shows_a_pasted_splitter():
+    import json
+    import sys
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from app import worker
+    from tests.htmltree import Tree
+
+    worker.S = worker.Session()
+    controls = json.loads(worker.hello()["controls"])
+    assert {"key": "splitter", "id": "opt-splitter"} in controls["fields"]
+    assert 'textarea id="opt-splitter"' in controls["more"]
+    text = sample_document()
+    line = "from langchain_text_splitters import CharacterTextSplitter\nCharacterTextSplitter(chunk_size=300, chunk_overlap=0)"
+    page = {"strategy": "sentence", "unit": "tokens", "size": "150", "overlap": "10%", "tokenizer": "estimate"}
+    view = worker.run(text, json.dumps({**page, "breaks": ["paragraph"], "limit": "", "splitter": line}))
+    assert view["ok"], view
+    theirs = CharacterTextSplitter(chunk_size=300, chunk_overlap=0).split_text(text)
+    assert view["chunks"] == len(theirs) == len(worker.S.result.chunks)
+    assert framework_texts(worker.S.result) == theirs
+    # The advice says what the settings do; the code gives the line back.
+    assert "never splits inside a paragraph" in view["advice"]
+    assert "CharacterTextSplitter(chunk_size=300, chunk_overlap=0)" in view["code"]
+    # The compare table: the splitter's row first and current, each strategy beside it at its size.
+    for name in chunker.STRATEGIES:
+        table = worker.compare(name)
+    assert "Your splitter: CharacterTextSplitter" in Tree(table).joined()
+    body = table.split("<tbody>")[1].split("</tr>")[:-1]
+    assert len(body) == 1 + len(chunker.STRATEGIES) and "computing" not in table
+    assert 'class="current"' in body[0] and all('class="current"' not in r for r in body[1:])
+    stats = chunker.Document(text).compare(worker.S.result.settings, strategies=["recursive"])["recursive"]
+    assert stats == chunker.chunk(text, strategy="recursive", unit="chars", size=300, overlap=0).stats
+    # A bad line is one message on the page, naming it.
+    bad = worker.run(None, json.dumps({**page, "breaks": [], "limit": "", "splitter": "CharacterTextSplitter(chunk_size=x)"}))
+    assert not bad["ok"] and "chunk_size=x is not a literal" in bad["error"] and bad["field"] == "splitter"

@@ -15,6 +15,8 @@ from typing import Any
 from ..results._records import ChunkResult
 from ..settings._options import Settings
 from ..settings._presets import PRESETS, ModelLimit, model_limit
+from ..splitters import parse_splitter
+from ..splitters._describe import describe
 from ..tokens._tokenizers import TOKENIZERS
 
 __all__ = ["Tip", "Advice", "advise", "content_type", "model_limit"]
@@ -219,9 +221,46 @@ def advise(document: Any, result: ChunkResult, *, limit: int | str | ModelLimit 
         tips.extend(_result_tips(text, result, model))
     # Already cut by its structure: the code pitfall has nothing left to say.
     tips.extend(t for t in pitfalls(text) if not (t.code == "code" and result.settings.strategy == "code"))
+    if result.settings.splitter:
+        tips = _splitter_tips(result) + [_without(t, result.settings) for t in tips]
     tips = [_changes_only(t, result.settings) for t in tips]
     tips.sort(key=lambda t: t.level != "warn")  # stable: warnings first, each group in order
     return Advice(kind, tuple(tips))
+
+
+def _splitter_tips(result: ChunkResult) -> list[Tip]:
+    """What the pasted splitter's settings do, then what its chunks show."""
+    call = parse_splitter(result.settings.splitter or "")
+    tips = [Tip("tip", code, message) for code, message in describe(call)]
+    chunks = result.chunks
+    joined = sum(1 for c in chunks if c.embed_text is not None)
+    if joined:
+        tips.append(
+            Tip(
+                "tip",
+                "splitter_joined",
+                f"{_plural(joined, 'chunk')} of {call.kind.label} {'is' if joined == 1 else 'are'} not one slice of the "
+                "document: each record's text is the slice covering it, and embed_text holds the framework's own text.",
+            )
+        )
+    moved = result.stats.flag_counts.get("framework_offset", 0)
+    if moved:
+        tips.append(
+            Tip(
+                "warn",
+                "splitter_start_index",
+                f"LangChain's own start_index is wrong for {_plural(moved, 'chunk')} (its search for the text lands on "
+                "an earlier copy): the offsets here, and chunker.langchain's, are where the chunks really are.",
+            )
+        )
+    return tips
+
+
+def _without(tip: Tip, settings: Any) -> Tip:
+    """A tip without suggestions the pasted splitter overrides (its size, overlap, strategy)."""
+    fixed = parse_splitter(settings.splitter).implied()
+    kept = {k: v for k, v in tip.suggest.items() if k not in fixed}
+    return tip if kept == tip.suggest else Tip(tip.level, tip.code, tip.message, kept)
 
 
 def _changes_only(tip: Tip, settings: Any) -> Tip:

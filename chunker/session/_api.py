@@ -151,11 +151,12 @@ class Document:
         self, settings: Settings, *, strategies: Sequence[str] | None = None, max_chunk_chars: int | None = None
     ) -> dict[str, Stats | ChunkerError]:
         """The stats of every strategy (or of `strategies`) under the other settings as given;
-        settings a strategy cannot take give its error instead."""
+        settings a strategy cannot take give its error instead. Beside a pasted splitter, each
+        strategy runs at the size, overlap, unit and tokenizer the splitter set."""
         out: dict[str, Stats | ChunkerError] = {}
         for name in strategies if strategies is not None else list(STRATEGIES):
             try:
-                same = Settings(**{**settings.to_dict(), "strategy": name})
+                same = Settings(**{**settings.to_dict(), "strategy": name, "splitter": None})
                 out[name] = self.run(same, max_chunk_chars=max_chunk_chars).stats
             except ChunkerError as e:
                 out[name] = e

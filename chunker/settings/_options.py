@@ -74,7 +74,8 @@ MISSING: Any = _Missing()
 class Control:
     """The page's control for an option.
 
-    `kind` is "select" (its options drawn from `choices`), "number", "text" or "checkboxes".
+    `kind` is "select" (its options drawn from `choices`), "number", "text", "textarea" (text of
+    several lines, such as a pasted import line and call) or "checkboxes".
     `in_page` says index.html lays the control out itself (with sliders, boxes and help around
     it, under the element id `id`); other options get a field the worker builds
     (`app/panels.controls`), read and written by the page generically.
@@ -452,8 +453,11 @@ OPTIONS: dict[str, Option] = {
             metavar="EXPR",
             surfaces=SURFACES - {"sweep"},
             help=_splitter_help,
-            description="Your LangChain or LlamaIndex splitter's constructor call, as your code has it.",
-            control=Control("text", "Paste your splitter"),
+            description=(
+                "Your LangChain or LlamaIndex splitter's line, as your code has it (with its import line, if "
+                "you like): while it is here its chunks are shown, and it sets the strategy, unit, size and overlap."
+            ),
+            control=Control("textarea", "Paste your splitter"),
             blank=None,
             snippet=_given_splitter,
             implies=_splitter_implies,
