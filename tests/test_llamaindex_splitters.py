@@ -24,7 +24,7 @@ from chunker.splitters.llamaindex import (
     sentence_splitter,
     token_text_splitter,
 )
-from tests.texts import real_documents
+from tests.texts import ROOT, real_documents
 
 llama = pytest.importorskip("llama_index.core")
 from llama_index.core import Document  # noqa: E402
@@ -385,3 +385,40 @@ def test_two_frameworks_token_text_splitters_are_told_apart_by_their_arguments()
     ).splitter.startswith("langchain:")
     with pytest.raises(ChunkerError, match="is both LangChain's and LlamaIndex's"):
         chunker.Settings(splitter="TokenTextSplitter(chunk_size=64)")
+
+
+@pytest.mark.parametrize(
+    "line", [p[0] for p in PASTED] + ["SentenceSplitter(chunk_size=40, chunk_overlap=0, secondary_chunking_regex='\\\\w+')"]
+)
+def test_the_advice_says_what_llama_indexs_settings_do(line):
+    doc = chunker.Document(DOCS["sample.md"])
+    advice = doc.advise(doc.chunk(splitter=line))
+    codes = [t.code for t in advice.tips]
+    assert "splitter_cuts" in codes
+    cuts = next(t.message for t in advice.tips if t.code == "splitter_cuts")
+    assert cuts.startswith(line.split("\n")[-1].split(":")[-1].split("(")[0])
+    for t in advice.tips:
+        if t.code == "splitter_start_index":
+            assert "LlamaIndex's own start_char_idx" in t.message
+
+
+@pytest.mark.parametrize("line", [p[0] for p in PASTED], ids=[p[0] for p in PASTED])
+def test_copy_as_code_runs_and_gives_the_same_chunks(line):
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from app.snippets import snippets
+
+    settings = chunker.Settings(splitter=line)
+    code = snippets(settings, "doc.md")["llama_index"]
+    call = line.split("\n")[-1].split(":", 1)[-1] if line.startswith("llama_index:") else line.split("\n")[-1]
+    assert f"splitter = {call}" in code
+    text = DOCS["sample.md"]
+    namespace: dict = {}
+    exec(
+        code.replace('with open("doc.md", encoding="utf-8", newline="") as f:\n    text = f.read()\n', ""),
+        {"text": text},
+        namespace,
+    )
+    res = chunker.chunk(text, splitter=line)
+    assert namespace["chunks"] == [c.embed_text if c.embed_text is not None else c.text for c in res.chunks]

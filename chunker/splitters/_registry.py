@@ -600,6 +600,8 @@ _TOKEN = (
     *_NODE_PARSER,
 )
 _MARKDOWN = (Param("header_path_separator", "/", string, "a string"), *_NODE_PARSER)
+# The nodes of a document without metadata: what the reproductions give (chunker/splitters/llamaindex.py).
+_LI_USAGE = "from llama_index.core import Document\nchunks = [n.text for n in splitter.get_nodes_from_documents([Document(text=text)])]"
 
 for _kind in (
     SplitterClass(
@@ -613,6 +615,7 @@ for _kind in (
         check=_li_sizes,
         implies=_li_sized("sentence"),
         description="Paragraphs, then sentences (nltk's Punkt), then phrases, words and characters; packed in cl100k tokens.",
+        usage=_LI_USAGE,
     ),
     SplitterClass(
         "llama_index",
@@ -628,6 +631,7 @@ for _kind in (
         check=_li_sizes,
         implies=_li_sized("recursive"),
         description="Words (then lines, then characters) packed in cl100k tokens, with overlap.",
+        usage=_LI_USAGE,
     ),
     SplitterClass(
         "llama_index",
@@ -641,6 +645,7 @@ for _kind in (
         ),
         implies=_li_sections,
         description="A section at every heading line outside code fences, with the headings above it.",
+        usage=_LI_USAGE,
     ),
 ):
     register_splitter(_kind)
