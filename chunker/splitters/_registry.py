@@ -602,8 +602,7 @@ _TOKEN = (
 _MARKDOWN = (Param("header_path_separator", "/", string, "a string"), *_NODE_PARSER)
 # The nodes of a document without metadata: what the reproductions give (chunker/splitters/llamaindex.py).
 _LI_USAGE = (
-    "from llama_index.core import Document\n"
-    "chunks = [n.text for n in splitter.get_nodes_from_documents([Document(text=text)])]"
+    "from llama_index.core import Document\nchunks = [n.text for n in splitter.get_nodes_from_documents([Document(text=text)])]"
 )
 
 for _kind in (
