@@ -456,7 +456,9 @@ def test_the_adapters_read_the_code_language_from_the_documents_file_name():
     llama = pytest.importorskip("llama_index.core")
     from chunker.llama_index import ChunkerNodeParser
 
-    nodes = ChunkerNodeParser(strategy="code", unit="chars", size=40, overlap=0).get_nodes_from_documents(
+    # The size holds the metadata string too ("file_name: app.js"): 40 characters are left for the text.
+    meta = "file_name: app.js"
+    nodes = ChunkerNodeParser(strategy="code", unit="chars", size=40 + len(meta), overlap=0).get_nodes_from_documents(
         [llama.Document(text=js, metadata={"file_name": "app.js"})]
     )
     assert [n.text for n in nodes] == want
