@@ -18,8 +18,20 @@ from .documents import Extracted, detect_kind, extract
 from .results._export import FORMATS, Format, records, to_json, to_jsonl, to_text
 from .results._records import FLAGS, Chunk, ChunkResult, Stats
 from .retrieval._bm25 import BM25Index
-from .retrieval._eval import SWEEP_SIZES, SWEEP_STRATEGIES, Evaluation, QuestionResult, SweepRow, evaluate, mark_best, sweep
+from .retrieval._eval import (
+    METRICS,
+    SWEEP_SIZES,
+    SWEEP_STRATEGIES,
+    Evaluation,
+    QuestionResult,
+    SweepRow,
+    compare,
+    evaluate,
+    mark_best,
+    sweep,
+)
 from .retrieval._questions import Question, Reference, dump_questions, load_questions
+from .retrieval._stats import Interval
 from .session._advice import Advice, Tip, advise
 from .session._api import Document, chunk
 from .settings._options import MISSING, OPTIONS, Control, Option, Settings, register_option, unregister_option
@@ -41,6 +53,9 @@ __all__ = [
     "evaluate",
     "sweep",
     "mark_best",
+    "compare",
+    "Interval",
+    "METRICS",
     "SWEEP_STRATEGIES",
     "SWEEP_SIZES",
     "Evaluation",

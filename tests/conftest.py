@@ -37,16 +37,8 @@ if str(ROOT) not in sys.path:
 # Haystack reports usage to its makers unless told not to; the tests open no connection.
 os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tools.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
 LOAD_TIMEOUT_MS = 120_000  # a cold start on a busy 2-core machine; a hang still fails
 
 

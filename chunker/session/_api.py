@@ -77,17 +77,11 @@ class Document:
         ...     Document.open(path).text
         '# Title\\n\\nBody.'
         """
-        from ..documents import MAX_BYTES, read_file, shown_name  # only files need it
+        from ..documents import read_file, shown_name  # only files need it
 
         data = read_file(path)
-        name = shown_name(path)
         return cls.from_bytes(
-            data,
-            name=name,
-            keep_running=keep_running,
-            raw=raw,
-            max_bytes=MAX_BYTES if max_bytes is None else max_bytes,
-            encoding=encoding,
+            data, name=shown_name(path), keep_running=keep_running, raw=raw, max_bytes=max_bytes, encoding=encoding
         )
 
     @classmethod

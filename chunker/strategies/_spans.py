@@ -44,7 +44,7 @@ class Spans(Sequence[Span]):
 
     >>> sp = Spans.of([Span(0, 4), Span(5, 9, True)])
     >>> len(sp), sp[1], list(sp.ends)
-    (2, Span(start=5, end=9, cut=True, headings=()), [4, 9])
+    (2, Span(start=5, end=9, cut=True, headings=(), embed=None, moved=False), [4, 9])
     """
 
     __slots__ = ("starts", "ends", "cut", "headings", "walls", "embeds", "moved")

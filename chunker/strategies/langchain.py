@@ -412,7 +412,10 @@ class Configured(_Splitter):
 
     def _window(self, run: list[tuple[int, int, int]], lo: int, hi: int) -> None:
         text, sep = self.text, self.merge_sep
-        if not sep or hi - lo == 1:
+        # Kept separators make the pieces tile the text: a run of them is one slice. Dropped
+        # ones leave gaps, which LangChain's join closes with the separator (or with nothing,
+        # after a lookaround).
+        if self.keep or hi - lo == 1:
             a, b = run[lo][0], run[hi - 1][1]
             if self.strip:
                 self._emit(a, b)
