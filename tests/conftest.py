@@ -105,6 +105,7 @@ ONE_WORKER = {
     "test_page_layout.py",
     "test_page_questions.py",
     "test_page_splitter.py",
+    "test_page_splitter_llamaindex.py",
     "test_package.py",
     "test_ray.py",
 }
