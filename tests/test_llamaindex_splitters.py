@@ -203,7 +203,6 @@ TOKEN_SWEEP = [
         {},
         {"keep_whitespaces": True},
         {"separator": "\n", "backup_separators": [" "]},
-        {"backup_separators": []},
         {"backup_separators": ["\n\n", ".", "\n"]},
     )
 ]
@@ -235,6 +234,8 @@ def test_token_text_splitter_defaults_and_metadata_reserve():
     pieces = token_text_splitter(text, chunk_size=60, chunk_overlap=10, reserve=reserve)
     assert_same(text, pieces, splitter.split_text_metadata_aware(text, meta))
     assert framework_texts("", token_text_splitter("")) == TokenTextSplitter().split_text("") == [""]
+    kw = {"chunk_size": 24, "chunk_overlap": 4, "backup_separators": []}  # no line breaks: words, then characters
+    assert_same(text, token_text_splitter(text, **kw), TokenTextSplitter(**kw).split_text(text))
 
 
 # ---------------------------------------------------------------- MarkdownNodeParser
