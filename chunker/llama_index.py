@@ -19,12 +19,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._adapters import METADATA_KEYS, chunk_metadata, chunk_options, setting_names
-from .results._export import embedded
+from ._errors import ChunkerError
+from .results._records import Chunk
 from .session._api import chunk
+from .settings._context import NONE
 from .settings._options import options_for
+from .text._segments import count_words
+from .tokens._tokenizers import get_tokenizer
 
 try:
     from llama_index.core.bridge.pydantic import Field, create_model
+    from llama_index.core.callbacks import CBEventType, EventPayload
     from llama_index.core.node_parser import NodeParser
     from llama_index.core.schema import (
         BaseNode,
@@ -73,12 +78,19 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
     LLM, so the embedded text is the chunk the size was measured on plus only the input's own
     metadata.
 
+    As in LlamaIndex's `SentenceSplitter`, the size holds the chunk and the input's metadata
+    string (the longer of its embed and LLM forms, measured in the unit): each input is cut at
+    the size less its metadata, and an input whose metadata alone fills the size is refused.
+    An empty text is one empty node; `split_text` gives the chunk texts of a text, and every
+    text cut raises LlamaIndex's CHUNKING callback event, as its own splitters do.
+
     With a context (the `context` setting, or a strategy's own, such as a table's header
     rows), the node's metadata holds it as `context` and the node is templated so that
     ``node.get_content(metadata_mode=MetadataMode.EMBED)`` is the record's `embed_text`: the
     context, then the text, and nothing else (the input's metadata is then excluded from the
-    embedded text too: the context is what was measured against the size). LlamaIndex strips
-    the whitespace around that text, so a context that begins with whitespace loses it there.
+    embedded text too, and with the `context` setting it is not measured against the size: the
+    context is). LlamaIndex strips the whitespace around that text, so a context that begins
+    with whitespace loses it there.
     """
 
     max_chunk_chars: int | None = Field(default=None, description="Refuse settings whose chunks hold more characters in all.")
@@ -115,11 +127,13 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
             ]
             # A reader's file name tells the code strategy its language.
             name = node.metadata.get("file_path") or node.metadata.get("file_name")
-            result = chunk(text, source=name if isinstance(name, str) else None, **options)
-            with_context = embedded(result)
+            # With the context setting, the context is what the size holds beside the text.
+            sized = options if options.get("context", NONE) != NONE else _metadata_sized(node, options)
+            chunks = self._chunks(text, sized, name if isinstance(name, str) else None)
+            with_context = any(c.context for c in chunks)
             if with_context:  # the embedded text is the context and the text, nothing else
                 hidden_embed = [*hidden_embed, *(k for k in node.metadata if k not in hidden_embed)]
-            for c in result.chunks:
+            for c in chunks:
                 metadata = chunk_metadata(c)
                 template, text_template = node.metadata_template, node.text_template
                 if with_context:
@@ -140,6 +154,25 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
                     )
                 )
         return out
+
+    def split_text(self, text: str) -> list[str]:
+        """The chunk texts of `text` under these settings, as a LlamaIndex `TextSplitter` gives
+        them (an empty text is one empty chunk)."""
+        return [c.text for c in self._chunks(text, self.settings)]
+
+    def split_texts(self, texts: list[str]) -> list[str]:
+        """`split_text` of each text, one list."""
+        return [t for text in texts for t in self.split_text(text)]
+
+    def _chunks(self, text: str, options: dict[str, Any], source: str | None = None) -> list[Chunk]:
+        """The chunks of one text, inside a CHUNKING event (an empty text: one empty chunk, and
+        no event, as SentenceSplitter has it)."""
+        if text == "":
+            return [Chunk(0, 0, 0, "", 0, False)]
+        with self.callback_manager.event(CBEventType.CHUNKING, payload={EventPayload.CHUNKS: [text]}) as event:
+            chunks = list(chunk(text, source=source, **options).chunks)
+            event.on_end(payload={EventPayload.CHUNKS: [c.text for c in chunks]})
+        return chunks
 
     def _postprocess_parsed_nodes(self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]) -> list[BaseNode]:
         # NodeParser's post-processing merges the input's metadata and links the siblings,
@@ -171,3 +204,39 @@ def _with_context(metadata: dict[str, Any], context: str) -> tuple[dict[str, Any
         lead, trail = "", ""  # no metadata string: LlamaIndex gives the text alone
     out = {**metadata, CONTEXT_KEY: core}
     return out, "{value}", lead + "{metadata_str}" + trail + "{content}"
+
+
+def _metadata_sized(node: BaseNode, options: dict[str, Any]) -> dict[str, Any]:
+    """`options` with the size the node's metadata string leaves (SentenceSplitter's
+    ``split_text_metadata_aware``): the longer of the embed and LLM forms, measured in the
+    unit; an overlap or min_size the smaller size cannot hold is brought under it."""
+    size = options["size"]
+    if options.get("splitter"):  # a pasted splitter fixes its own size: its chunks are its split_text's
+        return options
+    embed = node.get_metadata_str(mode=MetadataMode.EMBED)
+    llm = node.get_metadata_str(mode=MetadataMode.LLM)
+    meta = embed if len(embed) > len(llm) else llm
+    if not size or not meta:
+        return options
+    unit = options["unit"]
+    used = (
+        len(meta)
+        if unit == "chars"
+        else count_words(meta)
+        if unit == "words"
+        else get_tokenizer(options["tokenizer"]).count(meta)
+    )
+    left = size - used
+    if left <= 0:
+        raise ChunkerError(
+            f"the metadata of node {node.node_id!r} measures {used} {unit}, as much as the size {size} or more: "
+            "give a larger size, or leave keys out of the embedded text (excluded_embed_metadata_keys)",
+            field="size",
+        )
+    out = {**options, "size": left}
+    overlap = options["overlap"]
+    if isinstance(overlap, int) and overlap >= left:
+        out["overlap"] = left - 1
+    if options.get("min_size", 0) >= left:
+        out["min_size"] = left - 1
+    return out

@@ -323,8 +323,12 @@ def _node_spans(nodes):
 
 @pytest.mark.parametrize("options", README_SETTINGS, ids=lambda o: ",".join(map(str, o.values())) or "defaults")
 def test_llama_index_parser_cuts_the_readme_as_chunk_does(llama_offline, options):
-    res = chunker.chunk(README, **options)
     doc = LlamaDocument(text=README, metadata={"source": "README.md"})
+    # As SentenceSplitter does, the size holds the metadata string too: chunk() gets what is left.
+    settings = chunker.Settings(**options)
+    meta = doc.get_metadata_str(mode=MetadataMode.EMBED)
+    used = {"chars": len(meta), "words": len(meta.split())}.get(settings.unit) or chunker.count_tokens(meta, settings.tokenizer)
+    res = chunker.chunk(README, **{**options, "size": settings.size - used})
     nodes = ChunkerNodeParser(**options).get_nodes_from_documents([doc])
     assert [n.text for n in nodes] == [c.text for c in res.chunks]
     assert _node_spans(nodes) == spans(res)
@@ -459,7 +463,9 @@ def test_the_adapters_read_the_code_language_from_the_documents_file_name():
     llama = pytest.importorskip("llama_index.core")
     from chunker.llama_index import ChunkerNodeParser
 
-    nodes = ChunkerNodeParser(strategy="code", unit="chars", size=40, overlap=0).get_nodes_from_documents(
+    # The size holds the metadata string too ("file_name: app.js"): 40 characters are left for the text.
+    meta = "file_name: app.js"
+    nodes = ChunkerNodeParser(strategy="code", unit="chars", size=40 + len(meta), overlap=0).get_nodes_from_documents(
         [llama.Document(text=js, metadata={"file_name": "app.js"})]
     )
     assert [n.text for n in nodes] == want

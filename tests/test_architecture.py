@@ -28,6 +28,7 @@ STAGES = [
     "llama_index",
     "arrow",
     "ray",
+    "haystack",
     "__init__",
     "__main__",
 ]

@@ -11,6 +11,7 @@ download buttons are drawn from `FORMATS`.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from typing import Any
 from ..text._segments import count_words, has_wide_space
 from ._records import ChunkResult, Chunks
 
-__all__ = ["Format", "Frame", "FORMATS", "records", "iter_records", "embedded", "to_json", "to_jsonl", "to_text"]
+__all__ = ["Format", "Frame", "FORMATS", "records", "iter_records", "embedded", "to_json", "to_jsonl", "to_text", "to_chonkie"]
 
 Results = ChunkResult | Iterable[ChunkResult]
 
@@ -153,7 +154,7 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
         text, starts, ends, tokens = chunks._text, chunks._starts, chunks._ends, chunks._tokens
         flags, headings, pages = chunks._flags, chunks._headings, chunks._pages
         embed = chunks.embedded
-        contexts = chunks._contexts
+        contexts, own = chunks._contexts, chunks._embeds  # own: a pasted splitter's texts
         embed_tokens = chunks._embed_tokens if embed else None
         estimated = "true" if chunks._estimated else "false"
         wide = chunks._wide_space if chunks._wide_space is not None else has_wide_space(text)
@@ -185,7 +186,8 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
                 line += f', "page_start": {first}, "page_end": {last}'
             if embed_tokens is not None:
                 context = contexts[k] if contexts is not None else ""
-                line += f', "embed_text": {encode_basestring(context + piece)}'
+                framework = own[k] if own is not None else None
+                line += f', "embed_text": {encode_basestring(context + (piece if framework is None else framework))}'
                 line += f', "embed_tokens": {embed_tokens[k]}'
             line += "}\n"
             if "\u2028" in line or "\u2029" in line or "\x85" in line:
@@ -197,7 +199,30 @@ def _json_list(items: tuple[str, ...]) -> str:
     return "[" + ", ".join(map(encode_basestring, items)) + "]"
 
 
+def _chonkie_record(r: dict[str, Any]) -> str:
+    """One chunk as chonkie's `Chunk.to_dict()` has it (its JSONPorter writes one a line): `id`,
+    `text`, `start_index` and `end_index` (code points: ``text[start_index:end_index]`` is the
+    chunk), `token_count`, `context` (the text embedded before the chunk, or null) and
+    `embedding` (null). The id is made from the chunk's source, place and text, so the same
+    chunk always has the same id; `source` follows when the result came from a named file."""
+    source = r.get("source")
+    key = f"{source or ''}\0{r['start_char']}\0{r['end_char']}\0{r['text']}"
+    out: dict[str, Any] = {
+        "id": "chnk_" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32],
+        "text": r["text"],
+        "start_index": r["start_char"],
+        "end_index": r["end_char"],
+        "token_count": r["tokens"],
+        "context": r.get("context") or None,
+        "embedding": None,
+    }
+    if source is not None:
+        out["source"] = source
+    return _dumps(out) + "\n"
+
+
 JSONL_FRAME = Frame(_jsonl_record, render=_jsonl_lines)
+CHONKIE_FRAME = Frame(_chonkie_record)
 TEXT_FRAME = Frame(_text_record, sep="\n")
 
 
@@ -229,6 +254,28 @@ def to_json(res: Results, *, indent: int | None = 2) -> str:
 def to_jsonl(res: Results) -> str:
     """One JSON record per line, the shape batch embedding jobs load."""
     return "".join(jsonl_pieces(res))
+
+
+def chonkie_pieces(res: Results) -> Iterator[str]:
+    """`to_chonkie` in pieces, one chunk (line) each."""
+    return CHONKIE_FRAME.pieces(res)
+
+
+def to_chonkie(res: Results) -> str:
+    """chonkie's chunk records, one JSON object a line, so the chunks load into tools made for
+    chonkie's (``Chunk.from_dict`` of each line).
+
+    >>> from chunker import chunk
+    >>> print(to_chonkie(chunk("Hi there.", size=10, overlap=0)).replace(", ", ",\\n "))
+    {"id": "chnk_...",
+     "text": "Hi there.",
+     "start_index": 0,
+     "end_index": 9,
+     "token_count": 3,
+     "context": null,
+     "embedding": null}
+    """
+    return "".join(chonkie_pieces(res))
 
 
 def to_text(res: Results) -> str:
@@ -268,6 +315,14 @@ FORMATS: dict[str, Format] = {
         ),
         Format("json", json_pieces, "application/json", "json", "One JSON array of records.", json_frame()),
         Format("txt", text_pieces, "text/plain", "txt", "Each chunk's text under a header line with its numbers.", TEXT_FRAME),
+        Format(
+            "chonkie",
+            chonkie_pieces,
+            "application/x-ndjson",
+            "chonkie.jsonl",
+            "chonkie's chunk records (text, start_index, end_index, token_count, context), one a line.",
+            CHONKIE_FRAME,
+        ),
     )
 }
 """Every export format by name; the first is the command line's default."""

@@ -363,7 +363,7 @@ class Chunks(Sequence[Chunk]):
             first,
             last,
             self._contexts[k] if self._contexts is not None else "",
-            self._embed_tokens[k] if self._contexts is not None else -1,
+            self._embed_tokens[k],
             self._embeds[k] if self._embeds is not None else None,
         )
 

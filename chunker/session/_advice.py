@@ -245,7 +245,17 @@ def _splitter_tips(result: ChunkResult) -> list[Tip]:
             )
         )
     moved = result.stats.flag_counts.get("framework_offset", 0)
-    if moved:
+    if moved and call.framework == "llama_index":
+        tips.append(
+            Tip(
+                "warn",
+                "splitter_start_index",
+                f"LlamaIndex's own start_char_idx is wrong for {_plural(moved, 'chunk')} (its search for the node's "
+                "text lands elsewhere, or finds none): the offsets here, and chunker.llama_index's, are where the "
+                "chunks really are.",
+            )
+        )
+    elif moved:
         tips.append(
             Tip(
                 "warn",

@@ -77,6 +77,8 @@ def describe(call: SplitterCall) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     values = call.values()
     name = call.cls + (f".{call.constructor}" if call.constructor else "")
+    if call.framework == "llama_index":
+        return _llama_index(call, name, values)
     if call.cls == "MarkdownHeaderTextSplitter":
         markers = ", ".join(m for m, _ in values["headers_to_split_on"])
         out.append(
@@ -139,6 +141,54 @@ def describe(call: SplitterCall) -> list[tuple[str, str]]:
             (
                 "splitter_overlap",
                 "The overlap is whole trailing pieces, at most chunk_overlap: chunks share less when pieces are long.",
+            )
+        )
+    return out
+
+
+def _llama_index(call: SplitterCall, name: str, values: dict[str, object]) -> list[tuple[str, str]]:
+    """Remarks on LlamaIndex's classes (chunker/splitters/llamaindex.py reproduces them)."""
+    counts = (
+        "splitter_counts",
+        "chunk_size and chunk_overlap count cl100k tokens (LlamaIndex's default tokenizer); a document's "
+        "metadata string is counted into chunk_size when nodes are made from it.",
+    )
+    if call.cls == "MarkdownNodeParser":
+        return [
+            (
+                "splitter_cuts",
+                f"{name} cuts at every heading line outside code fences: a section is one node however long it "
+                "is (no size applies), and its metadata holds the headings above it.",
+            )
+        ]
+    if call.cls == "TokenTextSplitter":
+        seps = [values["separator"], *values["backup_separators"]]  # type: ignore[misc]
+        return [
+            (
+                "splitter_cuts",
+                f"{name} cuts at {', then '.join(repr(s) for s in seps)}, then between characters, and packs "
+                "the pieces: it splits sentences, but a word only when one word is over chunk_size.",
+            ),
+            counts,
+            ("splitter_reserve", "As a node parser it keeps 2 tokens of chunk_size for the metadata's format."),
+        ]
+    regex = values["secondary_chunking_regex"]
+    phrases = "phrases (secondary_chunking_regex), " if regex else ""
+    out = [
+        (
+            "splitter_cuts",
+            f"{name} cuts at paragraph_separator {values['paragraph_separator']!r}, then between sentences (nltk's "
+            f"Punkt, untrained), then at {phrases}{values['separator']!r} and characters: a sentence that fits "
+            "chunk_size is never split.",
+        ),
+        counts,
+    ]
+    if values["chunk_overlap"]:
+        out.append(
+            (
+                "splitter_overlap",
+                "The overlap is the previous chunk's last whole splits that fit chunk_overlap: chunks share less "
+                "when sentences are long.",
             )
         )
     return out

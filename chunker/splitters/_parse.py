@@ -192,6 +192,13 @@ def _dotted(node: ast.expr) -> list[str] | None:
     return parts[::-1]
 
 
+def _takes(kind: SplitterClass, constructor: str, names: set[str]) -> bool:
+    """Whether `kind` has the constructor and takes every one of `names`."""
+    if not any(c.name == constructor for c in kind.constructors):
+        return False
+    return names <= kind.params_of(constructor).keys()
+
+
 def _framework_of(module: str) -> str:
     top = module.split(".")[0]
     if top.startswith("langchain"):
@@ -236,6 +243,13 @@ def _read_call(call: ast.Call, framework: str, names: Mapping[str, tuple[str, st
         chosen = [k for k in candidates if k.framework == by_import] or candidates
     else:
         chosen = candidates
+    if len(chosen) > 1:
+        # Two frameworks' classes of one name: the constructor and the argument names tell them
+        # apart when only one takes them (encoding_name is LangChain's TokenTextSplitter's,
+        # backup_separators LlamaIndex's).
+        named = {kw.arg for kw in call.keywords if kw.arg}
+        fitting = [k for k in chosen if _takes(k, constructor, named)]
+        chosen = fitting if len(fitting) == 1 else chosen
     if len(chosen) > 1:
         raise ChunkerError(
             f"{cls} is both {' and '.join(FRAMEWORKS[k.framework] + chr(39) + 's' for k in chosen)}: paste its import "

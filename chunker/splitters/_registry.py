@@ -515,3 +515,139 @@ for _kind in (
     ),
 ):
     register_splitter(_kind)
+
+
+# ---------------------------------------------------------------- LlamaIndex's classes
+
+_LI_IMPORTS = ("llama_index.core.node_parser", "llama_index.core.text_splitter", "llama_index.core")
+_CHUNKING_REGEX = "[^,.;。？！]+[,.;。？！]?|[,.;。？！]"  # SentenceSplitter's default (see llamaindex.py)
+
+
+def _separator(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ChunkerError(f"{name} must be a string of one character or more, got {_shown(value)}", field=name)
+    return value
+
+
+def _regex_or_none(value: Any, name: str) -> str | None:
+    if value is None:
+        return None
+    pattern = string(value, name)
+    try:
+        groups = re.compile(pattern).groups
+    except (re.error, RecursionError, OverflowError) as e:
+        raise ChunkerError(f"{name} {_shown(value)} is not a valid regular expression: {e}", field=name) from None
+    if groups > 1:
+        raise ChunkerError(
+            f"{name} {_shown(value)} has {groups} capturing groups (LlamaIndex fails on them): write (?:...) for all but one",
+            field=name,
+        )
+    return pattern
+
+
+def _separator_list(value: Any, name: str) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)):  # None too: the field is a list, pydantic refuses None
+        raise ChunkerError(f"{name} must be a list of strings such as ['\\n'] or [], got {_shown(value)}", field=name)
+    return tuple(_separator(s, name) for s in value)
+
+
+def _li_sizes(values: Mapping[str, Any], constructor: str) -> None:
+    if values["chunk_overlap"] > values["chunk_size"]:
+        raise ChunkerError(
+            f"chunk_overlap {values['chunk_overlap']} is larger than chunk_size {values['chunk_size']} "
+            f"(LlamaIndex refuses it): give at most {values['chunk_size']}",
+            field="splitter",
+        )
+
+
+def _li_sized(strategy: str) -> Callable[[Mapping[str, Any], str], dict[str, Any]]:
+    def implied(values: Mapping[str, Any], constructor: str) -> dict[str, Any]:
+        return {
+            "strategy": strategy,
+            "unit": "tokens",
+            "size": values["chunk_size"],
+            "overlap": values["chunk_overlap"],
+            "min_size": 0,
+            "tokenizer": "cl100k",  # LlamaIndex's default tokenizer
+        }
+
+    return implied
+
+
+def _li_sections(values: Mapping[str, Any], constructor: str) -> dict[str, Any]:
+    return {"strategy": "markdown", "overlap": 0, "min_size": 0}
+
+
+# NodeParser's own fields: taken (they change no chunk text), so a pasted line keeps them.
+_NODE_PARSER = (
+    Param("include_metadata", True, boolean, "True or False"),
+    Param("include_prev_next_rel", True, boolean, "True or False"),
+)
+_SENTENCE = (
+    Param("separator", " ", _separator, "a string"),
+    Param("chunk_size", 1024, positive_int, "a whole number above 0"),
+    Param("chunk_overlap", 200, non_negative_int, "a whole number, 0 or more"),
+    Param("paragraph_separator", "\n\n\n", _separator, "a string"),
+    Param("secondary_chunking_regex", _CHUNKING_REGEX, _regex_or_none, "a regular expression or None"),
+    *_NODE_PARSER,
+)
+_TOKEN = (
+    Param("chunk_size", 1024, positive_int, "a whole number above 0"),
+    Param("chunk_overlap", 20, non_negative_int, "a whole number, 0 or more"),
+    Param("separator", " ", _separator, "a string"),
+    Param("backup_separators", ("\n",), _separator_list, "a list of strings"),
+    Param("keep_whitespaces", False, boolean, "True or False"),
+    *_NODE_PARSER,
+)
+_MARKDOWN = (Param("header_path_separator", "/", string, "a string"), *_NODE_PARSER)
+# The nodes of a document without metadata: what the reproductions give (chunker/splitters/llamaindex.py).
+_LI_USAGE = (
+    "from llama_index.core import Document\nchunks = [n.text for n in splitter.get_nodes_from_documents([Document(text=text)])]"
+)
+
+for _kind in (
+    SplitterClass(
+        "llama_index",
+        "SentenceSplitter",
+        "llamaindex",
+        _LI_IMPORTS,
+        _SENTENCE,
+        (Constructor(), Constructor("from_defaults", positional=("separator", "chunk_size", "chunk_overlap"))),
+        positional=("separator", "chunk_size", "chunk_overlap"),
+        check=_li_sizes,
+        implies=_li_sized("sentence"),
+        description="Paragraphs, then sentences (nltk's Punkt), then phrases, words and characters; packed in cl100k tokens.",
+        usage=_LI_USAGE,
+    ),
+    SplitterClass(
+        "llama_index",
+        "TokenTextSplitter",
+        "llamaindex",
+        _LI_IMPORTS,
+        _TOKEN,
+        (
+            Constructor(),
+            Constructor("from_defaults", positional=("chunk_size", "chunk_overlap", "separator", "backup_separators")),
+        ),
+        positional=("chunk_size", "chunk_overlap"),
+        check=_li_sizes,
+        implies=_li_sized("recursive"),
+        description="Words (then lines, then characters) packed in cl100k tokens, with overlap.",
+        usage=_LI_USAGE,
+    ),
+    SplitterClass(
+        "llama_index",
+        "MarkdownNodeParser",
+        "llamaindex",
+        _LI_IMPORTS,
+        _MARKDOWN,
+        (
+            Constructor(),
+            Constructor("from_defaults", positional=("include_metadata", "include_prev_next_rel", "header_path_separator")),
+        ),
+        implies=_li_sections,
+        description="A section at every heading line outside code fences, with the headings above it.",
+        usage=_LI_USAGE,
+    ),
+):
+    register_splitter(_kind)
