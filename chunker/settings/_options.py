@@ -237,6 +237,41 @@ def _model_max(value: Any, so_far: Mapping[str, Any]) -> int | str | None:
     return str(value)  # a MODEL_LIMITS name, kept as named
 
 
+def _embedding_model(value: Any, so_far: Mapping[str, Any]) -> str | None:
+    if value is None or value == "":
+        return None
+    from ..embeddings import get_model  # only a run that names a model loads one
+
+    # A folder's path, a loaded model or its identity: named by its content's identity, which
+    # keeps meaning this model whatever is loaded later (as a tokenizer.json is named).
+    return get_model(value).name
+
+
+def _percentile(value: Any, so_far: Mapping[str, Any]) -> float:
+    try:
+        p = float(value)
+    except (TypeError, ValueError):
+        p = float("nan")
+    if isinstance(value, bool) or not 0 <= p <= 100:
+        raise ChunkerError(
+            f"breakpoint_percentile must be a number from 0 to 100, got {str(value)[:40]!r}: try 95",
+            field="breakpoint_percentile",
+        )
+    return int(p) if p == int(p) else p
+
+
+def _percentile_text(text: str, flag: str) -> Any:
+    return text.strip() or 95
+
+
+def _shown_model(value: Any) -> Any:
+    if value is None:
+        return value
+    from ..embeddings import label_of as model_label
+
+    return model_label(value)
+
+
 def _breaks_check(value: Any, so_far: Mapping[str, Any]) -> tuple[str, ...]:
     return _breaks(value)
 
@@ -413,6 +448,37 @@ OPTIONS: dict[str, Option] = {
             blank=None,
             snippet=_given,
         ),
+        Option(
+            "embedding_model",
+            None,
+            _embedding_model,
+            annotation=str | None,
+            metavar="PATH",
+            # The page loads a model from picked files, not from a path typed in a field.
+            surfaces=SURFACES - {"page"},
+            help=lambda: (
+                "the folder of a model2vec static embedding model (model.safetensors, tokenizer.json, "
+                "config.json): the semantic strategy embeds sentences with it (default: none, words are compared)"
+            ),
+            description="A model2vec model folder: what the semantic strategy embeds with.",
+            blank=None,
+            shown=_shown_model,
+        ),
+        Option(
+            "breakpoint_percentile",
+            95,
+            _percentile,
+            annotation=float,
+            parse=_percentile_text,
+            metavar="P",
+            surfaces=SURFACES - {"page"},
+            help=lambda: (
+                "the semantic strategy ends a chunk where neighbouring sentences differ more than at P%% "
+                "of all places, 0 to 100 (default 95)"
+            ),
+            description="The semantic strategy's break threshold, a percentile of the distances.",
+            blank=95,
+        ),
     )
 }
 """Every setting, in the order they are checked, shown and written."""
@@ -507,6 +573,8 @@ class Settings:
         model_max: int | str | None
         min_size: int
         language: str
+        embedding_model: str | None
+        breakpoint_percentile: float
 
     def __init__(self, **given: Any) -> None:
         for name in given:
