@@ -39,8 +39,9 @@ from .._errors import ChunkerError
 from ..results._records import ChunkResult, Chunks
 from ..session._api import Document
 from ..settings._options import Settings, options_for, signed, unknown_setting
-from ._bm25 import BM25Index, _DocumentTerms, _parameters
+from ._bm25 import _DocumentTerms, _parameters
 from ._questions import Question
+from ._rankers import make_index
 
 __all__ = ["Evaluation", "QuestionResult", "SweepRow", "evaluate", "mark_best", "sweep", "SWEEP_STRATEGIES", "SWEEP_SIZES"]
 
@@ -188,7 +189,7 @@ def _top_k(top_k: int) -> int:
     return top_k
 
 
-def _measure(index: BM25Index, spans: Sequence[Span], questions: Sequence[Question], top_k: int) -> Evaluation:
+def _measure(index: Any, spans: Sequence[Span], questions: Sequence[Question], top_k: int) -> Evaluation:
     index.prepare(q.question for q in questions)  # one pass over the document for all their terms
     results = []
     for q in questions:
@@ -236,8 +237,13 @@ def evaluate(
     k1: float = 1.5,
     b: float = 0.75,
     with_headings: bool = False,
+    retriever: str | None = None,
+    embedding_model: Any = None,
 ) -> Evaluation:
     """Rank `result`'s chunks for each question with BM25 and score the top `top_k`.
+
+    `retriever` (bm25, dense or hybrid) and the `embedding_model` dense and hybrid rank with
+    are the result's settings' unless given (chunker/retrieval/_rankers.py).
 
     A `Document` keeps its terms for BM25 between calls: evaluating its next chunking does
     not read it again.
@@ -261,7 +267,17 @@ def evaluate(
     _parameters(k1, b)
     questions = _check_questions(text, questions)
     spans, headings = _spans_and_headings(text, result, with_headings)
-    index = BM25Index._of_document(_document_terms(document), spans, headings, k1, b)
+    settings = result.settings
+    index = make_index(
+        retriever or getattr(settings, "retriever", "bm25"),
+        text=text,
+        terms=_document_terms(document),
+        spans=spans,
+        headings=headings,
+        k1=k1,
+        b=b,
+        model=embedding_model if embedding_model is not None else getattr(settings, "embedding_model", None),
+    )
     return _measure(index, spans, questions, top_k)
 
 
@@ -388,7 +404,9 @@ def _sweep_rows(
         result = doc.run(s, max_chunk_chars=max_chunk_chars)
         spans, headings = _spans_and_headings(doc.text, result, with_headings)
         del result  # the chunk texts: a sweep of a large document need not hold two chunkings
-        index = BM25Index._of_document(doc_terms, spans, headings, k1, b)
+        index = make_index(
+            s.retriever, text=doc.text, terms=doc_terms, spans=spans, headings=headings, k1=k1, b=b, model=s.embedding_model
+        )
         ev = _measure(index, spans, questions, top_k)
         yield SweepRow(
             s.strategy,

@@ -34,6 +34,7 @@ from ._presets import MODEL_LIMITS, model_limit
 from ._settings import (
     BREAKS,
     DEFAULTS,
+    RETRIEVERS,
     UNITS,
     VOLUME_FLOOR,
     VOLUME_TIMES,
@@ -260,6 +261,17 @@ def _percentile(value: Any, so_far: Mapping[str, Any]) -> float:
     return int(p) if p == int(p) else p
 
 
+def _retriever(value: Any, so_far: Mapping[str, Any]) -> str:
+    name = _choice("retriever", value, RETRIEVERS)
+    if name != "bm25" and so_far.get("embedding_model") is None:
+        raise ChunkerError(
+            f"the {name} retriever needs an embedding model: give embedding_model= (--embedding-model), "
+            "the folder of a model2vec model",
+            field="retriever",
+        )
+    return name
+
+
 def _percentile_text(text: str, flag: str) -> Any:
     return text.strip() or 95
 
@@ -479,6 +491,20 @@ OPTIONS: dict[str, Option] = {
             description="The semantic strategy's break threshold, a percentile of the distances.",
             blank=95,
         ),
+        # After embedding_model, which dense and hybrid need.
+        Option(
+            "retriever",
+            "bm25",
+            _retriever,
+            annotation=str,
+            surfaces=frozenset({"eval", "sweep"}),
+            help=lambda: (
+                f"how the check ranks chunks: {_names(RETRIEVERS)} (hybrid: reciprocal rank fusion of the "
+                "two; dense and hybrid need --embedding-model) (default bm25)"
+            ),
+            description="How the retrieval check ranks chunks: bm25, dense (the embedding model) or hybrid.",
+            blank="bm25",
+        ),
     )
 }
 """Every setting, in the order they are checked, shown and written."""
@@ -575,6 +601,7 @@ class Settings:
         language: str
         embedding_model: str | None
         breakpoint_percentile: float
+        retriever: str
 
     def __init__(self, **given: Any) -> None:
         for name in given:

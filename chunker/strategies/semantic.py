@@ -17,11 +17,10 @@ size, in the chosen unit and tokenizer, and the `min_size` setting merges what i
 from __future__ import annotations
 
 import re
-from array import array
 from collections import Counter
 from collections.abc import Sequence
-from math import sqrt
-from operator import add, mul, sub
+from math import fsum, sqrt
+from operator import mul
 from typing import Any
 
 from ..text._segments import Fences, position_kind
@@ -81,34 +80,41 @@ def topic_breaks(text: str, starts: Sequence[int], ends: Sequence[int], model: A
     if model is None:
         distances = word_distances([_words(text[a:b]) for a, b in zip(starts, ends)], WINDOW)
     else:
-        distances = window_distances(vectors(text, starts, ends, model), WINDOW)
+        distances = model_distances(text, starts, ends, model, WINDOW)
     threshold = percentile_of(distances, percentile)
     return [k + 1 for k, d in enumerate(distances) if d > threshold]
 
 
-def vectors(text: str, starts: Sequence[int], ends: Sequence[int], model: Any) -> list[array[float]]:
-    """Each piece's unit vector (zeros for a piece with no known token)."""
-    out = []
-    for v in model.encode_ids(model.tokenize([text[a:b] for a, b in zip(starts, ends)])):
-        norm = sqrt(sum(map(mul, v, v)))
-        out.append(array("d", [x / norm for x in v]) if norm else array("d", v))
-    return out
-
-
-def window_distances(vecs: list[array[float]], window: int) -> list[float]:
-    """1 - cosine of the sums of the `window` vectors before and after each boundary."""
-    n = len(vecs)
-    dim = len(vecs[0]) if vecs else 0
-    prefix = [array("d", bytes(8 * dim))]
-    for v in vecs:
-        prefix.append(array("d", map(add, prefix[-1], v)))
+def model_distances(text: str, starts: Sequence[int], ends: Sequence[int], model: Any, window: int) -> list[float]:
+    """1 - cosine of the mean token vectors of the `window` pieces before and after each
+    boundary. Each piece's tokens are summed as packed ints (`EmbeddingModel.packed`), and
+    windows are differences of running sums: a megabyte's rows are added in well under a
+    second, where adding them dimension by dimension takes seconds. Products are summed with
+    math.fsum, correctly rounded: the page's Python (whose sum() compensates) and any other
+    cut at the same places."""
+    ids = model.tokenize([text[a:b] for a, b in zip(starts, ends)])
+    packed = model.packed
+    n = len(ids)
+    sums, counts = [0], [0]
+    for piece in ids:
+        sums.append(sums[-1] + sum(map(packed, piece)))
+        counts.append(counts[-1] + len(piece))
+    unpacked = model.unpacked
+    after = []
+    for k in range(n + 1):
+        j = min(n, k + window)
+        after.append(unpacked(sums[j] - sums[k], counts[j] - counts[k]))
+    norms = [sqrt(fsum(map(mul, w, w))) for w in after]
     out = []
     for b in range(1, n):
-        left = list(map(sub, prefix[b], prefix[max(0, b - window)]))
-        right = list(map(sub, prefix[min(n, b + window)], prefix[b]))
-        nl = sum(map(mul, left, left))
-        nr = sum(map(mul, right, right))
-        cos = sum(map(mul, left, right)) / sqrt(nl * nr) if nl > 0 and nr > 0 else 0.0
+        a = max(0, b - window)
+        if b - a == window:
+            left, nl = after[a], norms[a]
+        else:
+            left = unpacked(sums[b] - sums[a], counts[b] - counts[a])
+            nl = sqrt(fsum(map(mul, left, left)))
+        right, nr = after[b], norms[b]
+        cos = fsum(map(mul, left, right)) / (nl * nr) if nl > 0 and nr > 0 else 0.0
         out.append(1.0 - cos)
     return out
 
