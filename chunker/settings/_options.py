@@ -497,7 +497,8 @@ OPTIONS: dict[str, Option] = {
             "bm25",
             _retriever,
             annotation=str,
-            surfaces=frozenset({"eval", "sweep"}),
+            # chunk() takes it too: a result carries its settings to evaluate().
+            surfaces=frozenset({"chunk", "eval", "sweep"}),
             help=lambda: (
                 f"how the check ranks chunks: {_names(RETRIEVERS)} (hybrid: reciprocal rank fusion of the "
                 "two; dense and hybrid need --embedding-model) (default bm25)"
