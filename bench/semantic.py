@@ -7,8 +7,9 @@ Runs in the tests' environment (.venv, from requirements-test.lock): the model i
 tests train (tests/embedding_fixtures.py: PPMI vectors over a trained WordPiece vocabulary, 64
 dimensions, model2vec's format), made once and cached under .cache/. Every timing is a fresh
 process with numpy made unimportable, as in the page's Pyodide: the CPU time of its first run
-(the model and the tokenizer's words still to learn) and the median of two runs after it; the processes of the tools are interleaved (recursive, semantic, ...), so
-a drift in the machine's speed falls on all alike. Ratios are semantic time / recursive time.
+(the model and the tokenizer's words still to learn) and the median of two runs after it.
+The processes of the tools are interleaved (recursive, semantic, ...), so a drift in the
+machine's speed falls on all alike. Ratios are semantic time / recursive time.
 Printed, never asserted.
 """
 
