@@ -98,10 +98,7 @@ SLOW = {
         "test_encode_matches_model2vec_with_other_tokenizer_models",
         "test_a_real_model_trained_here_matches_model2vec",
     ],
-    "test_semantic.py": [
-        "test_no_chunk_is_over_the_size_and_offsets_are_exact",
-        "test_the_model_beats_words_alone_or_matches_them",
-    ],
+    "test_semantic.py": ["test_no_chunk_is_over_the_size_and_offsets_are_exact"],
     "test_retrievers.py": ["test_cli_library_and_a_python_without_numpy_give_the_same_numbers"],
 }
 

@@ -3,7 +3,7 @@
 The text is cut into sentences first (the finest enabled break, as the sentence strategy does:
 a sentence longer than the size is cut between words and flagged). Each piece is embedded by
 the static model of the `embedding_model` setting (chunker/embeddings); without one, a piece
-is its words, counted (lexical cohesion, as Hearst's TextTiling compares blocks of text: a
+is its words (of four characters or more), counted (lexical cohesion, as Hearst's TextTiling compares blocks of text: a
 topic change is where the vocabulary changes), so the strategy runs everywhere, and a model
 makes it see meaning rather than words. At every boundary
 between pieces, the mean vector of the `WINDOW` pieces before it is compared with that of the
@@ -119,7 +119,9 @@ def model_distances(text: str, starts: Sequence[int], ends: Sequence[int], model
     return out
 
 
-_WORD = re.compile(r"\w+")
+# Words of four characters or more: the shorter ones are mostly function words (the, and, of,
+# is, to) that every topic shares, and counting them hides where the vocabulary changes.
+_WORD = re.compile(r"\w{4,}")
 
 
 def _words(piece: str) -> Counter[str]:
