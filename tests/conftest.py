@@ -90,6 +90,12 @@ SLOW = {
         "test_the_compiled_part_of_the_standard_library_is_what_the_worker_imports",
         "test_the_icons_are_drawn_from_the_svg",
     ],
+    "test_embeddings.py": [
+        "test_encode_matches_model2vec_with_other_tokenizer_models",
+        "test_a_real_model_trained_here_matches_model2vec",
+    ],
+    "test_semantic.py": ["test_no_chunk_is_over_the_size_and_offsets_are_exact"],
+    "test_retrievers.py": ["test_cli_library_and_a_python_without_numpy_give_the_same_numbers"],
 }
 
 

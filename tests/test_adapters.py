@@ -170,7 +170,7 @@ def test_textsplitter_own_create_documents_would_be_wrong_for_our_chunks():
     [
         ({"size": 0}, "size must be a positive number, got 0"),
         ({"overlap": 600}, "overlap 600 must be smaller than the size 500"),
-        ({"strategy": "semantic"}, "unknown strategy 'semantic'"),
+        ({"strategy": "neural"}, "unknown strategy 'neural'"),
         ({"chunk_size": 200, "size": 100}, "ChunkerSplitter has both 'chunk_size' and 'size': give one of them"),
         ({"chunk_size": 0}, "size must be a positive number, got 0"),
         ({"max_chunk_chars": -1}, "max_chunk_chars must be a positive whole number"),

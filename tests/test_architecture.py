@@ -16,6 +16,7 @@ STAGES = [
     "text",
     "documents",
     "tokens",
+    "embeddings",
     "strategies",
     "splitters",
     "settings",

@@ -86,7 +86,7 @@ def test_anything_but_text_keeps_the_previous_document(same):
     [
         ({"size": "abc"}, "size must be a whole number"),
         ({"size": ""}, "size is empty"),
-        ({"strategy": "semantic"}, "unknown strategy 'semantic'"),
+        ({"strategy": "neural"}, "unknown strategy 'neural'"),
         ({"overlap": "150"}, "must be smaller than the size"),
         ({"breaks": []}, "breaks is empty"),
     ],

@@ -58,8 +58,9 @@ from .._errors import ChunkerError
 from ..results._records import ChunkResult, Chunks
 from ..session._api import Document
 from ..settings._options import Settings, options_for, signed, unknown_setting
-from ._bm25 import BM25Index, _DocumentTerms, _parameters
+from ._bm25 import _DocumentTerms, _parameters
 from ._questions import Question
+from ._rankers import make_index
 from ._stats import CONFIDENCE, RESAMPLES, SEED, Interval, Resamples, mean_std
 
 __all__ = [
@@ -399,9 +400,7 @@ def _evaluation(
     )
 
 
-def _measure(
-    index: BM25Index, spans: Sequence[Span], questions: Sequence[Question], top_k: int, ranked_by: str = "text"
-) -> Evaluation:
+def _measure(index: Any, spans: Sequence[Span], questions: Sequence[Question], top_k: int, ranked_by: str = "text") -> Evaluation:
     index.prepare(q.question for q in questions)  # one pass over the document for all their terms
     return _evaluation(spans, questions, [index.search(q.question, top_k) for q in questions], top_k, ranked_by)
 
@@ -448,8 +447,13 @@ def evaluate(
     b: float = 0.75,
     with_headings: bool = False,
     index: str = "text",
+    retriever: str | None = None,
+    embedding_model: Any = None,
 ) -> Evaluation:
     """Rank `result`'s chunks for each question with BM25 and score the top `top_k`.
+
+    `retriever` (bm25, dense or hybrid) and the `embedding_model` dense and hybrid rank with
+    are the result's settings' unless given (chunker/retrieval/_rankers.py).
 
     `index` says what each chunk is ranked by: "text", its own, or "embedded", its
     `embed_text` (the `context` setting's prefix, then the text); the report says which.
@@ -477,8 +481,18 @@ def evaluate(
     questions = _check_questions(text, questions)
     index = _index(index)
     spans, headings = _spans_and_headings(text, result, with_headings, index)
-    bm25 = BM25Index._of_document(_document_terms(document), spans, headings, k1, b)
-    return _measure(bm25, spans, questions, top_k, index)
+    settings = result.settings
+    ranker = make_index(
+        retriever or getattr(settings, "retriever", "bm25"),
+        text=text,
+        terms=_document_terms(document),
+        spans=spans,
+        headings=headings,
+        k1=k1,
+        b=b,
+        model=embedding_model if embedding_model is not None else getattr(settings, "embedding_model", None),
+    )
+    return _measure(ranker, spans, questions, top_k, index)
 
 
 @dataclass(frozen=True)
@@ -625,8 +639,10 @@ def _sweep_rows(
         result = doc.run(s, max_chunk_chars=max_chunk_chars)
         spans, headings = _spans_and_headings(doc.text, result, with_headings, index)
         del result  # the chunk texts: a sweep of a large document need not hold two chunkings
-        bm25 = BM25Index._of_document(doc_terms, spans, headings, k1, b)
-        yield _row(s, _measure(bm25, spans, questions, top_k, index))
+        ranker = make_index(
+            s.retriever, text=doc.text, terms=doc_terms, spans=spans, headings=headings, k1=k1, b=b, model=s.embedding_model
+        )
+        yield _row(s, _measure(ranker, spans, questions, top_k, index))
 
 
 def _row(s: Settings, ev: Evaluation) -> SweepRow:

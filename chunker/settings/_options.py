@@ -36,6 +36,7 @@ from ._presets import MODEL_LIMITS, model_limit
 from ._settings import (
     BREAKS,
     DEFAULTS,
+    RETRIEVERS,
     UNITS,
     VOLUME_FLOOR,
     VOLUME_TIMES,
@@ -266,6 +267,52 @@ def _splitter_help() -> str:
     ).replace("%", "%%")
 
 
+def _embedding_model(value: Any, so_far: Mapping[str, Any]) -> str | None:
+    if value is None or value == "":
+        return None
+    from ..embeddings import get_model  # only a run that names a model loads one
+
+    # A folder's path, a loaded model or its identity: named by its content's identity, which
+    # keeps meaning this model whatever is loaded later (as a tokenizer.json is named).
+    return get_model(value).name
+
+
+def _percentile(value: Any, so_far: Mapping[str, Any]) -> float:
+    try:
+        p = float(value)
+    except (TypeError, ValueError):
+        p = float("nan")
+    if isinstance(value, bool) or not 0 <= p <= 100:
+        raise ChunkerError(
+            f"breakpoint_percentile must be a number from 0 to 100, got {str(value)[:40]!r}: try 95",
+            field="breakpoint_percentile",
+        )
+    return int(p) if p == int(p) else p
+
+
+def _retriever(value: Any, so_far: Mapping[str, Any]) -> str:
+    name = _choice("retriever", value, RETRIEVERS)
+    if name != "bm25" and so_far.get("embedding_model") is None:
+        raise ChunkerError(
+            f"the {name} retriever needs an embedding model: give embedding_model= (--embedding-model), "
+            "the folder of a model2vec model",
+            field="retriever",
+        )
+    return name
+
+
+def _percentile_text(text: str, flag: str) -> Any:
+    return text.strip() or 95
+
+
+def _shown_model(value: Any) -> Any:
+    if value is None:
+        return value
+    from ..embeddings import label_of as model_label
+
+    return model_label(value)
+
+
 def _breaks_check(value: Any, so_far: Mapping[str, Any]) -> tuple[str, ...]:
     return _breaks(value)
 
@@ -483,6 +530,52 @@ OPTIONS: dict[str, Option] = {
             snippet=_given_splitter,
             implies=_splitter_implies,
         ),
+        Option(
+            "embedding_model",
+            None,
+            _embedding_model,
+            annotation=str | None,
+            metavar="PATH",
+            # The page loads a model from picked files, not from a path typed in a field.
+            surfaces=SURFACES - {"page"},
+            help=lambda: (
+                "the folder of a model2vec static embedding model (model.safetensors, tokenizer.json, "
+                "config.json): the semantic strategy embeds sentences with it (default: none, words are compared)"
+            ),
+            description="A model2vec model folder: what the semantic strategy embeds with.",
+            blank=None,
+            shown=_shown_model,
+        ),
+        Option(
+            "breakpoint_percentile",
+            95,
+            _percentile,
+            annotation=float,
+            parse=_percentile_text,
+            metavar="P",
+            surfaces=SURFACES - {"page"},
+            help=lambda: (
+                "the semantic strategy ends a chunk where neighbouring sentences differ more than at P%% "
+                "of all places, 0 to 100 (default 95)"
+            ),
+            description="The semantic strategy's break threshold, a percentile of the distances.",
+            blank=95,
+        ),
+        # After embedding_model, which dense and hybrid need.
+        Option(
+            "retriever",
+            "bm25",
+            _retriever,
+            annotation=str,
+            # chunk() takes it too: a result carries its settings to evaluate().
+            surfaces=frozenset({"chunk", "eval", "sweep"}),
+            help=lambda: (
+                f"how the check ranks chunks: {_names(RETRIEVERS)} (hybrid: reciprocal rank fusion of the "
+                "two; dense and hybrid need --embedding-model) (default bm25)"
+            ),
+            description="How the retrieval check ranks chunks: bm25, dense (the embedding model) or hybrid.",
+            blank="bm25",
+        ),
     )
 }
 """Every setting, in the order they are checked, shown and written."""
@@ -579,6 +672,9 @@ class Settings:
         language: str
         context: str
         splitter: str | None
+        embedding_model: str | None
+        breakpoint_percentile: float
+        retriever: str
 
     def __init__(self, **given: Any) -> None:
         for name in given:

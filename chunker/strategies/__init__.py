@@ -109,6 +109,13 @@ for _entry in (
         wants=("pages",),
     ),
     Strategy(
+        "semantic",
+        "Ends chunks where the topic changes: sentences embedded (an embedding_model, else their words), "
+        "cut where neighbouring windows differ most (breakpoint_percentile), packed up to the size, never over it.",
+        breaks=True,
+        wants=("embedding_model", "breakpoint_percentile"),
+    ),
+    Strategy(
         "langchain", "Exactly what LangChain's RecursiveCharacterTextSplitter returns, with correct offsets.", keeps_blank=True
     ),
 ):
