@@ -371,12 +371,12 @@ class EstimateIndex:
         self._weights = weights
         w = dict(zip(FEATURES, weights))
         self._pair_weight = w["rare_pairs"]
-        masks = _Masks(text)
+        masks = _DocumentMasks(text)
         self._pairs = masks.pairs
         # (weight, mask as little-endian bytes) of every class the document has, the words first.
-        found = [(w[name], mask) for name, mask in masks.classes.items() if mask or name == "words"]
-        self._masks = [(weight, mask.to_bytes((len(text) + 7) >> 3, "little")) for weight, mask in found]
-        self._totals = [(weight, mask.bit_count()) for weight, mask in found]
+        names = ["words"] + [name for name in masks.bits if name != "words"]
+        self._masks = [(w[name], masks.bits.get(name, b"")) for name in names]
+        self._totals = [(w[name], masks.totals.get(name, 0)) for name in names]
 
     def _is_seam(self, p: int) -> bool:
         text = self.text
@@ -447,8 +447,17 @@ _T_PUNCT = _table(r"^\w\s")
 _T_UNDERSCORE = _table("_")
 _T_SPACE = _table(r"\s")
 _T_LINE = _table(r"\r\n")
+_T_LINE_FEED = _table(r"\n")
 _T_SPACE_OR_TAB = _table(" \t")
 _T_ACCENTED = _table(_ACCENTED.pattern[1:-1])
+# Printable ASCII, tab and line feed; and which of the other bytes are in a class the masks can
+# otherwise leave out or work out from the rest.
+_PLAIN = bytes([9, 10, *range(32, 127)])
+_ACCENTED_BYTES = frozenset(i for i in range(256) if _T_ACCENTED[i] == 0x31)
+_OTHER_SPACES = frozenset(i for i in range(256) if _T_SPACE[i] == 0x31 and i not in b" \t\r\n")
+_OTHER_WORD_BYTES = frozenset(
+    i for i in range(256) if re.fullmatch(r"\w", chr(i)) and _T_LETTER[i] == _T_DIGIT[i] == 0x30 and i != 95
+)
 # The lower-case letters a-z of `str.lower` as themselves, everything else as a space.
 _T_LOWER = bytes(i + 32 if 65 <= i <= 90 else i if 97 <= i <= 122 else 32 for i in range(256))
 # The non-ASCII classes, a letter each, "." for none: Han, kana, Hangul, other scripts'
@@ -532,6 +541,46 @@ def _encode(text: str) -> tuple[bytes, list[tuple[int, str]]]:
         del _MET.runs
 
 
+_BLOCK = 1 << 16  # characters whose masks are made at a time (their strings stay in the cache)
+
+
+class _DocumentMasks:
+    """The classes' masks of a whole document (`bits`: little-endian bytes, bit i for character
+    i, of the classes it has), their totals, and where its rare pairs start (`pairs`).
+
+    Made a block at a time, each block cut at a seam (no class's match runs across one, so a
+    block's masks are the document's there), and written into the document's bytes at the
+    block's bit offset."""
+
+    def __init__(self, text: str) -> None:
+        n = len(text)
+        self.bits: dict[str, bytearray] = {}
+        self.totals: dict[str, int] = {}
+        self.pairs = array(position_kind(n))
+        start = 0
+        while start < n:
+            stop = n
+            if start + _BLOCK < n:
+                m = _SEAM.search(text, start + _BLOCK)
+                stop = m.start() if m is not None else n
+            block = _Masks(text[start:stop])
+            self.pairs.extend([p + start for p in block.pairs])
+            for name, mask in block.classes.items():
+                if mask:
+                    self._write(name, mask, start, n)
+            start = stop
+
+    def _write(self, name: str, mask: int, at: int, n: int) -> None:
+        bits = self.bits.get(name)
+        if bits is None:
+            bits = self.bits[name] = bytearray((n + 7) >> 3)
+        self.totals[name] = self.totals.get(name, 0) + mask.bit_count()
+        raw = (mask << (at & 7)).to_bytes(((mask.bit_length() + (at & 7)) + 7) >> 3, "little")
+        first = at >> 3
+        bits[first] |= raw[0]  # the byte the block before may have bits in
+        bits[first + 1 : first + len(raw)] = raw[1:]
+
+
 class _Masks:
     """Every class's mask of one text (`classes`, in `FEATURES` order but the rare pairs), and
     where its rare letter pairs start (`pairs`, sorted)."""
@@ -549,6 +598,10 @@ class _Masks:
             return int(back.translate(table), 2)
 
         c = self.classes
+        # The bytes beyond printable ASCII, tabs and line feeds, a few in common text: the
+        # classes that only they can be in are looked for only when they are there, and two
+        # classes follow from the others when none of those is.
+        rare = set(data.translate(None, _PLAIN))
         letter, upper = mask(_T_LETTER), mask(_T_UPPER)
         lower = letter ^ upper
         # A word starts at a letter after no letter, and at a capital after a lower-case letter
@@ -563,22 +616,29 @@ class _Masks:
         c["letters_over_7"] = over7
         c["letters_over_10"] = over7 & (over7 << 3)
         c["caps"] = upper & ((upper << 1) | (upper >> 1))
-        if not data.isascii():
+        if not rare.isdisjoint(_ACCENTED_BYTES):
             c["accented"] = mask(_T_ACCENTED)
+        space, line = mask(_T_SPACE), mask(_T_LINE) if 13 in rare else mask(_T_LINE_FEED)
+        flat = space & ~line
         digit = mask(_T_DIGIT)
         if digit:
             first = digit & ~(digit << 1)
             c["digit_groups"] = _every_third(digit, first)
-            c["space_digits"] = first & (mask(_T_SPACE_OR_TAB) << 1)
-        punct = mask(_T_PUNCT)
-        c["punct_runs"] = punct & ~(punct << 1)
-        c["punct_chars"] = punct
-        under = mask(_T_UNDERSCORE)
+            # Spaces and tabs are the flat whitespace unless the text has another kind.
+            spaced = flat if rare.isdisjoint(_OTHER_SPACES) else mask(_T_SPACE_OR_TAB)
+            c["space_digits"] = first & (spaced << 1)
+        under = mask(_T_UNDERSCORE) if b"_" in data else 0
         c["underscores"] = under
         c["dunders"] = under & ~(under << 1) & (under >> 1)
-        space, line = mask(_T_SPACE), mask(_T_LINE)
+        if rare.isdisjoint(_OTHER_WORD_BYTES):
+            # Punctuation is whatever is no word character and no space, and a word character
+            # is a letter, a digit or "_" unless the text has another kind.
+            punct = ((1 << n) - 1) & ~(letter | digit | under | space)
+        else:
+            punct = mask(_T_PUNCT)
+        c["punct_runs"] = punct & ~(punct << 1)
+        c["punct_chars"] = punct
         c["newline_runs"] = line & ~(_spread(line, space) << 1)  # the first line break of a run
-        flat = space & ~line
         c["space_runs"] = flat & ~(flat << 1) & (flat >> 1)
         if runs or not data.isascii():
             self._non_ascii(data, runs)
