@@ -498,6 +498,31 @@ def test_index_counts_spans_of_long_runs_as_the_spans_alone(target, text, block,
         assert index.count(start, end) == estimate_tokens(text[start:end], target=target), (start, end)
 
 
+@pytest.mark.parametrize("target", _estimate.TARGETS)
+@settings(max_examples=200, deadline=None)
+@given(
+    extras=st.lists(
+        st.tuples(
+            st.integers(0, 2000),
+            st.sampled_from(["日本", "ж", "“", "—", "🎉", "\u212a", "\u0130", "ª", "²", "é", "\u3000", "\u0663"]),
+        ),
+        max_size=12,
+    ),
+    data=st.data(),
+)
+def test_index_counts_prose_with_a_few_characters_beyond_latin1(target, extras, data):
+    # A few characters beyond ASCII in a long text take their own path (their bits set one by
+    # one), many take the translated one: both must give the spans' own counts.
+    text = "Chunk size is a balance between context_and precision, 2024. " * 33
+    for at, piece in sorted(extras, reverse=True):
+        text = text[:at] + piece + text[at:]
+    index = _estimate.EstimateIndex(text, target=target)
+    for _ in range(10):
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, min(len(text), start + 600)))
+        assert index.count(start, end) == estimate_tokens(text[start:end], target=target), (start, end)
+
+
 def test_stand_ins_share_every_class_of_the_characters_they_replace():
     # Beyond Latin-1 the index reads each character as its stand-in: every class a mask is
     # read from must hold the one exactly when it holds the other, for every code point; and

@@ -458,6 +458,7 @@ _OTHER_SPACES = frozenset(i for i in range(256) if _T_SPACE[i] == 0x31 and i not
 _OTHER_WORD_BYTES = frozenset(
     i for i in range(256) if re.fullmatch(r"\w", chr(i)) and _T_LETTER[i] == _T_DIGIT[i] == 0x30 and i != 95
 )
+_OTHER_WORD_SINGLES = [bytes([i]) for i in sorted(_OTHER_WORD_BYTES)]
 # The lower-case letters a-z of `str.lower` as themselves, everything else as a space.
 _T_LOWER = bytes(i + 32 if 65 <= i <= 90 else i if 97 <= i <= 122 else 32 for i in range(256))
 # The non-ASCII classes, a letter each, "." for none: Han, kana, Hangul, other scripts'
@@ -601,7 +602,8 @@ class _Masks:
         # The bytes beyond printable ASCII, tabs and line feeds, a few in common text: the
         # classes that only they can be in are looked for only when they are there, and two
         # classes follow from the others when none of those is.
-        rare = set(data.translate(None, _PLAIN))
+        extra = data.translate(None, _PLAIN)
+        rare = set(extra)
         letter, upper = mask(_T_LETTER), mask(_T_UPPER)
         lower = letter ^ upper
         # A word starts at a letter after no letter, and at a capital after a lower-case letter
@@ -641,15 +643,34 @@ class _Masks:
         c["newline_runs"] = line & ~(_spread(line, space) << 1)  # the first line break of a run
         c["space_runs"] = flat & ~(flat << 1) & (flat >> 1)
         if runs or not data.isascii():
-            self._non_ascii(data, runs)
+            self._non_ascii(data, runs, extra)
         self.pairs = _pairs(data, runs)
 
-    def _non_ascii(self, data: bytes, runs: list[tuple[int, str]]) -> None:
-        kinds = bytearray(data.translate(_T_KIND))
-        for at, run in runs:
-            kinds[at : at + len(run)] = run.translate(_KIND_OF).encode("ascii")
-        back = bytes(kinds[::-1])
-        found = {k: int(back.translate(table), 2) for k, table in _T_KINDS.items() if k.encode() in kinds}
+    def _non_ascii(self, data: bytes, runs: list[tuple[int, str]], extra: bytes) -> None:
+        coded = [(at, run.translate(_KIND_OF)) for at, run in runs]
+        beyond = sum(len(codes) for _, codes in coded)
+        # Latin-1's own word characters of other scripts ("ª", "²", "¼"...) are in `extra`, and
+        # so are the stand-ins "ª" of the runs' word characters: are there more of them?
+        latin = sum(map(extra.count, _OTHER_WORD_SINGLES)) > sum(run.translate(_STAND_INS).count("ª") for _, run in runs)
+        found: dict[str, int] = {}
+        if latin or 16 * beyond > len(data):
+            # Many: every kind from the text translated, as the other classes are.
+            kinds = bytearray(data.translate(_T_KIND))
+            for at, codes in coded:
+                kinds[at : at + len(codes)] = codes.encode("ascii")
+            back = bytes(kinds[::-1])
+            found = {k: int(back.translate(table), 2) for k, table in _T_KINDS.items() if k.encode() in kinds}
+        else:
+            # A few (quotes, dashes, a name): their bits set one by one.
+            bits: dict[str, bytearray] = {}
+            for at, codes in coded:
+                for i, k in enumerate(codes):
+                    if k != ".":
+                        held = bits.get(k)
+                        if held is None:
+                            held = bits[k] = bytearray((len(data) + 7) >> 3)
+                        held[(at + i) >> 3] |= 1 << ((at + i) & 7)
+            found = {k: int.from_bytes(held, "little") for k, held in bits.items()}
         both = found.get("F", 0)
         han, kana, hangul = found.get("H", 0) | both, found.get("K", 0), found.get("G", 0)
         cjk = han | kana | hangul
