@@ -631,10 +631,19 @@ def test_letter_pairs_are_where_re_finds_them_in_the_lower_cased_text(text):
     assert found == expected
 
 
-def test_an_index_asked_again_counts_the_same():
+def test_an_index_asked_again_and_past_its_memory_counts_the_same(monkeypatch):
+    # The index keeps the sums at edges asked about twice, and at ends counted from those; asked
+    # again, or after it has started afresh (a small limit here), every count is still the
+    # span's own estimate.
+    monkeypatch.setattr(_estimate, "_KNOWN_MAX", 5)
+    monkeypatch.setattr(_estimate, "_STRETCH", 64)
     doc = sample_document()
     index = _estimate.EstimateIndex(doc)
     rng = random.Random(7)
     spans = [tuple(sorted(rng.sample(range(len(doc) + 1), 2))) for _ in range(60)]
+    # And spans as packing asks them: one start, several ends (at word edges and anywhere).
+    for start in rng.sample([m.start() for m in re.finditer(r"\S+", doc)], 10):
+        spans += [(start, min(len(doc), start + rng.randrange(1, 3000))) for _ in range(6)]
     for _ in range(3):
         assert [index.count(a, b) for a, b in spans] == [estimate_tokens(doc[a:b]) for a, b in spans]
+    assert len(index._known) <= 6 and index._stretches is not None

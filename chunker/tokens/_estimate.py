@@ -377,6 +377,9 @@ class EstimateIndex:
         names = ["words"] + [name for name in masks.bits if name != "words"]
         self._masks = [(w[name], masks.bits.get(name, b"")) for name in names]
         self._totals = [(w[name], masks.totals.get(name, 0)) for name in names]
+        self._known: dict[int, tuple[int, int]] = {}  # seam -> `_before` it (see `_inside`)
+        self._asked: set[int] = set()
+        self._stretches: list[tuple[int, int]] | None = None
 
     def _is_seam(self, p: int) -> bool:
         text = self.text
@@ -387,15 +390,56 @@ class EstimateIndex:
             return False
         return not (a in " \t" and b.isdecimal())
 
-    def _inside(self, head: int, tail: int) -> tuple[int, int, int]:
-        """(weighted counts but the pairs, words, pairs) of text[head:tail], for seams head < tail."""
-        pairs = bisect.bisect_left(self._pairs, tail) - bisect.bisect_left(self._pairs, head)
-        if head == 0 and tail == len(self.text):
+    def _between(self, a: int, b: int) -> tuple[int, int]:
+        """(weighted counts but the pairs, words) of the masks' bits in [a, b)."""
+        if a == 0 and b == len(self.text):
             counts = [n for _, n in self._totals]
-            return sum(map(mul, (weight for weight, _ in self._totals), counts)), counts[0], pairs
-        lo, hi, shift, keep = head >> 3, (tail + 7) >> 3, head & 7, (1 << (tail - head)) - 1
+            return sum(map(mul, (weight for weight, _ in self._totals), counts)), counts[0]
+        lo, hi, shift, keep = a >> 3, (b + 7) >> 3, a & 7, (1 << (b - a)) - 1
         counts = [((int.from_bytes(mask[lo:hi], "little") >> shift) & keep).bit_count() for _, mask in self._masks]
-        return sum(map(mul, (weight for weight, _ in self._masks), counts)), counts[0], pairs
+        return sum(map(mul, (weight for weight, _ in self._masks), counts)), counts[0]
+
+    def _before(self, p: int) -> tuple[int, int]:
+        """`_between(0, p)`, from the sums at the start of p's stretch of `_STRETCH` characters."""
+        if self._stretches is None:
+            self._stretches = [(0, 0)]
+            for a in range(0, len(self.text), _STRETCH):
+                total, words = self._stretches[-1]
+                more, more_words = self._between(a, min(len(self.text), a + _STRETCH))
+                self._stretches.append((total + more, words + more_words))
+        a = p - p % _STRETCH
+        total, words = self._stretches[a // _STRETCH]
+        if a < p:
+            more, more_words = self._between(a, p)
+            return total + more, words + more_words
+        return total, words
+
+    def _inside(self, head: int, tail: int) -> tuple[int, int, int]:
+        """(weighted counts but the pairs, words, pairs) of text[head:tail], for seams head < tail.
+
+        Packing asks about the same edges again and again (each piece's end, tried with several
+        starts; every setting a slider move tries): an edge asked about a second time has its
+        sums from the document's start kept, and so has every end counted from a kept start,
+        so that a span between kept edges costs two look-ups. A chunking that asks about each
+        span once (records counted after a chunking by characters) keeps nothing."""
+        pairs = bisect.bisect_left(self._pairs, tail) - bisect.bisect_left(self._pairs, head)
+        known = self._known
+        before, after = known.get(head), known.get(tail)
+        if before is not None and after is not None:
+            return after[0] - before[0], after[1] - before[1], pairs
+        if before is None and after is None and head in self._asked:
+            before = known[head] = self._before(head)
+        total, words = self._between(head, tail)
+        if before is not None:
+            known[tail] = (before[0] + total, before[1] + words)
+        elif after is not None:
+            known[head] = (after[0] - total, after[1] - words)
+        else:
+            self._asked.add(head)
+        if len(known) > _KNOWN_MAX or len(self._asked) > _KNOWN_MAX:
+            known.clear()
+            self._asked.clear()
+        return total, words, pairs
 
     def count(self, start: int, end: int) -> int:
         """``estimate_tokens(text[start:end])`` for this index's target."""
@@ -542,6 +586,8 @@ def _encode(text: str) -> tuple[bytes, list[tuple[int, str]]]:
         del _MET.runs
 
 
+_KNOWN_MAX = 1 << 15  # edges whose sums an index keeps (some 150 bytes each), then starts afresh
+_STRETCH = 1 << 12  # characters between the sums `_before` starts from
 _BLOCK = 1 << 16  # characters whose masks are made at a time (their strings stay in the cache)
 
 
