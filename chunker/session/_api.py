@@ -258,11 +258,11 @@ class Document:
         del measure
         if limit is not None:
             _check_volume(text, spans, settings, limit)
-        found: list[tuple[Sequence[int], Sequence[int], int]] = []
+        found: list[tuple[Sequence[int], Callable[[], tuple[Sequence[int], int]]]] = []
 
-        def counted() -> tuple[Sequence[int], Sequence[int], int]:
-            """(every chunk's tokens, the tokens of each chunk that earlier ones hold, the
-            document's tokens), counted once, when first asked for."""
+        def counted() -> tuple[Sequence[int], Callable[[], tuple[Sequence[int], int]]]:
+            """(every chunk's tokens, what gives the tokens of each chunk that earlier ones hold
+            and the document's tokens), counted once, when first asked for."""
             if not found:
                 found.append(self._counted(text, spans, tok, counter.pop() if counter else None))
             return found[0]
@@ -277,17 +277,17 @@ class Document:
         )
 
         def stats() -> Stats:
-            _, repeats, doc_tokens = counted()
+            repeats, doc_tokens = counted()[1]()
             return self._stats(chunks, tok, settings, doc_tokens, repeats)
 
         return ChunkResult._lazy(chunks, stats, settings, self.source, notes)
 
     def _counted(
         self, text: str, spans: Spans, tok: TokenizerLike, counter: Measure | None
-    ) -> tuple[Sequence[int], Sequence[int], int]:
-        """The chunks' token counts, their overlaps' and the document's (see `counted`). Chunks
-        are sized in characters or words but counted in tokens all the same: from one encoding
-        of the document (or the estimate's sums), not chunk by chunk."""
+    ) -> tuple[Sequence[int], Callable[[], tuple[Sequence[int], int]]]:
+        """The chunks' token counts, and what gives their overlaps' and the document's (see
+        `counted`). Chunks are sized in characters or words but counted in tokens all the same:
+        from one encoding of the document (or the estimate's masks), not chunk by chunk."""
         if counter is None:
             counter = self._token_measure(tok) if tok.name != "approx" else make_measure(text, "tokens", tok)
         if isinstance(counter, ExactTokenMeasure):
@@ -298,15 +298,24 @@ class Document:
             repeats = _repeats(spans.starts, spans.ends, counter.plain)
             doc_tokens = len(counter.offsets) + counter.specials
             counter.forget()
-        else:
-            # approx and estimate count a span's own text, and their measures do that from the
-            # document already read (estimate's running sums; approx's length rule).
-            assert isinstance(counter, EstimateTokenMeasure)
-            counts = array("q", map(counter.count, spans.starts, spans.ends))
-            repeats = _repeats(spans.starts, spans.ends, counter.count)
-            doc_tokens = counter.count(0, len(text))
-        self._tokens.setdefault(tok.name, doc_tokens)
-        return counts, repeats, doc_tokens
+            self._tokens.setdefault(tok.name, doc_tokens)
+            return counts, lambda: (repeats, doc_tokens)
+        # approx and estimate count a span's own text, and their measures do that from the
+        # document already read (estimate's masks; approx's length rule): the overlaps and the
+        # document only when the stats are read (records alone never need them).
+        assert isinstance(counter, EstimateTokenMeasure)
+        estimate = counter
+        counts = array("q", map(estimate.count, spans.starts, spans.ends))
+        rest: list[tuple[Sequence[int], int]] = []
+
+        def overlaps_and_document() -> tuple[Sequence[int], int]:
+            if not rest:
+                doc_tokens = estimate.count(0, len(text))
+                self._tokens.setdefault(tok.name, doc_tokens)
+                rest.append((_repeats(spans.starts, spans.ends, estimate.count), doc_tokens))
+            return rest[0]
+
+        return counts, overlaps_and_document
 
     def _token_measure(self, tok: TokenizerLike) -> Measure:
         if self._measure is not None and self._measure[0] == tok.name:
