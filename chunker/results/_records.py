@@ -336,20 +336,7 @@ class Chunks(Sequence[Chunk]):
         if self._pages:  # the pages the chunk's text touches, from 1
             first = max(1, bisect.bisect_right(self._pages, start))
             last = max(first, bisect.bisect_right(self._pages, max(start, end - 1)))
-        if self._contexts is None and self._embeds is None:
-            return Chunk._made_from(
-                self._text[start:end],
-                k,
-                start,
-                end,
-                self._tokens[k],
-                self._estimated,
-                self._flags[k],
-                self._headings[k] if self._headings else (),
-                shared,
-                first,
-                last,
-            )
+        contexts, embeds = self._contexts, self._embeds
         return Chunk._made_from(
             self._text[start:end],
             k,
@@ -362,9 +349,9 @@ class Chunks(Sequence[Chunk]):
             shared,
             first,
             last,
-            self._contexts[k] if self._contexts is not None else "",
-            self._embed_tokens[k],
-            self._embeds[k] if self._embeds is not None else None,
+            contexts[k] if contexts is not None else "",
+            self._embed_tokens[k] if contexts is not None else -1,
+            embeds[k] if embeds is not None else None,
         )
 
 
