@@ -256,7 +256,9 @@ class Chunks(Sequence[Chunk]):
                 self._embed_counted = _array("q", embed_tokens)
         # A framework's own texts where they are not the slices (see `Chunk.framework_text`).
         self._embeds = None if embeds is None or all(e is None for e in embeds) else list(embeds)
-        self.embedded = embedded or self._contexts is not None or self._embeds is not None
+        # Every record carries embed_text when a context was asked for; otherwise only those
+        # whose embedded text is not their text (a table part's header rows, a framework's text).
+        self.embedded = embedded
 
     def __len__(self) -> int:
         return len(self._starts)
