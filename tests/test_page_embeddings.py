@@ -19,14 +19,14 @@ import threading
 
 import numpy as np
 import pytest
-from conftest import ROOT, Page, PlainHandler
+from conftest import ROOT, Page, PlainHandler, paste
 
 import chunker
 import chunker.embeddings
 from chunker.cli._main import run
 from tests import embedding_fixtures, hf_fixtures
 from tests.pagekit import page_fixtures, params, text_of
-from tests.test_page import SAMPLE
+from tests.test_page import PROSE, SAMPLE
 from tests.test_page_offline import STORED
 from tests.test_page_questions import _holds_the_command_lines_numbers
 
@@ -198,12 +198,34 @@ def test_a_built_site_bundles_a_model_and_offers_it_without_the_picker(chromium,
     threading.Thread(target=server.serve_forever, daemon=True).start()
     page = Page(chromium, f"http://127.0.0.1:{server.server_address[1]}/")
     try:
+        # (A short patience for stale work, for the worker restarted below; no comparison meanwhile.)
+        page.page.add_init_script("window.chunkerStaleSeconds = 0.5; window.chunkerCompareAutoChars = 1")
         page.open("?strategy=semantic")
         page.page.wait_for_function("document.getElementById('embedding-model').value.startsWith('m2v:')")
         page.wait_idle()
-        assert page.page.input_value("#embedding-model") == chunker.embeddings.load(models["b"]).name
+        bundled = chunker.embeddings.load(models["b"])
+        assert page.page.input_value("#embedding-model") == bundled.name
+        assert "model" in text_of(page, "#embedding-model-help")
         assert assert_chunks(page, embedding_model=str(models["b"])).chunks
-        assert not page.foreign_requests() and not page.console_errors
+        # Semantic chunks of a long text keep the worker busy; a newer size meanwhile stops it,
+        # and the worker started again is given the model again: the chunks are still its.
+        big = (PROSE + "\n\n") * (1_000_000 // (len(PROSE) + 2))
+        page.act(lambda: paste(page.page, big))
+        page.page.evaluate("""() => {
+            const size = document.getElementById('size');
+            for (const value of ['120', '121']) {
+                size.value = value;
+                size.dispatchEvent(new Event('input', {bubbles: true}));
+            }
+        }""")
+        page.page.wait_for_function("document.body.dataset.restarts === '1'", timeout=120_000)
+        page.wait_idle()
+        expected = chunker.chunk(big, **page.controls(), embedding_model=bundled.name)
+        assert page.controls()["size"] == 121 and text_of(page, "#summary") == f"{len(expected.chunks):,} chunks"
+        assert [(c["start"], c["end"]) for c in page.cards()] == [
+            (c.start_char, c.end_char) for c in expected.chunks[: len(page.cards())]
+        ]
+        assert not page.foreign_requests() and not page.console_errors and page.page.is_hidden("#error")
     finally:
         page.close()
         server.shutdown()
