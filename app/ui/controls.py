@@ -351,8 +351,12 @@ async def use_model(found, said="Embedding with ", run=True):
     if found.error:
         show_error(found.error)
         return False
+    from ui.dom import status
+
     # The bytes stay in a JavaScript object: megabytes never pass through MicroPython.
+    status("Loading the embedding model " + str(found.name) + "…")
     loaded = await C.worker.use_model(found)
+    status(None)
     if not loaded.ok:
         show_error(loaded.error)
         return False
