@@ -3,6 +3,7 @@
     python serve.py                 # http://127.0.0.1:8000/ (vendors the runtime on first run)
     python serve.py --port 0        # any free port; the address is printed
     python serve.py --build _site   # a self-contained static site (GitHub Pages, offline)
+    python serve.py --build _site --model potion-base-8M   # ... that bundles an embedding model
 
 Only the page's own files are served (tools/site.py derives the list from the page itself),
 never the rest of the repository, nor anything a symbolic link leads to outside it. Requests are
@@ -328,10 +329,25 @@ def make_server(host: str, port: int, *, handler: type[Handler] = Handler, quiet
 # ---------------------------------------------------------------- the command line
 
 
-def build(out: Path) -> Path:
+def build(out: Path, model: site.BundledModel | None = None) -> Path:
     """Write the playground as a static site into ``out``: a new or empty folder, or an earlier
-    build (replaced); anything else is refused with :class:`tools.site.SiteError`."""
-    return site.build_site(ROOT, out)
+    build (replaced); anything else is refused with :class:`tools.site.SiteError`. With
+    `model`, the site bundles that embedding model (see :func:`bundled_model`)."""
+    return site.build_site(ROOT, out, model)
+
+
+def bundled_model(path: Path) -> site.BundledModel:
+    """The model2vec folder at ``path``, read and checked by chunker's own loader (a folder that is
+    not such a model raises its one-line ChunkerError), to bundle into a built site."""
+    import chunker.embeddings  # pure Python, standard library only
+
+    model = chunker.embeddings.load(path)
+    folder = Path(path) if Path(path).is_dir() else Path(path).parent
+    files = {name: (folder / name).read_bytes() for name in chunker.embeddings.FILES}
+    # The files read now are the ones checked: a folder changed in between is refused.
+    if chunker.embeddings.content_key(files) != model.name:
+        raise chunker.ChunkerError(f"{path} changed while it was read; build again")
+    return site.BundledModel(model.label, files)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -362,14 +378,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=port_number, default=8000, help="port to listen on (0 = any free port; default 8000)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--build", metavar="DIR", type=Path, help="write a static site into DIR instead of serving")
+    parser.add_argument(
+        "--model",
+        metavar="PATH",
+        type=Path,
+        help="with --build: bundle this model2vec embedding model folder into the site, which its page offers at start",
+    )
     parser.add_argument("--quiet", action="store_true", help="do not log each request")
     args = parser.parse_args(argv)
 
+    model = None
+    if args.model is not None and not args.build:
+        print("error: --model bundles a model into a built site: give --build DIR too", file=sys.stderr)
+        return 2
     if args.build:
         try:
             site.check_target(ROOT, args.build)  # before any work: refuse at once
         except site.SiteError as exc:
             print(f"error: {exc}", file=sys.stderr)
+            return 2
+    if args.model is not None:
+        from chunker import ChunkerError
+
+        try:
+            model = bundled_model(args.model)
+        except ChunkerError as exc:
+            print(f"error: --model: {exc}", file=sys.stderr)
             return 2
     try:
         ensure_runtime(ROOT)
@@ -379,11 +413,11 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.build:
         try:
-            out = build(args.build)
+            out = build(args.build, model)
         except site.SiteError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        print(f"static site written to {out}", flush=True)
+        print(f"static site written to {out}" + (f", bundling the embedding model {model.label}" if model else ""), flush=True)
         return 0
 
     try:

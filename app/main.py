@@ -50,7 +50,8 @@ def set_worker(worker):
 
 async def restart_worker():
     """Stop the worker (busy with stale work) and start another, giving it what the first had:
-    the reader's tokenizer.json files now, the document with the next run, the questions after."""
+    the reader's tokenizer.json and embedding model now, the document with the next run, the
+    questions after."""
     status("Stopping work a newer setting made stale…")
     BRIDGE.terminateWorkers()
     L.restarts += 1
@@ -59,12 +60,14 @@ async def restart_worker():
     await worker.hello()
     set_worker(worker)
     controls.C.in_worker = set()
+    controls.C.models_in_worker = set()
     L.text_sent = False
     extracted = BRIDGE.kept("document")
     if extracted.length and extracted[0].value:  # a PDF, Word or HTML file: its pages too
         view = await worker.open_document(extracted[0].value)
         L.text_sent = bool(view.ok)
     await controls.give_tokenizer()  # the one in use, if the reader loaded it; others when chosen
+    await controls.give_model()  # likewise the embedding model
     L.replay = True
 
 
@@ -282,6 +285,7 @@ async def start():
         return
     el("doc-view").innerHTML = '<p class="placeholder">Chunking…</p>'
     controls.build(json.loads(info["controls"]))
+    await controls.use_bundled_model(worker)
     controls.apply_defaults()
     controls.restore(window.URLSearchParams.new(window.location.search))
     controls.write_url()

@@ -235,6 +235,10 @@ def controls() -> dict[str, Any]:
             "unit": {u.name: u.description for u in chunker.UNITS.values()},
             "tokenizer": {t.name: t.description for t in chunker.TOKENIZERS.values()},
         },
+        # The retrieval check's retrievers (its own select, beside the top k): all but BM25
+        # rank with the embedding model, so the page offers them only with one chosen.
+        "retriever": _options((r.name, r.label) for r in chunker.RETRIEVERS.values()),
+        "retriever_help": {r.name: r.description for r in chunker.RETRIEVERS.values()},
         "order": list(chunker.STRATEGIES),
         "size_zero": [s.name for s in chunker.STRATEGIES.values() if s.size_zero],
         "uses_breaks": [s.name for s in chunker.STRATEGIES.values() if s.breaks],

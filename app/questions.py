@@ -1,5 +1,5 @@
 """The Questions panel: the reader's questions with their answer spans, how well the chunking
-on screen retrieves them (BM25, `chunker.evaluate`: each metric's mean and spread, Precision_Ω,
+on screen retrieves them (BM25, dense or hybrid: `chunker.evaluate`: each metric's mean and spread, Precision_Ω,
 the library's warning, each question's own scores), and a sweep over strategies and sizes as
 a table and a chart, each row with its interval against the best row (`chunker.mark_best`).
 
@@ -19,7 +19,7 @@ from chunker import SWEEP_SIZES, SWEEP_STRATEGIES  # the sweep the panel runs is
 
 from .html import esc, num, plural
 
-__all__ = ["questions_html", "evaluation_html", "sweep_html", "line_chart", "SWEEP_STRATEGIES", "SWEEP_SIZES"]
+__all__ = ["questions_html", "evaluation_html", "ranked_by", "sweep_html", "line_chart", "SWEEP_STRATEGIES", "SWEEP_SIZES"]
 
 _TINTS = ("#2563eb", "#c2410c", "#15803d", "#7e22ce", "#a16207", "#0e7490")
 
@@ -85,9 +85,23 @@ def warning_html(warning: str | None) -> str:
     return f'<p class="warn" role="note" data-warning="coverage"><strong>Warning:</strong> {said}.</p>'
 
 
-def evaluation_html(ev: Any, settings: Any) -> str:
+def ranked_by(retriever: str = "bm25", model: str = "") -> str:
+    """How the check ranks, in words: the retriever, and for dense and hybrid the model.
+
+    >>> ranked_by(), ranked_by("dense", "potion-8M"), ranked_by("hybrid", "m")
+    ('BM25', 'dense retrieval with potion-8M', 'hybrid retrieval (BM25 and m, reciprocal rank fusion)')
+    """
+    if retriever == "dense":
+        return f"dense retrieval with {model}"
+    if retriever == "hybrid":
+        return f"hybrid retrieval (BM25 and {model}, reciprocal rank fusion)"
+    return "BM25"
+
+
+def evaluation_html(ev: Any, settings: Any, retriever: str = "bm25", model: str = "") -> str:
     """The chunking on screen: each metric's mean and standard deviation over the questions,
-    the warning when k retrieves half the chunks or more, and each question's scores."""
+    the warning when k retrieves half the chunks or more, and each question's scores.
+    `retriever` ranked the chunks (for dense and hybrid, with `model`, the model's label)."""
     head = "".join(
         f'<div class="tile" data-metric="{m}"><span class="label">{esc(_LABELS[m])}</span>'
         f'<span class="value">{esc(_value(m, getattr(ev, m)))}</span>'
@@ -95,10 +109,12 @@ def evaluation_html(ev: Any, settings: Any) -> str:
         f"{esc(_spread(m, getattr(ev, m + '_std')))}</span></div>"
         for m in _SHOWN
     )
+    over = "each chunk as embedded (its context, then its text)" if ev.index == "embedded" else "the chunk texts"
     return (
-        f'<div class="stats">{head}</div>{warning_html(ev.warning)}<p class="help">The top {ev.top_k} of '
+        f'<div class="stats" data-retriever="{esc(retriever)}">{head}</div>{warning_html(ev.warning)}'
+        f'<p class="help">The top {ev.top_k} of '
         f"{plural(ev.chunks, 'chunk')} of {esc(settings.strategy)} at {num(settings.size)} {esc(settings.unit)} "
-        f"by BM25 over {'each chunk as embedded (its context, then its text)' if ev.index == 'embedded' else 'the chunk texts'}, "
+        f"by {esc(ranked_by(retriever, model))} over {over}, "
         f"averaged over {plural(ev.questions, 'question')}; ± is the standard deviation over the "
         "questions. Precision Ω is the precision had exactly the chunks that hold each answer been "
         f"retrieved, whatever the ranking.</p>{per_question_html(ev)}"
@@ -149,12 +165,16 @@ def _versus(row: Any, metric: str) -> str:
     )
 
 
-def sweep_html(rows: Sequence[Any], strategies: Sequence[str], sizes: Sequence[int]) -> str:
+def sweep_html(
+    rows: Sequence[Any], strategies: Sequence[str], sizes: Sequence[int], retriever: str = "bm25", model: str = ""
+) -> str:
     """The sweep so far: a table of every strategy and size (rows still to come say so), and
     the chart of recall and IoU against size; once every row is in, each row's difference
-    from the best with its 95% interval, on the chart as a bar."""
+    from the best with its 95% interval, on the chart as a bar. Every row is ranked by
+    `retriever` (with `model` for dense and hybrid)."""
     found = {(r.strategy, r.size): r for r in rows}
     out = [
+        f'<p class="help" data-retriever="{esc(retriever)}">Ranked by {esc(ranked_by(retriever, model))}.</p>'
         '<table class="sweep"><caption class="sr-only">Retrieval by strategy and size</caption>'
         '<thead><tr><th scope="col">Strategy</th><th scope="col">Size</th><th scope="col">Chunks</th>'
         '<th scope="col">Recall</th><th scope="col">Precision</th><th scope="col">IoU</th>'

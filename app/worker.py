@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import chunker
+import chunker.embeddings
 from app import lazy, panels, questions
 from app import view as views
 from app.cards import cards_html
@@ -44,6 +45,7 @@ class Session:
         self.questions: list[chunker.Question] = []
         self.top_k = 5
         self.index = "text"  # what the retrieval check ranks each chunk by (chunker.evaluate)
+        self.retriever = "bm25"  # how it ranks them: dense and hybrid with the settings' model
         self.selected: int | None = None  # the question whose retrieved chunks are shown
         self.sweep_rows: list[Any] = []
         self.sweep_key: Any = None
@@ -364,6 +366,50 @@ def use_tokenizer(doc: Any, filename: str) -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------- the reader's embedding model
+
+# The keys of the page's ``{safetensors, tokenizer, config, label}`` object: a model folder's
+# three files' bytes (static/bridge.js readModel), and the folder's name.
+MODEL_KEYS = {"safetensors": "model.safetensors", "tokenizer": "tokenizer.json", "config": "config.json"}
+
+
+def _bytes_of(doc: Any, key: str) -> bytes | None:
+    raw: Any = doc.get(key) if isinstance(doc, dict) else getattr(doc, key, None)
+    if raw is None or type(raw).__name__ == "JsNull":
+        return None
+    return bytes(raw.to_py() if hasattr(raw, "to_py") else raw)
+
+
+def use_model(doc: Any) -> dict[str, Any]:
+    """A model2vec model the reader picked (its folder or its three files), as bytes: loaded
+    for this session only, never written anywhere. Settings name it by its content
+    (``m2v:...``), so a second model, even one of the same folder name, is another model and
+    the first one's results keep their meaning; the folder's name is its label."""
+    from app.html import esc, num
+
+    label = _name_of(doc) or "model"
+    try:
+        files = {name: data for key, name in MODEL_KEYS.items() if (data := _bytes_of(doc, key)) is not None}
+        model = chunker.embeddings.load(files, label=label)
+    except Exception as exc:
+        failure = _failure(exc)
+        failure["error"] = failure["error"][:300]  # one line on the page, whatever the folder held
+        return failure
+    about = (
+        f"{label}: a static embedding model of {num(model.rows)} rows in {num(model.dim)} dimensions "
+        f"({model.dtype}). The semantic strategy embeds sentences with it, and the retrieval check can "
+        "rank with it (dense, hybrid). Loaded in this page only: it is gone when the page closes."
+    )
+    return {
+        "ok": True,
+        "name": model.name,
+        "label": label,
+        # Two folders of one name are told apart by their size and the start of their identity.
+        "option": f'<option value="{esc(model.name)}">{esc(label)} ({model.dim} dims, {esc(model.name[4:12])})</option>',
+        "about": about,
+    }
+
+
 # ---------------------------------------------------------------- questions
 
 
@@ -378,17 +424,37 @@ def _questions_view() -> dict[str, Any]:
         "text": chunker.dump_questions(S.questions),
     }  # kept by the page
     if S.questions and S.result is not None and len(S.result.chunks):
-        ev = chunker.evaluate(S.document, S.result, S.questions, top_k=S.top_k, index=S.index)
-        out["evaluation"] = questions.evaluation_html(ev, S.result.settings)
+        retriever = _retriever(S.result.settings)
+        ev = chunker.evaluate(S.document, S.result, S.questions, top_k=S.top_k, index=S.index, retriever=retriever)
+        out["evaluation"] = questions.evaluation_html(ev, S.result.settings, retriever, _model_label(S.result.settings))
         if S.selected is not None and S.selected < len(ev.per_question):
             out["retrieved"] = json.dumps(list(ev.per_question[S.selected].retrieved))
     return out
 
 
-def q_view(top_k: int = 0, index: str = "") -> dict[str, Any]:
+def _retriever(settings: chunker.Settings) -> str:
+    """The retriever asked for, if the settings have the model it needs; else BM25 (the page
+    offers dense and hybrid only with a model, and says why)."""
+    return S.retriever if S.retriever == "bm25" or settings.embedding_model else "bm25"
+
+
+def _model_label(settings: chunker.Settings) -> str:
+    name = settings.embedding_model
+    return chunker.embeddings.label_of(name) if name else ""
+
+
+def q_view(top_k: int = 0, index: str = "", retriever: str = "") -> dict[str, Any]:
     """The panel as it stands (after a new view); `top_k`, when given, is the chunks retrieved,
-    `index` what each is ranked by ("text" or "embedded")."""
+    `index` what each is ranked by ("text" or "embedded"), `retriever` how (bm25, dense or
+    hybrid: `chunker.RETRIEVERS`)."""
     try:
+        if retriever and str(retriever) != S.retriever:
+            if str(retriever) not in chunker.RETRIEVERS:
+                raise chunker.ChunkerError(
+                    f"unknown retriever {str(retriever)[:40]!r}: choose one of {', '.join(chunker.RETRIEVERS)}"
+                )
+            S.retriever = str(retriever)
+            S.sweep_rows, S.sweep_key = [], None
         if int(top_k) > 0 and int(top_k) != S.top_k:
             S.top_k = int(top_k)
             S.sweep_rows, S.sweep_key = [], None
@@ -465,7 +531,19 @@ def q_sweep(k: int) -> str:
     if S.result is None or not S.questions:
         return ""
     base = S.result.settings
-    key = (S.version, len(S.questions), base.unit, str(base.tokenizer), base.breaks, base.context, S.index, S.top_k)
+    retriever = _retriever(base)
+    key = (
+        S.version,
+        len(S.questions),
+        base.unit,
+        str(base.tokenizer),
+        base.breaks,
+        base.context,
+        S.index,
+        S.top_k,
+        retriever,
+        base.embedding_model,
+    )
     if S.sweep_key != key:
         S.sweep_key, S.sweep_rows = key, []
     grid = [(s, z) for s in questions.SWEEP_STRATEGIES for z in questions.SWEEP_SIZES]
@@ -485,12 +563,14 @@ def q_sweep(k: int) -> str:
                     context=base.context,
                     index=S.index,
                     top_k=S.top_k,
+                    retriever=retriever,
+                    embedding_model=base.embedding_model,
                 )
             )
         except chunker.ChunkerError:
             pass  # a setting this unit cannot take (size 128 of words is fine; kept simple)
     rows = chunker.mark_best(S.sweep_rows) if len(S.sweep_rows) == len(grid) else S.sweep_rows
-    return questions.sweep_html(rows, questions.SWEEP_STRATEGIES, questions.SWEEP_SIZES)
+    return questions.sweep_html(rows, questions.SWEEP_STRATEGIES, questions.SWEEP_SIZES, retriever, _model_label(base))
 
 
 __export__ = [
@@ -501,6 +581,7 @@ __export__ = [
     "compare",
     "export",
     "use_tokenizer",
+    "use_model",
     "open_document",
     "q_view",
     "q_load",

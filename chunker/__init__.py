@@ -7,8 +7,8 @@ This is the public API; everything else in the package is private.
 >>> [c.text for c in res.chunks]
 ['Dr. Smith arrived.', 'He sat down.']
 
-The registries (`OPTIONS`, `STRATEGIES`, `SPLITTERS`, `TOKENIZERS`, `UNITS`, `BREAKS`, `FLAGS`, `FORMATS`, `DEFAULTS`, `PRESETS`,
-`MODEL_LIMITS`)
+The registries (`OPTIONS`, `STRATEGIES`, `SPLITTERS`, `TOKENIZERS`, `UNITS`, `BREAKS`, `RETRIEVERS`, `FLAGS`, `FORMATS`,
+`DEFAULTS`, `PRESETS`, `MODEL_LIMITS`)
 are the one place each list of names lives: the command line and the playground draw their
 choices, help texts and tables from them.
 """
@@ -36,7 +36,7 @@ from .session._advice import Advice, Tip, advise
 from .session._api import Document, chunk
 from .settings._options import MISSING, OPTIONS, Control, Option, Settings, register_option, unregister_option
 from .settings._presets import MODEL_LIMITS, PRESETS, ModelLimit, Preset
-from .settings._settings import BREAKS, DEFAULTS, PLAYGROUND_DEFAULTS, UNITS
+from .settings._settings import BREAKS, DEFAULTS, PLAYGROUND_DEFAULTS, RETRIEVERS, UNITS
 from .splitters import SPLITTERS, SplitterCall, SplitterClass, parse_splitter, register_splitter
 from .strategies import STRATEGIES, Strategy, register_strategy
 from .tokens._tokenizers import TOKENIZERS, TokenizerLike, count_tokens, get_tokenizer, load_tokenizer
@@ -102,6 +102,7 @@ __all__ = [
     "UNITS",
     "TOKENIZERS",
     "BREAKS",
+    "RETRIEVERS",
     "FLAGS",
     "DEFAULTS",
     "PLAYGROUND_DEFAULTS",

@@ -237,6 +237,52 @@
         });
       }).catch(function (error) { return {text: "", error: "Cannot read " + fileName + ": " + error.message}; });
     },
+    // An embedding model the reader picked: a folder (webkitdirectory) or its three files, as
+    // {safetensors, tokenizer, config, name} (each file's bytes, the folder's name) or {error}.
+    // Only the three files are read, the shallowest of each name (a folder may hold others);
+    // a missing one is left out, for the worker's loader to name. Nothing is stored or sent.
+    readModel: function (files, maxBytes) {
+      var keys = {"model.safetensors": "safetensors", "tokenizer.json": "tokenizer", "config.json": "config"};
+      var chosen = {}, depth = {}, folder = "";
+      for (var i = 0; i < files.length; i++) {
+        var file = files[i], path = file.webkitRelativePath || file.name, parts = path.split("/");
+        var key = keys[parts[parts.length - 1]];
+        if (!folder && parts.length > 1) folder = parts[0];
+        if (key && (!(key in chosen) || parts.length < depth[key])) { chosen[key] = file; depth[key] = parts.length; }
+      }
+      var name = folder || "model";
+      for (var k in chosen) {
+        if (chosen[k].size > maxBytes) {
+          return Promise.resolve({error: name + "/" + chosen[k].name + " is " + Math.round(chosen[k].size / 1e6) +
+                                  " MB: a model of at most " + Math.round(maxBytes / 1e6) + " MB can be loaded here"});
+        }
+      }
+      var out = {name: name, error: ""};
+      return Promise.all(Object.keys(chosen).map(function (k) {
+        return chosen[k].arrayBuffer().then(function (buffer) { out[k] = new Uint8Array(buffer); });
+      })).then(function () { return out; },
+               function (error) { return {error: "Cannot read " + name + ": " + error.message}; });
+    },
+    // A file input's files as an array: the input's own list empties when it is cleared.
+    fileArray: function (list) { return Array.from(list); },
+    // The model a built site bundles (<meta name="chunker-model">), from this site only: the
+    // same object as readModel's, or {error}; null when the site bundles none.
+    bundledModel: function () {
+      var meta = document.querySelector('meta[name="chunker-model"]');
+      var base = meta && meta.content;
+      if (!base) return Promise.resolve(null);
+      var out = {name: meta.getAttribute("data-label") || "model", error: ""};
+      var names = {safetensors: "model.safetensors", tokenizer: "tokenizer.json", config: "config.json"};
+      return Promise.all(Object.keys(names).map(function (k) {
+        var url = new URL(base.replace(/\/?$/, "/") + names[k], document.baseURI);
+        if (url.origin !== location.origin) return Promise.reject(new Error("the bundled model must be on this site"));
+        return fetch(url).then(function (r) {
+          if (!r.ok) throw new Error(names[k] + ": HTTP " + r.status);
+          return r.arrayBuffer();
+        }).then(function (buffer) { out[k] = new Uint8Array(buffer); });
+      })).then(function () { return out; },
+               function (error) { return {error: "The model this site bundles could not be loaded (" + error.message + ")"}; });
+    },
     // A small text file (questions as JSONL) as {text} or {error}, never a copied string.
     readText: function (file) {
       return file.text().then(function (text) { return {text: text, error: ""}; },
@@ -252,7 +298,8 @@
       for (var i = 0; i < all.length; i++) { try { all[i].terminate(); } catch (e) { /* gone already */ } }
       window.chunkerWorkers = [];
     },
-    // What a new worker must be given again: the reader's tokenizer.json files, the questions.
+    // What a new worker must be given again: the reader's tokenizer.json files and embedding
+    // models, the questions.
     keep: function (kind, name, value) { (kept[kind] = kept[kind] || {})[name] = value; },
     kept: function (kind) {
       var all = kept[kind] || {};

@@ -107,6 +107,7 @@ ONE_WORKER = {
     "test_page_chunks.py",
     "test_page_controls.py",
     "test_page_documents.py",
+    "test_page_embeddings.py",
     "test_page_input.py",
     "test_page_layout.py",
     "test_page_questions.py",

@@ -305,6 +305,7 @@ def test_settings_round_trip_through_the_url(app, chromium):
         "min_size": "0",
         "language": "auto",
         "context": "none",
+        "breakpoint_percentile": "95",
     }
     assert "Deploying" not in link  # never the document
     other = Page(chromium, link, context=app.context).open()

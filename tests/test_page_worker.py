@@ -238,3 +238,49 @@ def test_a_wrong_tokenizer_file_is_one_short_line_naming_it(text):
     out = worker.use_tokenizer(JsObject(text), "notes.txt")
     assert out["ok"] is False and out["error"].startswith("notes.txt is not a tokenizer.json"), out["error"][:300]
     assert "\n" not in out["error"] and len(out["error"]) < 200
+
+
+# ---------------------------------------------------------------- the reader's embedding model
+
+
+def _model_files(tmp_path, seed: int) -> dict[str, bytes]:
+    import numpy as np
+
+    from tests import embedding_fixtures, hf_fixtures
+
+    tok = hf_fixtures.wordpiece(True)
+    vectors = np.random.default_rng(seed).standard_normal((embedding_fixtures.vocab_size(tok), 8)).astype(np.float32)
+    folder = embedding_fixtures.save(tmp_path / f"m{seed}", vectors, tok, normalize=True)
+    return {key: (folder / name).read_bytes() for key, name in worker.MODEL_KEYS.items()}
+
+
+def test_a_model_from_the_pages_bytes_is_known_by_its_content_and_ranks_as_evaluate(tmp_path):
+    files = _model_files(tmp_path, 1)
+    first = worker.use_model({**files, "name": "model"})
+    assert first["ok"] and first["name"].startswith("m2v:") and first["label"] == "model"
+    # The same bytes under another name: the same model; other bytes under the same name: another.
+    assert worker.use_model({**files, "name": "copy"})["name"] == first["name"]
+    other = worker.use_model({**_model_files(tmp_path, 2), "name": "model"})
+    assert other["ok"] and other["name"] != first["name"]
+    run({"text": SAMPLE}, strategy="semantic", embedding_model=first["name"])
+    assert worker.S.result.settings.embedding_model == first["name"]
+    dense = worker.q_view(5, "text", "dense")
+    expected = chunker.evaluate(SAMPLE, worker.S.result, worker.S.questions, top_k=5, retriever="dense")
+    assert dense["ok"] and 'data-retriever="dense"' in dense["evaluation"]
+    assert f'<span class="value">{100 * expected.recall:.1f}%</span>' in dense["evaluation"]
+    assert expected.per_question != chunker.evaluate(SAMPLE, worker.S.result, worker.S.questions, top_k=5).per_question
+    # Without a model the panel ranks with BM25 (the page offers dense only with one).
+    run(None, strategy="semantic", embedding_model="")
+    assert 'data-retriever="bm25"' in worker.q_view(5, "text", "dense")["evaluation"]
+
+
+@pytest.mark.parametrize("missing", ["safetensors", "config"])
+def test_a_folder_that_is_not_a_model_is_the_loaders_one_line(tmp_path, missing):
+    files = _model_files(tmp_path, 1)
+    del files[missing]
+    out = worker.use_model({**files, "name": "notes"})
+    name = worker.MODEL_KEYS[missing]
+    assert out["ok"] is False and out["error"].startswith(f"notes is not a model2vec model: it has no {name}")
+    assert "\n" not in out["error"]
+    damaged = worker.use_model({**_model_files(tmp_path, 1), "config": b"not json", "name": "notes"})
+    assert damaged["ok"] is False and damaged["error"].startswith("notes/config.json is not JSON")

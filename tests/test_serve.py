@@ -1314,3 +1314,62 @@ def test_a_runtime_file_changed_while_serving_is_not_sent(tmp_path, runtime):
         assert status == 500 and body != (repo / rt.VENDOR / "pyscript" / "core.js").read_bytes()
         assert "pyscript/core.js" in one_line(log.read_text())
         assert request(port, f"/{rt.VENDOR.as_posix()}/pyscript/core.css")[0] == 200  # the rest is served
+
+
+# -- an embedding model bundled into the built site
+
+
+def test_build_with_a_model_bundles_it_and_a_bad_path_is_one_line(tmp_path, runtime):
+    import numpy as np
+
+    import chunker.embeddings
+    from tests import embedding_fixtures, hf_fixtures
+    from tools import offline
+
+    tok = hf_fixtures.wordpiece(True)
+    vectors = np.random.default_rng(3).standard_normal((embedding_fixtures.vocab_size(tok), 8)).astype(np.float32)
+    model = embedding_fixtures.save(tmp_path / "team <model>", vectors, tok, normalize=True)
+    out = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "serve.py"), "--build", str(out), "--model", str(model)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=OFFLINE,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "bundling the embedding model team <model>" in done.stdout
+    bundled = {name: (out / site.MODEL_DIR / name).read_bytes() for name in chunker.embeddings.FILES}
+    assert bundled == {name: (model / name).read_bytes() for name in chunker.embeddings.FILES}
+    # The page names the folder (its label escaped), and nothing else of index.html changed.
+    page = (out / "index.html").read_text(encoding="utf-8")
+    named = f'<meta name="chunker-model" content="{site.MODEL_DIR}/" data-label="team &lt;model&gt;">'
+    assert page == (ROOT / "index.html").read_text(encoding="utf-8").replace(site.MODEL_META, named)
+    # The model is one of the site's files: the next build may replace it, and the offline copy
+    # keeps it, listed with its hash, in a version of its own.
+    made = set(json.loads((out / site.MARKER).read_text())["files"])
+    assert {f"{site.MODEL_DIR}/{n}" for n in chunker.embeddings.FILES} <= made
+    listing = json.loads((out / offline.LIST_URL).read_text().split("=", 1)[1].rstrip().rstrip(";"))
+    for rel in [f"{site.MODEL_DIR}/{n}" for n in chunker.embeddings.FILES] + ["index.html"]:
+        assert listing["precache"][rel] == hashlib.sha256((out / rel).read_bytes()).hexdigest(), rel
+    plain = json.loads((ROOT / offline.LIST_URL).read_text().split("=", 1)[1].rstrip().rstrip(";"))
+    assert listing["version"] != plain["version"]
+    # A path that is not a model: one line, status 2, nothing built.
+    (tmp_path / "notes").mkdir()
+    for bad, said in (
+        (tmp_path / "nowhere", "does not exist"),
+        (tmp_path / "notes", "notes is not a model2vec model: it has no model.safetensors"),
+    ):
+        other = tmp_path / "other"
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "serve.py"), "--build", str(other), "--model", str(bad)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=OFFLINE,
+        )
+        assert done.returncode == 2 and said in one_line(done.stderr) and not other.exists()
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "serve.py"), "--model", str(model)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "--build" in one_line(done.stderr)

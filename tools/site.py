@@ -40,9 +40,25 @@ VENDOR_URL = runtime.VENDOR.as_posix()  # "static/vendor"
 MARKER = ".chunker-site.json"
 """Written into each built site: what the build wrote, so the next build may replace exactly that."""
 
+MODEL_DIR = "static/model"
+"""Where a built site holds the embedding model it bundles (``serve.py --build DIR --model PATH``)."""
+
+MODEL_META = '<meta name="chunker-model" content="">'
+"""index.html's tag naming the bundled model's folder: empty in the repository, filled by a build
+with a model, which the page then loads from the site (static/bridge.js bundledModel)."""
+
 
 class SiteError(Exception):
     """A site cannot be built there; ``str(e)`` is one line saying why and what to do."""
+
+
+@dataclass(frozen=True)
+class BundledModel:
+    """An embedding model to bundle into a built site: its folder's name and its files' bytes by
+    name (model.safetensors, tokenizer.json, config.json), read and checked by the caller."""
+
+    label: str
+    files: dict[str, bytes]
 
 
 @dataclass(frozen=True)
@@ -231,9 +247,10 @@ def plain_path(rel: str) -> bool:
 # ---------------------------------------------------------------- the static build
 
 
-def build_site(root: Path, out: Path) -> Path:
+def build_site(root: Path, out: Path, model: BundledModel | None = None) -> Path:
     """Write the page's files into ``out``, a new or empty folder or an earlier build, as a
-    self-contained static site (GitHub Pages); return its path.
+    self-contained static site (GitHub Pages); return its path. With `model`, the site bundles
+    that embedding model (under :data:`MODEL_DIR`), which its page loads at start and offers.
 
     Nothing the build did not make is ever deleted: a folder holding anything else is refused
     (:class:`SiteError`). The site is written into a temporary folder beside ``out`` and then
@@ -251,7 +268,7 @@ def build_site(root: Path, out: Path) -> Path:
         _remove_empty(created)
         raise SiteError(f"cannot write into {out.parent} ({exc.strerror}); pick a folder you can write to") from None
     try:
-        _write_site(root, tmp)
+        _write_site(root, tmp, model)
         _swap(tmp, out)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -317,13 +334,16 @@ def _not_ours(folder: Path) -> str | None:
     return None
 
 
-def _write_site(root: Path, tmp: Path) -> None:
+def _write_site(root: Path, tmp: Path, model: BundledModel | None = None) -> None:
     os.chmod(tmp, 0o755)  # mkdtemp makes it private; a static host must be able to list it
     written = []
+    contents = {rel: file.path.read_bytes() for rel, file in public_files(root).items()}
     for rel, file in public_files(root).items():
-        data = file.path.read_bytes()
-        if file.sha256 is not None and runtime.hashlib.sha256(data).hexdigest() != file.sha256:
+        if file.sha256 is not None and runtime.hashlib.sha256(contents[rel]).hexdigest() != file.sha256:
             raise SiteError(f"{rel} is not the file set-up vendored; run serve.py or tools/runtime.py to vendor it again")
+    if model is not None:
+        _bundle(root, contents, model)
+    for rel, data in contents.items():
         target = tmp / rel
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
         target.write_bytes(data)
@@ -338,6 +358,27 @@ def _write_site(root: Path, tmp: Path) -> None:
     (tmp / MARKER).write_text(json.dumps(marker, indent=1) + "\n")
     os.chmod(tmp / MARKER, 0o644)
     os.chmod(tmp / ".nojekyll", 0o644)
+
+
+def _bundle(root: Path, contents: dict[str, bytes], model: BundledModel) -> None:
+    """Add `model` to the site's files: its three files under MODEL_DIR, index.html's tag naming
+    them, and the service worker's list written again for the files the site now holds (a
+    bundled model is one of the site's own files, kept offline as the rest are)."""
+    import html
+
+    from tools import offline  # it imports this module
+
+    page = contents["index.html"].decode("utf-8")
+    if page.count(MODEL_META) != 1:
+        raise SiteError(f"index.html has no {MODEL_META} tag to name the bundled model in; restore it from the repository")
+    named = f'<meta name="chunker-model" content="{MODEL_DIR}/" data-label="{html.escape(model.label)}">'
+    contents["index.html"] = page.replace(MODEL_META, named).encode("utf-8")
+    for name, data in model.files.items():
+        contents[f"{MODEL_DIR}/{name}"] = data
+    hashes = {rel: runtime.hashlib.sha256(data).hexdigest() for rel, data in contents.items() if rel not in offline.OWN}
+    code = contents.get(offline.CODE, (root / offline.CODE).read_bytes())
+    listing = offline.manifest(hashes, page_references(root), runtime.stdlib_file(root), code)
+    contents[offline.LIST_URL] = offline.script(listing)
 
 
 def _swap(tmp: Path, out: Path) -> None:

@@ -12,6 +12,8 @@ UNIT_SLIDER = {"tokens": (16, 2048), "chars": (50, 8000), "words": (10, 1500)}
 UNIT_CHARS = {"tokens": 4, "chars": 1, "words": 6}
 # A tokenizer.json is up to about 35 MB (Gemma's); a file far bigger is not one, and is not read.
 TOKENIZER_MAX_BYTES = 64_000_000
+# A model's files are read into this page's memory: past this a browser tab would likely run out.
+MODEL_MAX_BYTES = 2_000_000_000
 # The link's keys until the worker reports the table of options' (`params`).
 PARAMS = ("strategy", "unit", "size", "overlap", "tokenizer", "breaks", "limit")
 
@@ -28,9 +30,12 @@ class Controls:
         self.info = None  # the worker's `controls` (registries, help texts, defaults)
         self.pct = None  # overlap as a percentage (a string such as "15"), or None for a count
         self.unit = "tokens"  # the unit the size is in now (to convert on a unit switch)
-        self.help_for = None  # the (strategy, unit, tokenizer) the help texts were written for
+        self.help_for = None  # the (strategy, unit, tokenizer, model) the help texts were written for
         self.notice = ""  # what a link asked for that could not be used, until the user acts
         self.url_dirty = False  # the address is behind the settings
+        self.models_in_worker = set()  # the reader's embedding models the worker holds
+        self.model_labels = {}  # their folders' names by identity (m2v:...), for a restarted worker
+        self.model_help = {}  # what each is, for the help under the select
 
 
 C = Controls()
@@ -39,9 +44,11 @@ C = Controls()
 def build(info):
     """Fill the selects, break points, export buttons and starting points from the registries."""
     C.info = info
-    for name in ("strategy", "unit", "tokenizer", "limit"):
+    for name in ("strategy", "unit", "tokenizer", "limit", "embedding-model"):
         el(name).innerHTML = info[name]
         el(name).disabled = False
+    el("q-retriever").innerHTML = info["retriever"]
+    C.model_help[""] = el("embedding-model-help").textContent
     el("breaks-boxes").innerHTML = info["breaks"]
     # Options index.html does not lay out: fields the worker built from the table of options,
     # read and written below by their link's key.
@@ -65,6 +72,7 @@ def settings():
         "tokenizer": el("tokenizer").value,
         "breaks": checked_breaks(),
         "limit": el("limit").value,
+        "embedding_model": el("embedding-model").value,
     }
     for f in fields():
         out[f["key"]] = el(f["id"]).value
@@ -122,7 +130,7 @@ def sync_help():
         return
     # A slider move changes none of these: setting the same text again would still make the
     # browser lay the settings out anew, on the main thread the worker's answer waits for.
-    shown = (el("strategy").value, el("unit").value, el("tokenizer").value)
+    shown = (el("strategy").value, el("unit").value, el("tokenizer").value, el("embedding-model").value)
     if C.help_for == shown:
         return
     C.help_for = shown
@@ -130,6 +138,8 @@ def sync_help():
         value = el(key).value
         known = C.info["help"][key].get(value) if key != "tokenizer" or value not in C.own_help else None
         el(key + "-help").textContent = known if known is not None else C.own_help.get(value, "")
+    el("embedding-model-help").textContent = C.model_help.get(el("embedding-model").value, "")
+    sync_retriever()
     el("breaks").classList.toggle("inactive", el("strategy").value not in C.info["uses_breaks"])
 
 
@@ -149,6 +159,8 @@ def write_url():
     params.set("breaks", ",".join(s["breaks"]))
     if s["limit"]:
         params.set("limit", s["limit"])
+    if s["embedding_model"]:
+        params.set("embedding_model", s["embedding_model"])
     for f in fields():
         if s[f["key"]]:
             params.set(f["key"], s[f["key"]])
@@ -161,14 +173,16 @@ def flush_url():
         write_url()
 
 
-def _select(name, value, problems):
+def _select(name, value, problems, key=None):
     select = el(name)
     names = [select.options.item(i).value for i in range(select.options.length)]
     if value in names:
         select.value = value
+    elif key == "embedding_model":
+        problems.append(key + "=" + value[:40] + " (a model this page has not loaded: pick its folder)")
     else:
         shown = ", ".join(n for n in names if n)
-        problems.append(name + "=" + value[:40] + " (choose one of " + shown + ")")
+        problems.append((key or name) + "=" + value[:40] + " (choose one of " + shown + ")")
 
 
 def _number(text, allow_fraction=False):
@@ -186,10 +200,11 @@ def restore(params):
     for i in range(keys.length):
         if keys[i] not in known:
             problems.append(str(keys[i])[:40] + " (not a setting)")
-    for name in ("strategy", "unit", "tokenizer", "limit"):
+    for name in ("strategy", "unit", "tokenizer", "limit", "embedding_model"):
         value = params.get(name)
         if value is not None:
-            _select(name, value.strip(), problems)
+            # A model is known by its content: a link names one this page has loaded, or none.
+            _select(name.replace("_", "-"), value.strip(), problems, name)
     size = params.get("size")
     if size is not None:
         size = size.strip()
@@ -276,6 +291,115 @@ async def give_tokenizer():
         if kept[i].name == name:
             await C.worker.use_tokenizer(kept[i].value, C.labels.get(name, name))
             C.in_worker.add(name)
+
+
+# ---------------------------------------------------------------- the reader's embedding model
+
+
+def sync_retriever():
+    """Dense and hybrid rank with the embedding model: offered only with one chosen (else
+    BM25, and a note says why)."""
+    select = el("q-retriever")
+    model = el("embedding-model").value
+    for i in range(select.options.length):
+        option = select.options.item(i)
+        option.disabled = option.value != "bm25" and not model
+    if not model and select.value != "bm25":
+        select.value = "bm25"
+    note = C.info["retriever_help"].get(select.value, "") if C.info is not None else ""
+    if not model:
+        note = "Dense and hybrid rank with an embedding model: choose one under Settings (Use my embedding model…)."
+    el("q-retriever-help").textContent = note
+
+
+@on("change", "#embedding-model")
+def on_model(event):
+    from ui.dom import spawn
+
+    if el("embedding-model").value and el("embedding-model").value not in C.models_in_worker:
+        spawn(give_model_then_change())
+        return
+    changed(sync_help)
+
+
+async def give_model_then_change():
+    await give_model()
+    changed(sync_help)
+
+
+async def give_model():
+    """Give the worker the reader's model now chosen, if it does not hold it (a worker started
+    again holds none of them)."""
+    name = el("embedding-model").value
+    if not name or name in C.models_in_worker:
+        return
+    kept = BRIDGE.kept("model")
+    for i in range(kept.length):
+        if kept[i].name == name:
+            found = await C.worker.use_model(kept[i].value)
+            if found.ok:
+                C.models_in_worker.add(name)
+
+
+async def use_model(found, said="Embedding with ", run=True):
+    """A model read by static/bridge.js (``{safetensors, tokenizer, config, name}`` or
+    ``{error}``): loaded in the worker, offered in the select and chosen (and, with `run`,
+    the view made again with it)."""
+    if C.worker is None:
+        toast("Still loading Python…")
+        return False
+    if found.error:
+        show_error(found.error)
+        return False
+    from ui.dom import status
+
+    # The bytes stay in a JavaScript object: megabytes never pass through MicroPython.
+    status("Loading the embedding model " + str(found.name) + "…")
+    loaded = await C.worker.use_model(found)
+    status(None)
+    if not loaded.ok:
+        show_error(loaded.error)
+        return False
+    show_error("")
+    name = str(loaded.name)  # its identity (m2v:...): two folders of one name are two models
+    BRIDGE.keep("model", name, found)  # a worker started again is given it again
+    C.models_in_worker.add(name)
+    if name not in C.model_labels:
+        el("embedding-model").insertAdjacentHTML("beforeend", loaded.option)
+    C.model_labels[name] = str(loaded.label)
+    C.model_help[name] = str(loaded.about)
+    el("embedding-model").value = name
+    C.help_for = None
+    if run:
+        changed(sync_help)
+    toast(said + str(loaded.label), 4)
+    return True
+
+
+async def use_model_files(files):
+    found = await BRIDGE.readModel(files, int(page_setting("chunkerModelMaxBytes", MODEL_MAX_BYTES)))
+    await use_model(found)
+
+
+async def use_bundled_model(worker):
+    """The model a built site bundles (serve.py --build DIR --model PATH): loaded at start,
+    before the link's settings are read (a link may name it), and chosen."""
+    found = await BRIDGE.bundledModel()
+    if found is not None:
+        C.worker = worker
+        await use_model(found, "This site bundles the embedding model ", run=False)
+
+
+@on("change", "#model-folder", "#model-files")
+def on_model_files(event):
+    from ui.dom import spawn
+
+    files = BRIDGE.fileArray(event.target.files)  # taken now: clearing the input below empties its list
+    if files.length:
+        spawn(use_model_files(files))
+    elif event.target.id == "model-folder":  # a browser lists no file of an empty folder
+        show_error("That folder holds no files: pick a model2vec model's folder (model.safetensors, tokenizer.json, config.json)")
+    event.target.value = ""
 
 
 # ---------------------------------------------------------------- the reader's tokenizer.json

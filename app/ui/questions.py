@@ -40,7 +40,7 @@ async def refresh():
     P.sweep_id += 1  # a sweep of the old chunking is out of date
     el("q-sweep-out").innerHTML = ""
     mark("sweep", "")
-    show(await P.worker.q_view(top_k(), el("q-index").value))
+    show(await P.worker.q_view(top_k(), el("q-index").value, el("q-retriever").value))
 
 
 async def replay():
@@ -113,6 +113,14 @@ def on_top_k(event):
 
 @on("change", "#q-index")
 def on_index(event):
+    spawn(refresh())
+
+
+@on("change", "#q-retriever")
+def on_retriever(event):
+    from ui.controls import sync_retriever
+
+    sync_retriever()
     spawn(refresh())
 
 

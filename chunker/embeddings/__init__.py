@@ -92,7 +92,9 @@ def load(source: str | os.PathLike[str] | Mapping[str, bytes], *, label: str | N
         files = {os.path.basename(str(k)): v for k, v in source.items()}
         missing = [n for n in FILES if n not in files]
         if missing:
-            raise ChunkerError(f"{label or 'the files given'} are not a model2vec model: no {' and no '.join(missing)} ({_HINT})")
+            raise ChunkerError(
+                f"{label or 'the model given'} is not a model2vec model: it has no {' and no '.join(missing)} ({_HINT})"
+            )
         files = {n: bytes(files[n]) for n in FILES}
         shown = label or "model"
     else:

@@ -536,8 +536,9 @@ OPTIONS: dict[str, Option] = {
             _embedding_model,
             annotation=str | None,
             metavar="PATH",
-            # The page loads a model from picked files, not from a path typed in a field.
-            surfaces=SURFACES - {"page"},
+            # The page's select lists the models the reader loaded from picked files (or the
+            # one a built site bundles), each by its identity: none is a path typed in a field.
+            control=Control("select", "Embedding model", "embedding-model", lambda: [("", "none")], in_page=True),
             help=lambda: (
                 "the folder of a model2vec static embedding model (model.safetensors, tokenizer.json, "
                 "config.json): the semantic strategy embeds sentences with it (default: none, words are compared)"
@@ -553,7 +554,7 @@ OPTIONS: dict[str, Option] = {
             annotation=float,
             parse=_percentile_text,
             metavar="P",
-            surfaces=SURFACES - {"page"},
+            control=Control("number", "Semantic break percentile"),
             help=lambda: (
                 "the semantic strategy ends a chunk where neighbouring sentences differ more than at P%% "
                 "of all places, 0 to 100 (default 95)"
