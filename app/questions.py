@@ -221,7 +221,9 @@ def sweep_html(
         point: list[float] = [r.size, r.recall, r.iou]
         for k, metric in ((1, "recall"), (2, "iou")):
             iv = next((iv for iv in r.versus_best if iv.metric == metric), None)
-            if iv is not None:
+            if iv is None:
+                point += [_NO_BAR, _NO_BAR]  # keeps the other metric's bar in its place
+            else:
                 level = getattr(r, metric) - iv.difference  # the best row's mean
                 best_levels[k] = level
                 point += [level + iv.low, level + iv.high]
@@ -238,6 +240,9 @@ def _mean_cell(row: Any, metric: str) -> str:
     return f'<td{kind} title="{title}">{_pct(getattr(row, metric))}</td>'
 
 
+_NO_BAR = float("nan")
+
+
 def line_chart(
     series: Mapping[str, Sequence[tuple[float, ...]]],
     *,
@@ -249,8 +254,8 @@ def line_chart(
     logarithmic (sizes double). Plain SVG, no library.
 
     A point is (size, recall, IoU), or (size, recall, IoU, recall low, recall high, IoU low,
-    IoU high) with an interval bar for each; `best` maps 1 (recall) and 2 (IoU) to the level
-    drawn dotted across the chart."""
+    IoU high) with an interval bar for each (a bound of NaN: no bar for that metric); `best`
+    maps 1 (recall) and 2 (IoU) to the level drawn dotted across the chart."""
     import math
 
     pad_l, pad_r, pad_t, pad_b = 44, 120, 12, 30
@@ -290,7 +295,7 @@ def line_chart(
             out.extend(f'<circle cx="{x(p[0]):.1f}" cy="{y(p[metric]):.1f}" r="3" fill="{tint}"/>' for p in pts)
             lo_at = 3 if metric == 1 else 5
             for p in pts:
-                if len(p) > lo_at + 1:
+                if len(p) > lo_at + 1 and not math.isnan(p[lo_at]):
                     # The interval bar, a little to the side for IoU so the two do not cover each other.
                     bx = x(p[0]) + (0 if metric == 1 else 4)
                     bottom, top = y(min(1.0, max(0.0, p[lo_at]))), y(min(1.0, max(0.0, p[lo_at + 1])))

@@ -459,6 +459,18 @@ def test_the_sweep_chart_draws_each_rows_interval_from_the_best_level():
     assert "never marked best" in tree.joined()
     titles = [a["title"] for t, a in tree.tags if t == "td" and "standard deviation" in a.get("title", "")]
     assert len(titles) == 5 * len(rows) and f"±{100 * rows[0].recall_std:.1f} standard deviation" in titles[0]
+    # A row with an IoU interval and none for recall: its one bar is IoU's, at IoU's bounds,
+    # beside the point (x + 4), not in recall's place.
+    import dataclasses
+
+    first = rows[0]
+    iv = next(iv for iv in first.versus_best if iv.metric == "iou")
+    lone = [dataclasses.replace(first, versus_best=(iv,))]
+    only = [a for t, a in Tree(panel.sweep_html(lone, [first.strategy], [first.size])).tags if a.get("class") == "ci"]
+    assert [a["data-metric"] for a in only] == ["iou"]
+    level = first.iou - iv.difference
+    y = [12 + (1 - min(1.0, max(0.0, v))) * 198 for v in (level + iv.low, level + iv.high)]
+    assert only[0]["d"].startswith(f"M48.0,{y[0]:.1f}V{y[1]:.1f}")
     # Rows still to come: no interval yet, no bar, no level.
     partial = Tree(
         panel.sweep_html(list(sweep(SAMPLE, QS, strategies=["recursive"], sizes=[30], top_k=2)), ["recursive"], [30, 60])
