@@ -20,6 +20,7 @@ from typing import Any
 
 from ._adapters import chunk_metadata, chunk_options, settings_of
 from ._errors import ChunkerError
+from .documents import source_of
 from .results._records import Chunks
 from .session._api import chunk
 from .tokens._tokenizers import TOKENIZERS, get_tokenizer
@@ -107,14 +108,17 @@ class ChunkerSplitter(TextSplitter):
                     f"metadatas[{i}] is {type(base).__name__}, not a dict: give a dict "
                     "(or {}) for each text, or no metadatas at all"
                 )
-            # A loader's "source" (the file's path) tells the code strategy its language.
+            # A loader's "source" (the file's path) tells the code strategy its language, and the
+            # chunks' ids hash it, made canonical as the command line's `source` is.
             name = base.get("source")
-            for c in chunk(text, source=name if isinstance(name, str) else None, **self._options).chunks:
+            source = source_of(name) if isinstance(name, str) and name else None
+            for c in chunk(text, source=source, **self._options).chunks:
                 # A copy per chunk, as LangChain makes: a caller editing one chunk's metadata
                 # must not edit its siblings'.
                 metadata = copy.deepcopy(dict(base))
                 metadata.update(chunk_metadata(c))
-                documents.append(Document(page_content=c.text, metadata=metadata))
+                # The record's id: the one the command line and the engines write for this chunk.
+                documents.append(Document(page_content=c.text, metadata=metadata, id=c.id))
         return documents
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -19,12 +19,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._adapters import METADATA_KEYS, chunk_metadata, chunk_options, setting_names
+from .documents import source_of
 from .session._api import chunk
 from .settings._options import options_for
 
 try:
     from llama_index.core.bridge.pydantic import Field, create_model
     from llama_index.core.node_parser import NodeParser
+    from llama_index.core.node_parser.node_utils import default_id_func
     from llama_index.core.schema import (
         BaseNode,
         Document,
@@ -105,12 +107,16 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
                 *node.excluded_llm_metadata_keys,
                 *(k for k in METADATA_KEYS if k not in node.excluded_llm_metadata_keys),
             ]
-            # A reader's file name tells the code strategy its language.
-            name = node.metadata.get("file_path") or node.metadata.get("file_name")
-            for c in chunk(text, source=name if isinstance(name, str) else None, **options).chunks:
+            # A reader's file name tells the code strategy its language, and the chunks' ids
+            # hash it (made canonical, as the command line's `source` is).
+            name = node.metadata.get("file_path") or node.metadata.get("source") or node.metadata.get("file_name")
+            path = source_of(name) if isinstance(name, str) and name else None
+            for c in chunk(text, source=path, **options).chunks:
                 out.append(
                     TextNode(
-                        id_=self.id_func(c.index, node),
+                        # The record's id (the one the command line and the engines write), unless
+                        # an id_func of the caller's was given; LlamaIndex's own is a random uuid.
+                        id_=c.id if self.id_func is default_id_func else self.id_func(c.index, node),
                         text=c.text,
                         start_char_idx=c.start_char,
                         end_char_idx=c.end_char,

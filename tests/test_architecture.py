@@ -27,6 +27,7 @@ STAGES = [
     "llama_index",
     "arrow",
     "ray",
+    "spark",
     "__init__",
     "__main__",
 ]

@@ -111,7 +111,8 @@ def test_a_folder_of_one_file_still_names_it(tmp_path):
     records = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and len(records) > 1 and {r["source"] for r in records} == {str(tmp_path / "only.md")}
     code, out, _ = cli(str(tmp_path / "only.md"), "--size", "60", "--overlap", "0")
-    assert code == 0 and "source" not in json.loads(out.splitlines()[0])  # one file named: as before
+    # One file named has its source too (its chunks' ids hash it).
+    assert code == 0 and json.loads(out.splitlines()[0])["source"] == str(tmp_path / "only.md")
 
 
 def test_glob_patterns_are_expanded_by_chunker(corpus):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import ChunkerError
+from ..documents import source_of
 from ..results._export import FORMATS, Frame
 from ..settings._options import Settings
 from ._inputs import Input, read_document
@@ -49,7 +50,9 @@ def render(job: Job, item: Input, data: bytes | str | None = None) -> Iterator[b
     and joined as `job.frame` joins them, in blocks of UTF-8 of about BLOCK_CHARS (none when it
     has no record). Raises ChunkerError before the first block, never after: a file's output
     is never held whole, here or in the parent, and a failed file has written nothing."""
-    source = item.name if job.named else None
+    # Every file's records carry its source, the same however its path was typed: the chunks'
+    # ids hash it. Standard input is "-" among other inputs, and has none alone.
+    source = ("-" if job.named else None) if item.path == "-" else source_of(item.path)
     doc = read_document(
         item.path, None, raw=job.raw, keep_running=job.keep_running, source=source, data=data, encoding=job.encoding
     )

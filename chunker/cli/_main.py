@@ -41,6 +41,7 @@ from ._corpus import Progress, chunk_all
 from ._inputs import Input, find_inputs, is_the_output, read_bytes, read_document
 from ._jobs import Job, WorkerError
 from ._output import OutputError, Sink, _write, _write_file, remove_pending
+from ._resume import ResumeSink, job_key
 from ._signals import Stopped, catch_stopping, end_of
 
 # Re-exported: `python -m chunker eval` and tests use them from here.
@@ -88,6 +89,13 @@ def _parser() -> argparse.ArgumentParser:
         help="read and chunk with N worker processes (0: one per CPU); the output is the same, in input order (default 1)",
     )
     p.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --output FILE: write each file's records to FILE as it is done, with a journal "
+        "beside it, so that a run that was stopped, run again with --resume, skips the files "
+        "done and ends with exactly the output of a run that was not",
+    )
+    p.add_argument(
         "--keep-going",
         action="store_true",
         help="when a file cannot be read or chunked, write the others' records and list the "
@@ -133,6 +141,8 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         if args.encoding is not None:
             text_encoding(args.encoding)  # a bad name is one line before any file is read
         jobs = _jobs(args.jobs)
+        if args.resume and (args.output is None or args.output == "-"):
+            raise ChunkerError("--resume needs --output FILE: the file the records are written to, and resumed in")
         paths: list[str] = args.files or ["-"]
         if paths.count("-") > 1:
             raise ChunkerError("'-' is given more than once: standard input can be read only once")
@@ -179,9 +189,21 @@ def _chunk_into(
     message each. Without --keep-going the first failure (in input order) is raised."""
     frame = job.frame
     failed: list[str] = []
+    sink: Sink | ResumeSink
+    if args.resume:
+        if "-" in [i.path for i in items]:
+            raise ChunkerError("--resume reads files, not standard input: name the files")
+        sink = ResumeSink(args.output, job_key(job), items)
+        failed.extend(_naming(items[k].label, m) for k, m in enumerate(sink.failed))
+        if sink.complete:
+            with sink:
+                return failed
+        items = items[sink.skip :]
+    else:
+        sink = Sink(args.output, stdout)
     progress = Progress(items, stderr) if job.named and stderr is not None and stderr.isatty() else None
-    with Sink(args.output, stdout) as sink:
-        first = True  # no record written yet
+    with sink:
+        first = sink.first if isinstance(sink, ResumeSink) else True  # no record written yet
         begun = False  # this input's records have begun
         try:
             for item, kind, payload in chunk_all(
@@ -203,6 +225,8 @@ def _chunk_into(
                     if not args.keep_going:
                         raise ChunkerError(payload)
                     failed.append(_naming(item.label, payload))
+                if isinstance(sink, ResumeSink):
+                    sink.done(item, payload if kind == "error" else None)
         finally:
             if progress is not None:
                 progress.finish()

@@ -32,7 +32,8 @@ def iter_records(res: Results) -> Iterator[dict[str, Any]]:
     for r in _results(res):
         for c in r.chunks:
             d = c.to_dict()
-            yield d if r.source is None else {"source": r.source, **d}
+            # The fields in their order (`chunker.results._schema.FIELDS`): id, then source.
+            yield d if r.source is None else {"id": d["id"], "source": r.source, **d}
 
 
 def records(res: Results) -> list[dict[str, Any]]:
@@ -139,7 +140,8 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
         flags, headings, pages = chunks._flags, chunks._headings, chunks._pages
         estimated = "true" if chunks._estimated else "false"
         wide = chunks._wide_space if chunks._wide_space is not None else has_wide_space(text)
-        lead = "{" if r.source is None else '{"source": ' + encode_basestring(r.source) + ", "
+        after_id = '", ' if r.source is None else '", "source": ' + encode_basestring(r.source) + ", "
+        copy = chunks._id_base.copy  # each id: the document's hash, then the span and its text (chunk_id)
         lists: dict[tuple[str, ...], str] = {}  # flags and headings repeat: each rendered once
         end_before = 0
         for k in range(len(starts)):
@@ -155,8 +157,11 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
                 h = lists[hs] = _json_list(hs)
             shared = max(0, min(end_before, end) - start) if k else 0
             end_before = end
+            hashed = copy()
+            hashed.update(b"%d %d " % (start, end))
+            hashed.update(piece.encode("utf-8", "surrogatepass"))
             line = (
-                f'{lead}"index": {k}, "start_char": {start}, "end_char": {end}, "text": '
+                f'{{"id": "{hashed.hexdigest()}{after_id}"index": {k}, "start_char": {start}, "end_char": {end}, "text": '
                 f'{encode_basestring(piece)}, "chars": {end - start}, "words": {count_words(piece, wide)}, '
                 f'"tokens": {tokens[k]}, "tokens_estimated": {estimated}, "overlap_chars": {shared}, '
                 f'"flags": {f}, "headings": {h}'

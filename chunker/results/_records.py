@@ -8,6 +8,8 @@ single characters is a million chunks; as records held at once it would be a gig
 from __future__ import annotations
 
 import bisect
+import hashlib
+import json
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +19,7 @@ from .._errors import ChunkerError
 from ..settings._options import Settings
 from ..text._segments import count_words, position_kind
 
-__all__ = ["Chunk", "Chunks", "Stats", "FlagCounts", "ChunkResult", "FLAGS"]
+__all__ = ["Chunk", "Chunks", "Stats", "FlagCounts", "ChunkResult", "FLAGS", "chunk_id", "id_base"]
 
 FLAGS: dict[str, str] = {
     "mid_sentence": "Ends mid-sentence: the chunk does not end with terminal punctuation or a closing code fence.",
@@ -51,6 +53,9 @@ class Chunk:
     page_start: int | None = None
     """The first page (from 1) the chunk touches, for a document with pages (a PDF); else None."""
     page_end: int | None = None
+    id: str = ""
+    """A stable hash of the document's source, the settings, the span and its text (`chunk_id`):
+    the same on every run, machine and engine; two different chunks never share it."""
     chars: int = field(init=False)
     # Counted on first use: chunking a large document for a pipeline need not pay for it.
     _words: int | None = field(init=False, default=None, repr=False, compare=False)
@@ -86,6 +91,7 @@ class Chunk:
         overlap_chars: int,
         page_start: int | None = None,
         page_end: int | None = None,
+        id: str = "",
     ) -> Chunk:
         """A record whose `text` is ``document[start_char:end_char]`` as `Chunks` has just sliced
         it (the property tests hold every result to that).
@@ -107,6 +113,7 @@ class Chunk:
             overlap_chars=overlap_chars,
             page_start=page_start,
             page_end=page_end,
+            id=id,
             chars=len(text),
             _words=None,
         )
@@ -115,6 +122,7 @@ class Chunk:
     def to_dict(self) -> dict[str, Any]:
         """The record as exported; `page_start` and `page_end` only for a document with pages."""
         out = {
+            "id": self.id,
             "index": self.index,
             "start_char": self.start_char,
             "end_char": self.end_char,
@@ -151,6 +159,7 @@ class Chunks(Sequence[Chunk]):
         "_estimated",
         "_pages",
         "_wide_space",
+        "_id_base",
     )
 
     def __init__(
@@ -164,11 +173,13 @@ class Chunks(Sequence[Chunk]):
         estimated: bool,
         pages: Sequence[int] = (),
         wide_space: bool | None = None,
+        id_base: Any = None,
     ) -> None:
         """`tokens` are the chunks' counts, and `flags` their flags, or what works them out when
         they are first read (a caller who keeps only the texts, as `split_text` does, never pays
         for them); `wide_space`, whether the text holds whitespace outside ASCII, when known
-        (see `has_wide_space`)."""
+        (see `has_wide_space`); `id_base`, the hash the chunks' ids start from (`id_base`; by
+        default that of no source and the default settings)."""
         kind = position_kind(len(text))
         self._text = text
         self._starts = _array(kind, starts)
@@ -189,6 +200,7 @@ class Chunks(Sequence[Chunk]):
         self._headings = None if headings is None or not any(headings) else list(headings)
         self._estimated = estimated
         self._pages = tuple(pages)
+        self._id_base = id_base if id_base is not None else _default_base()
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -256,8 +268,9 @@ class Chunks(Sequence[Chunk]):
         if self._pages:  # the pages the chunk's text touches, from 1
             first = max(1, bisect.bisect_right(self._pages, start))
             last = max(first, bisect.bisect_right(self._pages, max(start, end - 1)))
+        piece = self._text[start:end]
         return Chunk._made_from(
-            self._text[start:end],
+            piece,
             k,
             start,
             end,
@@ -268,7 +281,58 @@ class Chunks(Sequence[Chunk]):
             shared,
             first,
             last,
+            chunk_id(self._id_base, start, end, piece),
         )
+
+    def ids(self) -> list[str]:
+        """Every chunk's id, without making records."""
+        base, text = self._id_base, self._text
+        return [chunk_id(base, a, b, text[a:b]) for a, b in zip(self._starts, self._ends)]
+
+
+ID_SCHEME = 1
+"""Part of every id's hash: raised only if what an id hashes ever changes, so that an old id
+never names a different chunk."""
+
+
+def id_base(source: str | None, settings: Settings | None) -> Any:
+    """The hash every chunk id of a document starts from: its `source` and the settings that
+    cut it, canonical (an overlap of "10%" of 100 and of 10 are one setting; a tokenizer.json is
+    known by its content, not its path). `chunk_id` adds each chunk's span and text."""
+    items: list[Any] = []
+    if settings is not None:
+        overlap = settings.overlap_count
+        items = [[k, overlap if k == "overlap" else v] for k, v in settings._items]
+    key = json.dumps([ID_SCHEME, source, items], ensure_ascii=False, separators=(",", ":"), default=repr)
+    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16)
+
+
+_DEFAULT_BASE: list[Any] = []
+
+
+def _default_base() -> Any:
+    if not _DEFAULT_BASE:
+        _DEFAULT_BASE.append(id_base(None, Settings()))
+    return _DEFAULT_BASE[0]
+
+
+def chunk_id(base: Any, start: int, end: int, text: str) -> str:
+    """The id of the chunk `text` at `start`..`end` of a document whose `id_base` is `base`: 32
+    hexadecimal digits (128 bits of BLAKE2b). Its text is hashed with its span, so an edited
+    file's changed chunk gets a new id, and two chunks of any documents share an id only if
+    they are one chunk: same source, settings, span and text.
+
+    >>> b = id_base("policy.md", Settings())
+    >>> chunk_id(b, 0, 3, "abc") == chunk_id(id_base("policy.md", Settings()), 0, 3, "abc")
+    True
+    >>> len({chunk_id(b, 0, 3, "abc"), chunk_id(b, 1, 4, "abc"), chunk_id(id_base(None, Settings()), 0, 3, "abc")})
+    3
+    """
+    h = base.copy()
+    h.update(b"%d %d " % (start, end))
+    h.update(text.encode("utf-8", "surrogatepass"))
+    digest: str = h.hexdigest()
+    return digest
 
 
 def _shared(flags: Sequence[tuple[str, ...]]) -> list[tuple[str, ...]]:

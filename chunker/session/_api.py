@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._errors import ChunkerError
-from ..results._records import ChunkResult, Chunks, Stats
+from ..results._records import ChunkResult, Chunks, Stats, id_base
 from ..settings._options import Settings, options_doc, options_for, signed, unknown_setting
 from ..settings._settings import DEFAULTS, volume_limit, whole_number
 from ..strategies import STRATEGIES, Spans, Strategy
@@ -216,7 +216,9 @@ class Document:
             # tokenizer is exact: now, so that an exact measure lets its token offsets go before
             # the chunk texts are made. The estimates count when the counts are first read.
             counted()
-        chunks = _records(text, spans, settings, tok, lambda: counted()[0], self.pages, self._wide_space)
+        chunks = _records(
+            text, spans, settings, tok, lambda: counted()[0], self.pages, self._wide_space, id_base(self.source, settings)
+        )
 
         def stats() -> Stats:
             _, repeats, doc_tokens = counted()
@@ -391,6 +393,7 @@ def _records(
     counts: Callable[[], Sequence[int]],
     pages: Sequence[int] = (),
     wide_space: bool | None = None,
+    ids: Any = None,
 ) -> Chunks:
     """The chunks of `spans`, flagged; `counts()` gives the spans' token counts, asked for
     only where a flag needs them (tokens as the unit, a model's limit) or when read.
@@ -449,6 +452,7 @@ def _records(
         not tok.exact,
         pages,
         wide_space,
+        ids,
     )
 
 

@@ -1,0 +1,87 @@
+"""The record's fields, one table: their order, their types and what each one means.
+
+Every writer of records draws from `FIELDS`: JSON Lines and JSON (`chunker.results._export`),
+Arrow and Parquet (`chunker.arrow`), Spark's DDL (`chunker.spark`) and Ray (through Arrow). A
+field is one entry here, so a new one reaches every engine, and every engine writes the
+fields in the same order with the same types.
+
+>>> [f.name for f in FIELDS][:4]
+['id', 'source', 'index', 'start_char']
+>>> ddl()[:40]
+'id string, source string, index bigint, '
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["FIELDS", "Field", "ENGINE_FIELDS", "RECORD_FIELDS", "ddl", "field_names"]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a record. `kind` is ``string``, ``int``, ``bool`` or ``strings`` (a list of
+    strings). `optional`: JSON leaves it out when it has no value (Arrow and Spark hold a
+    null). `engines`: only the table engines (Arrow, Spark, Ray) have the column."""
+
+    name: str
+    kind: str
+    doc: str
+    optional: bool = False
+    engines: bool = False
+
+
+FIELDS: tuple[Field, ...] = (
+    Field(
+        "id",
+        "string",
+        "A stable hash of the source, the settings, the span and its text: the same chunk has it on every run, "
+        "machine and engine, two different chunks never share it (vector stores upsert by it).",
+    ),
+    Field(
+        "source",
+        "string",
+        "The file, as a path relative to the folder the run started in (or absolute outside it), with / between "
+        "folders; absent for a text given without one.",
+        optional=True,
+    ),
+    Field("index", "int", "The chunk's number in its document, from 0."),
+    Field("start_char", "int", "Where the chunk starts in the document's text (code points)."),
+    Field("end_char", "int", "Where it ends: document[start_char:end_char] == text."),
+    Field("text", "string", "The chunk's text."),
+    Field("chars", "int", "Its length in code points."),
+    Field("words", "int", "Its whitespace-separated words."),
+    Field("tokens", "int", "Its tokens, by the settings' tokenizer."),
+    Field("tokens_estimated", "bool", "Whether the tokens are an estimate (approx, estimate)."),
+    Field("overlap_chars", "int", "How much of it the chunk before holds (code points)."),
+    Field("flags", "strings", "What deserves a look (chunker.FLAGS)."),
+    Field("headings", "strings", "The heading path it sits under."),
+    Field("page_start", "int", "A PDF's first page the chunk touches, from 1.", optional=True),
+    Field("page_end", "int", "A PDF's last page the chunk touches.", optional=True),
+    Field(
+        "error",
+        "string",
+        "Why an input row gave no chunks (not text, or it could not be read): one line; a row with an error "
+        "has no chunk fields. Engines only: the command line reports errors on stderr.",
+        optional=True,
+        engines=True,
+    ),
+)
+"""Every field, in the order records are written."""
+
+RECORD_FIELDS = tuple(f for f in FIELDS if not f.engines)
+"""The fields of a record as JSON Lines, JSON and `Chunk.to_dict` have them (with `source`)."""
+
+ENGINE_FIELDS = FIELDS
+"""The columns the table engines (Arrow, Parquet, Spark, Ray) add to each input row."""
+
+_DDL = {"string": "string", "int": "bigint", "bool": "boolean", "strings": "array<string>"}
+
+
+def field_names(fields: tuple[Field, ...] = ENGINE_FIELDS) -> list[str]:
+    return [f.name for f in fields]
+
+
+def ddl(fields: tuple[Field, ...] = ENGINE_FIELDS) -> str:
+    """The fields as a Spark SQL DDL schema string."""
+    return ", ".join(f"{f.name} {_DDL[f.kind]}" for f in fields)

@@ -1,0 +1,124 @@
+"""Apache Spark: `chunk_dataframe`, one row per chunk of every row of a DataFrame, and
+`chunk_files` for files read as the command line reads them.
+
+Needs pyspark 3.3 or later, with pyarrow (``pip install 'chunker[spark]'``), on the driver and
+on every executor.
+
+    from chunker.spark import chunk_files
+
+    chunks = chunk_files(spark, ["corpus/"], strategy="markdown", size=512, tokenizer="o200k")
+    chunks.write.parquet("chunks/")
+
+Each batch is cut by `chunker.arrow.chunk_table` through ``DataFrame.mapInArrow``: the very
+function Ray's workers run, so a row gives the same records (ids included) on Spark, on Ray
+and from ``python -m chunker``. The output's columns are the input's other columns, then the
+record's fields (`chunker.results._schema.FIELDS`, typed by `schema`). See docs/pipelines.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ._adapters import chunk_options
+from ._errors import ChunkerError
+from .results._schema import ENGINE_FIELDS
+
+try:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import types as T
+
+    from .arrow import check_columns, chunk_batches, completed_sources, reading_options
+except ModuleNotFoundError as e:  # only a missing pyspark or pyarrow; a broken one keeps its own error
+    if (e.name or "").split(".")[0] not in ("pyspark", "pyarrow", "py4j"):
+        raise
+    raise ImportError("chunker.spark needs pyspark and pyarrow: pip install 'chunker[spark]'") from None
+except ImportError as e:  # chunker.arrow's own line names pyarrow; the extra brings it
+    if "chunker.arrow needs pyarrow" not in str(e):
+        raise
+    raise ImportError("chunker.spark needs pyspark and pyarrow: pip install 'chunker[spark]'") from None
+
+__all__ = ["chunk_dataframe", "chunk_files", "completed_sources", "schema"]
+
+_TYPES = {"string": T.StringType(), "int": T.LongType(), "bool": T.BooleanType(), "strings": T.ArrayType(T.StringType())}
+
+
+def schema() -> T.StructType:
+    """The record's fields as Spark columns (`chunker.results._schema.FIELDS`)."""
+    return T.StructType([T.StructField(f.name, _TYPES[f.kind], True) for f in ENGINE_FIELDS])
+
+
+def chunk_dataframe(
+    df: DataFrame,
+    text_column: str = "text",
+    *,
+    source_column: str | None = None,
+    root: str | os.PathLike[str] | None = None,
+    skip_sources: Iterable[str] = (),
+    **settings: Any,
+) -> DataFrame:
+    """`df` cut into chunks: one row per chunk, exactly as ``chunker.chunk`` cuts each row's text.
+
+    Each output row has the input row's other columns, then the record's fields (`schema()`:
+    `id`, `source`, `index`, `start_char`, `end_char`, `text`, ...), whose offsets index the
+    row's text; the text column is not repeated. A text column of binary (Spark's
+    ``binaryFile`` `content`) is read as the command line reads a file. `source_column`,
+    `root` (default: the driver's current folder), `skip_sources`, the reading options (`raw`,
+    `keep_running`, `encoding`) and a row that cannot be chunked (one row with its `error`) are
+    as `chunker.arrow.chunk_table` has them; `settings` are `chunker.chunk`'s, checked here on
+    the driver. Lazy, like every DataFrame transform.
+    """
+    reading = reading_options(settings, root)
+    options = chunk_options(settings, owner="chunk_dataframe", others=("raw", "keep_running", "encoding", "root"))
+    others = check_columns(df.columns, text_column, source_column)
+    kept = [f for f in df.schema.fields if f.name in others]
+    kwargs = {
+        "text_column": text_column,
+        "source_column": source_column,
+        "root": reading.pop("root"),
+        "skip_sources": sorted(set(skip_sources)),
+        **reading,
+        **options,
+    }
+    # A module function with plain keyword arguments: what an executor unpickles is its name
+    # and the settings, nothing of the driver's.
+    return df.mapInArrow(functools.partial(chunk_batches, **kwargs), T.StructType([*kept, *schema().fields]))
+
+
+def chunk_files(
+    spark: SparkSession,
+    paths: str | Sequence[str],
+    *,
+    root: str | os.PathLike[str] | None = None,
+    skip_sources: Iterable[str] = (),
+    **settings: Any,
+) -> DataFrame:
+    """The files `paths` name, chunked as ``python -m chunker --recursive PATHS`` chunks them.
+
+    Local files, folders and glob patterns are found on the driver by the command line's own
+    finder: the same files in the same order, names starting with ``_`` included (Spark's own
+    listing skips them, and a folder tree needs its ``recursiveFileLookup``), names starting
+    with a dot skipped. Every executor must read them at the same path (a shared file system).
+    Any other path (``s3a://...``) goes to Spark's ``binaryFile`` reader as it is, with
+    ``recursiveFileLookup``. Each file's `source` is its path relative to `root` (default: the
+    current folder). See `chunk_dataframe` for the rest.
+    """
+    from .cli._inputs import find_inputs
+
+    given = [paths] if isinstance(paths, str) else list(paths)
+    local = [p for p in given if "://" not in p]
+    found, _ = find_inputs(local, recursive=True) if local else ([], False)
+    files = [os.path.abspath(i.path) for i in found]
+    remote = [p for p in given if "://" in p]
+    if not files and not remote:
+        raise ChunkerError("chunk_files was given no paths: name files, folders or patterns")
+    frames = []
+    if files:
+        frames.append(spark.read.format("binaryFile").load(files))
+    if remote:
+        frames.append(spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(remote))
+    df = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
+    df = df.select("path", "content")
+    return chunk_dataframe(df, "content", source_column="path", root=root, skip_sources=skip_sources, **settings)
