@@ -23,7 +23,7 @@ from typing import Any
 
 from ._adapters import chunk_options
 from ._errors import ChunkerError
-from .documents import shown_name, source_of, text_encoding
+from .documents import read_file, shown_name, source_of, text_encoding
 from .results._schema import ENGINE_FIELDS, Field
 from .session._api import Document
 
@@ -68,6 +68,7 @@ def chunk_table(
     *,
     text_column: str = "text",
     source_column: str | None = None,
+    file_column: str | None = None,
     root: str | None = None,
     skip_sources: Iterable[str] = (),
     **settings: Any,
@@ -85,7 +86,9 @@ def chunk_table(
     canonical by `chunker.documents.source_of` against `root` (default: the current folder), is
     the records' `source` and part of their ids, so a file gives the ids the command line gives
     it when run in `root`. That column is replaced by `source`, not kept. Rows whose source is in
-    `skip_sources` are left out (a resumed run: `completed_sources`).
+    `skip_sources` are left out (a resumed run: `completed_sources`). `file_column` instead
+    names a column of local paths: each file is read here, by the command line's reader, and
+    its path is the row's source (`text_column` is not read).
 
     A row that cannot be chunked (its text is null or not text, its file cannot be read, or it
     is past the volume limit) is one output row holding its `error`, one line, and no chunk
@@ -94,7 +97,11 @@ def chunk_table(
     a record field (say `index`), or two columns of one name.
     """
     reading = reading_options(settings, root)
-    options = chunk_options(settings, owner="chunk_table", others=(*_READING, "text_column", "source_column", "root"))
+    options = chunk_options(
+        settings, owner="chunk_table", others=(*_READING, "text_column", "source_column", "file_column", "root")
+    )
+    if file_column is not None:
+        text_column, source_column = file_column, file_column
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
     if table.num_rows == 0 and text_column not in table.column_names:
@@ -112,6 +119,8 @@ def chunk_table(
         if source is not None and source in skip:
             continue
         try:
+            if file_column is not None:
+                text = read_file(str(text))  # a file that cannot be read: its error row
             records = _records(text, source, text_column, reading, options)
         except ChunkerError as e:
             records = [{**blank, "source": source, "error": str(e)}]

@@ -55,6 +55,7 @@ def chunk_dataframe(
     text_column: str = "text",
     *,
     source_column: str | None = None,
+    file_column: str | None = None,
     root: str | os.PathLike[str] | None = None,
     skip_sources: Iterable[str] = (),
     **settings: Any,
@@ -64,7 +65,8 @@ def chunk_dataframe(
     Each output row has the input row's other columns, then the record's fields (`schema()`:
     `id`, `source`, `index`, `start_char`, `end_char`, `text`, ...), whose offsets index the
     row's text; the text column is not repeated. A text column of binary (Spark's
-    ``binaryFile`` `content`) is read as the command line reads a file. `source_column`,
+    ``binaryFile`` `content`) is read as the command line reads a file; so is the local file
+    each path of `file_column` names, read by the executor. `source_column`,
     `root` (default: the driver's current folder), `skip_sources`, the reading options (`raw`,
     `keep_running`, `encoding`) and a row that cannot be chunked (one row with its `error`) are
     as `chunker.arrow.chunk_table` has them; `settings` are `chunker.chunk`'s, checked here on
@@ -72,11 +74,14 @@ def chunk_dataframe(
     """
     reading = reading_options(settings, root)
     options = chunk_options(settings, owner="chunk_dataframe", others=("raw", "keep_running", "encoding", "root"))
+    if file_column is not None:
+        text_column, source_column = file_column, file_column
     others = check_columns(df.columns, text_column, source_column)
     kept = [f for f in df.schema.fields if f.name in others]
     kwargs = {
         "text_column": text_column,
         "source_column": source_column,
+        "file_column": file_column,
         "root": reading.pop("root"),
         "skip_sources": sorted(set(skip_sources)),
         **reading,
@@ -98,9 +103,10 @@ def chunk_files(
     """The files `paths` name, chunked as ``python -m chunker --recursive PATHS`` chunks them.
 
     Local files, folders and glob patterns are found on the driver by the command line's own
-    finder: the same files in the same order, names starting with ``_`` included (Spark's own
-    listing skips them, and a folder tree needs its ``recursiveFileLookup``), names starting
-    with a dot skipped. Every executor must read them at the same path (a shared file system).
+    finder: the same files, names starting with ``_`` included (Spark's ``binaryFile`` skips
+    them even when named, and a folder tree needs its ``recursiveFileLookup``), names starting
+    with a dot skipped. Their paths go out as rows and each executor reads its files itself, at
+    the same path (a shared file system).
     Any other path (``s3a://...``) goes to Spark's ``binaryFile`` reader as it is, with
     ``recursiveFileLookup``. Each file's `source` is its path relative to `root` (default: the
     current folder). See `chunk_dataframe` for the rest.
@@ -108,6 +114,7 @@ def chunk_files(
     from .cli._inputs import find_inputs
 
     given = [paths] if isinstance(paths, str) else list(paths)
+    skip = sorted(set(skip_sources))
     local = [p for p in given if "://" not in p]
     found, _ = find_inputs(local, recursive=True) if local else ([], False)
     files = [os.path.abspath(i.path) for i in found]
@@ -116,9 +123,12 @@ def chunk_files(
         raise ChunkerError("chunk_files was given no paths: name files, folders or patterns")
     frames = []
     if files:
-        frames.append(spark.read.format("binaryFile").load(files))
+        # Spark's binaryFile skips every name starting with "_" or ".", even one named
+        # outright: the paths go out as rows, and each executor reads its files itself.
+        paths_df = spark.createDataFrame([(p,) for p in files], "path string")
+        slices = max(1, min(len(files), spark.sparkContext.defaultParallelism * 4))
+        frames.append(chunk_dataframe(paths_df.repartition(slices), file_column="path", root=root, skip_sources=skip, **settings))
     if remote:
-        frames.append(spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(remote))
-    df = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
-    df = df.select("path", "content")
-    return chunk_dataframe(df, "content", source_column="path", root=root, skip_sources=skip_sources, **settings)
+        read = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(remote).select("path", "content")
+        frames.append(chunk_dataframe(read, "content", source_column="path", root=root, skip_sources=skip, **settings))
+    return frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])

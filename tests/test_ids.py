@@ -114,7 +114,7 @@ def test_source_is_the_same_however_the_path_is_typed(tree, monkeypatch):
 def test_source_of_rules():
     assert source_of("a/b.md", "/w") == source_of("./a/b.md", "/w") == source_of("/w/a/b.md", "/w") == "a/b.md"
     assert source_of("file:/w/a/b.md", "/w") == source_of("file:///w/a/b.md", "/w") == "a/b.md"
-    assert source_of("file:/w/a%20b.md", "/w") == "a b.md"  # a URL's escapes, undone
+    assert source_of("file:/w/a b%20.md", "/w") == "a b%20.md"  # Spark's (Hadoop's) paths are not escaped
     assert source_of("/elsewhere/x.md", "/w") == "/elsewhere/x.md"
     assert source_of("s3://bucket/k.md", "/w") == "s3://bucket/k.md"
     assert source_of(source_of("x/./y.md", "/w"), "/w") == "x/y.md"  # canonical: made once, kept

@@ -383,7 +383,8 @@ def source_of(path: str | os.PathLike[str], root: str | os.PathLike[str] | None 
     """The `source` records carry for the file at `path`: the same file gives the same source
     however its path was typed, so that its chunks' ids are the same too.
 
-    A local path (or a ``file:`` URL, as Spark names files) is made absolute against `root`
+    A local path (or one with Hadoop's ``file:`` in front, as Spark names files: its characters
+    as they are, not %-escaped) is made absolute against `root`
     (default: the current folder), its ``.`` and ``..`` resolved as written (symlinks are not
     followed), then given relative to `root` when it is under it, absolute otherwise, with
     ``/`` between folders. The command line's root is the folder it runs in; an engine's
@@ -398,9 +399,9 @@ def source_of(path: str | os.PathLike[str], root: str | os.PathLike[str] | None 
     """
     name = os.fsdecode(path) if not isinstance(path, str) else path
     if name.startswith("file:"):
-        from urllib.parse import unquote, urlsplit
-
-        name = unquote(urlsplit(name).path)
+        name = name[5:]
+        if name.startswith("//"):  # file:///path, or file://host/path
+            name = "/" + name[2:].partition("/")[2]
     elif _URL.match(name):
         return shown_name(name)
     base = os.path.abspath(os.fsdecode(root) if root is not None else os.getcwd())
