@@ -344,3 +344,61 @@ def test_resume_refuses_what_it_cannot_resume(tmp_path, monkeypatch):
     err = io.StringIO()
     assert run(["b.md", "a.md", "--resume", "-o", "new.jsonl"], None, None, err) == 2
     assert "begun with other inputs" in err.getvalue()
+
+
+# ------------------------------------------------------------------ datasets and Parquet
+
+
+def test_parquet_out_holds_the_jsonl_records(tree, monkeypatch):
+    import pyarrow.parquet as pq
+
+    status, want, _ = cli([".", "-r", "--keep-going", *SETTINGS], tree, monkeypatch)
+    out = tree.parent / f"{tree.name}.parquet"
+    assert run([".", "-r", "--keep-going", *SETTINGS, "--format", "parquet", "-o", str(out)], None, None, io.StringIO()) == 1
+    table = pq.read_table(out)
+    assert table.schema == CHUNK_SCHEMA.remove(CHUNK_SCHEMA.get_field_index("error"))  # one table of fields
+    got = [{k: v for k, v in r.items() if not (v is None and k.startswith("page_"))} for r in table.to_pylist()]
+    assert got == want
+    # Each input is a row group of its own.
+    assert pq.ParquetFile(out).num_row_groups == len({r["source"] for r in want})
+
+
+def test_a_dataset_in_jsonl_or_parquet_is_a_document_a_row(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    texts = [text for _, text in real_documents()[:4]]
+    rows = [{"doc": f"d{k}", "body": t, "n": k} for k, t in enumerate(texts)]
+    rows.insert(2, {"doc": "bad", "body": None, "n": 99})
+    (tmp_path / "docs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "docs.parquet")
+    args = ["--text-column", "body", "--id-column", "doc", "--keep-going", *SETTINGS]
+    status, from_lines, errors = cli(["docs.jsonl", *args], tmp_path, monkeypatch)
+    assert status == 1 and errors == [
+        "chunker: error: docs.jsonl#2 (bad): column 'body' holds null, not text: give every row text, or filter such rows out"
+    ]
+    status, from_parquet, _ = cli(["docs.parquet", *args], tmp_path, monkeypatch)
+    assert status == 1 and from_parquet == from_lines
+    want = [{"source": f"d{k}", **c.to_dict()} for k, t in enumerate(texts) for c in chunker.chunk(t, source=f"d{k}", **OPTIONS).chunks]
+    assert from_lines == [{"id": w["id"], **w} for w in want]
+    # Without an id column a row is FILE#ROW.
+    _, numbered, _ = cli(["docs.jsonl", "--text-column", "body", "--keep-going", *SETTINGS], tmp_path, monkeypatch)
+    assert {r["source"] for r in numbered} == {"docs.jsonl#0", "docs.jsonl#1", "docs.jsonl#3", "docs.jsonl#4"}
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["a.md", "--id-column", "x"], "--id-column names a column of a dataset: give --text-column too"),
+        (["a.md", "--text-column", "t"], "a.md: --text-column reads Parquet (.parquet) and JSON Lines (.jsonl) files"),
+        (["d.jsonl", "--text-column", "body"], "d.jsonl: line 1 has no 'body' (it has text)"),
+        (["a.md", "--format", "parquet", "--resume", "-o", "x.parquet"], "--resume writes jsonl, json or txt"),
+        (["a.md", "--format", "csv"], "unknown format 'csv': choose one of jsonl, json, txt, parquet"),
+    ],
+)
+def test_dataset_and_parquet_mistakes_are_one_line(tmp_path, monkeypatch, args, message):
+    (tmp_path / "a.md").write_text("Text.", encoding="utf-8")
+    (tmp_path / "d.jsonl").write_text('{"text": "x"}\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    err = io.StringIO()
+    assert run(args, None, io.StringIO(), err) == 2
+    assert message in err.getvalue() and err.getvalue().count("\n") == 1

@@ -28,7 +28,6 @@ from ..tokens._tokenizers import get_tokenizer
 from ._common import (
     PROG,
     _max_chunk_chars,
-    _names,
     _normalise,
     _Parser,
     _say,
@@ -43,6 +42,9 @@ from ._jobs import Job, WorkerError
 from ._output import OutputError, Sink, _write, _write_file, remove_pending
 from ._resume import ResumeSink, job_key
 from ._signals import Stopped, catch_stopping, end_of
+
+CLI_FORMATS = (*FORMATS, "parquet")
+"""The export formats (`FORMATS`, the page's too), and Parquet, which only the command line writes."""
 
 # Re-exported: `python -m chunker eval` and tests use them from here.
 __all__ = ["OutputError", "read_document", "read_input", "run", "main", "shown_name", "_write"]
@@ -78,7 +80,23 @@ def _parser() -> argparse.ArgumentParser:
         help="chunk every file under the folders given (a folder is an error without it)",
     )
     add_chunk_options(p)
-    p.add_argument("--format", default=next(iter(FORMATS)), help=f"{_names(FORMATS)} (default {next(iter(FORMATS))})")
+    p.add_argument(
+        "--format",
+        default=next(iter(FORMATS)),
+        help=f"{' | '.join(CLI_FORMATS)} (default {next(iter(FORMATS))}); parquet needs pyarrow, "
+        "and writes the records' fields as columns",
+    )
+    p.add_argument(
+        "--text-column",
+        metavar="NAME",
+        help="the inputs are datasets, JSON Lines or Parquet files with a document a row: chunk "
+        "each row's NAME column (needs pyarrow for Parquet)",
+    )
+    p.add_argument(
+        "--id-column",
+        metavar="NAME",
+        help="with --text-column: each row's source is its NAME column (default: FILE#ROW, the row's number from 0)",
+    )
     add_reading_options(p)
     p.add_argument("--output", "-o", metavar="FILE", help="write to FILE (through a temporary file, renamed only once complete)")
     p.add_argument(
@@ -134,8 +152,10 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         parser.prog = prog
         # Intermixed: `chunker docs -r more.md` takes both paths, wherever the options stand.
         args = parser.parse_intermixed_args(_normalise(argv))
-        if args.format not in FORMATS:
-            raise ChunkerError(f"unknown format {args.format!r}: choose one of {', '.join(FORMATS)}")
+        if args.format not in CLI_FORMATS:
+            raise ChunkerError(f"unknown format {args.format!r}: choose one of {', '.join(CLI_FORMATS)}")
+        if args.id_column is not None and args.text_column is None:
+            raise ChunkerError("--id-column names a column of a dataset: give --text-column too")
         settings = settings_from(args)
         limit = _max_chunk_chars(args.max_chunk_chars)
         if args.encoding is not None:
@@ -147,12 +167,24 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         if paths.count("-") > 1:
             raise ChunkerError("'-' is given more than once: standard input can be read only once")
         items, named = find_inputs(paths, recursive=args.recursive, keep_going=args.keep_going, output=args.output)
+        if args.text_column is not None:
+            from ._datasets import dataset_rows
+
+            items, named = dataset_rows(items, args.text_column, args.id_column), True
         # Loaded here, once: workers forked from this process have it, and a tokenizer that
         # cannot load is one error, not one for every file.
         get_tokenizer(settings.tokenizer)
+        if args.format == "parquet":
+            if args.resume:
+                raise ChunkerError("--resume writes jsonl, json or txt: a Parquet file cannot be resumed (its footer comes last)")
+            if args.stats or args.advice:
+                raise ChunkerError("--stats and --advice are JSON objects: leave out --format parquet")
+            from ._datasets import record_schema
+
+            record_schema()  # pyarrow missing: one line before any file is read
         job = Job(
             settings,
-            args.format,
+            "jsonl" if args.format == "parquet" else args.format,
             "stats" if args.stats else "advice" if args.advice else "records",
             args.raw,
             args.keep_running,
@@ -194,7 +226,7 @@ def _chunk_into(
         if "-" in [i.path for i in items]:
             raise ChunkerError("--resume reads files, not standard input: name the files")
         sink = ResumeSink(args.output, job_key(job), items)
-        failed.extend(_naming(items[k].label, m) for k, m in enumerate(sink.failed))
+        failed.extend(sink.failed)
         if sink.complete:
             with sink:
                 return failed
@@ -203,6 +235,11 @@ def _chunk_into(
         sink = Sink(args.output, stdout)
     progress = Progress(items, stderr) if job.named and stderr is not None and stderr.isatty() else None
     with sink:
+        parquet = None
+        if args.format == "parquet":
+            from ._datasets import ParquetWriter
+
+            parquet = ParquetWriter(sink.file)
         first = sink.first if isinstance(sink, ResumeSink) else True  # no record written yet
         begun = False  # this input's records have begun
         try:
@@ -214,11 +251,17 @@ def _chunk_into(
                 done=progress.step if progress else None,
                 stop_on_error=not args.keep_going,
             ):
-                if kind == "part":
+                if parquet is not None:
+                    if kind == "part":
+                        parquet.write(payload)
+                    else:
+                        parquet.done()
+                if kind == "part" and parquet is None:
                     if not begun:
                         sink.write((frame.open if first else frame.sep).encode("utf-8"))
                         first, begun = False, True
                     sink.write(payload)
+                if kind == "part":
                     continue
                 begun = False
                 if kind == "error":
@@ -226,11 +269,14 @@ def _chunk_into(
                         raise ChunkerError(payload)
                     failed.append(_naming(item.label, payload))
                 if isinstance(sink, ResumeSink):
-                    sink.done(item, payload if kind == "error" else None)
+                    sink.done(item, failed[-1] if kind == "error" else None)
         finally:
             if progress is not None:
                 progress.finish()
-        sink.write((frame.empty if first else frame.close).encode("utf-8"))
+        if parquet is not None:
+            parquet.close()
+        else:
+            sink.write((frame.empty if first else frame.close).encode("utf-8"))
         sink.commit()
     return failed
 

@@ -143,7 +143,8 @@ def run_parallel(
                 # the results that may pile up before the next file to write stay small.
                 while len(w.tasks) < 2 and next_task < end and (next_task - next_out < 2 * jobs or ahead < AHEAD_BYTES):
                     item = items[next_task]
-                    if item.path == "-" or item.error is not None:  # nothing for a worker to read
+                    # Nothing for a worker to read: standard input, a failure found, a dataset's row.
+                    if item.path == "-" or item.error is not None or item.text is not None:
                         kind, payload = _attempt(job, item, stdin_data)
                         if kind == "ok":
                             parts[next_task], payload = list(payload), None
