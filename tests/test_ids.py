@@ -378,7 +378,8 @@ def test_a_dataset_in_jsonl_or_parquet_is_a_document_a_row(tmp_path, monkeypatch
     ]
     status, from_parquet, _ = cli(["docs.parquet", *args], tmp_path, monkeypatch)
     assert status == 1 and from_parquet == from_lines
-    want = [{"source": f"d{k}", **c.to_dict()} for k, t in enumerate(texts) for c in chunker.chunk(t, source=f"d{k}", **OPTIONS).chunks]
+    results = [chunker.chunk(t, source=f"d{k}", **OPTIONS) for k, t in enumerate(texts)]
+    want = [{"source": r.source, **c.to_dict()} for r in results for c in r.chunks]
     assert from_lines == [{"id": w["id"], **w} for w in want]
     # Without an id column a row is FILE#ROW.
     _, numbered, _ = cli(["docs.jsonl", "--text-column", "body", "--keep-going", *SETTINGS], tmp_path, monkeypatch)
