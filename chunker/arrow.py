@@ -4,7 +4,7 @@ It is what `chunker.ray.chunk_dataset` runs on each block of a dataset and what
 `chunker.spark.chunk_dataframe` runs on each batch: one function for every engine that hands
 out Arrow data, so a row gives the same records whichever engine runs it. A row's text is a
 string, or a file's bytes, read exactly as the command line reads that file (PDF, Word and
-HTML extracted, text strict UTF-8). Needs pyarrow (``pip install 'chunker[ray]'`` brings it;
+HTML extracted, text strict UTF-8). Needs pyarrow (``pip install 'chunkscope[ray]'`` brings it;
 Spark has its own).
 
 >>> import pyarrow as pa

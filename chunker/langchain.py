@@ -1,6 +1,6 @@
 """LangChain: `ChunkerSplitter`, a `TextSplitter` that cuts exactly where `chunker.chunk` does.
 
-Needs ``pip install 'chunker[langchain]'`` (langchain-text-splitters).
+Needs ``pip install 'chunkscope[langchain]'`` (langchain-text-splitters).
 
 >>> from langchain_core.documents import Document
 >>> from chunker.langchain import ChunkerSplitter
@@ -31,7 +31,7 @@ try:
 except ModuleNotFoundError as e:  # only a missing LangChain; a broken one keeps its own error
     if (e.name or "").split(".")[0] not in ("langchain_text_splitters", "langchain_core"):
         raise
-    raise ImportError("chunker.langchain needs LangChain's text splitters: pip install 'chunker[langchain]'") from None
+    raise ImportError("chunker.langchain needs LangChain's text splitters: pip install 'chunkscope[langchain]'") from None
 
 __all__ = ["ChunkerSplitter"]
 

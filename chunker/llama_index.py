@@ -1,6 +1,6 @@
 """LlamaIndex: `ChunkerNodeParser`, a `NodeParser` that cuts exactly where `chunker.chunk` does.
 
-Needs ``pip install 'chunker[llama-index]'`` (llama-index-core). Nothing here downloads
+Needs ``pip install 'chunkscope[llama-index]'`` (llama-index-core). Nothing here downloads
 anything: the parser uses neither NLTK nor LlamaIndex's tokenizer (see docs/pipelines.md).
 
 >>> from llama_index.core import Document
@@ -38,7 +38,7 @@ try:
 except ModuleNotFoundError as e:  # only a missing LlamaIndex; a broken one keeps its own error
     if (e.name or "").split(".")[0] != "llama_index":
         raise
-    raise ImportError("chunker.llama_index needs llama-index-core: pip install 'chunker[llama-index]'") from None
+    raise ImportError("chunker.llama_index needs llama-index-core: pip install 'chunkscope[llama-index]'") from None
 
 __all__ = ["ChunkerNodeParser"]
 

@@ -1,6 +1,6 @@
 """Ray Data: `chunk_dataset`, one row per chunk of every document of a dataset.
 
-Needs ``pip install 'chunker[ray]'`` (ray[data]), on the driver and on every worker.
+Needs ``pip install 'chunkscope[ray]'`` (ray[data]), on the driver and on every worker.
 
     import ray
     from chunker.ray import chunk_dataset
@@ -33,11 +33,11 @@ try:
 except ModuleNotFoundError as e:  # only a missing Ray; a broken one keeps its own error
     if (e.name or "").split(".")[0] not in ("ray", "pyarrow"):
         raise
-    raise ImportError("chunker.ray needs Ray Data: pip install 'chunker[ray]'") from None
+    raise ImportError("chunker.ray needs Ray Data: pip install 'chunkscope[ray]'") from None
 except ImportError as e:  # chunker.arrow's own line names pyarrow; Ray is what to install here
     if "chunker.arrow needs pyarrow" not in str(e):
         raise
-    raise ImportError("chunker.ray needs Ray Data: pip install 'chunker[ray]'") from None
+    raise ImportError("chunker.ray needs Ray Data: pip install 'chunkscope[ray]'") from None
 
 __all__ = ["CHUNK_SCHEMA", "chunk_dataset", "chunk_files", "completed_sources"]
 

@@ -1,7 +1,7 @@
 """Apache Spark: `chunk_dataframe`, one row per chunk of every row of a DataFrame, and
 `chunk_files` for files read as the command line reads them.
 
-Needs pyspark 3.3 or later, with pyarrow (``pip install 'chunker[spark]'``), on the driver and
+Needs pyspark 3.3 or later, with pyarrow (``pip install 'chunkscope[spark]'``), on the driver and
 on every executor.
 
     from chunker.spark import chunk_files
@@ -34,11 +34,11 @@ try:
 except ModuleNotFoundError as e:  # only a missing pyspark or pyarrow; a broken one keeps its own error
     if (e.name or "").split(".")[0] not in ("pyspark", "pyarrow", "py4j"):
         raise
-    raise ImportError("chunker.spark needs pyspark and pyarrow: pip install 'chunker[spark]'") from None
+    raise ImportError("chunker.spark needs pyspark and pyarrow: pip install 'chunkscope[spark]'") from None
 except ImportError as e:  # chunker.arrow's own line names pyarrow; the extra brings it
     if "chunker.arrow needs pyarrow" not in str(e):
         raise
-    raise ImportError("chunker.spark needs pyspark and pyarrow: pip install 'chunker[spark]'") from None
+    raise ImportError("chunker.spark needs pyspark and pyarrow: pip install 'chunkscope[spark]'") from None
 
 __all__ = ["chunk_dataframe", "chunk_files", "completed_sources", "schema"]
 
