@@ -249,7 +249,7 @@ def test_build_makes_a_wheel_and_an_sdist_that_twine_accepts(tmp_path):
     assert checked.returncode == 0 and checked.stdout.count("PASSED") == 2, checked.stdout + checked.stderr
     top = f"chunkscope-{chunker.__version__}/"
     names = {n.removeprefix(top) for n in tarfile.open(sdist).getnames()}
-    assert {"LICENSE", "README.md", "pyproject.toml", "chunker/__init__.py", "chunker/py.typed"} <= names
+    assert {"LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "chunker/__init__.py", "chunker/py.typed"} <= names
     assert not {n for n in names if n.startswith(("tests/", "app/", "static/", "bench/", "tools/"))}
     library = {n for n in zipfile.ZipFile(wheel).namelist() if not n.startswith("chunkscope-")}
     assert library == {
