@@ -1,21 +1,24 @@
-"""Ray Data: `chunk_dataset` on a local two-CPU cluster gives `chunker.chunk`'s records per row.
+"""Ray Data on a real cluster: a head node and a worker node started with ``ray start`` on this
+machine, each with its own CPU (bench/_raycluster.py), and `chunk_dataset` across both gives
+`chunker.chunk`'s records per row; docs/pipelines.md's job-submission recipe runs as written.
 
-The cluster is started once for this module and kept on the loopback interface: Ray would
-otherwise find the machine's address by routing towards a public DNS server, and its head
-process asks cloud metadata addresses which cloud it runs in (even with usage statistics
-off). So the fixture sets RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 (loopback addresses only),
-RAY_USAGE_STATS_ENABLED=0, and points HTTP(S)_PROXY at a closed loopback port with NO_PROXY
-for loopback, so those probes fail on this machine without a packet leaving it. The workers
+The cluster is started once for this module and kept on the loopback interface (every node's
+address is 127.0.0.1, its cloud-metadata probes go to a closed loopback port, usage statistics
+are off), with token authentication set outright for every node and client. The nodes' workers
 import `chunker` from the repository through PYTHONPATH, as a cluster's workers import the
-installed package.
+installed package. Each node is a `ray start --block` process of this one, ended by its id.
 """
 
 from __future__ import annotations
 
+import io
+import json
 import logging
+import os
 import pickle
-import shutil
-import tempfile
+import re
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -23,11 +26,16 @@ import pyarrow as pa
 import pytest
 
 import chunker
+from bench._raycluster import Cluster
 from chunker.arrow import CHUNK_SCHEMA, chunk_table
-from chunker.ray import chunk_dataset
+from chunker.cli._main import run
+from chunker.ray import chunk_dataset, chunk_files, completed_sources
+from tests.documents import corpus_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+PIPELINES = (ROOT / "docs" / "pipelines.md").read_text(encoding="utf-8")
+RECORD = [f.name for f in CHUNK_SCHEMA]
 
 # Real text and the edges: the README, this interpreter's textwrap source, nothing, blank
 # lines, CR LF with astral characters, and a passage repeated over and over.
@@ -49,43 +57,28 @@ SETTINGS = [
 
 
 @pytest.fixture(scope="module")
-def ray_cluster():
+def cluster():
+    with Cluster(cpus=(1, 1)) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(cluster):
     import ray
 
     with pytest.MonkeyPatch.context() as mp:
-        for name, value in {
-            "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",  # the node's address is 127.0.0.1
-            "RAY_USAGE_STATS_ENABLED": "0",
-            "http_proxy": "http://127.0.0.1:9",
-            "https_proxy": "http://127.0.0.1:9",
-            "HTTP_PROXY": "http://127.0.0.1:9",
-            "HTTPS_PROXY": "http://127.0.0.1:9",
-            "no_proxy": "127.0.0.1,localhost,::1",
-            "NO_PROXY": "127.0.0.1,localhost,::1",
-            "PYTHONPATH": str(ROOT),
-        }.items():
-            mp.setenv(name, value)
-        # The driver read that variable when Ray was first imported (collecting chunker/ray.py's
-        # doctests does it), so its copy of the setting is set here too.
-        mp.setattr(ray._private.ray_constants, "ENABLE_RAY_CLUSTER", False)
-        # A short folder: Ray's socket paths must fit in 107 bytes.
-        temp_dir = tempfile.mkdtemp(prefix="ray")
+        for name, value in cluster.env.items():
+            if os.environ.get(name) != value:
+                mp.setenv(name, value)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Ray's own deprecations are not ours to fail on
-            ray.init(
-                num_cpus=2,
-                include_dashboard=False,
-                log_to_driver=False,
-                logging_level=logging.ERROR,
-                object_store_memory=200 * 2**20,
-                _temp_dir=temp_dir,
-            )
+            ray.init(address=cluster.address, log_to_driver=False, logging_level=logging.ERROR)
             ray.data.DataContext.get_current().enable_progress_bars = False
         try:
+            assert sorted(n["Resources"].get("CPU") for n in ray.nodes() if n["Alive"]) == [1.0, 1.0]
             yield ray
         finally:
             ray.shutdown()
-            shutil.rmtree(temp_dir, ignore_errors=True)  # the session's logs and sockets
 
 
 def _rows():
@@ -112,8 +105,96 @@ def test_chunk_dataset_gives_chunk_records_for_every_row(ray_cluster, options):
     want = _expected(options)
     assert [(r["doc_id"], r["index"]) for r in got] == [(r["doc_id"], r["index"]) for r in want]
     for g, w in zip(got, want):
+        g = {k: v for k, v in g.items() if not (v is None and k in ("source", "page_start", "page_end", "error"))}
         assert {k: (list(v) if k in ("tags", "flags", "headings") else v) for k, v in g.items()} == w
         assert DOCUMENTS[g["doc_id"]][g["start_char"] : g["end_char"]] == g["text"]
+
+
+def _on_node(block):
+    """The node this block was cut on (fused with chunk_table: the same task)."""
+    import ray
+
+    return block.append_column("node", pa.array([ray.get_runtime_context().get_node_id()] * block.num_rows, pa.string()))
+
+
+def test_chunk_dataset_runs_on_both_nodes(ray_cluster):
+    rows = [{"doc_id": k, "text": DOCUMENTS[k % 2]} for k in range(12)]
+    ds = ray_cluster.data.from_items(rows, override_num_blocks=12)
+    got = chunk_dataset(ds, size=200, overlap=0).map_batches(_on_node, batch_format="pyarrow", batch_size=None).take_all()
+    nodes = {n["NodeID"] for n in ray_cluster.nodes() if n["Alive"]}
+    assert {r["node"] for r in got} == nodes and len(nodes) == 2
+    want = [c.id for r in rows for c in chunker.chunk(r["text"], size=200, overlap=0).chunks]
+    assert sorted(r["id"] for r in got) == sorted(want)
+
+
+def _cli(args, cwd):
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        status = run(args, None, out, err)
+    finally:
+        os.chdir(here)
+    return status, [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue()
+
+
+def _record(row):
+    return {
+        k: list(v) if isinstance(v, tuple) or hasattr(v, "tolist") else v
+        for k, v in row.items()
+        if k in RECORD and not (v is None and k in ("page_start", "page_end", "error"))
+    }
+
+
+def _key(r):
+    return (r["source"], r["index"])
+
+
+def test_chunk_files_reads_files_as_the_command_line_does_and_resumes(ray_cluster, tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus_tree(corpus)
+    status, want, err = _cli([".", "-r", "--keep-going", "--strategy", "markdown", "--size", "100"], corpus)
+    assert status == 1 and "legacy.txt" in err
+    got = chunk_files([str(corpus)], root=str(corpus), strategy="markdown", size=100, override_num_blocks=4).take_all()
+    assert [r["source"] for r in got if r["error"] is not None] == ["legacy.txt"]
+    assert sorted((_record(r) for r in got if r["error"] is None), key=_key) == sorted(want, key=_key)
+    # Resumed: a first run that wrote part of the corpus, then the rest, skipping what is done.
+    first = chunk_files([str(corpus / "guide"), str(corpus / "pkg")], root=str(corpus), strategy="markdown", size=100)
+    first.write_parquet(str(tmp_path / "out" / "first"))
+    done = completed_sources(str(tmp_path / "out"))
+    assert done == {"guide/sample.md", "guide/deep/er/textwrap.py", "pkg/__init__.py", "pkg/_private.md"}
+    rest = chunk_files([str(corpus)], root=str(corpus), skip_sources=done, strategy="markdown", size=100)
+    rest.write_parquet(str(tmp_path / "out" / "rest"))
+    import pyarrow.parquet as pq
+
+    both = pq.read_table(tmp_path / "out").to_pylist()
+    assert sorted((_record(r) for r in both if r["error"] is None), key=_key) == sorted(want, key=_key)
+
+
+def _recipe(heading: str, lang: str) -> str:
+    section = PIPELINES.split(heading, 1)[1]
+    return re.findall(rf"```{lang}\n(.*?)```", section, re.S)[0]
+
+
+def test_the_job_submission_recipe_runs_as_written(cluster, ray_cluster, tmp_path):
+    """docs/pipelines.md's chunk_job.py and its `ray job submit` line, on the two nodes."""
+    corpus_tree(tmp_path / "docs")
+    (tmp_path / "chunk_job.py").write_text(_recipe("### On a cluster", "python"), encoding="utf-8")
+    command = _recipe("Submitted from the folder", "").strip()
+    assert command.startswith("ray job submit --address http://<head node>:8265 ")
+    command = command.replace("<head node>:8265", cluster.dashboard.removeprefix("http://"))
+    # Run by a shell, as typed; `ray` is this environment's.
+    env = {**cluster.env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["sh", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    import pyarrow.parquet as pq
+
+    written = pq.read_table(tmp_path / "chunks").to_pylist()
+    status, want, _ = _cli(
+        ["docs", "-r", "--keep-going", "--strategy", "markdown", "--size", "512", "--overlap", "10%"], tmp_path
+    )
+    assert sorted((_record(r) for r in written if r["error"] is None), key=_key) == sorted(want, key=_key)
+    assert [r["source"] for r in written if r["error"] is not None] == ["docs/legacy.txt"]
 
 
 def test_chunk_dataset_reads_another_column_and_keeps_the_schema(ray_cluster):
@@ -124,10 +205,13 @@ def test_chunk_dataset_reads_another_column_and_keeps_the_schema(ray_cluster):
     assert out.schema().names == ["n", *CHUNK_SCHEMA.names]
 
 
-def test_a_worker_error_reaches_the_driver_with_its_message(ray_cluster):
-    ds = ray_cluster.data.from_items([{"text": "fine"}, {"text": None}], override_num_blocks=1)
-    with pytest.raises(Exception, match="column 'text' holds NoneType in a row, not text"):
-        chunk_dataset(ds, size=10, overlap=0).take_all()
+def test_a_bad_row_is_its_error_and_the_job_goes_on(ray_cluster):
+    ds = ray_cluster.data.from_items([{"n": 1, "text": "fine"}, {"n": 2, "text": None}], override_num_blocks=1)
+    rows = sorted(chunk_dataset(ds, size=10, overlap=0).take_all(), key=lambda r: r["n"])
+    assert [(r["n"], r["text"], r["error"]) for r in rows] == [
+        (1, "fine", None),
+        (2, None, "a row: column 'text' holds null, not text: give text or a file's bytes"),
+    ]
 
 
 # ------------------------------------------------------------- checked before anything runs
@@ -137,7 +221,7 @@ def test_bad_settings_and_columns_fail_on_the_driver(ray_cluster):
     ds = ray_cluster.data.from_items([{"text": "a", "index": 3}])
     with pytest.raises(chunker.ChunkerError, match="overlap 10 must be smaller than the size 10"):
         chunk_dataset(ds, size=10, overlap=10)
-    with pytest.raises(chunker.ChunkerError, match="input column 'index' has the name of a chunk field"):
+    with pytest.raises(chunker.ChunkerError, match="input column 'index' has the name of a record field"):
         chunk_dataset(ds, size=10, overlap=0)
     with pytest.raises(chunker.ChunkerError, match="no column 'body'"):
         chunk_dataset(ds.drop_columns(["index"]), text_column="body")
@@ -158,10 +242,10 @@ def test_the_block_function_is_plain_and_ships_by_reference():
 
 
 def test_chunk_table_alone():
-    block = pa.table({"text": ["One. Two.", "", "Three."], "id": pa.array([7, 8, 9], pa.int8())})
+    block = pa.table({"text": ["One. Two.", "", "Three."], "doc": pa.array([7, 8, 9], pa.int8())})
     out = chunk_table(block, strategy="sentence", size=0)
-    assert out.schema == pa.schema([("id", pa.int8()), *CHUNK_SCHEMA])
-    assert out.column("id").to_pylist() == [7, 7, 9] and out.column("text").to_pylist() == ["One.", "Two.", "Three."]
+    assert out.schema == pa.schema([("doc", pa.int8()), *CHUNK_SCHEMA])
+    assert out.column("doc").to_pylist() == [7, 7, 9] and out.column("text").to_pylist() == ["One.", "Two.", "Three."]
     batch = pa.RecordBatch.from_pydict({"body": ["A b."]})  # what Spark's mapInArrow hands out
     only_text = chunk_table(batch, text_column="body", size=5, overlap=0)
     assert only_text.num_rows == 1 and only_text.schema == CHUNK_SCHEMA
@@ -172,11 +256,14 @@ def test_chunk_table_alone():
     assert no_flags.schema.field("flags").type == pa.list_(pa.string())  # not list<null>
     with pytest.raises(chunker.ChunkerError, match="no column 'text'"):
         chunk_table(pa.table({"body": ["x"]}))
-    with pytest.raises(chunker.ChunkerError, match="column 'text' holds bytes in a row"):
-        chunk_table(pa.table({"text": [b"x"]}))
+    # Bytes are a file's, read as the command line reads one; a number is an error row.
+    assert chunk_table(pa.table({"text": [b"x"]})).column("text").to_pylist() == ["x"]
+    assert chunk_table(pa.table({"text": [3]})).column("error").to_pylist() == [
+        "a row: column 'text' holds int, not text: give text or a file's bytes"
+    ]
 
 
-@pytest.mark.parametrize("names", [["text", "id", "id"], ["text", "text"]])
+@pytest.mark.parametrize("names", [["text", "doc", "doc"], ["text", "text"]])
 def test_chunk_table_with_two_columns_of_one_name_is_one_line(names):
     # Arrow allows the duplicate; selecting by name raised pyarrow's KeyError.
     block = pa.Table.from_arrays([pa.array(["One. Two."])] + [pa.array([1])] * (len(names) - 1), names=names)
