@@ -12,7 +12,6 @@ closed loopback port (see LOOPBACK_ONLY).
 from __future__ import annotations
 
 import os
-import secrets
 import signal
 import socket
 import subprocess
@@ -58,15 +57,18 @@ class Cluster:
         # A short folder: Ray's socket paths must fit in 107 bytes.
         self.temp_dir = tempfile.mkdtemp(prefix="ray")
         # Ray 2.60 turns token authentication on at `ray start` when it finds a token (such as
-        # ~/.ray/auth_token, left by any earlier `ray get-auth-token --generate`), and a driver
-        # or `ray job submit` then fails without one. The cluster's mode and token are set
-        # outright, the same for every node and client, so no file of the machine decides.
-        self.token = secrets.token_hex(32)
-        self.auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": self.token}
+        # the ~/.ray/auth_token a local `ray.init()` writes), and a driver or `ray job submit`
+        # whose process read its mode before then fails. The mode is set outright, the same for
+        # every node and client, so no file of the machine decides: off, on a cluster that
+        # listens on the loopback interface only.
+        self.auth = {"RAY_AUTH_MODE": "disabled"}
         # A cluster of several nodes needs Ray's cluster mode on (the variable's 0 is "one node
         # only"); every node is given 127.0.0.1 as its address instead.
         self.auth["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "1"
         self.env = {**os.environ, **LOOPBACK_ONLY, **self.auth}
+        # A job's `python` is the nodes' Python, as on a cluster whose nodes run in one
+        # environment (this one's, activated).
+        self.env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
         self.nodes: list[subprocess.Popen[bytes]] = []
         self.logs: list[Path] = []
 

@@ -114,6 +114,9 @@ def chunk_files(
     from .cli._inputs import find_inputs
 
     given = [paths] if isinstance(paths, str) else list(paths)
+    # Every path made absolute before Ray starts: in a submitted job, connecting to the
+    # cluster can take away the working folder the job started in.
+    root = os.path.abspath(os.fsdecode(root) if root is not None else os.getcwd())
     local = [p for p in given if "://" not in p]
     found, _ = find_inputs(local, recursive=True) if local else ([], False)
     files = [os.path.abspath(i.path) for i in found] + [p for p in given if "://" in p]

@@ -4,7 +4,7 @@ machine, each with its own CPU (bench/_raycluster.py), and `chunk_dataset` acros
 
 The cluster is started once for this module and kept on the loopback interface (every node's
 address is 127.0.0.1, its cloud-metadata probes go to a closed loopback port, usage statistics
-are off), with token authentication set outright for every node and client. The nodes' workers
+are off), with Ray's authentication mode set outright (off) for every node and client. The nodes' workers
 import `chunker` from the repository through PYTHONPATH, as a cluster's workers import the
 installed package. Each node is a `ray start --block` process of this one, ended by its id.
 """
@@ -18,7 +18,6 @@ import os
 import pickle
 import re
 import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -110,14 +109,15 @@ def test_chunk_dataset_gives_chunk_records_for_every_row(ray_cluster, options):
         assert DOCUMENTS[g["doc_id"]][g["start_char"] : g["end_char"]] == g["text"]
 
 
-def _on_node(block):
-    """The node this block was cut on (fused with chunk_table: the same task)."""
-    import ray
-
-    return block.append_column("node", pa.array([ray.get_runtime_context().get_node_id()] * block.num_rows, pa.string()))
-
-
 def test_chunk_dataset_runs_on_both_nodes(ray_cluster):
+    def _on_node(block):
+        """The node this block was cut on (fused with chunk_table: the same task). Defined
+        here, so that it is shipped by value: the nodes cannot import this test module."""
+        import pyarrow as pa
+        import ray
+
+        return block.append_column("node", pa.array([ray.get_runtime_context().get_node_id()] * block.num_rows, pa.string()))
+
     rows = [{"doc_id": k, "text": DOCUMENTS[k % 2]} for k in range(12)]
     ds = ray_cluster.data.from_items(rows, override_num_blocks=12)
     got = chunk_dataset(ds, size=200, overlap=0).map_batches(_on_node, batch_format="pyarrow", batch_size=None).take_all()
@@ -183,9 +183,8 @@ def test_the_job_submission_recipe_runs_as_written(cluster, ray_cluster, tmp_pat
     command = _recipe("Submitted from the folder", "").strip()
     assert command.startswith("ray job submit --address http://<head node>:8265 ")
     command = command.replace("<head node>:8265", cluster.dashboard.removeprefix("http://"))
-    # Run by a shell, as typed; `ray` is this environment's.
-    env = {**cluster.env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    done = subprocess.run(["sh", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    # Run by a shell, as typed; `ray` is this environment's (the cluster's PATH has it first).
+    done = subprocess.run(["sh", "-c", command], cwd=tmp_path, env=cluster.env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     import pyarrow.parquet as pq
 
