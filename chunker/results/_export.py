@@ -16,7 +16,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from ..text._segments import count_words, has_wide_space
-from ._records import ChunkResult, Chunks
+from ._records import ChunkResult, Chunks, utf8
 
 __all__ = ["Format", "Frame", "FORMATS", "records", "iter_records", "to_json", "to_jsonl", "to_text"]
 
@@ -159,9 +159,12 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
             end_before = end
             hashed = copy()
             hashed.update(b"%d %d " % (start, end))
-            hashed.update(piece.encode("utf-8", "surrogatepass"))
+            try:
+                hashed.update(piece.encode("utf-8"))
+            except UnicodeEncodeError:  # a lone surrogate: as chunk_id hashes it
+                hashed.update(utf8(piece))
             line = (
-                f'{{"id": "{hashed.hexdigest()}{after_id}"index": {k}, "start_char": {start}, "end_char": {end}, "text": '
+                f'{{"id": "{hashed.hexdigest()[:32]}{after_id}"index": {k}, "start_char": {start}, "end_char": {end}, "text": '
                 f'{encode_basestring(piece)}, "chars": {end - start}, "words": {count_words(piece, wide)}, '
                 f'"tokens": {tokens[k]}, "tokens_estimated": {estimated}, "overlap_chars": {shared}, '
                 f'"flags": {f}, "headings": {h}'
@@ -203,8 +206,8 @@ def to_json(res: Results, *, indent: int | None = 2) -> str:
     """A JSON array of records.
 
     >>> from chunker import chunk
-    >>> print(to_json(chunk("Hi.", size=10, overlap=0), indent=None)[:60])
-    [{"index": 0, "start_char": 0, "end_char": 3, "text": "Hi.",
+    >>> print(to_json(chunk("Hi.", size=10, overlap=0), indent=None)[:100])
+    [{"id": "c298093286121c1a7a9559f50a75e05f", "index": 0, "start_char": 0, "end_char": 3, "text": "Hi.",
     """
     return "".join(json_pieces(res, indent=indent))
 
