@@ -206,7 +206,7 @@ def to_json(res: Results, *, indent: int | None = 2) -> str:
     """A JSON array of records.
 
     >>> from chunker import chunk
-    >>> print(to_json(chunk("Hi.", size=10, overlap=0), indent=None)[:101])
+    >>> print(to_json(chunk("Hi.", size=10, overlap=0), indent=None)[:102])
     [{"id": "c298093286121c1a7a9559f50a75e05f", "index": 0, "start_char": 0, "end_char": 3, "text": "Hi.",
     """
     return "".join(json_pieces(res, indent=indent))
