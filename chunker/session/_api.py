@@ -76,13 +76,14 @@ class Document:
         ...     Document.open(path).text
         '# Title\\n\\nBody.'
         """
-        from ..documents import MAX_BYTES, read_file, shown_name  # only files need it
+        from ..documents import MAX_BYTES, read_file, shown_name, source_of  # only files need it
 
         data = read_file(path)
         name = shown_name(path)
         return cls.from_bytes(
             data,
             name=name,
+            source=source_of(path),  # the command line's: its records' ids are the same
             keep_running=keep_running,
             raw=raw,
             max_bytes=MAX_BYTES if max_bytes is None else max_bytes,
