@@ -74,9 +74,17 @@ def stats_html(stats: Any, settings: Any) -> str:
     return "".join(out)
 
 
-def compare_html(rows: Mapping[str, Any], current: str, flags: Iterable[str], order: Sequence[str]) -> str:
+def compare_html(
+    rows: Mapping[str, Any],
+    current: str,
+    flags: Iterable[str],
+    order: Sequence[str],
+    splitter: tuple[str, Any] | None = None,
+) -> str:
     """Every strategy on the same document and settings. ``rows`` maps a strategy to its Stats,
-    to an error (an exception or a message), or lacks it (not computed yet)."""
+    to an error (an exception or a message), or lacks it (not computed yet). `splitter` is a
+    pasted splitter's (label, Stats): its row comes first and is the current one, the
+    strategies beside it at its size, overlap and unit."""
     flags = list(flags)
     head = "".join(f'<th scope="col" title="{esc(f)}">{esc(flag_label(f))}</th>' for f in flags)
     out = [
@@ -85,13 +93,18 @@ def compare_html(rows: Mapping[str, Any], current: str, flags: Iterable[str], or
         '<th scope="col">Avg tokens</th><th scope="col">Min</th><th scope="col">Max</th>'
         f"{head}</tr></thead><tbody>"
     ]
+    current_mark = ' class="current" aria-current="true"'
+    entries: list[tuple[str, Any, str, str]] = []
+    if splitter is not None:
+        entries.append(("", splitter[1], current_mark, f'<th scope="row" class="yours">Your splitter: {esc(splitter[0])}</th>'))
     for name in order:
-        row = rows.get(name)
-        mark = ' class="current" aria-current="true"' if name == current else ""
+        mark = current_mark if name == current and splitter is None else ""
         label = (
             f'<th scope="row"><button type="button" class="linkish" data-strategy="{esc(name)}" '
             f'title="Switch to {esc(name)}">{esc(name)}</button></th>'
         )
+        entries.append((name, rows.get(name), mark, label))
+    for _, row, mark, label in entries:
         if row is None:
             cells = f'<td colspan="{4 + len(flags)}" class="pending">computing…</td>'
         elif isinstance(row, (str, Exception)):
@@ -173,11 +186,14 @@ def _field_html(option: Any) -> str:
             for v, label in (c.choices() if c.choices else ())
         )
         control = f"<select {attrs}>{items}</select>"
+    elif c.kind == "textarea":
+        control = f'<textarea {attrs} rows="3" spellcheck="false" autocomplete="off">{esc(shown)}</textarea>'
     else:
         kind = "number" if c.kind == "number" else "text"
         control = f'<input type="{kind}" {attrs} value="{esc(shown)}">'
+    wide = " wide" if c.kind == "textarea" else ""
     return (
-        f'<div class="field"><label for="{esc(c.id)}">{esc(c.label)}</label>{control}'
+        f'<div class="field{wide}"><label for="{esc(c.id)}">{esc(c.label)}</label>{control}'
         f'<p id="{esc(c.id)}-help" class="help">{esc(option.description)}</p></div>'
     )
 

@@ -39,8 +39,14 @@ def snippets(settings: Any, filename: str = "document.md") -> dict[str, str]:
     >>> print(snippets(s)["cli"])
     python -m chunker document.md --strategy fixed --unit chars --size 300 --overlap 15% --tokenizer approx --format jsonl
     """
-    # Each option as its entry in the table of options says: whether to write it, and how.
-    written = [o for o in chunker.OPTIONS.values() if "chunk" in o.surfaces and o.wanted_in_snippet(settings)]
+    # Each option as its entry in the table of options says: whether to write it, and how. A
+    # pasted splitter fixes some of the others: they are left out, the splitter says them.
+    splitter = getattr(settings, "splitter", None)
+    pasted = chunker.parse_splitter(splitter) if splitter else None
+    fixed = pasted.implied() if pasted is not None else {}
+    written = [
+        o for o in chunker.OPTIONS.values() if "chunk" in o.surfaces and o.name not in fixed and o.wanted_in_snippet(settings)
+    ]
     args = [(o.name, o.shown(getattr(settings, o.name))) for o in written]
     call = ",\n".join(f"    {k}={_py(v)}" for k, v in args)
     python = (
@@ -57,7 +63,9 @@ def snippets(settings: Any, filename: str = "document.md") -> dict[str, str]:
     )
     cli += " --format jsonl"
     out = {"python": python, "cli": cli}
-    if settings.strategy == "langchain":
+    if pasted is not None:
+        out[pasted.framework] = pasted.snippet(filename)
+    elif settings.strategy == "langchain":
         out["langchain"] = _langchain_snippet(settings, filename)
     return out
 
@@ -94,9 +102,14 @@ def _langchain_snippet(settings: Any, filename: str) -> str:
 
 def code_html(snips: dict[str, str]) -> str:
     """The snippets as labelled, copyable code blocks."""
-    titles = {"python": "Python (chunker)", "cli": "Command line", "langchain": "LangChain equivalent"}
+    titles = {
+        "python": "Python (chunker)",
+        "cli": "Command line",
+        "langchain": "LangChain equivalent",
+        "llama_index": "LlamaIndex equivalent",
+    }
     out = []
-    for key in ("python", "cli", "langchain"):
+    for key in ("python", "cli", "langchain", "llama_index"):
         if key in snips:
             out.append(
                 f'<div class="snip"><div class="snip-h"><span>{titles[key]}</span>'

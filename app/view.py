@@ -11,9 +11,9 @@ from typing import Any
 
 import chunker
 
-from .cards import CARD_PAGE, cards_html
+from .cards import CARD_PAGE, cards_html, embedded_html
 from .docview import count_parts, iter_document_parts
-from .html import plural, utf16
+from .html import esc, plural, utf16
 from .panels import advice_html, counts_html, records_preview, stats_html
 from .snippets import code_html, snippets
 
@@ -51,5 +51,8 @@ def view(
         "preview": records_preview(result),
         "code": code_html(snippets(result.settings, filename)),
         "summary": plural(n, "chunk") if n else "No chunks: the document is empty.",
+        "embedded": embedded_html(chunks),
+        # What the strategy tells the reader (a Python file that does not parse, cut otherwise).
+        "notes": "".join(f'<p class="note">Note: {esc(n)}</p>' for n in getattr(result, "notes", ())),
     }
     return out, doc_parts

@@ -43,6 +43,7 @@ class Session:
         self.compare_rows: dict[Any, dict[str, Any]] = {}
         self.questions: list[chunker.Question] = []
         self.top_k = 5
+        self.index = "text"  # what the retrieval check ranks each chunk by (chunker.evaluate)
         self.selected: int | None = None  # the question whose retrieved chunks are shown
         self.sweep_rows: list[Any] = []
         self.sweep_key: Any = None
@@ -105,7 +106,10 @@ def _settings(settings_json: str) -> tuple[chunker.Settings, str | None]:
         if value is None:
             value = chunker.PLAYGROUND_DEFAULTS.get(option.name, option.default)
         elif isinstance(value, str):
-            value = value.strip()
+            # A free-text field is taken as typed (a context template may end with a space);
+            # the others are read without the spaces around them.
+            free = option.control is not None and option.control.kind == "text"
+            value = value if free and value.strip() else value.strip()
             if value == "":
                 if option.blank is chunker.MISSING:
                     raise chunker.ChunkerError(
@@ -191,6 +195,7 @@ def run(doc: Any, settings_json: str) -> dict[str, Any]:
             result.settings.strategy,
             chunker.FLAGS,
             list(chunker.STRATEGIES),
+            _splitter_row(result),
         )
         return view
     except Exception as exc:  # every failure becomes a message on the page
@@ -252,7 +257,15 @@ def compare(strategy: str) -> str:
             rows.update(S.document.compare(settings, strategies=[strategy]))
         except Exception as exc:
             rows[strategy] = _failure(exc)["error"]
-    return panels.compare_html(rows, settings.strategy, chunker.FLAGS, list(chunker.STRATEGIES))
+    return panels.compare_html(rows, settings.strategy, chunker.FLAGS, list(chunker.STRATEGIES), _splitter_row(S.result))
+
+
+def _splitter_row(result: chunker.ChunkResult) -> tuple[str, Any] | None:
+    """A pasted splitter's row of the comparison: its name and the stats on screen."""
+    if not result.settings.splitter:
+        return None
+    call = chunker.parse_splitter(result.settings.splitter)
+    return (call.cls + (f".{call.constructor}" if call.constructor else ""), result.stats)
 
 
 def export(fmt: str) -> Any:
@@ -367,18 +380,22 @@ def _questions_view() -> dict[str, Any]:
         "text": chunker.dump_questions(S.questions),
     }  # kept by the page
     if S.questions and S.result is not None and len(S.result.chunks):
-        ev = chunker.evaluate(S.document, S.result, S.questions, top_k=S.top_k)
+        ev = chunker.evaluate(S.document, S.result, S.questions, top_k=S.top_k, index=S.index)
         out["evaluation"] = questions.evaluation_html(ev, S.result.settings)
         if S.selected is not None and S.selected < len(ev.per_question):
             out["retrieved"] = json.dumps(list(ev.per_question[S.selected].retrieved))
     return out
 
 
-def q_view(top_k: int = 0) -> dict[str, Any]:
-    """The panel as it stands (after a new view); `top_k`, when given, is the chunks retrieved."""
+def q_view(top_k: int = 0, index: str = "") -> dict[str, Any]:
+    """The panel as it stands (after a new view); `top_k`, when given, is the chunks retrieved,
+    `index` what each is ranked by ("text" or "embedded")."""
     try:
         if int(top_k) > 0 and int(top_k) != S.top_k:
             S.top_k = int(top_k)
+            S.sweep_rows, S.sweep_key = [], None
+        if index and str(index) != S.index:
+            S.index = str(index)
             S.sweep_rows, S.sweep_key = [], None
         return _questions_view()
     except Exception as exc:
@@ -450,7 +467,7 @@ def q_sweep(k: int) -> str:
     if S.result is None or not S.questions:
         return ""
     base = S.result.settings
-    key = (S.version, len(S.questions), base.unit, str(base.tokenizer), base.breaks, S.top_k)
+    key = (S.version, len(S.questions), base.unit, str(base.tokenizer), base.breaks, base.context, S.index, S.top_k)
     if S.sweep_key != key:
         S.sweep_key, S.sweep_rows = key, []
     grid = [(s, z) for s in questions.SWEEP_STRATEGIES for z in questions.SWEEP_SIZES]
@@ -467,6 +484,8 @@ def q_sweep(k: int) -> str:
                     unit=base.unit,
                     tokenizer=base.tokenizer,
                     breaks=base.breaks,
+                    context=base.context,
+                    index=S.index,
                     top_k=S.top_k,
                 )
             )

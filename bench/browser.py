@@ -47,16 +47,10 @@ import run as bench  # noqa: E402  (venv bootstrap, texts, tables)
 
 ROOT = bench.ROOT
 OUT = bench.OUT
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(ROOT))
+
+from tools.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
 READY_TIMEOUT_MS = 180_000
 
 PROBE = r"""

@@ -33,17 +33,11 @@ import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tools.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
 OUT = ROOT / ".cache" / "bench"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TIMEOUT_MS = 300_000
 
 # The page's clock when it marks its first view (data-ready), and how it starts.
@@ -183,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     visits = []
     try:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 for n in range(args.runs):
                     print(f"  visit {n + 1} of {args.runs} ...", file=sys.stderr, flush=True)

@@ -7,6 +7,7 @@
     python bench/run.py --browser        # the playground's timings (bench/browser.py)
     python bench/run.py --documents      # PDF pages/s, DOCX and HTML MB/s: CPython, then the page
     python bench/run.py --hf [family ...] # a model's tokenizer.json: MB/s beside HF tokenizers (bench/hf_tokenizer.py)
+    python bench/run.py --semantic       # semantic strategy and dense retrieval beside recursive (bench/semantic.py)
 
 The first run creates ``.venv-bench`` (git-ignored) with the peers pinned in
 bench/requirements.txt and re-executes itself there; our ``chunker`` is imported from this
@@ -85,6 +86,18 @@ def _hf_bench(args: list[str]) -> int:
     if corpus.ensure_debian_packages():  # the texts the families are trained on and timed with
         return 2  # it said what to install
     return subprocess.call([str(python), str(BENCH / "hf_tokenizer.py"), *args])
+
+
+def _tests_venv_bench(script: str, args: list[str]) -> int:
+    """A bench/ script in the tests' environment, whose pinned packages it needs."""
+    sys.path.insert(0, str(ROOT))
+    from tools.bootstrap import SetupError, ensure_venv
+
+    try:
+        python = ensure_venv(ROOT / ".venv", ROOT / "requirements-test.txt")
+    except SetupError as exc:
+        raise SystemExit(f"bench: {exc}") from None
+    return subprocess.call([str(python), str(BENCH / script), *args])
 
 
 # ---------------------------------------------------------------------------
@@ -857,11 +870,18 @@ def main(argv: list[str] | None = None) -> int:
         help="a model's tokenizer.json, ours beside Hugging Face tokenizers (bench/hf_tokenizer.py; "
         "its options and families follow)",
     )
+    p.add_argument(
+        "--semantic",
+        action="store_true",
+        help="the semantic strategy (a 64-dimension model, no numpy) and dense retrieval beside recursive (bench/semantic.py)",
+    )
     args, rest = p.parse_known_args(argv)
     if rest and not (args.browser or args.profile or args.hf):
         p.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.hf:
         return _hf_bench(rest)
+    if args.semantic:
+        return _tests_venv_bench("semantic.py", (["--quick"] if args.quick else []) + rest)
 
     ensure_bench_venv(argv)
     if args.documents:

@@ -7,7 +7,7 @@ This is the public API; everything else in the package is private.
 >>> [c.text for c in res.chunks]
 ['Dr. Smith arrived.', 'He sat down.']
 
-The registries (`OPTIONS`, `STRATEGIES`, `TOKENIZERS`, `UNITS`, `BREAKS`, `FLAGS`, `FORMATS`, `DEFAULTS`, `PRESETS`,
+The registries (`OPTIONS`, `STRATEGIES`, `SPLITTERS`, `TOKENIZERS`, `UNITS`, `BREAKS`, `FLAGS`, `FORMATS`, `DEFAULTS`, `PRESETS`,
 `MODEL_LIMITS`)
 are the one place each list of names lives: the command line and the playground draw their
 choices, help texts and tables from them.
@@ -18,13 +18,26 @@ from .documents import Extracted, detect_kind, extract
 from .results._export import FORMATS, Format, records, to_json, to_jsonl, to_text
 from .results._records import FLAGS, Chunk, ChunkResult, Stats
 from .retrieval._bm25 import BM25Index
-from .retrieval._eval import SWEEP_SIZES, SWEEP_STRATEGIES, Evaluation, QuestionResult, SweepRow, evaluate, mark_best, sweep
+from .retrieval._eval import (
+    METRICS,
+    SWEEP_SIZES,
+    SWEEP_STRATEGIES,
+    Evaluation,
+    QuestionResult,
+    SweepRow,
+    compare,
+    evaluate,
+    mark_best,
+    sweep,
+)
 from .retrieval._questions import Question, Reference, dump_questions, load_questions
+from .retrieval._stats import Interval
 from .session._advice import Advice, Tip, advise
 from .session._api import Document, chunk
 from .settings._options import MISSING, OPTIONS, Control, Option, Settings, register_option, unregister_option
 from .settings._presets import MODEL_LIMITS, PRESETS, ModelLimit, Preset
 from .settings._settings import BREAKS, DEFAULTS, PLAYGROUND_DEFAULTS, UNITS
+from .splitters import SPLITTERS, SplitterCall, SplitterClass, parse_splitter, register_splitter
 from .strategies import STRATEGIES, Strategy, register_strategy
 from .tokens._tokenizers import TOKENIZERS, TokenizerLike, count_tokens, get_tokenizer, load_tokenizer
 from .tokens._tokenizers import label_of as tokenizer_label
@@ -40,6 +53,9 @@ __all__ = [
     "evaluate",
     "sweep",
     "mark_best",
+    "compare",
+    "Interval",
+    "METRICS",
     "SWEEP_STRATEGIES",
     "SWEEP_SIZES",
     "Evaluation",
@@ -78,6 +94,11 @@ __all__ = [
     "Strategy",
     "register_strategy",
     "STRATEGIES",
+    "SPLITTERS",
+    "SplitterClass",
+    "SplitterCall",
+    "parse_splitter",
+    "register_splitter",
     "UNITS",
     "TOKENIZERS",
     "BREAKS",

@@ -24,7 +24,7 @@ from typing import Any
 from ._adapters import chunk_options
 from ._errors import ChunkerError
 from .documents import read_file, shown_name, source_of, text_encoding
-from .results._schema import ENGINE_FIELDS, Field
+from .results._schema import Field, engine_fields
 from .session._api import Document
 
 try:
@@ -34,17 +34,29 @@ except ModuleNotFoundError as e:  # only a missing pyarrow; a broken one keeps i
         raise
     raise ImportError("chunker.arrow needs pyarrow: pip install pyarrow (the 'ray' extra brings it)") from None
 
-__all__ = ["CHUNK_SCHEMA", "chunk_batches", "chunk_table", "check_columns", "completed_sources", "reading_options"]
+__all__ = [
+    "CHUNK_SCHEMA",
+    "EMBED_SCHEMA",
+    "chunk_batches",
+    "chunk_table",
+    "check_columns",
+    "completed_sources",
+    "reading_options",
+]
 
 
 def _arrow_type(f: Field) -> pa.DataType:
     return {"string": pa.string(), "int": pa.int64(), "bool": pa.bool_(), "strings": pa.list_(pa.string())}[f.kind]
 
 
-CHUNK_SCHEMA = pa.schema([(f.name, _arrow_type(f)) for f in ENGINE_FIELDS])
+CHUNK_SCHEMA = pa.schema([(f.name, _arrow_type(f)) for f in engine_fields(embed=False)])
 """The columns `chunk_table` adds: the record's fields (`chunker.results._schema.FIELDS`),
 typed. Given explicitly, so a block whose chunks have no flags at all, or a block of no chunks,
 has the same schema as the rest."""
+
+EMBED_SCHEMA = pa.schema([(f.name, _arrow_type(f)) for f in engine_fields(embed=True)])
+"""The columns with a `context` setting: `CHUNK_SCHEMA` with each chunk's embed text and its
+tokens. Decided by the settings, not by the chunks, so every block of a dataset has one schema."""
 
 _READING = ("raw", "keep_running", "encoding")
 
@@ -100,19 +112,21 @@ def chunk_table(
     options = chunk_options(
         settings, owner="chunk_table", others=(*_READING, "text_column", "source_column", "file_column", "root")
     )
+    embed = options.get("context", "none") != "none"
+    schema = EMBED_SCHEMA if embed else CHUNK_SCHEMA
     if file_column is not None:
         text_column, source_column = file_column, file_column
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
     if table.num_rows == 0 and text_column not in table.column_names:
-        return CHUNK_SCHEMA.empty_table()  # an engine's empty block may come without columns
+        return schema.empty_table()  # an engine's empty block may come without columns
     others = check_columns(table.column_names, text_column, source_column)
     skip = frozenset(skip_sources)
     texts = table.column(text_column).to_pylist()
     names = table.column(source_column).to_pylist() if source_column is not None else [None] * len(texts)
     rows: list[int] = []
-    columns: dict[str, list[Any]] = {name: [] for name in CHUNK_SCHEMA.names}
-    blank = dict.fromkeys(CHUNK_SCHEMA.names)
+    columns: dict[str, list[Any]] = {name: [] for name in schema.names}
+    blank = dict.fromkeys(schema.names)
     base = reading["root"]
     for i, (text, name) in enumerate(zip(texts, names)):
         source = None if name is None else source_of(str(name), base)
@@ -121,7 +135,7 @@ def chunk_table(
         try:
             if file_column is not None:
                 text = read_file(str(text))  # a file that cannot be read: its error row
-            records = _records(text, source, text_column, reading, options)
+            records = _records(text, source, text_column, reading, options, embed)
         except ChunkerError as e:
             records = [{**blank, "source": source, "error": str(e)}]
         for record in records:
@@ -130,15 +144,16 @@ def chunk_table(
                 columns[key].append(record.get(key))
     # The input row's other columns, one copy per chunk, in their own Arrow types.
     kept = table.select(others).take(pa.array(rows, type=pa.int64()))
-    arrays = [*kept.columns, *(pa.array(columns[f.name], type=f.type) for f in CHUNK_SCHEMA)]
+    arrays = [*kept.columns, *(pa.array(columns[f.name], type=f.type) for f in schema)]
     # Made from the arrays, not by appending to `kept`: a table of no columns has no rows.
-    return pa.Table.from_arrays(arrays, schema=pa.schema([*kept.schema, *CHUNK_SCHEMA]))
+    return pa.Table.from_arrays(arrays, schema=pa.schema([*kept.schema, *schema]))
 
 
 def _records(
-    text: Any, source: str | None, column: str, reading: dict[str, Any], options: dict[str, Any]
+    text: Any, source: str | None, column: str, reading: dict[str, Any], options: dict[str, Any], embed: bool
 ) -> list[dict[str, Any]]:
-    """One row's records, each with its source; `ChunkerError` for a row that gives none."""
+    """One row's records, each with its source (and its embed text when `embed`); `ChunkerError`
+    for a row that gives none."""
     limit = options.get("max_chunk_chars")
     settings = {k: v for k, v in options.items() if k != "max_chunk_chars"}
     label = shown_name(source) if source is not None else "a row"
@@ -161,13 +176,16 @@ def _records(
         result = doc.chunk(max_chunk_chars=limit, **settings)
     except ChunkerError as e:
         raise ChunkerError(f"{label}: {e}") from None
-    return [{"source": source, **c.to_dict()} for c in result.chunks]
+    return [{"source": source, **c.to_dict(embed=embed)} for c in result.chunks]
 
 
-def check_columns(names: list[str], text_column: str, source_column: str | None = None) -> list[str]:
+def check_columns(
+    names: list[str], text_column: str, source_column: str | None = None, schema: pa.Schema | None = None
+) -> list[str]:
     """The columns kept besides the text (and the source, which `source` replaces);
     `ChunkerError` if a named column is missing, if two columns share a name, or if another
-    column has the name of a record field (one of the two would be lost)."""
+    column has the name of a record field (by default any of `EMBED_SCHEMA`'s: one of the two
+    would be lost)."""
     for what, column in (("text_column", text_column), ("source_column", source_column)):
         if column is None and what == "source_column":
             continue
@@ -184,7 +202,7 @@ def check_columns(names: list[str], text_column: str, source_column: str | None 
             option = "text_column" if column == text_column else "source_column"
             raise ChunkerError(f"the data has no column {column!r} (it has {shown}): pass {option}=")
     others = [n for n in names if n not in (text_column, source_column)]
-    clash = [n for n in others if n in CHUNK_SCHEMA.names]
+    clash = [n for n in others if n in (schema if schema is not None else EMBED_SCHEMA).names]
     if clash:
         raise ChunkerError(f"input column {clash[0]!r} has the name of a record field: rename it first, e.g. to 'doc_{clash[0]}'")
     return others

@@ -4,25 +4,34 @@ Needs ``pip install 'chunkscope[langchain]'`` (langchain-text-splitters).
 
 >>> from langchain_core.documents import Document
 >>> from chunker.langchain import ChunkerSplitter
->>> splitter = ChunkerSplitter(strategy="sentence", unit="words", size=6, overlap=0)
+>>> splitter = ChunkerSplitter(strategy="sentence", unit="words", size=6, overlap=0, add_start_index=True)
 >>> doc = Document(page_content="Ship it. Ship it. Ship it again, please.", metadata={"id": 7})
 >>> for d in splitter.split_documents([doc]):
 ...     print(repr(d.page_content), d.metadata)
-'Ship it. Ship it.' {'id': 7, 'start_index': 0, 'end_index': 17, 'tokens': 6, 'flags': [], 'headings': []}
-'Ship it again, please.' {'id': 7, 'start_index': 18, 'end_index': 40, 'tokens': 6, 'flags': [], 'headings': []}
+'Ship it. Ship it.' {'id': 7, 'start_index': 0}
+'Ship it again, please.' {'id': 7, 'start_index': 18}
+>>> ChunkerSplitter(size=6, unit="words", overlap=0, metadata=True).create_documents(["Ship it."])[0].metadata
+{'start_index': 0, 'end_index': 8, 'tokens': 3, 'flags': [], 'headings': []}
+
+Your own LangChain line, exactly, with offsets that are right where LangChain's are not:
+
+>>> lc = ChunkerSplitter(splitter="RecursiveCharacterTextSplitter(chunk_size=9, chunk_overlap=0, add_start_index=True)")
+>>> [(d.page_content, d.metadata) for d in lc.create_documents(["Ship it. Ship it."])]
+[('Ship it.', {'start_index': 0}), ('Ship it.', {'start_index': 9})]
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ._adapters import chunk_metadata, chunk_options, settings_of
+from ._adapters import METADATA_KEYS, chunk_metadata, chunk_options, settings_of
 from ._errors import ChunkerError
 from .documents import source_of
 from .results._records import Chunks
 from .session._api import chunk
+from .splitters import parse_splitter
 from .tokens._tokenizers import TOKENIZERS, get_tokenizer
 
 try:
@@ -40,21 +49,35 @@ class ChunkerSplitter(TextSplitter):
     """A LangChain `TextSplitter` taking `chunker.chunk`'s settings.
 
     ``ChunkerSplitter(strategy=..., unit=..., size=..., overlap=..., tokenizer=..., breaks=...,
-    model_max=..., max_chunk_chars=...)``: every option of `chunk` (the table of options), each
-    optional with its default, and checked here, so bad settings raise `chunker.ChunkerError` at
-    once. `split_text` gives the chunk texts;
-    `create_documents` and `split_documents` give Documents whose metadata is the input's plus
-    `start_index` and `end_index` (code-point offsets into the text, from the chunk record: right
-    even where the text repeats, unlike LangChain's own ``add_start_index``, which searches for
-    the chunk with ``str.find``), `tokens`, `flags` and `headings` (lists).
+    model_max=..., splitter=..., max_chunk_chars=...)``: every option of `chunk` (the table of
+    options), each optional with its default, and checked here, so bad settings raise
+    `chunker.ChunkerError` at once. `split_text` gives the chunk texts; `create_documents` and
+    `split_documents` give Documents as LangChain's splitters do: the input's metadata (a copy
+    per chunk), plus ``start_index`` when `add_start_index` is set (a code-point offset into the
+    text, from the chunk record: right even where the text repeats, unlike LangChain's own,
+    which searches for the chunk with ``str.find``), and nothing else unless asked:
+    ``metadata=True`` adds every key of `METADATA_KEYS` (`start_index`, `end_index`, `tokens`,
+    `flags`, `headings`), or name the ones wanted (``metadata=("end_index", "flags")``).
+
+    With `splitter` (a pasted LangChain constructor call) the chunk texts are that splitter's,
+    and its own ``add_start_index`` is taken unless `add_start_index` is given here.
 
     LangChain's own `chunk_size` and `chunk_overlap` are taken as `size` and `overlap`, counted
     in `unit` (tokens by default). `length_function` is not taken: `unit` and `tokenizer` say
     it, and none of TextSplitter's merging is used.
     """
 
-    def __init__(self, **settings: Any) -> None:
-        self._options = chunk_options(settings, owner="ChunkerSplitter", aliases="langchain")
+    def __init__(self, *, add_start_index: bool | None = None, metadata: bool | Iterable[str] = False, **settings: Any) -> None:
+        self._options = chunk_options(
+            settings, owner="ChunkerSplitter", aliases="langchain", others=("add_start_index", "metadata")
+        )
+        if add_start_index is not None and not isinstance(add_start_index, bool):
+            raise ChunkerError(f"add_start_index must be True or False, got {add_start_index!r}")
+        if add_start_index is None:
+            pasted = self._options.get("splitter")
+            add_start_index = bool(pasted and parse_splitter(pasted).values().get("add_start_index"))
+        self._keys = _metadata_keys(metadata)
+        self._wanted = (add_start_index, metadata)
         size = self._options["size"]
         overlap = settings_of(self._options).overlap_count
         # TextSplitter checks chunk_size > 0 and overlap <= size in its own terms; ours are
@@ -65,9 +88,19 @@ class ChunkerSplitter(TextSplitter):
             chunk_overlap=overlap if size else 0,
             length_function=_length_function(self._options),
             keep_separator=False,
-            add_start_index=True,
+            add_start_index=add_start_index,
             strip_whitespace=False,
         )
+
+    @classmethod
+    def from_language(cls, language: Any, **kwargs: Any) -> ChunkerSplitter:
+        """The `code` strategy in `language` (LangChain's ``Language``, or its value such as
+        ``"python"``): Python by its syntax tree, other languages at LangChain's separators for
+        them; `kwargs` are the other settings."""
+        if "strategy" in kwargs or "language" in kwargs:
+            raise ChunkerError("from_language sets strategy='code' and the language: leave both out")
+        name = getattr(language, "value", language)
+        return cls(strategy="code", language=name, **kwargs)
 
     @classmethod
     def from_tiktoken_encoder(cls, *args: Any, **kwargs: Any) -> ChunkerSplitter:
@@ -93,11 +126,13 @@ class ChunkerSplitter(TextSplitter):
     def split_text(self, text: str) -> list[str]:
         # The texts alone, sliced by the spans: no record is made, and nothing is counted.
         chunks = chunk(text, **self._options).chunks
-        if isinstance(chunks, Chunks):
+        if isinstance(chunks, Chunks) and chunks._embeds is None:
             return [text[a:b] for a, b in chunks.spans()]
-        return [c.text for c in chunks]
+        return [_content(c) for c in chunks]
 
     def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None) -> list[Document]:
+        if not metadatas:
+            metadatas = None  # LangChain takes an empty list as none given
         if metadatas is not None and len(metadatas) != len(texts):
             raise ChunkerError(f"metadatas has {len(metadatas)} entries for {len(texts)} texts: give one per text, or none")
         documents = []
@@ -116,23 +151,46 @@ class ChunkerSplitter(TextSplitter):
                 # A copy per chunk, as LangChain makes: a caller editing one chunk's metadata
                 # must not edit its siblings'.
                 metadata = copy.deepcopy(dict(base))
-                metadata.update(chunk_metadata(c))
+                if self._keys:
+                    found = chunk_metadata(c)
+                    metadata.update((k, found[k]) for k in self._keys)
+                if self._add_start_index:
+                    metadata["start_index"] = c.start_char
                 # The record's id: the one the command line and the engines write for this chunk.
-                documents.append(Document(page_content=c.text, metadata=metadata, id=c.id))
+                documents.append(Document(page_content=_content(c), metadata=metadata, id=c.id))
         return documents
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Made again from its settings: the tokenizer's counting function does not pickle, and
         # a splitter is shipped to worker processes (multiprocessing, Ray, Spark) by pickle.
-        return (_splitter, (self._options,))
+        return (_splitter, (self._options, *self._wanted))
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={v!r}" for k, v in self._options.items())
         return f"ChunkerSplitter({shown})"
 
 
-def _splitter(options: dict[str, Any]) -> ChunkerSplitter:
-    return ChunkerSplitter(**options)
+def _splitter(options: dict[str, Any], add_start_index: bool = False, metadata: Any = False) -> ChunkerSplitter:
+    return ChunkerSplitter(add_start_index=add_start_index, metadata=metadata, **options)
+
+
+def _content(c: Any) -> str:
+    """A chunk's page_content: the framework's own text for a pasted splitter, else the text."""
+    return str(c.text if c.framework_text is None else c.framework_text)
+
+
+def _metadata_keys(metadata: bool | Iterable[str]) -> tuple[str, ...]:
+    if metadata is True:
+        return METADATA_KEYS
+    if metadata is False or metadata is None:
+        return ()
+    if isinstance(metadata, str) or not isinstance(metadata, Iterable):
+        raise ChunkerError(f"metadata must be True, False or a list of keys from {', '.join(METADATA_KEYS)}, got {metadata!r}")
+    keys = tuple(metadata)
+    unknown = [k for k in keys if k not in METADATA_KEYS]
+    if unknown:
+        raise ChunkerError(f"unknown metadata key {unknown[0]!r}: choose from {', '.join(METADATA_KEYS)}")
+    return keys
 
 
 def _length_function(options: dict[str, Any]) -> Callable[[str], int]:

@@ -19,12 +19,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._adapters import METADATA_KEYS, chunk_metadata, chunk_options, setting_names
+from ._errors import ChunkerError
 from .documents import source_of
+from .results._records import Chunk
 from .session._api import chunk
+from .settings._context import NONE
 from .settings._options import options_for
+from .text._segments import count_words
+from .tokens._tokenizers import get_tokenizer
 
 try:
     from llama_index.core.bridge.pydantic import Field, create_model
+    from llama_index.core.callbacks import CBEventType, EventPayload
     from llama_index.core.node_parser import NodeParser
     from llama_index.core.node_parser.node_utils import default_id_func
     from llama_index.core.schema import (
@@ -73,6 +79,20 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
     `headings` (lists). Those five are excluded from the text LlamaIndex embeds and shows the
     LLM, so the embedded text is the chunk the size was measured on plus only the input's own
     metadata.
+
+    As in LlamaIndex's `SentenceSplitter`, the size holds the chunk and the input's metadata
+    string (the longer of its embed and LLM forms, measured in the unit): each input is cut at
+    the size less its metadata, and an input whose metadata alone fills the size is refused.
+    An empty text is one empty node; `split_text` gives the chunk texts of a text, and every
+    text cut raises LlamaIndex's CHUNKING callback event, as its own splitters do.
+
+    With a context (the `context` setting, or a strategy's own, such as a table's header
+    rows), the node's metadata holds it as `context` and the node is templated so that
+    ``node.get_content(metadata_mode=MetadataMode.EMBED)`` is the record's `embed_text`: the
+    context, then the text, and nothing else (the input's metadata is then excluded from the
+    embedded text too, and with the `context` setting it is not measured against the size: the
+    context is). LlamaIndex strips the whitespace around that text, so a context that begins
+    with whitespace loses it there.
     """
 
     max_chunk_chars: int | None = Field(default=None, description="Refuse settings whose chunks hold more characters in all.")
@@ -111,25 +131,54 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
             # hash it (made canonical, as the command line's `source` is).
             name = node.metadata.get("file_path") or node.metadata.get("source") or node.metadata.get("file_name")
             path = source_of(name) if isinstance(name, str) and name else None
-            for c in chunk(text, source=path, **options).chunks:
+            # With the context setting, the context is what the size holds beside the text.
+            sized = options if options.get("context", NONE) != NONE else _metadata_sized(node, options)
+            chunks = self._chunks(text, sized, path)
+            with_context = any(c.context for c in chunks)
+            if with_context:  # the embedded text is the context and the text, nothing else
+                hidden_embed = [*hidden_embed, *(k for k in node.metadata if k not in hidden_embed)]
+            for c in chunks:
+                metadata = chunk_metadata(c)
+                template, text_template = node.metadata_template, node.text_template
+                if with_context:
+                    metadata, template, text_template = _with_context(metadata, c.context)
                 out.append(
                     TextNode(
                         # The record's id (the one the command line and the engines write), unless
                         # an id_func of the caller's was given; LlamaIndex's own is a random uuid.
-                        id_=c.id if self.id_func is default_id_func else self.id_func(c.index, node),
+                        id_=c.id if c.id and self.id_func is default_id_func else self.id_func(c.index, node),
                         text=c.text,
                         start_char_idx=c.start_char,
                         end_char_idx=c.end_char,
-                        metadata=chunk_metadata(c),
+                        metadata=metadata,
                         excluded_embed_metadata_keys=hidden_embed,
                         excluded_llm_metadata_keys=hidden_llm,
                         metadata_seperator=node.metadata_separator,
-                        metadata_template=node.metadata_template,
-                        text_template=node.text_template,
+                        metadata_template=template,
+                        text_template=text_template,
                         relationships={NodeRelationship.SOURCE: source},
                     )
                 )
         return out
+
+    def split_text(self, text: str) -> list[str]:
+        """The chunk texts of `text` under these settings, as a LlamaIndex `TextSplitter` gives
+        them (an empty text is one empty chunk)."""
+        return [c.text for c in self._chunks(text, self.settings)]
+
+    def split_texts(self, texts: list[str]) -> list[str]:
+        """`split_text` of each text, one list."""
+        return [t for text in texts for t in self.split_text(text)]
+
+    def _chunks(self, text: str, options: dict[str, Any], source: str | None = None) -> list[Chunk]:
+        """The chunks of one text, inside a CHUNKING event (an empty text: one empty chunk, and
+        no event, as SentenceSplitter has it)."""
+        if text == "":
+            return [Chunk(0, 0, 0, "", 0, False)]
+        with self.callback_manager.event(CBEventType.CHUNKING, payload={EventPayload.CHUNKS: [text]}) as event:
+            chunks = list(chunk(text, source=source, **options).chunks)
+            event.on_end(payload={EventPayload.CHUNKS: [c.text for c in chunks]})
+        return chunks
 
     def _postprocess_parsed_nodes(self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]) -> list[BaseNode]:
         # NodeParser's post-processing merges the input's metadata and links the siblings,
@@ -142,3 +191,58 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
             if span is not None and isinstance(node, TextNode):
                 node.start_char_idx, node.end_char_idx = span
         return nodes
+
+
+CONTEXT_KEY = "context"
+"""The metadata key a node's context is held under (see `ChunkerNodeParser`)."""
+
+
+def _with_context(metadata: dict[str, Any], context: str) -> tuple[dict[str, Any], str, str]:
+    """(metadata, metadata_template, text_template) making LlamaIndex's embed-mode text of a node
+    exactly its context then its text. LlamaIndex strips the metadata string and the whole text
+    (`TextNode.get_content`), so the context's own outer whitespace (the blank line after a
+    heading path) goes in the text template, around the metadata string, and the metadata holds
+    the rest; the template writes the value alone, never its key."""
+    core = context.strip()
+    at = context.find(core) if core else len(context)
+    lead, trail = context[:at], context[at + len(core) :]
+    if not core:
+        lead, trail = "", ""  # no metadata string: LlamaIndex gives the text alone
+    out = {**metadata, CONTEXT_KEY: core}
+    return out, "{value}", lead + "{metadata_str}" + trail + "{content}"
+
+
+def _metadata_sized(node: BaseNode, options: dict[str, Any]) -> dict[str, Any]:
+    """`options` with the size the node's metadata string leaves (SentenceSplitter's
+    ``split_text_metadata_aware``): the longer of the embed and LLM forms, measured in the
+    unit; an overlap or min_size the smaller size cannot hold is brought under it."""
+    size = options["size"]
+    if options.get("splitter"):  # a pasted splitter fixes its own size: its chunks are its split_text's
+        return options
+    embed = node.get_metadata_str(mode=MetadataMode.EMBED)
+    llm = node.get_metadata_str(mode=MetadataMode.LLM)
+    meta = embed if len(embed) > len(llm) else llm
+    if not size or not meta:
+        return options
+    unit = options["unit"]
+    used = (
+        len(meta)
+        if unit == "chars"
+        else count_words(meta)
+        if unit == "words"
+        else get_tokenizer(options["tokenizer"]).count(meta)
+    )
+    left = size - used
+    if left <= 0:
+        raise ChunkerError(
+            f"the metadata of node {node.node_id!r} measures {used} {unit}, as much as the size {size} or more: "
+            "give a larger size, or leave keys out of the embedded text (excluded_embed_metadata_keys)",
+            field="size",
+        )
+    out = {**options, "size": left}
+    overlap = options["overlap"]
+    if isinstance(overlap, int) and overlap >= left:
+        out["overlap"] = left - 1
+    if options.get("min_size", 0) >= left:
+        out["min_size"] = left - 1
+    return out

@@ -24,7 +24,7 @@ from typing import Any
 
 from ._adapters import chunk_options
 from ._errors import ChunkerError
-from .results._schema import ENGINE_FIELDS
+from .results._schema import engine_fields
 
 try:
     from pyspark.sql import DataFrame, SparkSession
@@ -45,9 +45,10 @@ __all__ = ["chunk_dataframe", "chunk_files", "completed_sources", "schema"]
 _TYPES = {"string": T.StringType(), "int": T.LongType(), "bool": T.BooleanType(), "strings": T.ArrayType(T.StringType())}
 
 
-def schema() -> T.StructType:
-    """The record's fields as Spark columns (`chunker.results._schema.FIELDS`)."""
-    return T.StructType([T.StructField(f.name, _TYPES[f.kind], True) for f in ENGINE_FIELDS])
+def schema(*, embed: bool = False) -> T.StructType:
+    """The record's fields as Spark columns (`chunker.results._schema.FIELDS`); the embed
+    text's only with `embed` (a `context` setting)."""
+    return T.StructType([T.StructField(f.name, _TYPES[f.kind], True) for f in engine_fields(embed)])
 
 
 def chunk_dataframe(
@@ -89,7 +90,10 @@ def chunk_dataframe(
     }
     # A module function with plain keyword arguments: what an executor unpickles is its name
     # and the settings, nothing of the driver's.
-    return df.mapInArrow(functools.partial(chunk_batches, **kwargs), T.StructType([*kept, *schema().fields]))
+    return df.mapInArrow(
+        functools.partial(chunk_batches, **kwargs),
+        T.StructType([*kept, *schema(embed=options.get("context", "none") != "none").fields]),
+    )
 
 
 def chunk_files(

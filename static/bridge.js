@@ -327,7 +327,7 @@
       // The cards are the chunk list's (static/chunklist.js), set apart.
       var parts = [["counts", "counts"], ["stats", "stats"], ["doc-view", "doc"],
                    ["advice", "advice"], ["code", "code"], ["records-preview", "preview"],
-                   ["compare-table", "compare"]];
+                   ["compare-table", "compare"], ["embedded", "embedded"], ["notes", "notes"]];
       for (var i = 0; i < parts.length; i++) {
         if (view[parts[i][1]] !== undefined) document.getElementById(parts[i][0]).innerHTML = view[parts[i][1]];
       }

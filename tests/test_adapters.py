@@ -96,7 +96,7 @@ _HYPOTHESIS = settings(max_examples=150, deadline=None, suppress_health_check=[H
 @pytest.mark.parametrize("options", README_SETTINGS, ids=lambda o: ",".join(map(str, o.values())) or "defaults")
 def test_langchain_splitter_cuts_the_readme_as_chunk_does(options):
     res = chunker.chunk(README, **options)
-    splitter = ChunkerSplitter(**options)
+    splitter = ChunkerSplitter(metadata=True, **options)
     assert splitter.split_text(README) == [c.text for c in res.chunks]
     meta = {"source": "README.md", "tags": ["docs"]}
     docs = splitter.create_documents([README], metadatas=[meta])
@@ -117,7 +117,7 @@ def test_langchain_splitter_cuts_the_readme_as_chunk_does(options):
 @_HYPOTHESIS
 @given(text=repeated_texts(), options=chunk_settings())
 def test_langchain_offsets_are_right_on_repeated_text(text, options):
-    splitter = ChunkerSplitter(**options)
+    splitter = ChunkerSplitter(metadata=True, **options)
     res = chunker.chunk(text, **options)
     docs = splitter.split_documents([Document(page_content=text, metadata={"n": 1})])
     assert [(d.metadata["start_index"], d.metadata["end_index"]) for d in docs] == spans(res)
@@ -145,7 +145,7 @@ def test_langchain_own_start_index_goes_wrong_where_ours_does_not():
         return _misses_text(text, [d.metadata["start_index"] for d in docs], [d.page_content for d in docs])
 
     text = find(repeated_texts(), wrong, settings=settings(max_examples=2000, database=None))
-    ours = ChunkerSplitter(strategy="langchain", unit="chars", size=12, overlap=4).create_documents([text])
+    ours = ChunkerSplitter(strategy="langchain", unit="chars", size=12, overlap=4, metadata=True).create_documents([text])
     theirs = RecursiveCharacterTextSplitter(chunk_size=12, chunk_overlap=4).split_text(text)
     assert [d.page_content for d in ours] == theirs
     assert not _misses_text(text, [d.metadata["start_index"] for d in ours], theirs)
@@ -157,7 +157,7 @@ def test_textsplitter_own_create_documents_would_be_wrong_for_our_chunks():
     unit, not in characters) and searches, and lands on the wrong copy."""
     text = "The cat sat. " * 12
     options = {"strategy": "sentence", "unit": "words", "size": 6, "overlap": 3}
-    splitter = ChunkerSplitter(**options)
+    splitter = ChunkerSplitter(add_start_index=True, **options)
     theirs = [d.metadata["start_index"] for d in TextSplitter.create_documents(splitter, [text])]
     ours = [d.metadata["start_index"] for d in splitter.create_documents([text])]
     assert ours == [c.start_char for c in chunker.chunk(text, **options)] == list(range(0, 131, 13))
@@ -170,7 +170,7 @@ def test_textsplitter_own_create_documents_would_be_wrong_for_our_chunks():
     [
         ({"size": 0}, "size must be a positive number, got 0"),
         ({"overlap": 600}, "overlap 600 must be smaller than the size 500"),
-        ({"strategy": "semantic"}, "unknown strategy 'semantic'"),
+        ({"strategy": "neural"}, "unknown strategy 'neural'"),
         ({"chunk_size": 200, "size": 100}, "ChunkerSplitter has both 'chunk_size' and 'size': give one of them"),
         ({"chunk_size": 0}, "size must be a positive number, got 0"),
         ({"max_chunk_chars": -1}, "max_chunk_chars must be a positive whole number"),
@@ -191,7 +191,7 @@ def test_langchain_takes_its_own_chunk_size_and_every_option_of_the_table():
     want = chunker.chunk(text, size=200, overlap=20, model_max=128)
     assert splitter.split_text(text) == [c.text for c in want.chunks]
     assert ChunkerSplitter(chunk_size=200, model_max=128).settings["size"] == 200
-    docs = ChunkerSplitter(size=200, overlap=0, model_max=10).create_documents([text])
+    docs = ChunkerSplitter(size=200, overlap=0, model_max=10, metadata=["flags"]).create_documents([text])
     assert all("truncated" in d.metadata["flags"] for d in docs)
     assert ChunkerNodeParser(size=200, model_max="minilm").settings["model_max"] == "minilm"
     with pytest.raises(chunker.ChunkerError, match="unknown model limit .nope."):
@@ -235,12 +235,12 @@ def test_langchain_metadata_that_is_not_a_dict_is_one_line(meta):
 def test_langchain_metadata_may_be_any_mapping():
     from types import MappingProxyType
 
-    docs = ChunkerSplitter().create_documents(["One."], [MappingProxyType({"k": "v"})])
+    docs = ChunkerSplitter(add_start_index=True).create_documents(["One."], [MappingProxyType({"k": "v"})])
     assert docs[0].metadata["k"] == "v" and docs[0].metadata["start_index"] == 0
 
 
 def test_langchain_transform_documents_and_size_zero():
-    splitter = ChunkerSplitter(strategy="sentence", size=0)  # one chunk per sentence
+    splitter = ChunkerSplitter(strategy="sentence", size=0, add_start_index=True)  # one chunk per sentence
     docs = splitter.transform_documents([Document(page_content="One. Two. One.", metadata={"k": "v"})])
     assert [(d.page_content, d.metadata["start_index"]) for d in docs] == [("One.", 0), ("Two.", 5), ("One.", 10)]
 
@@ -327,11 +327,18 @@ def _node_spans(nodes):
 
 @pytest.mark.parametrize("options", README_SETTINGS, ids=lambda o: ",".join(map(str, o.values())) or "defaults")
 def test_llama_index_parser_cuts_the_readme_as_chunk_does(llama_offline, options):
-    res = chunker.chunk(README, **options)
     doc = LlamaDocument(text=README, metadata={"source": "README.md"})
+    # As SentenceSplitter does, the size holds the metadata string too: chunk() gets what is left.
+    settings = chunker.Settings(**options)
+    meta = doc.get_metadata_str(mode=MetadataMode.EMBED)
+    used = {"chars": len(meta), "words": len(meta.split())}.get(settings.unit) or chunker.count_tokens(meta, settings.tokenizer)
+    res = chunker.chunk(README, **{**options, "size": settings.size - used})
     nodes = ChunkerNodeParser(**options).get_nodes_from_documents([doc])
     assert [n.text for n in nodes] == [c.text for c in res.chunks]
     assert _node_spans(nodes) == spans(res)
+    # A result with a context (the README's long tables: their later parts carry the header
+    # rows) embeds each node as exactly its context and text, the context held as metadata.
+    with_context = any(c.context for c in res.chunks)
     for i, (n, c) in enumerate(zip(nodes, res.chunks)):
         assert README[n.start_char_idx : n.end_char_idx] == n.text
         assert n.metadata == {
@@ -341,6 +348,7 @@ def test_llama_index_parser_cuts_the_readme_as_chunk_does(llama_offline, options
             "tokens": c.tokens,
             "flags": list(c.flags),
             "headings": list(c.headings),
+            **({"context": c.context.strip()} if with_context else {}),
         }
         assert n.relationships[NodeRelationship.SOURCE].node_id == doc.id_
         assert (NodeRelationship.PREVIOUS in n.relationships) == (i > 0)
@@ -349,7 +357,10 @@ def test_llama_index_parser_cuts_the_readme_as_chunk_does(llama_offline, options
             assert n.relationships[NodeRelationship.PREVIOUS].node_id == nodes[i - 1].node_id
         # What is embedded: the input's own metadata and the chunk, none of the keys we add
         # (LlamaIndex strips the joined text).
-        assert n.get_content(MetadataMode.EMBED) == f"source: README.md\n\n{n.text}".strip()
+        if with_context:
+            assert n.get_content(MetadataMode.EMBED) == c.embed_text.strip()
+        else:
+            assert n.get_content(MetadataMode.EMBED) == f"source: README.md\n\n{n.text}".strip()
         assert set(METADATA_KEYS) <= set(n.excluded_llm_metadata_keys)
 
 
@@ -438,7 +449,16 @@ def test_llama_index_opens_no_connection(tmp_path):
         [sys.executable, "-c", _NO_NETWORK], cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=300, check=False
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert int(done.stdout) == len(chunker.chunk(README, size=200, overlap="10%", tokenizer="cl100k").chunks)
+    from llama_index.core import Document
+
+    from chunker.llama_index import ChunkerNodeParser
+
+    # The same nodes as parsing here, where the caches are the machine's (the metadata's
+    # tokens come off the size, as in SentenceSplitter).
+    here = ChunkerNodeParser(size=200, overlap="10%", tokenizer="cl100k").get_nodes_from_documents(
+        [Document(text=README, metadata={"source": "README.md"})]
+    )
+    assert int(done.stdout) == len(here)
     assert not any(tmp_path.iterdir())
 
 
@@ -456,7 +476,9 @@ def test_the_adapters_read_the_code_language_from_the_documents_file_name():
     llama = pytest.importorskip("llama_index.core")
     from chunker.llama_index import ChunkerNodeParser
 
-    nodes = ChunkerNodeParser(strategy="code", unit="chars", size=40, overlap=0).get_nodes_from_documents(
+    # The size holds the metadata string too ("file_name: app.js"): 40 characters are left for the text.
+    meta = "file_name: app.js"
+    nodes = ChunkerNodeParser(strategy="code", unit="chars", size=40 + len(meta), overlap=0).get_nodes_from_documents(
         [llama.Document(text=js, metadata={"file_name": "app.js"})]
     )
     assert [n.text for n in nodes] == want

@@ -16,7 +16,9 @@ STAGES = [
     "text",
     "documents",
     "tokens",
+    "embeddings",
     "strategies",
+    "splitters",
     "settings",
     "results",
     "session",
@@ -28,6 +30,7 @@ STAGES = [
     "arrow",
     "ray",
     "spark",
+    "haystack",
     "__init__",
     "__main__",
 ]

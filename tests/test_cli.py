@@ -116,7 +116,7 @@ def test_empty_input_gives_valid_empty_output():
         (["--size", "100", "--overlap", "100"], "overlap 100 must be smaller than the size 100"),
         (["--overlap", "120%"], "under 100%"),
         (["--overlap", "lots"], "'lots'"),
-        (["--strategy", "semantic"], "unknown strategy 'semantic'"),
+        (["--strategy", "neural"], "unknown strategy 'neural'"),
         (["--unit", "bytes"], "unknown unit 'bytes'"),
         (["--tokenizer", "gpt2"], "unknown tokenizer 'gpt2'"),
         (["--breaks", "comma"], "unknown break point 'comma'"),

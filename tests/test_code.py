@@ -246,22 +246,7 @@ def test_the_cli_reads_the_language_from_the_file_name(tmp_path):
     js = "function a() {\n  return 1;\n}\nconst b = 2;\nfunction c() {\n  return 3;\n}\n"
     path.write_text(js, encoding="utf-8")
     out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "chunker",
-            str(path),
-            "--strategy",
-            "code",
-            "--unit",
-            "chars",
-            "--size",
-            "40",
-            "--overlap",
-            "0",
-            "--format",
-            "json",
-        ],
+        [sys.executable, "-m", "chunker", str(path), *"--strategy code --unit chars --size 40 --overlap 0 --format json".split()],
         capture_output=True,
         text=True,
         check=True,

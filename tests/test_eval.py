@@ -375,8 +375,10 @@ def test_evaluate_matches_the_reference_for_every_question():
     assert ev.mrr == pytest.approx(sum(1 / q.rank for q in ev.per_question if q.rank) / n)
     assert ev.hit_rate == sum(q.hit for q in ev.per_question) / n
     d = ev.to_dict()
-    assert list(d) == ["questions", "top_k", "recall", "precision", "iou", "hit_rate", "mrr", "per_question"]
-    assert {"question", "retrieved", "recall", "precision", "iou"} <= set(d["per_question"][0])
+    means = [m for metric in chunker.METRICS for m in (metric, metric + "_std")]
+    assert list(d) == ["questions", "top_k", "index", "chunks", *means, "warning", "per_question"]
+    assert d["index"] == "text"
+    assert {"question", "retrieved", "recall", "precision", "iou", "precision_omega"} <= set(d["per_question"][0])
     assert json.loads(json.dumps(d)) == d
 
 
@@ -545,9 +547,9 @@ def test_cli_sweep_jsonl_and_table(tmp_path):
     assert any("recall" in r["best"] for r in rows) and any("iou" in r["best"] for r in rows)
     code, table, _ = cli(eval_cli, *args, tty=True)
     lines = table.splitlines()
-    assert code == 0 and lines[0].split()[:3] == ["strategy", "size", "chunks"] and len(lines) == 6
+    assert code == 0 and lines[0].split()[:3] == ["strategy", "size", "chunks"] and len(lines) == 1 + 4 + 3
     assert sum("best recall" in x or "best recall and IoU" in x for x in lines) == sum("recall" in r["best"] for r in rows)
-    assert "4 settings, unit tokens, overlap 10%" in lines[-1]
+    assert "4 settings, unit tokens, overlap 10%" in lines[5]
 
 
 @pytest.mark.parametrize(

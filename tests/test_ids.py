@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
-from chunker.arrow import CHUNK_SCHEMA, chunk_table
+from chunker.arrow import CHUNK_SCHEMA, EMBED_SCHEMA, chunk_table
 from chunker.cli._inputs import find_inputs
 from chunker.cli._main import run
 from chunker.documents import source_of
@@ -79,6 +79,10 @@ def test_an_engine_reads_every_file_as_the_command_line_does(tree, monkeypatch):
     assert "not UTF-8" in failed[0]["error"]
     got = [{k: v for k, v in r.items() if k not in ("size", "error") and not (v is None and k.startswith("page_"))} for r in rows]
     got = [r for r, full in zip(got, rows) if full["error"] is None]
+    # The engines' embed columns come with a context setting (EMBED_SCHEMA: the settings decide a
+    # dataset's schema); without one, the embed text a strategy gives (a split table's header
+    # rows) is in the JSON records only.
+    want = [{k: v for k, v in r.items() if not k.startswith("embed_")} for r in want]
     assert got == want  # every field, ids, offsets and pages included, in the same order
 
 
@@ -136,7 +140,8 @@ def test_record_fields_are_the_one_table(tree, monkeypatch):
     for r in records:
         assert list(r) == [k for k in order if k in r]
         assert {k for k in order if k not in r} <= {f.name for f in FIELDS if f.optional}
-    assert CHUNK_SCHEMA.names == [f.name for f in FIELDS]
+    assert EMBED_SCHEMA.names == [f.name for f in FIELDS]
+    assert CHUNK_SCHEMA.names == [f.name for f in FIELDS if not f.embed]
     done = subprocess.run(
         [sys.executable, "-m", "chunker", "web/page.html", "--format", "json", *SETTINGS],
         cwd=tree,
@@ -218,9 +223,18 @@ def test_langchain_and_llama_index_carry_the_records_ids(tree, monkeypatch):
     lc = ChunkerSplitter(**OPTIONS).split_documents([Document(page_content=text, metadata={"source": "./guide/sample.md"})])
     assert [d.id for d in lc] == want
     parser = ChunkerNodeParser(**OPTIONS)
-    nodes = parser.get_nodes_from_documents([LlamaDocument(text=text, metadata={"file_path": str(tree / "guide" / "sample.md")})])
+
+    def document(path):
+        # The path kept out of the embedded and LLM texts: the parser sizes chunks for the metadata
+        # they carry, as SentenceSplitter does, and then they are the command line's chunks.
+        hidden = ["file_path"]
+        return LlamaDocument(
+            text=text, metadata={"file_path": path}, excluded_embed_metadata_keys=hidden, excluded_llm_metadata_keys=hidden
+        )
+
+    nodes = parser.get_nodes_from_documents([document(str(tree / "guide" / "sample.md"))])
     assert [n.node_id for n in nodes] == want
-    again = parser.get_nodes_from_documents([LlamaDocument(text=text, metadata={"file_path": "guide/sample.md"})])
+    again = parser.get_nodes_from_documents([document("guide/sample.md")])
     assert [n.node_id for n in again] == want  # not random: the same on every run
     own = ChunkerNodeParser(**OPTIONS, id_func=lambda i, node: f"mine-{i}")
     assert own.get_nodes_from_documents([LlamaDocument(text=text)])[0].node_id == "mine-0"
@@ -356,8 +370,8 @@ def test_parquet_out_holds_the_jsonl_records(tree, monkeypatch):
     out = tree.parent / f"{tree.name}.parquet"
     assert run([".", "-r", "--keep-going", *SETTINGS, "--format", "parquet", "-o", str(out)], None, None, io.StringIO()) == 1
     table = pq.read_table(out)
-    assert table.schema == CHUNK_SCHEMA.remove(CHUNK_SCHEMA.get_field_index("error"))  # one table of fields
-    got = [{k: v for k, v in r.items() if not (v is None and k.startswith("page_"))} for r in table.to_pylist()]
+    assert table.schema == EMBED_SCHEMA.remove(EMBED_SCHEMA.get_field_index("error"))  # one table of fields
+    got = [{k: v for k, v in r.items() if not (v is None and k.startswith(("page_", "embed_")))} for r in table.to_pylist()]
     assert got == want
     # Each input is a row group of its own.
     assert pq.ParquetFile(out).num_row_groups == len({r["source"] for r in want})
@@ -379,7 +393,7 @@ def test_a_dataset_in_jsonl_or_parquet_is_a_document_a_row(tmp_path, monkeypatch
     status, from_parquet, _ = cli(["docs.parquet", *args], tmp_path, monkeypatch)
     assert status == 1 and from_parquet == from_lines
     results = [chunker.chunk(t, source=f"d{k}", **OPTIONS) for k, t in enumerate(texts)]
-    want = [{"source": r.source, **c.to_dict()} for r in results for c in r.chunks]
+    want = chunker.records(results)
     assert from_lines == [{"id": w["id"], **w} for w in want]
     # Without an id column a row is FILE#ROW.
     _, numbered, _ = cli(["docs.jsonl", "--text-column", "body", "--keep-going", *SETTINGS], tmp_path, monkeypatch)
@@ -393,7 +407,7 @@ def test_a_dataset_in_jsonl_or_parquet_is_a_document_a_row(tmp_path, monkeypatch
         (["a.md", "--text-column", "t"], "a.md: --text-column reads Parquet (.parquet) and JSON Lines (.jsonl) files"),
         (["d.jsonl", "--text-column", "body"], "d.jsonl: line 1 has no 'body' (it has text)"),
         (["a.md", "--format", "parquet", "--resume", "-o", "x.parquet"], "--resume writes jsonl, json or txt"),
-        (["a.md", "--format", "csv"], "unknown format 'csv': choose one of jsonl, json, txt, parquet"),
+        (["a.md", "--format", "csv"], "unknown format 'csv': choose one of jsonl, json, txt, chonkie, parquet"),
     ],
 )
 def test_dataset_and_parquet_mistakes_are_one_line(tmp_path, monkeypatch, args, message):

@@ -7,6 +7,8 @@ No fixed sleeps and no clocks: every wait is for the state the page must reach.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,8 +16,11 @@ from conftest import Page
 
 import chunker
 from app import snippets
+from app.cards import CONTEXT_PREVIEW
+from app.cards import preview as card_preview
 from tests.pagekit import clipboard, page_fixtures, text_of
 from tests.test_page import ASTRAL, PROSE, SAMPLE, assert_same_as_python
+from tests.texts import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -225,3 +230,72 @@ def test_copy_all_and_copy_as_code(app):
         app.page.wait_for_function(f"navigator.clipboard.readText().then(t => t === {json.dumps(snippet)})")
     assert 'strategy="langchain"' in code["python"] and "--strategy langchain" in code["cli"]
     assert assert_same_as_python(app, SAMPLE)
+
+
+def set_field(app: Page, selector: str, value: str) -> None:
+    """Type into a field the worker built; it applies on change, as when the reader leaves it."""
+    app.act(lambda: (app.page.fill(selector, value), app.page.dispatch_event(selector, "change")))
+
+
+def cards_preview(context: str) -> str:
+    return card_preview(context, CONTEXT_PREVIEW)
+
+
+def embedded_view(app: Page) -> list[dict]:
+    """The "as embedded" view, opened: each chunk's index, its context and its whole embed text."""
+    app.page.click("#embedded-view summary")
+    return app.page.evaluate("""() => [...document.querySelectorAll('#embedded li')].map(li => ({
+        index: +li.dataset.chunkIndex,
+        context: li.querySelector('pre.embed .ctx') ? li.querySelector('pre.embed .ctx').textContent : '',
+        embed: li.querySelector('pre.embed').textContent}))""")
+
+
+def test_the_context_is_a_muted_prefix_on_each_card_and_as_embedded_is_the_clis(app, tmp_path):
+    template = "{title} > {headings}\\n\\n"  # as typed in the field: \n is a line break
+    app.select("strategy", "markdown")
+    set_field(app, "#opt-context", template)
+    settings = {**app.controls(), "context": template}
+    expected = chunker.chunk(SAMPLE, **settings)
+    assert any(c.context for c in expected)
+    cards = app.page.evaluate("""() => [...document.querySelectorAll('#cards .card')].map(c => ({
+        index: +c.dataset.chunkIndex,
+        ctx: c.querySelector('.prev .ctx') ? c.querySelector('.prev .ctx').textContent : null,
+        muted: c.querySelector('.prev .ctx') ? getComputedStyle(c.querySelector('.prev .ctx')).color : null,
+        text: getComputedStyle(c.querySelector('.prev')).color}))""")
+    assert cards
+    for card in cards:
+        chunk = expected.chunks[card["index"]]
+        assert card["ctx"] == (cards_preview(chunk.context) if chunk.context else None)
+        if chunk.context:
+            assert card["muted"] != card["text"], "the context is muted beside the text"
+    # The command line, on the same file with the same settings, embeds the very same texts.
+    path = tmp_path / "sample.md"
+    path.write_text(SAMPLE, encoding="utf-8")
+    argv = ["--strategy", "markdown", "--unit", settings["unit"], "--size", str(settings["size"])]
+    argv += ["--overlap", str(settings["overlap"]), "--tokenizer", settings["tokenizer"], "--context", template]
+    done = subprocess.run(
+        [sys.executable, "-m", "chunker", str(path), *argv], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    cli = [json.loads(line) for line in done.stdout.splitlines()]
+    shown = embedded_view(app)
+    assert shown and len(shown) == min(len(cli), 30)
+    for item in shown:
+        record = cli[item["index"]]
+        assert item["embed"] == record["embed_text"]
+        assert record["embed_text"] == item["context"] + record["text"]
+
+
+def test_a_context_from_a_heading_with_markup_is_shown_as_text(app):
+    text = "# <img src=x onerror=alert(1)> & <b>co</b>\n\nThe body of the section, a sentence.\n"
+    app.select("strategy", "markdown")
+    app.set_text(text)
+    set_field(app, "#opt-context", "headings")
+    (chunk,) = chunker.chunk(text, **{**app.controls(), "context": "headings"}).chunks
+    assert chunk.context == "<img src=x onerror=alert(1)> & <b>co</b>\n\n"
+    card = app.page.eval_on_selector("#cards .card .prev .ctx", "e => e.textContent")
+    assert card == cards_preview(chunk.context) and card.startswith("<img src=x onerror=alert(1)> & <b>co</b>")
+    assert app.page.evaluate("document.querySelectorAll('#cards img, #cards b:not(.idx), #embedded img').length") == 0
+    (item,) = embedded_view(app)
+    assert item["embed"] == chunk.embed_text and item["context"] == chunk.context
+    assert not app.dialogs

@@ -304,6 +304,7 @@ def test_settings_round_trip_through_the_url(app, chromium):
         # the fields the worker builds from the table of options, at their defaults
         "min_size": "0",
         "language": "auto",
+        "context": "none",
     }
     assert "Deploying" not in link  # never the document
     other = Page(chromium, link, context=app.context).open()

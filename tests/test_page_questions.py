@@ -68,6 +68,27 @@ def test_the_demo_questions_give_the_command_lines_numbers(app):
     assert tiles(app)["Recall"] == f"{100 * expected['recall']:.1f}%"
 
 
+def test_ranking_as_embedded_gives_the_command_lines_numbers_and_says_so(app):
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
+    app.act(lambda: app.page.select_option("#strategy", "markdown"))
+    app.act(
+        lambda: (app.page.fill("#opt-context", "{title} > {headings}\\n\\n"), app.page.dispatch_event("#opt-context", "change"))
+    )
+    app.page.wait_for_function("document.querySelector('#q-eval .help').textContent.includes('markdown')")
+    assert "over the chunk texts" in text_of(app, "#q-eval .help")
+    app.page.select_option("#q-index", "embedded")
+    app.page.wait_for_function("document.querySelector('#q-eval .help').textContent.includes('as embedded')")
+    settings = app.controls()
+    common = ["--strategy", "markdown", "--size", str(settings["size"]), "--overlap", settings["overlap"]]
+    common += ["--tokenizer", settings["tokenizer"], "--context", "{title} > {headings}\\n\\n"]
+    embedded, bare = cli_eval(*common, "--index", "embedded"), cli_eval(*common)
+    assert embedded["index"] == "embedded" and bare["index"] == "text"
+    shown = tiles(app)
+    assert shown["Recall"] == f"{100 * embedded['recall']:.1f}%"
+    assert shown["MRR"] == f"{embedded['mrr']:.2f}"
+    assert [q["retrieved"] for q in embedded["per_question"]] != [q["retrieved"] for q in bare["per_question"]]
+
+
 def test_a_sweep_runs_in_the_page_and_equals_the_librarys(app):
     app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
     app.page.click("#q-sweep")
@@ -81,7 +102,104 @@ def test_a_sweep_runs_in_the_page_and_equals_the_librarys(app):
     assert [(r[0], r[1]) for r in rows] == [(e.strategy, e.size) for e in expected]
     for r, e in zip(rows, expected):
         assert r[4] == f"{100 * e.recall:.1f}%" and r[6] == f"{100 * e.iou:.1f}%"
-    assert app.page.locator("#q-sweep-out svg.chart path").count() == 2 * 3  # recall and IoU a strategy
+    assert app.page.locator("#q-sweep-out svg.chart path:not(.ci)").count() == 2 * 3  # recall and IoU a strategy
+    # At the top 5 the sample's chunks are so few that every row is warned: none is best.
+    unranked = all(e.warning for e in expected)
+    assert all(not e.best for e in expected) == unranked
+    assert app.page.locator("#q-sweep-out [data-warning=unranked]").count() == int(unranked)
+
+
+def _cli_settings(app, *extra: str) -> dict:
+    """`python -m chunker eval` at the settings the page shows."""
+    s = app.controls()
+    opts = ["--strategy", s["strategy"], "--size", str(s["size"]), "--overlap", str(s["overlap"])]
+    return cli_eval(*opts, "--tokenizer", s["tokenizer"], *extra)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _shown_numbers(app) -> dict:
+    return app.page.evaluate("""() => ({
+        tiles: Object.fromEntries([...document.querySelectorAll('#q-eval .tile')].map(t => [t.dataset.metric,
+            [t.querySelector('.value').textContent, t.querySelector('.note').textContent]])),
+        warning: (document.querySelector('#q-eval .warn') || {}).textContent || null,
+        rows: [...document.querySelectorAll('#q-eval table.per-question tbody tr')].map(r =>
+            [...r.querySelectorAll('td')].map(td => td.textContent)),
+    })""")
+
+
+def _holds_the_command_lines_numbers(app, expected: dict) -> None:
+    shown = _shown_numbers(app)
+    for metric in ("recall", "precision", "iou", "precision_omega", "hit_rate", "mrr"):
+        mean, std = expected[metric], expected[metric + "_std"]
+        want = [f"{mean:.2f}", f"±{std:.2f}"] if metric == "mrr" else [_pct(mean), f"±{100 * std:.1f}"]
+        assert shown["tiles"][metric] == want, metric
+    if expected["warning"] is None:
+        assert shown["warning"] is None
+    else:
+        w = expected["warning"]
+        assert shown["warning"] == f"Warning: {w[:1].upper()}{w[1:]}."
+    assert len(shown["rows"]) == len(expected["per_question"])
+    for n, (row, q) in enumerate(zip(shown["rows"], expected["per_question"])):
+        rank = "–" if q["rank"] is None else str(q["rank"])
+        assert row == [str(n + 1), rank, *(_pct(q[m]) for m in ("recall", "precision", "iou", "precision_omega"))]
+
+
+def test_the_panel_shows_spreads_precision_omega_the_warning_and_each_question_as_the_command_line(app):
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
+    _holds_the_command_lines_numbers(app, _cli_settings(app))
+    # Few chunks: the top 5 retrieve them all, and the panel says the numbers mean little.
+    app.fill("#size", "1024")
+    app.page.wait_for_function("document.querySelector('#q-eval .help').textContent.includes('1,024 tokens')")
+    expected = _cli_settings(app)
+    assert expected["warning"] and expected["recall"] == 1.0
+    _holds_the_command_lines_numbers(app, expected)
+    # Small chunks and the top 2: no warning, and the questions' scores differ.
+    app.fill("#size", "30")
+    app.page.fill("#q-topk", "2")
+    app.page.dispatch_event("#q-topk", "change")
+    app.page.wait_for_function(
+        "(h => h && h.textContent.includes('30 tokens') && h.textContent.startsWith('The top 2 of'))"
+        "(document.querySelector('#q-eval .help'))"
+    )
+    expected = _cli_settings(app, "--top-k", "2")
+    assert expected["warning"] is None and expected["recall_std"] > 0
+    _holds_the_command_lines_numbers(app, expected)
+
+
+def test_the_sweep_shows_each_rows_interval_against_the_best_as_the_library(app):
+    app.page.wait_for_function("document.getElementById('q-count').textContent === '12'")
+    app.page.fill("#q-topk", "2")
+    app.page.dispatch_event("#q-topk", "change")
+    app.page.wait_for_function("document.querySelector('#q-eval .help').textContent.startsWith('The top 2 of')")
+    app.page.click("#q-sweep")
+    app.page.wait_for_function("document.body.dataset.sweep === 'done'")
+    rows = app.page.evaluate("""() => [...document.querySelectorAll('#q-sweep-out tbody tr')].map(r => ({
+        key: [r.dataset.strategy, +r.dataset.size], covered: r.classList.contains('covered'),
+        vs: [...r.querySelectorAll('td.vs, td.best')].filter(td => td.cellIndex >= 8).map(td => [td.textContent,
+            td.classList.contains('same') ? 'same' : td.classList.contains('differs') ? 'differs' : 'best'])}))""")
+    expected = chunker.mark_best(
+        chunker.sweep(SAMPLE, chunker.load_questions(QUESTIONS, SAMPLE), tokenizer=app.controls()["tokenizer"], top_k=2)
+    )
+    assert [r["key"] for r in rows] == [[e.strategy, e.size] for e in expected]
+    assert any(e.warning for e in expected) and any(not e.warning for e in expected)
+    for r, e in zip(rows, expected):
+        assert r["covered"] == bool(e.warning)
+        want = []
+        for metric in ("recall", "iou"):
+            iv = next(iv for iv in e.versus_best if iv.metric == metric)
+            if metric in e.best:
+                want.append(["best", "best"])
+            else:
+                text = f"{100 * iv.difference:+.1f} [{100 * iv.low:+.1f}, {100 * iv.high:+.1f}]"
+                want.append([text, "differs" if iv.excludes_zero else "same"])
+        assert r["vs"] == want, r["key"]
+    assert all(not e.best for e in expected if e.warning)
+    # The chart: an interval bar for recall and for IoU at every point, and the best rows' levels.
+    assert app.page.locator("#q-sweep-out svg.chart path.ci").count() == 2 * len(expected)
+    assert app.page.locator("#q-sweep-out svg.chart line.best-level").count() == 2
 
 
 def test_a_question_is_added_from_a_selection_and_exported(app, tmp_path):
@@ -262,9 +380,8 @@ def test_work_a_newer_setting_made_stale_is_stopped(app, chromium):
             "[...document.getElementById('tokenizer').options].map(o => o.value).find(v => v.startsWith('hf:'))"
         )  # the option is the file's content, its label the file's name
         page.select("tokenizer", loaded)
-        # Counted with it (after a restart the counts line names it by its identity, not yet
-        # by its file name: a known gap, said in the closing note).
+        # Counted with it, and still named by its file name, not its identity.
         assert page.page.is_hidden("#error")
-        assert text_of(page, "#counts").endswith(("(tokenizer.json)", f"({loaded})"))
+        assert text_of(page, "#counts").endswith("(tokenizer.json)")
     finally:
         page.close()

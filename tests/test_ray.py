@@ -89,7 +89,9 @@ def _expected(options):
     out = []
     for row in _rows():
         others = {k: v for k, v in row.items() if k != "text"}
-        out += [{**others, **c.to_dict()} for c in chunker.chunk(row["text"], **options).chunks]
+        # The embed text's columns come with a context setting (the settings decide the schema).
+        embed = options.get("context", "none") != "none"
+        out += [{**others, **c.to_dict(embed=embed)} for c in chunker.chunk(row["text"], **options).chunks]
     return out
 
 
@@ -155,6 +157,9 @@ def test_chunk_files_reads_files_as_the_command_line_does_and_resumes(ray_cluste
     corpus_tree(corpus)
     status, want, err = _cli([".", "-r", "--keep-going", "--strategy", "markdown", "--size", "100"], corpus)
     assert status == 1 and "legacy.txt" in err
+    # Without a context setting the engines have no embed columns: the embed text a strategy
+    # gives (a split table's header rows) is in the JSON records only.
+    want = [{k: v for k, v in r.items() if not k.startswith("embed_")} for r in want]
     got = chunk_files([str(corpus)], root=str(corpus), strategy="markdown", size=100, override_num_blocks=4).take_all()
     assert [r["source"] for r in got if r["error"] is not None] == ["legacy.txt"]
     assert sorted((_record(r) for r in got if r["error"] is None), key=_key) == sorted(want, key=_key)

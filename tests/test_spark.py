@@ -119,8 +119,14 @@ def test_the_schema_is_the_record_table(spark):
 
     df = spark.createDataFrame([("a", "One. Two.")], "name string, text string")
     out = chunk_dataframe(df, size=5, overlap=0)
-    assert out.columns == ["name", *[f.name for f in FIELDS]]
+    assert out.columns == ["name", *[f.name for f in FIELDS if not f.embed]]
     assert out.schema.fields[1:] == schema().fields
+    # A context setting adds the embed text's columns, in the table's order.
+    embedded = chunk_dataframe(df, size=5, overlap=0, context="[{source}] ")
+    assert embedded.columns == ["name", *[f.name for f in FIELDS]]
+    assert embedded.schema.fields[1:] == schema(embed=True).fields
+    rows = embedded.collect()
+    assert rows and all(r["embed_text"] == "[] " + r["text"] for r in rows)
     with pytest.raises(chunker.ChunkerError, match="input column 'index' has the name of a record field"):
         chunk_dataframe(spark.createDataFrame([("a", 1)], "text string, index long"))
     with pytest.raises(chunker.ChunkerError, match="overlap 10 must be smaller than the size 10"):
@@ -137,6 +143,9 @@ def test_chunk_files_reads_a_tree_as_the_command_line_does(spark, tmp_path):
     rows = [_plain(r) for r in out]
     assert [r["source"] for r in rows if "error" in r] == ["legacy.txt"]
     got = sorted((r for r in rows if "error" not in r), key=lambda r: (r["source"], r["index"]))
+    # The engines' embed columns come with a context setting: without one, the embed text a
+    # strategy gives (a split table's header rows) is in the JSON records only.
+    want = [{k: v for k, v in r.items() if not k.startswith("embed_")} for r in want]
     assert got == sorted(want, key=lambda r: (r["source"], r["index"]))  # ids and pages included
     assert {"_top.md", "pkg/__init__.py", "pkg/_private.md", "notes/50%.md", "docs/handbook.pdf"} <= {r["source"] for r in got}
 

@@ -220,7 +220,18 @@ def test_each_flag():
     assert {"mid_sentence", "fragment", "orphan_heading"} <= set(c.flags)
     res = chunker.chunk("A closed block:\n\n```\ncode\n```", strategy="paragraph", unit="chars", size=10, overlap=0)
     assert "mid_sentence" not in res.chunks[-1].flags and "oversize" in res.chunks[-1].flags
-    assert set(chunker.FLAGS) == {"mid_sentence", "fragment", "orphan_heading", "oversize", "split_sentence", "truncated", "tiny"}
+    assert set(chunker.FLAGS) == {
+        "mid_sentence",
+        "fragment",
+        "orphan_heading",
+        "oversize",
+        "split_sentence",
+        "truncated",
+        "tiny",
+        "table_continued",
+        "row_cut",
+        "framework_offset",
+    }  # the table flags are made in tests/test_tables.py, framework_offset in tests/test_splitters.py
     res = chunker.chunk("One two three four.\n\nFive.", unit="chars", size=19, overlap=0, min_size=6)
     assert [c.flags for c in res] == [(), ("tiny",)]
     res = chunker.chunk("word " * 300, unit="chars", size=600, overlap=0, model_max=100)

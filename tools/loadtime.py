@@ -19,15 +19,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(ROOT))
+
+from tools.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 # Record the page's clock when the interface and the first view are up.
 MARKS = """
@@ -65,7 +59,7 @@ def main() -> int:
             raise SystemExit("serve.py did not print its address")
         url = found.group(0)
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for _ in range(args.runs):
                 context = browser.new_context()
                 context.add_init_script(MARKS)

@@ -17,17 +17,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tools.chromium import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
 QUERY = "?strategy=recursive&unit=tokens&size=120&overlap=20%25&tokenizer=estimate&limit=minilm"
 OUT = {"light": ROOT / "docs" / "screenshot.png", "dark": ROOT / "docs" / "screenshot-dark.png"}
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def main() -> int:
@@ -50,7 +45,7 @@ def main() -> int:
             raise SystemExit("serve.py did not print its address")
         url = found.group(0)
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for scheme, out in OUT.items():
                 if args.only in (None, scheme):
                     shoot(browser, url, scheme, out, args)

@@ -23,6 +23,7 @@ class Controls:
         self.worker = None
         self.own_help = {}  # help texts of tokenizers the reader loaded (tokenizer.json)
         self.in_worker = set()  # which of them the worker holds (a restarted one holds none)
+        self.labels = {}  # their file names by identity, to give a restarted worker again
         self.model_max = 0  # the limit of the tokenizer.json in use, if it has one
         self.info = None  # the worker's `controls` (registries, help texts, defaults)
         self.pct = None  # overlap as a percentage (a string such as "15"), or None for a count
@@ -273,7 +274,7 @@ async def give_tokenizer():
     kept = BRIDGE.kept("tokenizer")
     for i in range(kept.length):
         if kept[i].name == name:
-            await C.worker.use_tokenizer(kept[i].value, name)
+            await C.worker.use_tokenizer(kept[i].value, C.labels.get(name, name))
             C.in_worker.add(name)
 
 
@@ -299,6 +300,7 @@ async def use_tokenizer(file):
     if name not in C.own_help:
         el("tokenizer").insertAdjacentHTML("beforeend", found.option)
     C.own_help[name] = str(found.about)
+    C.labels[name] = str(found.label)
     C.model_max = int(found.model_max)
     el("tokenizer").value = name
     el("unit").value = "tokens"

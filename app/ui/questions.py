@@ -40,7 +40,7 @@ async def refresh():
     P.sweep_id += 1  # a sweep of the old chunking is out of date
     el("q-sweep-out").innerHTML = ""
     mark("sweep", "")
-    show(await P.worker.q_view(top_k()))
+    show(await P.worker.q_view(top_k(), el("q-index").value))
 
 
 async def replay():
@@ -108,6 +108,11 @@ def on_list(event):
 
 @on("change", "#q-topk")
 def on_top_k(event):
+    spawn(refresh())
+
+
+@on("change", "#q-index")
+def on_index(event):
     spawn(refresh())
 
 

@@ -221,6 +221,9 @@ def on_compare_click(event):
     button = closest(event, "button[data-strategy]")
     if button is not None:
         el("strategy").value = data(button, "data-strategy")
+        for f in controls.fields():  # a pasted splitter would override the strategy picked
+            if f["key"] == "splitter":
+                el(f["id"]).value = ""
         controls.changed()
 
 

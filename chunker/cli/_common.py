@@ -101,6 +101,17 @@ def _normalise(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def _note(stderr: TextIO | None, message: str) -> None:
+    """A note on stderr: what the user should know, though nothing failed."""
+    if stderr is None:
+        return
+    try:
+        stderr.write(f"chunker: note: {message}\n")
+        stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def _say(stderr: TextIO | None, message: str) -> None:
     if stderr is None:
         return

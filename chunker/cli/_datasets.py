@@ -102,7 +102,10 @@ def _columns(item: Input, text_column: str, id_column: str | None) -> tuple[list
 
 
 def record_schema() -> Any:
-    """The records' fields as an Arrow schema (`chunker.results._schema.RECORD_FIELDS`)."""
+    """The records' fields as an Arrow schema (`chunker.results._schema.RECORD_FIELDS`). The
+    embed text's columns are always there (null where a result is not embedded): a strategy can
+    give a result them without a context setting (a split table's header rows), and a file's
+    schema is fixed before any input is read."""
     pa = _arrow()
     types = {"string": pa.string(), "int": pa.int64(), "bool": pa.bool_(), "strings": pa.list_(pa.string())}
     return pa.schema([(f.name, types[f.kind]) for f in RECORD_FIELDS])

@@ -3,6 +3,7 @@ how one input becomes blocks of output or one error line."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -45,11 +46,14 @@ class Job:
         return frame
 
 
-def render(job: Job, item: Input, data: bytes | str | None = None) -> Iterator[bytes]:
+def render(job: Job, item: Input, data: bytes | str | None = None) -> Iterator[bytes | str]:
     """`item` read (or `data`, its bytes already read) and chunked, then its records rendered
     and joined as `job.frame` joins them, in blocks of UTF-8 of about BLOCK_CHARS (none when it
     has no record). Raises ChunkerError before the first block, never after: a file's output
-    is never held whole, here or in the parent, and a failed file has written nothing."""
+    is never held whole, here or in the parent, and a failed file has written nothing.
+
+    The result's notes come first, each a str naming the file (the blocks are bytes): the
+    caller writes them to stderr."""
     # Every file's records carry its source, the same however its path was typed: the chunks'
     # ids hash it. Standard input is "-" among other inputs, and has none alone.
     source = ("-" if job.named else None) if item.path == "-" else item.source
@@ -65,11 +69,12 @@ def render(job: Job, item: Input, data: bytes | str | None = None) -> Iterator[b
         if job.named:
             raise ChunkerError(f"{item.label}: {e}") from None
         raise
+    notes = [f"{item.label}: {note}" for note in result.notes]
     if job.show == "records":
         frame = job.frame
-        return _blocks(frame, frame.rendered(result))
+        return itertools.chain(notes, _blocks(frame, frame.rendered(result)))
     obj = result.stats.to_dict() if job.show == "stats" else doc.advise(result).to_dict()
-    return iter([OBJECTS.body([{"source": source, **obj} if job.named else obj]).encode("utf-8")])
+    return iter([*notes, OBJECTS.body([{"source": source, **obj} if job.named else obj]).encode("utf-8")])
 
 
 BLOCK_CHARS = 1 << 18
@@ -99,8 +104,8 @@ def _blocks(frame: Frame, rendered: Iterator[str]) -> Iterator[bytes]:
 
 
 Outcome = tuple[Input, str, Any]
-"""(input, "part", a block of its output), any number of them, then (input, "ok", None) or
-(input, "error", the one-line message); a failed input has no parts."""
+"""(input, "part", a block of its output, or a note: a str), any number of them, then (input,
+"ok", None) or (input, "error", the one-line message); a failed input has no parts."""
 
 
 def _attempt(job: Job, item: Input, data: bytes | str | None = None) -> tuple[str, Any]:

@@ -29,6 +29,7 @@ from ._common import (
     PROG,
     _max_chunk_chars,
     _normalise,
+    _note,
     _Parser,
     _say,
     add_chunk_options,
@@ -251,6 +252,9 @@ def _chunk_into(
                 done=progress.step if progress else None,
                 stop_on_error=not args.keep_going,
             ):
+                if kind == "part" and isinstance(payload, str):  # a note: the file was cut another way
+                    _note(stderr, payload)
+                    continue
                 if parquet is not None:
                     if kind == "part":
                         parquet.write(payload)

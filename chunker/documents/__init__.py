@@ -100,6 +100,9 @@ class Extracted:
     text: str
     kind: str
     pages: tuple[int, ...] = ()
+    title: str = ""
+    """The document's own title, where its format holds one: an HTML page's <title>, a PDF's or
+    a Word file's metadata title ("" where none is given). It is no part of `text`."""
 
     def page_range(self, start: int, end: int) -> tuple[int, int] | None:
         """The first and last page (1-based) that `text[start:end]` touches, or None when the
@@ -199,15 +202,16 @@ def extract(
         from ._pdf import pdf_to_text
 
         text, pages = pdf_to_text(data, label=label, keep_running=keep_running, progress=progress)
-        return Extracted(text, "pdf", pages)
+        return Extracted(text, "pdf", pages, _pdf_title(data))
     if kind == "docx":
         from ._docx import docx_to_text
 
-        return Extracted(docx_to_text(data, label=label), "docx")
+        return Extracted(docx_to_text(data, label=label), "docx", title=_docx_title(data))
     if kind == "html":
         from ._html import html_to_text
 
-        return Extracted(html_to_text(decode_html(data, label=label)), "html")
+        markup = decode_html(data, label=label)
+        return Extracted(html_to_text(markup), "html", title=_html_title(markup))
     return Extracted(decode_text(data, label=label, encoding=encoding), "text")
 
 
@@ -431,3 +435,71 @@ def read_file(path: str | os.PathLike[str], *, folder: str = "give the files ins
         raise ChunkerError(f"{label}: is a directory: {folder}") from None
     except OSError as e:
         raise ChunkerError(f"{label}: cannot read it ({e.strerror or e})") from None
+
+
+# ---------------------------------------------------------------- titles
+
+_TITLE_CHARS = 300
+"""A title longer than this is cut: it goes before every chunk when a context names it."""
+
+_HTML_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_HTML_HEAD = 1 << 16
+"""Characters of an HTML page searched for its <title>: it belongs in the head."""
+
+
+def _clean_title(value: object) -> str:
+    if not isinstance(value, str):
+        return ""
+    return " ".join(value.split())[:_TITLE_CHARS]
+
+
+def _html_title(markup: str) -> str:
+    """The text of the page's <title> (in its head), entities decoded."""
+    import html
+
+    found = _HTML_TITLE.search(markup, 0, _HTML_HEAD)
+    return _clean_title(html.unescape(found.group(1))) if found else ""
+
+
+def _pdf_title(data: bytes) -> str:
+    """The PDF's Title from its document information, "" when it has none or it cannot be read
+    (the text was read already: a title is never a reason to fail)."""
+    try:
+        import io
+
+        import pypdf
+
+        from ._pdf import _quiet
+
+        with _quiet():
+            meta = pypdf.PdfReader(io.BytesIO(data), strict=False).metadata
+            title = _clean_title(meta.title) if meta is not None else ""
+    except Exception:
+        return ""
+    # What PDF makers write when the author gave none (reportlab's default) is no title.
+    return "" if title.lower() in _NO_TITLE else title
+
+
+_NO_TITLE = frozenset({"untitled", "untitled document"})
+
+
+_CORE_BYTES = 1 << 20
+"""docProps/core.xml, the Word file's properties, is a few hundred bytes; past this it is not read."""
+
+
+def _docx_title(data: bytes) -> str:
+    """The Word file's title from its core properties (dc:title), "" when it has none."""
+    import io
+    import zipfile
+    from xml.etree import ElementTree
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            info = archive.getinfo("docProps/core.xml")
+            if info.file_size > _CORE_BYTES:
+                return ""
+            root = ElementTree.fromstring(archive.read(info))
+    except (KeyError, zipfile.BadZipFile, ElementTree.ParseError, OSError, ValueError, EOFError):
+        return ""
+    found = root.find("{http://purl.org/dc/elements/1.1/}title")
+    return _clean_title(found.text) if found is not None else ""

@@ -1,14 +1,17 @@
 """Serialisations of a result, and the registry of export formats.
 
 Every format carries the same records (`Chunk.to_dict()`, plus `source` when the result came
-from a named file) and is written as a stream of pieces, one record at a time, so writing a
-million chunks never holds a million records. The command line's ``--format`` and the page's
+from a named file; `embed_text` and `embed_tokens` in every record of a result made with a
+context, in none of one made without, so the default output is as it always was) and is
+written as a stream of pieces, one record at a time, so writing a million chunks never holds a
+million records. The command line's ``--format`` and the page's
 download buttons are drawn from `FORMATS`.
 """
 
 from __future__ import annotations
 
 import bisect
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -18,7 +21,7 @@ from typing import Any
 from ..text._segments import count_words, has_wide_space
 from ._records import ChunkResult, Chunks, utf8
 
-__all__ = ["Format", "Frame", "FORMATS", "records", "iter_records", "to_json", "to_jsonl", "to_text"]
+__all__ = ["Format", "Frame", "FORMATS", "records", "iter_records", "embedded", "to_json", "to_jsonl", "to_text", "to_chonkie"]
 
 Results = ChunkResult | Iterable[ChunkResult]
 
@@ -30,10 +33,20 @@ def _results(res: Results) -> Iterable[ChunkResult]:
 def iter_records(res: Results) -> Iterator[dict[str, Any]]:
     """The records of one result, or of several (each then carries its `source`), one by one."""
     for r in _results(res):
+        embed = embedded(r)
         for c in r.chunks:
-            d = c.to_dict()
+            d = c.to_dict(embed=embed)
             # The fields in their order (`chunker.results._schema.FIELDS`): id, then source.
             yield d if r.source is None else {"id": d["id"], "source": r.source, **d}
+
+
+def embedded(res: ChunkResult) -> bool:
+    """Whether the records of `res` carry `embed_text` and `embed_tokens`: a context was asked
+    for, or the strategy gave a chunk one."""
+    chunks = res.chunks
+    if type(chunks) is Chunks:
+        return chunks.embedded
+    return getattr(res.settings, "context", "none") != "none" or any(c.context for c in chunks)
 
 
 def records(res: Results) -> list[dict[str, Any]]:
@@ -118,6 +131,9 @@ def _text_record(r: dict[str, Any]) -> str:
     if r["flags"]:
         head += " (" + ", ".join(r["flags"]) + ")"
     text: str = r["text"]
+    if "embed_text" in r:
+        context = r["embed_text"][: len(r["embed_text"]) - len(text)]
+        head += f"; embedded {r['embed_tokens']} tokens, context {encode_basestring(context)}"
     return head + " ---\n" + text + "\n"
 
 
@@ -138,6 +154,9 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
             continue
         text, starts, ends, tokens = chunks._text, chunks._starts, chunks._ends, chunks._tokens
         flags, headings, pages = chunks._flags, chunks._headings, chunks._pages
+        embed = chunks.embedded
+        contexts, own = chunks._contexts, chunks._embeds  # own: a pasted splitter's texts
+        embed_tokens = chunks._embed_tokens if embed else None
         estimated = "true" if chunks._estimated else "false"
         wide = chunks._wide_space if chunks._wide_space is not None else has_wide_space(text)
         after_id = '", ' if r.source is None else '", "source": ' + encode_basestring(r.source) + ", "
@@ -173,6 +192,11 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
                 first = max(1, bisect.bisect_right(pages, start))
                 last = max(first, bisect.bisect_right(pages, max(start, end - 1)))
                 line += f', "page_start": {first}, "page_end": {last}'
+            if embed_tokens is not None:
+                context = contexts[k] if contexts is not None else ""
+                framework = own[k] if own is not None else None
+                line += f', "embed_text": {encode_basestring(context + (piece if framework is None else framework))}'
+                line += f', "embed_tokens": {embed_tokens[k]}'
             line += "}\n"
             if "\u2028" in line or "\u2029" in line or "\x85" in line:
                 line = line.translate(_SEPARATORS)
@@ -183,7 +207,30 @@ def _json_list(items: tuple[str, ...]) -> str:
     return "[" + ", ".join(map(encode_basestring, items)) + "]"
 
 
+def _chonkie_record(r: dict[str, Any]) -> str:
+    """One chunk as chonkie's `Chunk.to_dict()` has it (its JSONPorter writes one a line): `id`,
+    `text`, `start_index` and `end_index` (code points: ``text[start_index:end_index]`` is the
+    chunk), `token_count`, `context` (the text embedded before the chunk, or null) and
+    `embedding` (null). The id is made from the chunk's source, place and text, so the same
+    chunk always has the same id; `source` follows when the result came from a named file."""
+    source = r.get("source")
+    key = f"{source or ''}\0{r['start_char']}\0{r['end_char']}\0{r['text']}"
+    out: dict[str, Any] = {
+        "id": "chnk_" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32],
+        "text": r["text"],
+        "start_index": r["start_char"],
+        "end_index": r["end_char"],
+        "token_count": r["tokens"],
+        "context": r.get("context") or None,
+        "embedding": None,
+    }
+    if source is not None:
+        out["source"] = source
+    return _dumps(out) + "\n"
+
+
 JSONL_FRAME = Frame(_jsonl_record, render=_jsonl_lines)
+CHONKIE_FRAME = Frame(_chonkie_record)
 TEXT_FRAME = Frame(_text_record, sep="\n")
 
 
@@ -207,7 +254,7 @@ def to_json(res: Results, *, indent: int | None = 2) -> str:
 
     >>> from chunker import chunk
     >>> print(to_json(chunk("Hi.", size=10, overlap=0), indent=None)[:102])
-    [{"id": "c298093286121c1a7a9559f50a75e05f", "index": 0, "start_char": 0, "end_char": 3, "text": "Hi.",
+    [{"id": "8a4b4d964c95b3fc65bae953fe461e30", "index": 0, "start_char": 0, "end_char": 3, "text": "Hi.",
     """
     return "".join(json_pieces(res, indent=indent))
 
@@ -215,6 +262,28 @@ def to_json(res: Results, *, indent: int | None = 2) -> str:
 def to_jsonl(res: Results) -> str:
     """One JSON record per line, the shape batch embedding jobs load."""
     return "".join(jsonl_pieces(res))
+
+
+def chonkie_pieces(res: Results) -> Iterator[str]:
+    """`to_chonkie` in pieces, one chunk (line) each."""
+    return CHONKIE_FRAME.pieces(res)
+
+
+def to_chonkie(res: Results) -> str:
+    """chonkie's chunk records, one JSON object a line, so the chunks load into tools made for
+    chonkie's (``Chunk.from_dict`` of each line).
+
+    >>> from chunker import chunk
+    >>> print(to_chonkie(chunk("Hi there.", size=10, overlap=0)).replace(", ", ",\\n "))
+    {"id": "chnk_...",
+     "text": "Hi there.",
+     "start_index": 0,
+     "end_index": 9,
+     "token_count": 3,
+     "context": null,
+     "embedding": null}
+    """
+    return "".join(chonkie_pieces(res))
 
 
 def to_text(res: Results) -> str:
@@ -254,6 +323,14 @@ FORMATS: dict[str, Format] = {
         ),
         Format("json", json_pieces, "application/json", "json", "One JSON array of records.", json_frame()),
         Format("txt", text_pieces, "text/plain", "txt", "Each chunk's text under a header line with its numbers.", TEXT_FRAME),
+        Format(
+            "chonkie",
+            chonkie_pieces,
+            "application/x-ndjson",
+            "chonkie.jsonl",
+            "chonkie's chunk records (text, start_index, end_index, token_count, context), one a line.",
+            CHONKIE_FRAME,
+        ),
     )
 }
 """Every export format by name; the first is the command line's default."""

@@ -29,6 +29,13 @@ FLAGS: dict[str, str] = {
     "split_sentence": "Split sentence: a sentence was cut to fit the size.",
     "truncated": "Truncated: more tokens than the embedding model's input limit; the model will cut this chunk.",
     "tiny": "Tiny: smaller than the minimum size, and no neighbour in its section could take it within the size.",
+    "table_continued": "Table continued: a later part of a table split between its rows; it carries the table's header rows "
+    "as context, so its embed text starts with them.",
+    "row_cut": "Row cut: a table row too long for the size (with its header rows) was cut; the chunk starts or ends inside it.",
+    "framework_offset": (
+        "Framework offset: the framework's own start index for this chunk (a search for its text) points "
+        "elsewhere; start_char is where the chunk really is."
+    ),
 }
 """Flag names and what each one means (the page shows these on the badges)."""
 
@@ -39,6 +46,11 @@ class Chunk:
 
     `start_char`/`end_char` are code-point offsets into the document exactly as given, so
     ``document[start_char:end_char] == text`` always holds.
+
+    `context` is what the embedder reads before the text (the `context` setting's rendering,
+    then what the strategy adds, such as a table's header rows): `embed_text` is the two
+    together, `embed_tokens` its count in the chosen tokenizer. With no context they are
+    `text` and `tokens` themselves.
     """
 
     index: int
@@ -56,6 +68,13 @@ class Chunk:
     id: str = ""
     """A stable hash of the document's source, the settings, the span and its text (`chunk_id`):
     the same on every run, machine and engine; two different chunks never share it."""
+    context: str = ""
+    embed_tokens: int = -1
+    """`embed_text`'s tokens; left out (-1), `tokens` (a chunk with no context)."""
+    framework_text: str | None = None
+    """A pasted splitter's own chunk text, where it is not one slice of the document (the
+    separators put back between pieces, stripped lines joined): `text` is then the slice
+    covering it, and `embed_text` holds this instead. None: the framework's text is `text`."""
     chars: int = field(init=False)
     # Counted on first use: chunking a large document for a pipeline need not pay for it.
     _words: int | None = field(init=False, default=None, repr=False, compare=False)
@@ -67,8 +86,19 @@ class Chunk:
             object.__setattr__(self, "_words", count_words(self.text))
         return self._words  # type: ignore[return-value]
 
+    @property
+    def embed_text(self) -> str:
+        """What the embedding model receives: the context, then the chunk's text (a pasted
+        splitter's own text where it is not the slice)."""
+        own = self.text if self.framework_text is None else self.framework_text
+        return self.context + own if self.context else own
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "chars", len(self.text))
+        if self.embed_tokens < 0:
+            if self.context:
+                raise ChunkerError(f"chunk {self.index} has a context: give its embed_tokens, the count of context + text")
+            object.__setattr__(self, "embed_tokens", self.tokens)
         if not 0 <= self.start_char <= self.end_char:
             raise ChunkerError(f"chunk {self.index} has bad offsets {self.start_char}..{self.end_char}")
         if self.end_char - self.start_char != len(self.text):
@@ -92,6 +122,9 @@ class Chunk:
         page_start: int | None = None,
         page_end: int | None = None,
         id: str = "",
+        context: str = "",
+        embed_tokens: int = -1,
+        framework_text: str | None = None,
     ) -> Chunk:
         """A record whose `text` is ``document[start_char:end_char]`` as `Chunks` has just sliced
         it (the property tests hold every result to that).
@@ -114,14 +147,19 @@ class Chunk:
             page_start=page_start,
             page_end=page_end,
             id=id,
+            context=context,
+            embed_tokens=tokens if embed_tokens < 0 else embed_tokens,
+            framework_text=framework_text,
             chars=len(text),
             _words=None,
         )
         return record
 
-    def to_dict(self) -> dict[str, Any]:
-        """The record as exported; `page_start` and `page_end` only for a document with pages."""
-        out = {
+    def to_dict(self, *, embed: bool | None = None) -> dict[str, Any]:
+        """The record as exported; `page_start` and `page_end` only for a document with pages;
+        `embed_text` and `embed_tokens` when `embed` (by default: when the chunk has a context).
+        A result's records all carry them or none do (see `embedded`)."""
+        out: dict[str, Any] = {
             "id": self.id,
             "index": self.index,
             "start_char": self.start_char,
@@ -137,6 +175,8 @@ class Chunk:
         }
         if self.page_start is not None:
             out["page_start"], out["page_end"] = self.page_start, self.page_end
+        if embed or (embed is None and (self.context or self.framework_text is not None)):
+            out["embed_text"], out["embed_tokens"] = self.embed_text, self.embed_tokens
         return out
 
 
@@ -160,6 +200,11 @@ class Chunks(Sequence[Chunk]):
         "_pages",
         "_wide_space",
         "_id_base",
+        "_contexts",
+        "_embed_counted",
+        "_embed_count",
+        "embedded",
+        "_embeds",
     )
 
     def __init__(
@@ -174,12 +219,22 @@ class Chunks(Sequence[Chunk]):
         pages: Sequence[int] = (),
         wide_space: bool | None = None,
         id_base: Any = None,
+        contexts: Sequence[str] | None = None,
+        embed_tokens: Sequence[int] | Callable[[], Sequence[int]] | None = None,
+        embedded: bool = False,
+        embeds: Sequence[str | None] | None = None,
     ) -> None:
         """`tokens` are the chunks' counts, and `flags` their flags, or what works them out when
         they are first read (a caller who keeps only the texts, as `split_text` does, never pays
         for them); `wide_space`, whether the text holds whitespace outside ASCII, when known
         (see `has_wide_space`); `id_base`, the hash the chunks' ids start from (`id_base`; by
-        default that of no source and the default settings)."""
+        default that of no source and the default settings).
+
+        `contexts` are the chunks' contexts (None: none has one, and then `embed_text` is the
+        text and `embed_tokens` the tokens, with nothing kept or counted for them);
+        `embed_tokens` their embed texts' counts, or what counts them. `embedded` says the
+        records carry `embed_text` and `embed_tokens` when exported (a context was asked
+        for, even where it came out empty)."""
         kind = position_kind(len(text))
         self._text = text
         self._starts = _array(kind, starts)
@@ -201,6 +256,19 @@ class Chunks(Sequence[Chunk]):
         self._estimated = estimated
         self._pages = tuple(pages)
         self._id_base = id_base if id_base is not None else _default_base()
+        self._contexts = list(contexts) if contexts is not None and any(contexts) else None
+        self._embed_counted: array[int] | None = None
+        self._embed_count: Callable[[], Sequence[int]] | None = None
+        if self._contexts is not None:
+            if embed_tokens is None:
+                raise ChunkerError("chunks with contexts need their embed_tokens")
+            if callable(embed_tokens):
+                self._embed_count = embed_tokens
+            else:
+                self._embed_counted = _array("q", embed_tokens)
+        # A framework's own texts where they are not the slices (see `Chunk.framework_text`).
+        self._embeds = None if embeds is None or all(e is None for e in embeds) else list(embeds)
+        self.embedded = embedded or self._contexts is not None or self._embeds is not None
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -213,6 +281,18 @@ class Chunks(Sequence[Chunk]):
             assert self._count is not None
             counted = self._counted = _array("q", self._count())
             self._count = None
+        return counted
+
+    @property
+    def _embed_tokens(self) -> Sequence[int]:
+        """Every chunk's `embed_tokens`: its tokens when no chunk has a context."""
+        if self._contexts is None:
+            return self._tokens
+        counted = self._embed_counted
+        if counted is None:
+            assert self._embed_count is not None
+            counted = self._embed_counted = _array("q", self._embed_count())
+            self._embed_count = None
         return counted
 
     @property
@@ -269,6 +349,21 @@ class Chunks(Sequence[Chunk]):
             first = max(1, bisect.bisect_right(self._pages, start))
             last = max(first, bisect.bisect_right(self._pages, max(start, end - 1)))
         piece = self._text[start:end]
+        if self._contexts is None and self._embeds is None:
+            return Chunk._made_from(
+                piece,
+                k,
+                start,
+                end,
+                self._tokens[k],
+                self._estimated,
+                self._flags[k],
+                self._headings[k] if self._headings else (),
+                shared,
+                first,
+                last,
+                chunk_id(self._id_base, start, end, piece),
+            )
         return Chunk._made_from(
             piece,
             k,
@@ -282,6 +377,9 @@ class Chunks(Sequence[Chunk]):
             first,
             last,
             chunk_id(self._id_base, start, end, piece),
+            self._contexts[k] if self._contexts is not None else "",
+            self._embed_tokens[k],
+            self._embeds[k] if self._embeds is not None else None,
         )
 
     def ids(self) -> list[str]:
@@ -445,21 +543,30 @@ class Stats:
 
 @dataclass(frozen=True)
 class ChunkResult:
-    """What `chunk()` returns: the chunks, their stats and the settings that made them."""
+    """What `chunk()` returns: the chunks, their stats and the settings that made them, and
+    `notes`: what the strategy tells the reader, one line each (a Python file that does not
+    parse, cut at Python's separators instead). The command line writes them to stderr, the
+    page under the chunks."""
 
     chunks: Sequence[Chunk]
     stats: Stats
     settings: Settings
     source: str | None = None
+    notes: tuple[str, ...] = ()
 
     @classmethod
     def _lazy(
-        cls, chunks: Sequence[Chunk], stats: Callable[[], Stats], settings: Settings, source: str | None = None
+        cls,
+        chunks: Sequence[Chunk],
+        stats: Callable[[], Stats],
+        settings: Settings,
+        source: str | None = None,
+        notes: tuple[str, ...] = (),
     ) -> ChunkResult:
         """A result whose `stats` are worked out when first read: a pipeline that writes the
         chunks never pays for the document's words or the overlaps' counts."""
         result = object.__new__(cls)
-        result.__dict__.update(chunks=chunks, settings=settings, source=source, _make_stats=stats)
+        result.__dict__.update(chunks=chunks, settings=settings, source=source, notes=notes, _make_stats=stats)
         return result
 
     def __getattr__(self, name: str) -> Any:

@@ -15,20 +15,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["FIELDS", "Field", "ENGINE_FIELDS", "RECORD_FIELDS", "ddl", "field_names"]
+__all__ = ["FIELDS", "Field", "ENGINE_FIELDS", "PLAIN_ENGINE_FIELDS", "RECORD_FIELDS", "ddl", "engine_fields", "field_names"]
 
 
 @dataclass(frozen=True)
 class Field:
     """One field of a record. `kind` is ``string``, ``int``, ``bool`` or ``strings`` (a list of
     strings). `optional`: JSON leaves it out when it has no value (Arrow and Spark hold a
-    null). `engines`: only the table engines (Arrow, Spark, Ray) have the column."""
+    null). `engines`: only the table engines (Arrow, Spark, Ray) have the column. `embed`: the
+    embed text's fields, which a result's records carry when it is embedded (`Chunks.embedded`)
+    and the table engines' columns hold only with a `context` setting (so the settings, not the
+    chunks, decide a dataset's one schema)."""
 
     name: str
     kind: str
     doc: str
     optional: bool = False
     engines: bool = False
+    embed: bool = False
 
 
 FIELDS: tuple[Field, ...] = (
@@ -59,6 +63,14 @@ FIELDS: tuple[Field, ...] = (
     Field("page_start", "int", "A PDF's first page the chunk touches, from 1.", optional=True),
     Field("page_end", "int", "A PDF's last page the chunk touches.", optional=True),
     Field(
+        "embed_text",
+        "string",
+        "What to embed: the chunk's context (the `context` setting) then its text, or a pasted splitter's own text.",
+        optional=True,
+        embed=True,
+    ),
+    Field("embed_tokens", "int", "The embed text's tokens.", optional=True, embed=True),
+    Field(
         "error",
         "string",
         "Why an input row gave no chunks (not text, or it could not be read): one line; a row with an error "
@@ -73,7 +85,17 @@ RECORD_FIELDS = tuple(f for f in FIELDS if not f.engines)
 """The fields of a record as JSON Lines, JSON and `Chunk.to_dict` have them (with `source`)."""
 
 ENGINE_FIELDS = FIELDS
-"""The columns the table engines (Arrow, Parquet, Spark, Ray) add to each input row."""
+"""The columns the table engines (Arrow, Parquet, Spark, Ray) add to each input row with a
+`context` setting."""
+
+PLAIN_ENGINE_FIELDS = tuple(f for f in FIELDS if not f.embed)
+"""The columns they add without one: no embed text."""
+
+
+def engine_fields(embed: bool) -> tuple[Field, ...]:
+    """The table engines' columns, with the embed text's or without."""
+    return ENGINE_FIELDS if embed else PLAIN_ENGINE_FIELDS
+
 
 _DDL = {"string": "string", "int": "bigint", "bool": "boolean", "strings": "array<string>"}
 

@@ -15,6 +15,9 @@ from typing import Any
 from ..results._records import ChunkResult
 from ..settings._options import Settings
 from ..settings._presets import PRESETS, ModelLimit, model_limit
+from ..splitters import parse_splitter
+from ..splitters._describe import describe
+from ..text._tables import find_tables
 from ..tokens._tokenizers import TOKENIZERS
 
 __all__ = ["Tip", "Advice", "advise", "content_type", "model_limit"]
@@ -219,9 +222,56 @@ def advise(document: Any, result: ChunkResult, *, limit: int | str | ModelLimit 
         tips.extend(_result_tips(text, result, model))
     # Already cut by its structure: the code pitfall has nothing left to say.
     tips.extend(t for t in pitfalls(text) if not (t.code == "code" and result.settings.strategy == "code"))
+    if result.settings.splitter:
+        tips = _splitter_tips(result) + [_without(t, result.settings) for t in tips]
     tips = [_changes_only(t, result.settings) for t in tips]
     tips.sort(key=lambda t: t.level != "warn")  # stable: warnings first, each group in order
     return Advice(kind, tuple(tips))
+
+
+def _splitter_tips(result: ChunkResult) -> list[Tip]:
+    """What the pasted splitter's settings do, then what its chunks show."""
+    call = parse_splitter(result.settings.splitter or "")
+    tips = [Tip("tip", code, message) for code, message in describe(call)]
+    chunks = result.chunks
+    joined = sum(1 for c in chunks if c.framework_text is not None)
+    if joined:
+        tips.append(
+            Tip(
+                "tip",
+                "splitter_joined",
+                f"{_plural(joined, 'chunk')} of {call.kind.label} {'is' if joined == 1 else 'are'} not one slice of the "
+                "document: each record's text is the slice covering it, and embed_text holds the framework's own text.",
+            )
+        )
+    moved = result.stats.flag_counts.get("framework_offset", 0)
+    if moved and call.framework == "llama_index":
+        tips.append(
+            Tip(
+                "warn",
+                "splitter_start_index",
+                f"LlamaIndex's own start_char_idx is wrong for {_plural(moved, 'chunk')} (its search for the node's "
+                "text lands elsewhere, or finds none): the offsets here, and chunker.llama_index's, are where the "
+                "chunks really are.",
+            )
+        )
+    elif moved:
+        tips.append(
+            Tip(
+                "warn",
+                "splitter_start_index",
+                f"LangChain's own start_index is wrong for {_plural(moved, 'chunk')} (its search for the text lands on "
+                "an earlier copy): the offsets here, and chunker.langchain's, are where the chunks really are.",
+            )
+        )
+    return tips
+
+
+def _without(tip: Tip, settings: Any) -> Tip:
+    """A tip without suggestions the pasted splitter overrides (its size, overlap, strategy)."""
+    fixed = parse_splitter(settings.splitter).implied()
+    kept = {k: v for k, v in tip.suggest.items() if k not in fixed}
+    return tip if kept == tip.suggest else Tip(tip.level, tip.code, tip.message, kept)
 
 
 def _changes_only(tip: Tip, settings: Any) -> Tip:
@@ -401,21 +451,22 @@ def _result_tips(text: str, result: ChunkResult, model: ModelLimit | None) -> li
         )
     oversize = stats.flag_counts.get("oversize", 0)
     if oversize:
-        out.append(
-            Tip(
-                "tip",
-                "oversize",
-                f"{_plural(oversize, 'chunk is', 'chunks are')} larger than the size: "
-                "a block that cannot be cut (a long paragraph, table or code block) "
-                "stayed whole.",
-            )
+        crowded = any("oversize" in c.flags and "table_continued" in c.flags for c in chunks)
+        why = (
+            "a block that cannot be cut (a long paragraph or code block) stayed whole, or a table's "
+            "header rows, repeated on each of its parts, left its rows too little room."
+            if crowded
+            else "a block that cannot be cut (a long paragraph or code block) stayed whole."
         )
+        out.append(Tip("tip", "oversize", f"{_plural(oversize, 'chunk is', 'chunks are')} larger than the size: {why}"))
+    out.extend(_table_tips(text, result, model))
     if markdown_like and strategy not in ("markdown", "recursive"):
         out.append(
             Tip(
                 "tip",
                 "markdown",
-                "This looks like Markdown: the markdown strategy splits at headings and keeps code blocks and tables whole.",
+                "This looks like Markdown: the markdown strategy splits at headings, keeps code blocks whole "
+                "and splits a long table between its rows, repeating its header rows.",
                 {"strategy": "markdown"},
             )
         )
@@ -434,6 +485,55 @@ def _result_tips(text: str, result: ChunkResult, model: ModelLimit | None) -> li
         exact = tuple(t.name for t in TOKENIZERS.values() if t.exact)
         out.append(
             Tip("tip", "estimated", f"Token counts are estimates; {' and '.join(exact)} count exactly.", {"tokenizer": exact})
+        )
+    return out
+
+
+# The strategies that keep a table's rows whole and repeat its header rows on its later parts.
+_BY_ROWS = ("markdown", "recursive")
+
+
+def _table_tips(text: str, result: ChunkResult, model: ModelLimit | None) -> list[Tip]:
+    """What the result does with the document's tables: cut through rows (a strategy that does
+    not look for them), split between rows with the header repeated, or cut a row too long."""
+    s, stats = result.settings, result.stats
+    out: list[Tip] = []
+    if s.strategy not in _BY_ROWS:
+        tables = len(find_tables(text[:SCAN_CHARS]))
+        if tables:
+            out.append(
+                Tip(
+                    "tip",
+                    "tables",
+                    f"The document holds {_plural(tables, 'table')}: the markdown and recursive strategies "
+                    "keep a table that fits whole and split a longer one between its rows, repeating its "
+                    f"header rows on every later part; {s.strategy} does not look for tables.",
+                    {"strategy": _others(s.strategy, *_BY_ROWS)},
+                )
+            )
+        return out
+    continued = stats.flag_counts.get("table_continued", 0)
+    if continued:
+        out.append(
+            Tip(
+                "tip",
+                "table_parts",
+                f"{_plural(continued, 'chunk continues', 'chunks continue')} a table split between its rows: "
+                "each carries the table's header rows as context (its embed text starts with them), "
+                "counted within the size.",
+            )
+        )
+    cut = stats.flag_counts.get("row_cut", 0)
+    if cut:
+        larger = _larger(s, model)
+        out.append(
+            Tip(
+                "warn",
+                "row_cut",
+                f"{_plural(cut, 'chunk starts or ends', 'chunks start or end')} inside a table row too long "
+                "for the size (with its header rows): the row is cut. A larger size keeps rows whole.",
+                _resized(s, larger) if larger > s.size else {},
+            )
         )
     return out
 

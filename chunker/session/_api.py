@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import operator
 import os
 from array import array
@@ -10,9 +11,11 @@ from typing import Any
 
 from .._errors import ChunkerError
 from ..results._records import ChunkResult, Chunks, Stats, id_base
+from ..settings._context import NONE, fields_of, render
 from ..settings._options import Settings, options_doc, options_for, signed, unknown_setting
 from ..settings._settings import DEFAULTS, volume_limit, whole_number
-from ..strategies import STRATEGIES, Spans, Strategy
+from ..splitters import splitter_spans
+from ..strategies import STRATEGIES, Span, Spans, Strategy
 from ..strategies._merge import merge_small
 from ..text._segments import Fences, checked_text, count_words, ends_sentence, is_heading_line, rstripped_tail
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
@@ -38,7 +41,15 @@ class Document:
     (2, 8)
     """
 
-    def __init__(self, text: str, *, source: str | None = None, pages: Sequence[int] = (), name: str | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        *,
+        source: str | None = None,
+        pages: Sequence[int] = (),
+        name: str | None = None,
+        title: str | None = None,
+    ) -> None:
         self.text, self._wide_space = checked_text(text)
         self.source = source
         self.name = name
@@ -49,6 +60,8 @@ class Document:
             raise ChunkerError(f"pages must be ascending start offsets from 0 within the text, got {pages[:5]}...")
         self.pages = pages
         """Where each page starts in `text` (a PDF's); records then carry page_start/page_end."""
+        self._title = title
+        self._read_from = name  # the file's name, for the context's {source} and {title}, whatever its kind
         self._keep = True
         self._measure: tuple[str, Measure] | None = None  # (tokenizer identity, its token measure)
         self._tokens: dict[str, int] = {}
@@ -79,10 +92,9 @@ class Document:
         from ..documents import MAX_BYTES, read_file, shown_name, source_of  # only files need it
 
         data = read_file(path)
-        name = shown_name(path)
         return cls.from_bytes(
             data,
-            name=name,
+            name=shown_name(path),
             source=source_of(path),  # the command line's: its records' ids are the same
             keep_running=keep_running,
             raw=raw,
@@ -119,10 +131,28 @@ class Document:
             encoding=encoding,
         )
         # An extracted document (PDF, Word, HTML) is text now: its file name says nothing of it.
-        return cls(found.text, source=source, pages=found.pages, name=name if found.kind == "text" else None)
+        doc = cls(
+            found.text,
+            source=source,
+            pages=found.pages,
+            name=name if found.kind == "text" else None,
+            title=found.title or None,
+        )
+        doc._read_from = name
+        return doc
 
     def __repr__(self) -> str:
         return f"<Document {len(self.text):,} chars{' from ' + self.source if self.source else ''}>"
+
+    @property
+    def title(self) -> str:
+        """The document's title, the `context` setting's ``{title}``: the one its reader found
+        (an HTML page's <title>, a PDF's or Word file's own title), else the text's first
+        Markdown heading (not for a code file: a comment there is no heading), else the stem of
+        the name it was read from (`source`, else `name`), else ""."""
+        if self._title is None:
+            self._title = _title_of(self.text, self.source or self._read_from)
+        return self._title
 
     @property
     def words(self) -> int:
@@ -151,11 +181,12 @@ class Document:
         self, settings: Settings, *, strategies: Sequence[str] | None = None, max_chunk_chars: int | None = None
     ) -> dict[str, Stats | ChunkerError]:
         """The stats of every strategy (or of `strategies`) under the other settings as given;
-        settings a strategy cannot take give its error instead."""
+        settings a strategy cannot take give its error instead. Beside a pasted splitter, each
+        strategy runs at the size, overlap, unit and tokenizer the splitter set."""
         out: dict[str, Stats | ChunkerError] = {}
         for name in strategies if strategies is not None else list(STRATEGIES):
             try:
-                same = Settings(**{**settings.to_dict(), "strategy": name})
+                same = Settings(**{**settings.to_dict(), "strategy": name, "splitter": None})
                 out[name] = self.run(same, max_chunk_chars=max_chunk_chars).stats
             except ChunkerError as e:
                 out[name] = e
@@ -172,7 +203,7 @@ class Document:
         tok = get_tokenizer(settings.tokenizer)
         strategy = STRATEGIES[settings.strategy]
         size, overlap_count = settings.size, settings.overlap_count
-        if (not text or text.isspace()) and not strategy.keeps_blank:
+        if (not text or text.isspace()) and not strategy.keeps_blank and not settings.splitter:
             return ChunkResult((), self._stats((), tok, settings, 0), settings, self.source)
         if limit is not None and settings.strategy == "fixed" and overlap_count:
             # Fixed windows repeat the document size / stride times over, near enough: past the
@@ -185,29 +216,59 @@ class Document:
             return self._run(text, strategy, settings, tok, limit)
 
     def _run(self, text: str, strategy: Strategy, settings: Settings, tok: TokenizerLike, limit: int | None) -> ChunkResult:
-        size, overlap_count = settings.size, settings.overlap_count
+        overlap_count = settings.overlap_count
         tokens_unit = settings.unit == "tokens"
         measure = self._token_measure(tok) if tokens_unit else make_measure(text, settings.unit, tok)
         wanted = {
             w: self.pages if w == "pages" else (self.source or self.name) if w == "source" else getattr(settings, w)
             for w in strategy.wants
         }
-        spans = Spans.of(
-            strategy.split(text, size=size, overlap=overlap_count, measure=measure, breaks=settings.breaks, **wanted), len(text)
-        )
-        if not strategy.keeps_blank:
-            spans = _without_blanks(text, spans)
-        if settings.min_size:
-            spans = merge_small(spans, size=size, min_size=settings.min_size, measure=measure)
+        fit = _Fit(self, settings, tok, measure)
+
+        def split(start: int, end: int, budget: int, sizer: Measure) -> tuple[Spans, tuple[str, ...]]:
+            """The strategy's spans of text[start:end] (offsets into that piece), blanks dropped
+            and small chunks merged, within `budget`; and its notes. A pasted splitter's are
+            the framework's chunks as it makes them: whitespace-only ones too, none merged (the
+            splitter fixed min_size at 0), whatever a context leaves (it knows of none)."""
+            piece = text if start == 0 and end == len(text) else text[start:end]
+            if settings.splitter:
+                return Spans.of(splitter_spans(piece, settings.splitter, tok), len(piece)), ()
+            raw = strategy.split(piece, size=budget, overlap=overlap_count, measure=sizer, breaks=settings.breaks, **wanted)
+            notes: tuple[str, ...] = tuple(getattr(raw, "notes", ()))
+            spans = Spans.of(raw, len(piece))
+            del raw
+            if not strategy.keeps_blank:
+                spans = _without_blanks(piece, spans)
+            if settings.min_size:
+                spans = merge_small(spans, size=budget, min_size=settings.min_size, measure=sizer)
+            return spans, notes
+
+        def section(start: int, end: int, budget: int) -> Spans:
+            return split(start, end, budget, make_measure(text[start:end], settings.unit, tok))[0]
+
+        while True:
+            # The context counts against the size: the strategy gets what the contexts leave,
+            # and splits again where a chunk's context turns out longer than reserved: section
+            # by section where the strategy's sections stand alone, else the whole text. A
+            # pasted splitter's chunks are the framework's: a context over the size is flagged.
+            spans, notes = split(0, len(text), fit.budget(), measure)
+            if fit.fits(spans, by_sections="pages" not in strategy.wants and not settings.splitter) or settings.splitter:
+                break
+            if fit.sections:
+                sectioned = fit.by_sections(spans, section)
+                if sectioned is not None:
+                    spans = sectioned
+                    break
+        contexts = fit.contexts
         counter = [measure] if tokens_unit else []  # what counts the chunks: the tokens measure
         del measure
         if limit is not None:
             _check_volume(text, spans, settings, limit)
-        found: list[tuple[Sequence[int], Sequence[int], int]] = []
+        found: list[tuple[Sequence[int], Callable[[], tuple[Sequence[int], int]]]] = []
 
-        def counted() -> tuple[Sequence[int], Sequence[int], int]:
-            """(every chunk's tokens, the tokens of each chunk that earlier ones hold, the
-            document's tokens), counted once, when first asked for."""
+        def counted() -> tuple[Sequence[int], Callable[[], tuple[Sequence[int], int]]]:
+            """(every chunk's tokens, what gives the tokens of each chunk that earlier ones hold
+            and the document's tokens), counted once, when first asked for."""
             if not found:
                 found.append(self._counted(text, spans, tok, counter.pop() if counter else None))
             return found[0]
@@ -218,21 +279,30 @@ class Document:
             # the chunk texts are made. The estimates count when the counts are first read.
             counted()
         chunks = _records(
-            text, spans, settings, tok, lambda: counted()[0], self.pages, self._wide_space, id_base(self.source, settings)
+            text,
+            spans,
+            settings,
+            tok,
+            lambda: counted()[0],
+            self.pages,
+            self._wide_space,
+            id_base(self.source, settings),
+            contexts,
+            fit.embed_counts(spans),
         )
 
         def stats() -> Stats:
-            _, repeats, doc_tokens = counted()
+            repeats, doc_tokens = counted()[1]()
             return self._stats(chunks, tok, settings, doc_tokens, repeats)
 
-        return ChunkResult._lazy(chunks, stats, settings, self.source)
+        return ChunkResult._lazy(chunks, stats, settings, self.source, notes)
 
     def _counted(
         self, text: str, spans: Spans, tok: TokenizerLike, counter: Measure | None
-    ) -> tuple[Sequence[int], Sequence[int], int]:
-        """The chunks' token counts, their overlaps' and the document's (see `counted`). Chunks
-        are sized in characters or words but counted in tokens all the same: from one encoding
-        of the document (or the estimate's sums), not chunk by chunk."""
+    ) -> tuple[Sequence[int], Callable[[], tuple[Sequence[int], int]]]:
+        """The chunks' token counts, and what gives their overlaps' and the document's (see
+        `counted`). Chunks are sized in characters or words but counted in tokens all the same:
+        from one encoding of the document (or the estimate's masks), not chunk by chunk."""
         if counter is None:
             counter = self._token_measure(tok) if tok.name != "approx" else make_measure(text, "tokens", tok)
         if isinstance(counter, ExactTokenMeasure):
@@ -243,15 +313,24 @@ class Document:
             repeats = _repeats(spans.starts, spans.ends, counter.plain)
             doc_tokens = len(counter.offsets) + counter.specials
             counter.forget()
-        else:
-            # approx and estimate count a span's own text, and their measures do that from the
-            # document already read (estimate's running sums; approx's length rule).
-            assert isinstance(counter, EstimateTokenMeasure)
-            counts = array("q", map(counter.count, spans.starts, spans.ends))
-            repeats = _repeats(spans.starts, spans.ends, counter.count)
-            doc_tokens = counter.count(0, len(text))
-        self._tokens.setdefault(tok.name, doc_tokens)
-        return counts, repeats, doc_tokens
+            self._tokens.setdefault(tok.name, doc_tokens)
+            return counts, lambda: (repeats, doc_tokens)
+        # approx and estimate count a span's own text, and their measures do that from the
+        # document already read (estimate's masks; approx's length rule): the overlaps and the
+        # document only when the stats are read (records alone never need them).
+        assert isinstance(counter, EstimateTokenMeasure)
+        estimate = counter
+        counts = array("q", map(estimate.count, spans.starts, spans.ends))
+        rest: list[tuple[Sequence[int], int]] = []
+
+        def overlaps_and_document() -> tuple[Sequence[int], int]:
+            if not rest:
+                doc_tokens = estimate.count(0, len(text))
+                self._tokens.setdefault(tok.name, doc_tokens)
+                rest.append((_repeats(spans.starts, spans.ends, estimate.count), doc_tokens))
+            return rest[0]
+
+        return counts, overlaps_and_document
 
     def _token_measure(self, tok: TokenizerLike) -> Measure:
         if self._measure is not None and self._measure[0] == tok.name:
@@ -329,7 +408,7 @@ class Document:
             duplicated_pct=round(100.0 * duplicated / doc_tokens, 2) if doc_tokens else 0.0,
             avg_overlap=round(sum(shared) / len(shared), 2) if shared else 0.0,
             max_overlap=max(shared, default=0),
-            embedding_tokens=sum(tokens),
+            embedding_tokens=sum(chunks._embed_tokens),
             exact=tok.exact,
             flag_counts=flag_counts,
         )
@@ -395,9 +474,14 @@ def _records(
     pages: Sequence[int] = (),
     wide_space: bool | None = None,
     ids: Any = None,
+    contexts: list[str] | None = None,
+    embed_counts: Callable[[Callable[[], Sequence[int]]], Sequence[int]] | None = None,
 ) -> Chunks:
     """The chunks of `spans`, flagged; `counts()` gives the spans' token counts, asked for
     only where a flag needs them (tokens as the unit, a model's limit) or when read.
+    `contexts` are the chunks' contexts (None: the setting is none and no strategy gave one);
+    `embed_counts(counts)` counts their embed texts. A chunk with a context is judged
+    oversize and truncated on its embed text, what the model receives.
 
     Each chunk's text is sliced here only to judge its flags, then let go: the result keeps
     spans and numbers (see `Chunks`).
@@ -405,8 +489,19 @@ def _records(
     size, unit = settings.size, settings.unit
     limit = settings.model_tokens
     known = counts() if unit == "tokens" or limit is not None else None
+    with_context = contexts is not None and any(contexts)
+    embedded: list[Sequence[int]] = []
+
+    def embed_tokens() -> Sequence[int]:
+        if not embedded:
+            assert embed_counts is not None
+            embedded.append(embed_counts(counts))
+        return embedded[0]
+
+    if with_context and known is not None:
+        embed_tokens()
     min_size = settings.min_size
-    cut = spans.cut
+    cut, marks = spans.cut, spans.flags
     fences = Fences.of(text)  # whether a chunk's last fence line closes a block is the document's to say
 
     def flagged() -> list[tuple[str, ...]]:
@@ -424,6 +519,16 @@ def _records(
                 measured = end - start
             else:
                 measured = count_words(piece)
+            embed_measured, embed_n = measured, n
+            if with_context and contexts is not None and contexts[k]:
+                context = contexts[k]
+                embed_n = embed_tokens()[k] if known is not None else 0
+                if unit == "tokens":
+                    embed_measured = embed_n
+                elif unit == "chars":
+                    embed_measured = len(context) + end - start
+                else:
+                    embed_measured = count_words(context + piece)
             found: list[str] = []
             if not ends_sentence(piece, fences, start):
                 found.append("mid_sentence")
@@ -431,14 +536,16 @@ def _records(
                 found.append("fragment")
             if _last_line_is_heading(text, start, piece):
                 found.append("orphan_heading")
-            if size > 0 and measured > size:
+            if size > 0 and embed_measured > size:
                 found.append("oversize")
             if cut is not None and cut[k]:
                 found.append("split_sentence")
-            if limit is not None and n > limit:
+            if limit is not None and embed_n > limit:
                 found.append("truncated")
             if measured < min_size:
                 found.append("tiny")
+            if marks is not None and marks[k]:
+                found.extend(marks[k])  # what only the strategy can judge (a table's parts)
             key = tuple(found)
             flags.append(shared.setdefault(key, key))
         return flags
@@ -454,6 +561,10 @@ def _records(
         pages,
         wide_space,
         ids,
+        contexts if with_context else None,
+        embed_tokens if with_context else None,
+        embedded=contexts is not None and settings.context != NONE,
+        embeds=spans.embeds,
     )
 
 
@@ -523,3 +634,263 @@ def _last_line_is_heading(text: str, start: int, piece: str) -> bool:
         if not indent.lstrip("\ufeff").strip():  # only whitespace (or a byte order mark) before it
             tail = indent + tail
     return is_heading_line(tail)
+
+
+_REFITS = 4
+"""Splits tried at most: each raises the reserve to the longest context a chunk turned out to
+have, so a chunk's context found longer than reserved is split for again (a new split can
+end chunks under other headings). What is still over after that is flagged oversize."""
+
+
+class _Fit:
+    """The context setting, rendered for each chunk, and the share of the size it takes.
+
+    The strategy is told the size less `reserve`, what the contexts take: at first the
+    context every chunk shares (the template with no heading and the first page); after a
+    split, the most any chunk's context turned out to add to its text. A strategy's own
+    context (`Span.context`) is the strategy's to fit within the size it is told.
+    """
+
+    def __init__(self, doc: Document, settings: Settings, tok: TokenizerLike, measure: Measure) -> None:
+        self.doc, self.settings, self.tok, self.measure = doc, settings, tok, measure
+        self.template = settings.context
+        self.fields = fields_of(self.template)
+        self.size = settings.size
+        self.unit = settings.unit
+        self.reserve = 0
+        self.tries = 0
+        self.contexts: list[str] | None = None
+        self.sections = False  # split again section by section (see `fits`)
+        self._costs: list[int] = []
+        self._need = 0
+        self._measured: list[int] | None = None  # the embed texts' token counts found while fitting
+        self._rendered: dict[tuple[tuple[str, ...], int | None], str] = {}
+        self._widest = ""
+        if self.template != NONE and self.size > 0:
+            shared = self._render((), 1 if doc.pages else None)
+            self.reserve = self._alone(shared)
+            self._widest = shared
+
+    def _render(self, headings: tuple[str, ...], page: int | None) -> str:
+        key = (headings, page)
+        known = self._rendered.get(key)
+        if known is None:
+            doc = self.doc
+            known = self._rendered[key] = render(
+                self.template,
+                headings,
+                title=doc.title if "title" in self.fields else "",
+                source=(doc.source or doc._read_from or "") if "source" in self.fields else "",
+                page=page,
+            )
+        return known
+
+    def _measure_text(self, s: str) -> int:
+        if self.unit == "chars":
+            return len(s)
+        if self.unit == "words":
+            return count_words(s)
+        return int(self.tok.count(s))
+
+    def _alone(self, context: str) -> int:
+        """A context's own size in the unit (a tokenizer's special tokens are the chunk's)."""
+        if not context:
+            return 0
+        n = self._measure_text(context)
+        return max(0, n - int(getattr(self.tok, "specials", 0))) if self.unit == "tokens" else n
+
+    def _span_size(self, start: int, end: int) -> int:
+        if self.unit == "chars":
+            return end - start
+        if self.unit == "words":
+            return count_words(self.doc.text[start:end])
+        return int(getattr(self.measure, "exact", self.measure.count)(start, end))
+
+    def _too_long(self, cost: int, context: str) -> ChunkerError:
+        return ChunkerError(
+            f"the context {context[:80]!r} is {cost:,} {self.unit}, and the size is {self.size:,}: the context counts "
+            f"against the size, so raise the size or shorten the context",
+            field="context",
+        )
+
+    def budget(self) -> int:
+        """The size the strategy is told: what the contexts leave."""
+        size, reserve = self.size, self.reserve
+        if not reserve:
+            return size
+        if reserve >= size:
+            raise self._too_long(reserve, self._widest)
+        left = size - reserve
+        overlap = self.settings.overlap_count
+        if overlap >= left:
+            raise ChunkerError(
+                f"overlap {overlap} must be smaller than what the context leaves of the size: {size} less "
+                f"{reserve} {self.unit} of context is {left}; lower the overlap or raise the size",
+                field="overlap",
+            )
+        return left
+
+    def fits(self, spans: Spans, *, by_sections: bool = False) -> bool:
+        """Render every chunk's context; whether each fits the size beside its chunk (or the
+        splits tried are used up). False: split again, with the reserve raised, or (`sections`
+        set, when `by_sections` and the strategy marks where its sections start) the sections
+        whose contexts are longer than reserved, each alone (`by_sections`)."""
+        self.tries += 1
+        self.sections = False
+        own = spans.context
+        if self.template == NONE:
+            self.contexts = list(own) if own is not None else None
+            return True
+        text, pages = self.doc.text, self.doc.pages
+        heads = spans.headings
+        starts, ends = spans.starts, spans.ends
+        page_of = (lambda a: max(1, bisect.bisect_right(pages, a))) if pages else (lambda a: None)
+        rendered = [self._render(heads[k] if heads is not None else (), page_of(starts[k])) for k in range(len(starts))]
+        self.contexts = [r + o for r, o in zip(rendered, own)] if own is not None else rendered
+        size = self.size
+        if size == 0:  # one chunk per unit: nothing bounds them
+            return True
+        reserve, need = self.reserve, self.reserve
+        measured: list[int] = []
+        costs = self._costs = [0] * len(rendered)  # what each chunk's context needs reserved, where it was over
+        for k, context in enumerate(rendered):
+            if not context:
+                measured.append(-1)
+                continue
+            a, b = starts[k], ends[k]
+            if own is not None and own[k]:
+                body = own[k] + text[a:b]
+                body_size = self._measure_text(body)
+            else:
+                body = text[a:b]
+                body_size = self._span_size(a, b)
+            embed_size = self._measure_text(context + body)
+            measured.append(embed_size)
+            if embed_size > size and body_size <= size - reserve:
+                costs[k] = embed_size - body_size
+                if costs[k] > need:
+                    need, self._widest = costs[k], context
+        if need > reserve:
+            if need >= size:
+                raise self._too_long(need, self._widest)
+            if by_sections and spans.walls and self.tries == 1:
+                self.sections, self._need = True, need
+                return False
+            if self.tries < _REFITS:
+                self.reserve = need
+                return False
+        self._measured = measured if self.unit == "tokens" else None
+        return True
+
+    def by_sections(self, spans: Spans, split: Callable[[int, int, int], Spans]) -> Spans | None:
+        """`spans` with each section (from one wall to the next) that holds a chunk whose context
+        is longer than reserved split again alone, by `split(start, end, budget)`, with what
+        the longest context of its own chunks leaves, so that a section under a short heading
+        path keeps the whole size.
+
+        A section's chunks must share one heading path, before and after (split alone, the
+        section has lost the headings above it, so that path is put back): where one does not
+        (a run of headings cut apart), None, and the whole text is split again instead, with
+        the reserve raised."""
+        text, size = self.doc.text, self.size
+        starts, n = spans.starts, len(spans)
+        bounds = sorted({0, *(w for w in spans.walls or () if 0 < w < len(text)), len(text)})
+        out: list[Span] = []
+        k = 0
+        for a, b in zip(bounds, bounds[1:]):
+            first = k
+            while k < n and starts[k] < b:
+                k += 1
+            need = max(self._costs[first:k], default=0)
+            if need <= self.reserve:
+                out.extend(spans[i] for i in range(first, k))
+                continue
+            heads = {spans[i].headings for i in range(first, k)}
+            if len(heads) != 1:
+                self._whole()
+                return None
+            (path,) = heads
+            for _ in range(_REFITS):
+                self._widest = self._render(path, None)
+                sub = split(a, b, self._left(need))
+                if len({sp.headings for sp in sub}) > 1:
+                    self._whole()
+                    return None
+                parts = [sp._replace(start=sp.start + a, end=sp.end + a, headings=path) for sp in sub]
+                more = max((self._over_by(sp, size - need) for sp in parts), default=0)
+                if more <= need:
+                    break
+                need = more
+            out.extend(parts)
+        result = Spans.of(out, len(text))
+        result.walls = spans.walls
+        self.tries = _REFITS  # what is still over is flagged: no more splits
+        self.fits(result)
+        return result
+
+    def _whole(self) -> None:
+        """Give up splitting section by section: the whole text again, the reserve raised."""
+        self.reserve, self.sections = self._need, False
+
+    def _over_by(self, span: Span, left: int) -> int:
+        """What `span`'s context needs reserved, when it does not fit beside the span though the
+        span fits in `left`; else 0."""
+        text, pages = self.doc.text, self.doc.pages
+        page = max(1, bisect.bisect_right(pages, span.start)) if pages else None
+        context = self._render(span.headings, page)
+        if not context:
+            return 0
+        body = span.context + text[span.start : span.end]
+        body_size = self._measure_text(body) if span.context else self._span_size(span.start, span.end)
+        embed_size = self._measure_text(context + body)
+        return embed_size - body_size if embed_size > self.size and body_size <= left else 0
+
+    def _left(self, reserve: int) -> int:
+        """The size less `reserve`, checked as `budget` checks it."""
+        held, self.reserve = self.reserve, reserve
+        try:
+            return self.budget()
+        finally:
+            self.reserve = held
+
+    def embed_counts(self, spans: Spans) -> Callable[[Callable[[], Sequence[int]]], Sequence[int]] | None:
+        """What counts the chunks' embed texts in tokens (None: no chunk has a context)."""
+        contexts = self.contexts
+        if contexts is None or not any(contexts):
+            return None
+        measured, text, tok = self._measured, self.doc.text, self.tok
+        starts, ends = spans.starts, spans.ends
+
+        def count(counts: Callable[[], Sequence[int]]) -> Sequence[int]:
+            base = counts()
+            out = array("q")
+            for k, context in enumerate(contexts):
+                if not context:
+                    out.append(base[k])
+                elif measured is not None and measured[k] >= 0:
+                    out.append(measured[k])
+                else:
+                    out.append(tok.count(context + text[starts[k] : ends[k]]))
+            return out
+
+        return count
+
+
+def _title_of(text: str, name: str | None) -> str:
+    """`Document.title` when no reader gave one: the first Markdown heading, else the name's stem."""
+    from ..strategies._languages import LANGUAGES  # only a title asked for needs them
+    from ..strategies.markdown import iter_blocks
+
+    base = name.replace("\\", "/").rsplit("/", 1)[-1] if name else ""
+    dot = base.rfind(".")
+    ext = base[dot:].lower() if dot > 0 else ""
+    code = any(ext in lang.extensions for lang in LANGUAGES.values() if lang.name not in _PROSE) if ext else False
+    if not code:
+        for block in iter_blocks(text):
+            if block.kind == "heading" and block.title.strip():
+                return block.title.strip()
+    return base[:dot] if dot > 0 else base
+
+
+_PROSE = frozenset({"markdown", "rst", "latex", "html"})
+"""Languages whose files are prose: their first heading is their title."""

@@ -27,13 +27,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._errors import ChunkerError
+from ..splitters import SPLITTERS, parse_splitter
 from ..strategies import STRATEGIES
 from ..strategies._languages import AUTO, LANGUAGES
 from ..tokens._tokenizers import TOKENIZERS, get_tokenizer, label_of
+from ._context import FIELDS, HEADINGS, NONE, check_context
 from ._presets import MODEL_LIMITS, model_limit
 from ._settings import (
     BREAKS,
     DEFAULTS,
+    RETRIEVERS,
     UNITS,
     VOLUME_FLOOR,
     VOLUME_TIMES,
@@ -73,7 +76,8 @@ MISSING: Any = _Missing()
 class Control:
     """The page's control for an option.
 
-    `kind` is "select" (its options drawn from `choices`), "number", "text" or "checkboxes".
+    `kind` is "select" (its options drawn from `choices`), "number", "text", "textarea" (text of
+    several lines, such as a pasted import line and call) or "checkboxes".
     `in_page` says index.html lays the control out itself (with sliders, boxes and help around
     it, under the element id `id`); other options get a field the worker builds
     (`app/panels.controls`), read and written by the page generically.
@@ -109,6 +113,7 @@ class Option:
     - `snippet(settings)` says whether copy-as-code writes it (by default: when not the default);
       `shown(value)` is the value it writes there and in the link.
     - `aliases` maps an adapter (its `owner` name) to that library's own name for the option.
+    - `implies(value)` gives the options its value fixes (see the field).
     """
 
     name: str
@@ -128,6 +133,10 @@ class Option:
     shown: Callable[[Any], Any] = _plain
     to_json: Callable[[Any], Any] = _plain
     aliases: Mapping[str, str] = field(default_factory=dict)
+    implies: Callable[[Any], Mapping[str, Any]] | None = None
+    """Other options this one's canonical value fixes, whatever they were given as (a pasted
+    splitter fixes the strategy, unit, size, overlap and tokenizer). Such an option is checked
+    before every other, and the others' checks see it in `so_far`."""
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or self.name.startswith("_"):
@@ -195,7 +204,9 @@ def _overlap(value: Any, so_far: Mapping[str, Any]) -> int | str:
         return label  # one chunk per sentence or paragraph: overlap has nothing to repeat
     if count < 0:
         raise ChunkerError(f"overlap must be 0 or more, got {count}", field="overlap")
-    if count >= size:
+    if count >= size and not (so_far.get("splitter") and count == size):
+        # A pasted splitter may overlap by its whole size, as LangChain's recursive one allows;
+        # its own checks have said what it takes.
         raise ChunkerError(f"overlap {label} must be smaller than the size {size}: try {size // 10} (10%)", field="overlap")
     return label
 
@@ -237,6 +248,71 @@ def _model_max(value: Any, so_far: Mapping[str, Any]) -> int | str | None:
     return str(value)  # a MODEL_LIMITS name, kept as named
 
 
+def _splitter(value: Any, so_far: Mapping[str, Any]) -> str | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return parse_splitter(value).value
+
+
+def _splitter_implies(value: Any) -> Mapping[str, Any]:
+    return parse_splitter(value).implied() if value else {}
+
+
+def _splitter_help() -> str:
+    names = ", ".join(dict.fromkeys(k.name for k in SPLITTERS.values()))
+    return (
+        "your splitter's constructor call as your code has it, read (never run), such as "
+        '"RecursiveCharacterTextSplitter.from_language(Language.PYTHON, chunk_size=800, chunk_overlap=80)"; '
+        f"the chunks are then that framework's, and it sets strategy, unit, size and overlap: {names}"
+    ).replace("%", "%%")
+
+
+def _embedding_model(value: Any, so_far: Mapping[str, Any]) -> str | None:
+    if value is None or value == "":
+        return None
+    from ..embeddings import get_model  # only a run that names a model loads one
+
+    # A folder's path, a loaded model or its identity: named by its content's identity, which
+    # keeps meaning this model whatever is loaded later (as a tokenizer.json is named).
+    return get_model(value).name
+
+
+def _percentile(value: Any, so_far: Mapping[str, Any]) -> float:
+    try:
+        p = float(value)
+    except (TypeError, ValueError):
+        p = float("nan")
+    if isinstance(value, bool) or not 0 <= p <= 100:
+        raise ChunkerError(
+            f"breakpoint_percentile must be a number from 0 to 100, got {str(value)[:40]!r}: try 95",
+            field="breakpoint_percentile",
+        )
+    return int(p) if p == int(p) else p
+
+
+def _retriever(value: Any, so_far: Mapping[str, Any]) -> str:
+    name = _choice("retriever", value, RETRIEVERS)
+    if name != "bm25" and so_far.get("embedding_model") is None:
+        raise ChunkerError(
+            f"the {name} retriever needs an embedding model: give embedding_model= (--embedding-model), "
+            "the folder of a model2vec model",
+            field="retriever",
+        )
+    return name
+
+
+def _percentile_text(text: str, flag: str) -> Any:
+    return text.strip() or 95
+
+
+def _shown_model(value: Any) -> Any:
+    if value is None:
+        return value
+    from ..embeddings import label_of as model_label
+
+    return model_label(value)
+
+
 def _breaks_check(value: Any, so_far: Mapping[str, Any]) -> tuple[str, ...]:
     return _breaks(value)
 
@@ -275,6 +351,10 @@ def _given(settings: Any) -> bool:
     return bool(getattr(settings, "model_max", None))
 
 
+def _given_splitter(settings: Any) -> bool:
+    return bool(getattr(settings, "splitter", None))
+
+
 OPTIONS: dict[str, Option] = {
     o.name: o
     for o in (
@@ -285,7 +365,12 @@ OPTIONS: dict[str, Option] = {
             _strategy,
             annotation=str,
             surfaces=SURFACES - {"sweep"},
-            help=lambda: f"{_names(STRATEGIES)} (default {DEFAULTS['strategy']})",
+            help=lambda: (
+                f"{_names(STRATEGIES)} (default {DEFAULTS['strategy']}); code cuts source at its "
+                "definitions, page gives one chunk per PDF page; with any of them --min-size merges "
+                "small chunks and --context puts the heading path or a template before each chunk "
+                "for the embedder, within the size"
+            ),
             description="Where the text is cut: one of chunker.STRATEGIES.",
             control=Control(
                 "select", "Strategy", "strategy", lambda: ((s.name, s.name) for s in STRATEGIES.values()), in_page=True
@@ -392,6 +477,21 @@ OPTIONS: dict[str, Option] = {
             blank=AUTO,
         ),
         Option(
+            "context",
+            NONE,
+            check_context,
+            annotation=str,
+            metavar="CONTEXT",
+            help=lambda: (
+                f"what the embedder reads before each chunk: {NONE} | {HEADINGS} (its heading path) | a "
+                f"template of {', '.join('{' + f + '}' for f in FIELDS)} such as '{{title}} > {{headings}}\\n\\n' "
+                f"(\\n a line break); it counts against the size (default {NONE})"
+            ),
+            description="Text put before each chunk for the embedder: none, headings or a template.",
+            control=Control("text", "Context"),
+            blank=NONE,
+        ),
+        Option(
             "model_max",
             None,
             _model_max,
@@ -412,6 +512,69 @@ OPTIONS: dict[str, Option] = {
             url_key="limit",
             blank=None,
             snippet=_given,
+        ),
+        Option(
+            "splitter",
+            None,
+            _splitter,
+            annotation=str | None,
+            metavar="EXPR",
+            surfaces=SURFACES - {"sweep"},
+            help=_splitter_help,
+            description=(
+                "Your LangChain or LlamaIndex splitter's line, as your code has it (with its import line, if "
+                "you like): while it is here its chunks are shown, and it sets the strategy, unit, size and overlap."
+            ),
+            control=Control("textarea", "Paste your splitter"),
+            blank=None,
+            snippet=_given_splitter,
+            implies=_splitter_implies,
+        ),
+        Option(
+            "embedding_model",
+            None,
+            _embedding_model,
+            annotation=str | None,
+            metavar="PATH",
+            # The page loads a model from picked files, not from a path typed in a field.
+            surfaces=SURFACES - {"page"},
+            help=lambda: (
+                "the folder of a model2vec static embedding model (model.safetensors, tokenizer.json, "
+                "config.json): the semantic strategy embeds sentences with it (default: none, words are compared)"
+            ),
+            description="A model2vec model folder: what the semantic strategy embeds with.",
+            blank=None,
+            shown=_shown_model,
+        ),
+        Option(
+            "breakpoint_percentile",
+            95,
+            _percentile,
+            annotation=float,
+            parse=_percentile_text,
+            metavar="P",
+            surfaces=SURFACES - {"page"},
+            help=lambda: (
+                "the semantic strategy ends a chunk where neighbouring sentences differ more than at P%% "
+                "of all places, 0 to 100 (default 95)"
+            ),
+            description="The semantic strategy's break threshold, a percentile of the distances.",
+            blank=95,
+        ),
+        # After embedding_model, which dense and hybrid need.
+        Option(
+            "retriever",
+            "bm25",
+            _retriever,
+            annotation=str,
+            # chunk() takes it too: a result carries its settings to evaluate().
+            surfaces=frozenset({"chunk", "eval", "sweep"}),
+            help=lambda: (
+                f"how the check ranks chunks: {_names(RETRIEVERS)} (hybrid: reciprocal rank fusion of the "
+                "two; dense and hybrid need --embedding-model) (default bm25)"
+            ),
+            description="How the retrieval check ranks chunks: bm25, dense (the embedding model) or hybrid.",
+            blank="bm25",
         ),
     )
 }
@@ -507,14 +670,30 @@ class Settings:
         model_max: int | str | None
         min_size: int
         language: str
+        context: str
+        splitter: str | None
+        embedding_model: str | None
+        breakpoint_percentile: float
+        retriever: str
 
     def __init__(self, **given: Any) -> None:
         for name in given:
             if name not in OPTIONS:
                 raise unknown_setting(name)
+        # Options that fix others are checked first; what they fix replaces what was given.
+        first: dict[str, Any] = {}
+        fixed: dict[str, Any] = {}
+        for option in OPTIONS.values():
+            if option.implies is not None:
+                first[option.name] = value = option.check(given.get(option.name, option.default), first)
+                fixed.update(option.implies(value))
         values: dict[str, Any] = {}
         for option in OPTIONS.values():
-            values[option.name] = option.check(given.get(option.name, option.default), values)
+            if option.name in first:
+                values[option.name] = first[option.name]
+                continue
+            wanted = fixed[option.name] if option.name in fixed else given.get(option.name, option.default)
+            values[option.name] = option.check(wanted, {**first, **values})
         for name, value in values.items():
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_items", tuple(values.items()))

@@ -18,6 +18,7 @@ __all__ = [
     "Choice",
     "UNITS",
     "BREAKS",
+    "RETRIEVERS",
     "DEFAULTS",
     "PLAYGROUND_DEFAULTS",
     "VOLUME_TIMES",
@@ -58,6 +59,14 @@ BREAKS = _choices(
     Choice("clause", "clause (, ; :)", "A comma, semicolon or colon inside a sentence."),
 )
 """Break points the sentence strategy may close a chunk at, coarsest first."""
+
+RETRIEVERS = _choices(
+    Choice("bm25", "BM25", "Okapi BM25 over the chunks' words."),
+    Choice("dense", "dense (embedding model)", "The cosine of the embedding model's vectors of question and chunk."),
+    Choice("hybrid", "hybrid (BM25 + dense)", "Reciprocal rank fusion of the BM25 and dense rankings."),
+)
+"""How the retrieval check ranks chunks (chunker/retrieval/_rankers.py); dense and hybrid need
+an embedding model."""
 
 DEFAULTS: dict[str, Any] = {
     "strategy": "recursive",

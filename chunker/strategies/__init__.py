@@ -76,7 +76,11 @@ def register_strategy(strategy: Strategy) -> None:
 
 
 for _entry in (
-    Strategy("recursive", "Paragraph, then line, sentence, word and character breaks; pieces are packed up to the size."),
+    Strategy(
+        "recursive",
+        "Paragraph, then line, sentence, word and character breaks; pieces are packed up to the size. "
+        "A Markdown table longer than the size is split between rows, the header rows repeated on each later part.",
+    ),
     Strategy("fixed", "Windows of exactly the size, a stride of size minus overlap apart; ignores structure."),
     Strategy(
         "sentence",
@@ -87,7 +91,11 @@ for _entry in (
     Strategy(
         "paragraph", "Packs whole blank-line-separated paragraphs; a long paragraph is never split, only flagged.", size_zero=True
     ),
-    Strategy("markdown", "Heading-aware sections with their heading path; code blocks and tables stay whole."),
+    Strategy(
+        "markdown",
+        "Heading-aware sections with their heading path; code blocks stay whole, a table longer than the size is "
+        "split between rows, the header rows repeated on each later part.",
+    ),
     Strategy(
         "code",
         "Source code at its definitions: Python by its syntax tree (classes, functions, methods, "
@@ -99,6 +107,13 @@ for _entry in (
         "One chunk per page (a PDF's); a page larger than the size is split, pages are never merged.",
         size_zero=True,
         wants=("pages",),
+    ),
+    Strategy(
+        "semantic",
+        "Ends chunks where the topic changes: sentences embedded (an embedding_model, else their words), "
+        "cut where neighbouring windows differ most (breakpoint_percentile), packed up to the size, never over it.",
+        breaks=True,
+        wants=("embedding_model", "breakpoint_percentile"),
     ),
     Strategy(
         "langchain", "Exactly what LangChain's RecursiveCharacterTextSplitter returns, with correct offsets.", keeps_blank=True

@@ -105,14 +105,16 @@ def _glued(segments: Iterable[tuple[int, int]], fences: Fences | None) -> Iterat
     if fences is None:
         yield from segments
         return
-    line = fences.line
+    # `Fences.line` inlined: one dict look-up a piece, most pieces being no fence line.
+    lines = fences.lines.get
     held: tuple[int, int] | None = None
     waiting: tuple[int, int] | None = None  # a fence line waiting for the piece after it
     for a, b in segments:
         if waiting is not None:
             piece, waiting = (waiting[0], b), None
         else:
-            closes = line(a, b)
+            found = lines(a)
+            closes = found[0] if found is not None and found[1] == b else None
             if closes is None:
                 piece = (a, b)
             elif closes and held is not None:

@@ -16,9 +16,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress
 from typing import NamedTuple, overload
 
-from ..text._segments import position_kind
+from ..text._segments import count_words, position_kind
+from ..tokens._measure import Measure
 
-__all__ = ["Span", "Spans", "Marks"]
+__all__ = ["Span", "Spans", "Marks", "context_cost"]
 
 
 class Span(NamedTuple):
@@ -28,21 +29,37 @@ class Span(NamedTuple):
     end: int
     cut: bool = False  # a sentence was cut to make this chunk fit
     headings: tuple[str, ...] = ()
+    context: str = ""
+    """Text the embedder gets before this chunk's own text, known to the strategy alone (a table's
+    header rows before a part that continues it). It is no part of the document: offsets and
+    `text` stay the document's; the records' `embed_text` is the setting's context, then this,
+    then the text. The strategy fits this context and the text together within `size`."""
+    flags: tuple[str, ...] = ()
+    """Flags (names of `chunker.FLAGS`) only the strategy can judge: ``table_continued``, a
+    table's later part with its header rows as context; ``row_cut``, a chunk that starts or
+    ends inside a table row too long to keep whole; ``framework_offset``, a pasted splitter's
+    chunk whose own start index (a search for its text) is elsewhere."""
+    embed: str | None = None
+    """The text an embedder is handed, where it is not the slice: a framework's own chunk text
+    that joins pieces of the slice (LangChain's separators put back, stripped lines joined)."""
 
 
 class Spans(Sequence[Span]):
     """Chunks as columns: `starts` and `ends` (arrays of positions), `cut` (a byte per chunk,
-    or None when no chunk was cut) and `headings` (a tuple per chunk, or None when none has).
+    or None when no chunk was cut), `headings` (a tuple per chunk, or None when none has) and
+    `context` (a string per chunk, or None when every one is empty; see `Span.context`) and
+    `flags` (a tuple of flag names per chunk, or None when none has any; see `Span.flags`).
+    `notes` are what the strategy tells the reader (see the attribute).
     `walls` are text positions where a section starts (a markdown heading, a page): the
     `min_size` merge never joins a chunk that starts before one to a chunk that starts at or
     after it. None: the strategy has no sections.
 
     >>> sp = Spans.of([Span(0, 4), Span(5, 9, True)])
     >>> len(sp), sp[1], list(sp.ends)
-    (2, Span(start=5, end=9, cut=True, headings=()), [4, 9])
+    (2, Span(start=5, end=9, cut=True, headings=(), context='', flags=(), embed=None), [4, 9])
     """
 
-    __slots__ = ("starts", "ends", "cut", "headings", "walls")
+    __slots__ = ("starts", "ends", "cut", "headings", "walls", "context", "flags", "notes", "embeds")
 
     def __init__(
         self,
@@ -51,12 +68,21 @@ class Spans(Sequence[Span]):
         cut: bytearray | None = None,
         headings: list[tuple[str, ...]] | None = None,
         walls: Sequence[int] | None = None,
+        context: list[str] | None = None,
+        flags: list[tuple[str, ...]] | None = None,
+        embeds: list[str | None] | None = None,
     ) -> None:
         self.starts = starts
         self.ends = ends
         self.cut = cut if cut is not None and any(cut) else None
         self.headings = headings if headings is not None and any(headings) else None
         self.walls = walls
+        self.context = context if context is not None and any(context) else None
+        self.flags = flags if flags is not None and any(flags) else None
+        self.notes: tuple[str, ...] = ()
+        """What the strategy tells the reader of this split (a file cut another way than asked),
+        one line each; the result carries them (`ChunkResult.notes`)."""
+        self.embeds = embeds if embeds is not None and any(e is not None for e in embeds) else None
 
     @classmethod
     def of(cls, spans: Iterable[Span | tuple[int, int]], text_length: int | None = None) -> Spans:
@@ -68,7 +94,10 @@ class Spans(Sequence[Span]):
         starts, ends = array(kind, [sp[0] for sp in items]), array(kind, [sp[1] for sp in items])
         cut = bytearray(bool(getattr(sp, "cut", False)) for sp in items)
         headings: list[tuple[str, ...]] = [getattr(sp, "headings", ()) for sp in items]
-        return cls(starts, ends, cut, headings)
+        context: list[str] = [getattr(sp, "context", "") for sp in items]
+        flags: list[tuple[str, ...]] = [tuple(getattr(sp, "flags", ())) for sp in items]
+        embeds: list[str | None] = [getattr(sp, "embed", None) for sp in items]
+        return cls(starts, ends, cut, headings, context=context, flags=flags, embeds=embeds)
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -87,6 +116,9 @@ class Spans(Sequence[Span]):
             self.ends[i],
             bool(self.cut[i]) if self.cut is not None else False,
             self.headings[i] if self.headings is not None else (),
+            self.context[i] if self.context is not None else "",
+            self.flags[i] if self.flags is not None else (),
+            self.embeds[i] if self.embeds is not None else None,
         )
 
     def __iter__(self) -> Iterator[Span]:
@@ -101,6 +133,9 @@ class Spans(Sequence[Span]):
             bytearray(compress(self.cut, wanted)) if self.cut is not None else None,
             list(compress(self.headings, wanted)) if self.headings is not None else None,
             self.walls,
+            list(compress(self.context, wanted)) if self.context is not None else None,
+            list(compress(self.flags, wanted)) if self.flags is not None else None,
+            list(compress(self.embeds, wanted)) if self.embeds is not None else None,
         )  # positions in the text: dropping chunks moves none
 
 
@@ -153,3 +188,18 @@ class Marks:
                 items.append(k)
                 last = k
         return out
+
+
+def context_cost(context: str, measure: Measure) -> int:
+    """What a strategy's context adds to a chunk in the measure's unit (its own count, less a
+    tokenizer's special tokens, which the chunk's count holds already)."""
+    if not context:
+        return 0
+    if measure.unit == "chars":
+        return len(context)
+    if measure.unit == "words":
+        return count_words(context)
+    tokenizer = getattr(measure, "tokenizer", None)
+    if tokenizer is None:
+        return len(context)
+    return max(0, int(tokenizer.count(context)) - int(getattr(tokenizer, "specials", 0)))

@@ -67,20 +67,25 @@ def split(
     leaves = Leaves(position_kind(len(text)))
     paths: list[tuple[str, ...]] = []  # each piece's qualified path
     tree = python_tree(text) if lang == "python" else None
+    note = ""
     if tree is not None:
         _Python(text, measure, size, leaves, paths).module(tree)
     else:
+        if lang == "python" and text.strip():
+            note = f"not Python that parses ({_why_not_python(text)}): cut at Python's separators instead, with no heading paths"
         _separated(text, 0, len(text), LANGUAGES[lang].separators, measure, size, leaves)
         paths = [()] * len(leaves)
     firsts, lasts = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure, hard=leaves.hard)
     kind = leaves.starts.typecode
     find = leaves.cut.find
-    return Spans(
+    out = Spans(
         array(kind, map(leaves.starts.__getitem__, firsts)),
         array(kind, map(leaves.ends.__getitem__, lasts)),
         bytearray(find(1, i, j + 1) >= 0 for i, j in zip(firsts, lasts)),
         [_common(paths, i, j) for i, j in zip(firsts, lasts)],
     )
+    out.notes = (note,) if note else ()
+    return out
 
 
 def python_tree(text: str) -> ast.Module | None:
@@ -94,6 +99,20 @@ def python_tree(text: str) -> ast.Module | None:
             return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
+
+
+def _why_not_python(text: str) -> str:
+    """Why `python_tree` found no tree: the parser's message and line, in a few words."""
+    source = text[1:] if text.startswith("\ufeff") else text
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
+    except SyntaxError as e:
+        return f"{e.msg} at line {e.lineno}" if e.lineno else str(e.msg)
+    except (ValueError, RecursionError, MemoryError, OverflowError) as e:
+        return type(e).__name__
+    return "no tree"
 
 
 def _common(paths: Sequence[tuple[str, ...]], i: int, j: int) -> tuple[str, ...]:

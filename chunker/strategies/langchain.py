@@ -219,7 +219,7 @@ class _Splitter:
                     # it; reachable only when length("") > 0 and pieces can measure 0.
                     _log.warning("Created a chunk of size %d, which is longer than the specified %d", total, size)
                 if hi > lo:
-                    self._emit(run[lo][0], run[hi - 1][1])
+                    self._window(run, lo, hi)
                     # NOTE: the overlap is whole trailing pieces of this run: drop
                     # leading pieces while the rest exceeds `overlap`, or while the
                     # incoming piece would not fit beside it (and the rest measures > 0).
@@ -230,7 +230,11 @@ class _Splitter:
             # between pieces); the joined chunk is never measured again, so a token
             # chunk can count differently from `size` once encoded as a whole.
             total += n + (sep_len if hi > lo else 0)
-        self._emit(run[lo][0], run[-1][1])
+        self._window(run, lo, len(run))
+
+    def _window(self, run: list[tuple[int, int, int]], lo: int, hi: int) -> None:
+        """The chunk of pieces ``run[lo:hi]``, joined as LangChain's `_join_docs` joins them."""
+        self._emit(run[lo][0], run[hi - 1][1])
 
     def _emit(self, a: int, b: int) -> None:
         """Add ``text[a:b]`` stripped, as LangChain's `_join_docs` does; drop it if empty."""
@@ -293,3 +297,165 @@ def _cached_measure(text: str, length: Callable[[str], int], size: int) -> Calla
         return n
 
     return measure
+
+
+class Configured(_Splitter):
+    """LangChain's splitters with every option of theirs: separators taken as regular
+    expressions, ``keep_separator`` True/"start", "end" or False, ``strip_whitespace`` off.
+
+    `split` is `RecursiveCharacterTextSplitter._split_text`, `split_flat`
+    `CharacterTextSplitter.split_text`. Chunks go to ``out`` as (start, end) in the text;
+    where LangChain's chunk text is not that slice (with ``keep_separator=False`` it joins the
+    pieces with the separator itself, and drops the empty pieces between two separators) its
+    text goes to ``embeds`` under the chunk's index, and the span is the slice covering it.
+    """
+
+    __slots__ = ("regex", "keep", "strip", "length", "merge_sep", "embeds", "_compiled")
+
+    def __init__(
+        self,
+        text: str,
+        size: int,
+        overlap: int,
+        length: Callable[[str], int],
+        *,
+        regex: bool = False,
+        keep: str = "start",
+        strip: bool = True,
+    ) -> None:
+        super().__init__(text, size, overlap, length)
+        self.regex = regex
+        self.keep = keep  # "start", "end", or "" for False
+        self.strip = strip
+        self.length = length
+        self.merge_sep = ""
+        self.embeds: dict[int, str] = {}
+        self._compiled: dict[str, re.Pattern[str]] = {}
+
+    def _pattern(self, sep: str) -> re.Pattern[str]:
+        found = self._compiled.get(sep)
+        if found is None:
+            found = self._compiled[sep] = re.compile(sep if self.regex else re.escape(sep))
+        return found
+
+    def _cut(self, a: int, b: int, sep: str) -> list[tuple[int, int]]:
+        """LangChain's `_split_text_with_regex` on ``text[a:b]``, as offsets; empty pieces left out."""
+        if not sep:
+            return [(i, i + 1) for i in range(a, b)]
+        # A regular expression is matched on the piece itself, as LangChain matches it: its
+        # lookarounds and anchors must not see the text around the piece.
+        sub = self.text[a:b] if self.regex else self.text
+        shift = a if self.regex else 0
+        found = self._pattern(sep).finditer(sub) if self.regex else self._pattern(sep).finditer(sub, a, b)
+        cuts: list[tuple[int, int]] = []  # (start, end) of each separator
+        for m in found:
+            cuts.append((m.start() + shift, m.end() + shift))
+        if self.keep == "start":
+            bounds = [a, *(s for s, _ in cuts), b]
+            pairs = list(zip(bounds, bounds[1:]))
+        elif self.keep == "end":
+            bounds = [a, *(e for _, e in cuts), b]
+            pairs = list(zip(bounds, bounds[1:]))
+        else:
+            starts = [a, *(e for _, e in cuts)]
+            ends = [*(s for s, _ in cuts), b]
+            pairs = list(zip(starts, ends))
+        return [(p, q) for p, q in pairs if p < q]
+
+    def _found(self, a: int, b: int, sep: str) -> bool:
+        if self.regex:
+            return self._pattern(sep).search(self.text[a:b]) is not None
+        return self.text.find(sep, a, b) != -1
+
+    def _merge_with(self, run: list[tuple[int, int, int]], sep: str) -> None:
+        self.merge_sep = "" if self.keep else sep
+        self.sep_len = self.length(self.merge_sep)
+        self._merge(run)
+
+    def split(self, a: int, b: int, seps: tuple[str, ...]) -> list[tuple[int, int]]:
+        size, measure = self.size, self.measure
+        rest: tuple[str, ...] = ()
+        sep = seps[-1]
+        for i, s in enumerate(seps):
+            if not s:
+                sep = s
+                break
+            if self._found(a, b, s):
+                sep, rest = s, seps[i + 1 :]
+                break
+        run: list[tuple[int, int, int]] = []
+        for p, q in self._cut(a, b, sep):
+            n = q - p if measure is None else measure(p, q)
+            if n < size:
+                run.append((p, q, n))
+                continue
+            if run:
+                self._merge_with(run, sep)
+                run = []
+            if rest:
+                self.split(p, q, rest)
+            else:
+                self.out.append((p, q))  # as it is, unstripped, as LangChain appends it
+        if run:
+            self._merge_with(run, sep)
+        return self.out
+
+    def split_flat(self, sep: str, merge_sep: str) -> list[tuple[int, int]]:
+        """`CharacterTextSplitter`: one cut at `sep`, every piece merged, joined by `merge_sep`."""
+        measure = self.measure
+        run = [(p, q, q - p if measure is None else measure(p, q)) for p, q in self._cut(0, len(self.text), sep)]
+        if run:
+            self.merge_sep = merge_sep
+            self.sep_len = self.length(merge_sep)
+            self._merge(run)
+        return self.out
+
+    def _window(self, run: list[tuple[int, int, int]], lo: int, hi: int) -> None:
+        text, sep = self.text, self.merge_sep
+        # Kept separators make the pieces tile the text: a run of them is one slice. Dropped
+        # ones leave gaps, which LangChain's join closes with the separator (or with nothing,
+        # after a lookaround).
+        if self.keep or hi - lo == 1:
+            a, b = run[lo][0], run[hi - 1][1]
+            if self.strip:
+                self._emit(a, b)
+            elif b > a:
+                self.out.append((a, b))
+            return
+        joined = sep.join([text[p:q] for p, q, _ in run[lo:hi]])
+        if self.strip:
+            joined = joined.strip()
+        if not joined:
+            return
+        start, end = run[lo][0], run[hi - 1][1]
+        if self.strip:
+            start, end = self._covering(run[lo:hi], sep)
+        if text[start:end] != joined:
+            self.embeds[len(self.out)] = joined
+        self.out.append((start, end))
+
+    def _covering(self, pieces: list[tuple[int, int, int]], sep: str) -> tuple[int, int]:
+        """The slice of the text covering ``sep.join(pieces).strip()``: from its first character
+        that is not whitespace (in a piece, or in the gap a separator stood in) to its last."""
+        text = self.text
+        solid = bool(sep.strip())
+        start = end = None
+        for j, (p, q, _) in enumerate(pieces):
+            if j and solid:
+                start = pieces[j - 1][1]
+                break
+            k = len(text[p:q]) - len(text[p:q].lstrip())
+            if p + k < q:
+                start = p + k
+                break
+        for j in range(len(pieces) - 1, -1, -1):
+            p, q, _ = pieces[j]
+            kept = text[p:q].rstrip()
+            if kept:
+                end = p + len(kept)
+                break
+            if j and solid:
+                end = p
+                break
+        assert start is not None and end is not None
+        return start, max(start, end)

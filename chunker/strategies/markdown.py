@@ -2,13 +2,14 @@
 
 A section starts at a heading. Sections never share a chunk or overlap. Inside a section,
 blocks (paragraphs, lists, fenced and indented code, HTML blocks, tables, front matter) are
-packed up to `size`; code, HTML and tables are cut only when one alone exceeds `size`, and then
-by the recursive cascade (lines, words, characters), as is an oversized paragraph (lines,
-sentences, words, characters). A code fence line is never a piece of its own: it stays with
-the line it opens or closes. A heading is glued to what follows it, so it never ends a chunk,
-unless the heading alone leaves no room for any of its body: then it stands alone (flagged
-orphan_heading, and oversize when it is over by itself: a heading is never cut). Each chunk
-carries the heading path it sits under.
+packed up to `size`; code and HTML are cut only when one alone exceeds `size`, and then by the
+recursive cascade (lines, words, characters), as is an oversized paragraph (lines, sentences,
+words, characters). A pipe table that exceeds `size` is split between its rows, and each part
+after the first carries the table's header rows as its context (see `_tables`). A code fence
+line is never a piece of its own: it stays with the line it opens or closes. A heading is
+glued to what follows it, so it never ends a chunk, unless the heading alone leaves no room
+for any of its body: then it stands alone (flagged orphan_heading, and oversize when it is
+over by itself: a heading is never cut). Each chunk carries the heading path it sits under.
 
 What is a heading (the scanner follows CommonMark where the two could differ; docs/markdown.md
 has the comparison with a CommonMark parser):
@@ -37,14 +38,15 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from ..text._segments import Fences, indent_columns, is_caps_heading, position_kind
+from ..text._tables import Table, find_tables, is_header
 from ..tokens._measure import Measure
 from ._pack import Leaves, Spans, cascade, pack_columns
+from ._tables import Split, annotate, split_table
 
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})(.*)")
 _ATX = re.compile(r"[ \t]{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\Z")
 _SETEXT = re.compile(r"[ \t]{0,3}(=+|-+)[ \t]*\Z")
-_TABLE_DELIM = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\Z")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
 
 # CommonMark's HTML blocks (spec 0.31.2, section 4.6): how each of the seven kinds starts, and
@@ -224,8 +226,12 @@ def iter_blocks(text: str) -> Iterator[Block]:
             in_list = False
             out.append(Block(lead, _trimmed_end(text, s, e), "heading", last_atx + 1 if last_atx else 1, stripped))
             continue
+        # A table starts at a line of pipes, or at a header line (GFM's: it may interrupt a
+        # paragraph), and goes on while its lines hold a pipe (body rows need no leading one).
         is_table = "|" in line and (
-            stripped.startswith("|") or (cur is None and _TABLE_DELIM.match(_line_at(text, e)) is not None)
+            stripped.startswith("|")
+            or (cur is not None and cur[0] == "table")
+            or ((cur is None or cur[0] == "text") and is_header(line, _line_at(text, e)))
         )
         if cur is not None and (cur[0] == "table") != is_table:
             flush()
@@ -241,6 +247,13 @@ def iter_blocks(text: str) -> Iterator[Block]:
     if bom:  # nothing but the mark
         out.append(Block(0, 1, "text"))
     yield from out
+
+
+def _table_in(text: str, b: Block) -> Table | None:
+    """The table a table block holds, from its header line to its end: the first one
+    `find_tables` sees in the block (a block of pipe lines with no delimiter row has none)."""
+    found = find_tables(text, b.start, b.end)
+    return found[0]._replace(end=b.end) if found else None
 
 
 def _line_at(text: str, start: int) -> str:
@@ -280,12 +293,35 @@ def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple
     raw = Leaves(kind)
     is_heading = bytearray()  # a byte for each piece of raw
     heads: list[Block] = []
+    splits: list[Split] = []  # tables split between their rows
+    # Where the walls around a split table's parts start, and which pieces follow such a
+    # table: those walls keep overlap out of the parts, but min_size may merge a small part.
+    part_walls: set[int] = set()
+    after_tables: list[int] = []
+    table_pieces: set[int] = set()  # raw indices of a split table's parts: never cut again
+    run_start = -1  # where the run of headings just before this block starts (-1: none)
     for b in _lone_fences_joined(iter_blocks(text), fences):
         n0 = len(raw)
         if b.kind == "heading":
             if not (is_heading and is_heading[-1]):
                 raw.walls.add(n0)  # a new section (consecutive headings share one)
             raw.add(b.start, b.end)
+        elif (
+            b.kind == "table"
+            and (measure.over(b.start, b.end, size) or (run_start >= 0 and measure.over(run_start, b.end, size)))
+            and (table := _table_in(text, b)) is not None
+        ):
+            # Too long, or too long with the headings that will be glued before it: split
+            # between rows, the first part within what those headings leave.
+            first = size - measure.count(run_start, b.start) if run_start >= 0 else size
+            if first * 4 < size:
+                first = size  # headings that leave too little: they stand alone before the table
+            raw.hard.add(n0)
+            splits.append(split_table(text, b.start, b.end, table, size=size, measure=measure, leaves=raw, first=first))
+            raw.hard.add(len(raw))
+            table_pieces.update(range(n0, len(raw)))
+            part_walls.update(raw.starts[k] for k in range(n0 + 1, len(raw)))
+            after_tables.append(len(raw))
         elif not measure.over(b.start, b.end, size):
             raw.add(b.start, b.end)
         else:
@@ -305,6 +341,9 @@ def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple
             raw.hard.add(len(raw))
         if b.kind == "heading":
             heads.append(b)
+            run_start = b.start if run_start < 0 else run_start
+        else:
+            run_start = -1
         is_heading.extend((b"\x01" if b.kind == "heading" else b"\x00") * (len(raw) - n0))
 
     # Glue each run of headings to the piece after it, so a heading never ends a chunk. A run
@@ -328,7 +367,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple
         if not measure.over(start, e, size):
             add(k, start, wall)
             return
-        budget = size - measure.count(start, s)
+        budget = size - measure.count(start, s) if k not in table_pieces else 0  # rows are not cut again
         while budget > 0:
             sub = Leaves(kind)
             cascade(text, s, e, 0, measure=measure, size=budget, leaves=sub, levels=_GLUE_LEVELS, fences=fences)
@@ -387,6 +426,8 @@ def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple
     find = leaves.cut.find
     cut = bytearray(find(1, i, j + 1) >= 0 for i, j in zip(firsts, lasts))
     headings = [paths[h] if h >= 0 else () for h in (bisect.bisect_left(head_starts, e) - 1 for e in ends)]
-    # Where each section's first chunk starts: min_size never merges across one.
-    walls = array(kind, [leaves.starts[i] for i in firsts if i in leaves.walls])
-    return Spans(starts, ends, cut, headings, walls)
+    # Where each section's first chunk starts: min_size never merges across one (nor across
+    # the walls around a table's parts, which are no section's).
+    part_walls.update(raw.starts[k] for k in after_tables if k < len(raw) and not is_heading[k])
+    walls = array(kind, [leaves.starts[i] for i in firsts if i in leaves.walls and leaves.starts[i] not in part_walls])
+    return annotate(text, splits, Spans(starts, ends, cut, headings, walls))

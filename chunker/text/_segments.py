@@ -235,7 +235,8 @@ def rstripped_tail(text: str, n: int = 256) -> str:
 
 def ends_sentence(text: str, fences: Fences | None = None, at: int = 0) -> bool:
     """True when `text` ends with terminal punctuation (closing quotes/brackets allowed after it)
-    or with a closing code fence: the opposite of the `mid_sentence` flag.
+    or with a closing code fence or a whole pipe-table row: the opposite of the `mid_sentence`
+    flag.
 
     Whether a fence line closes a block is the document's to say: `fences` (`Fences.of` the
     document `text` is part of, at offset `at`) pairs its fence lines. Without it, `text` alone
@@ -244,6 +245,8 @@ def ends_sentence(text: str, fences: Fences | None = None, at: int = 0) -> bool:
     >>> doc = "```\\ncode\\n\\nmore\\n```"
     >>> ends_sentence(doc[11:]), ends_sentence(doc[11:], Fences.of(doc), 11)
     (False, True)
+    >>> ends_sentence("| a | b |\\n|---|---|\\n| 1 | 2 |"), ends_sentence("a | b |")
+    (True, False)
     """
     tail = rstripped_tail(text, 16)[-8:]
     if not tail:
@@ -253,6 +256,9 @@ def ends_sentence(text: str, fences: Fences | None = None, at: int = 0) -> bool:
         stem = tail.rstrip(CLOSERS)
         if stem and stem[-1] in TERMINALS:
             return True
+    if last == "|":  # a whole pipe-table row, "| a | b |", ends a unit as a sentence does
+        line = text[text.rfind("\n", 0, len(text.rstrip())) + 1 :].strip()
+        return len(line) > 1 and line[0] == "|"
     if last not in "`~":  # a closing fence line ends with one of these
         return False
     tail = rstripped_tail(text, 200)

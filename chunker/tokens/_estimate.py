@@ -27,13 +27,12 @@ when text is added before or after: no count can shrink when its text is extende
 from __future__ import annotations
 
 import bisect
+import codecs
 import re
-import sys
+import threading
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator
-from itertools import accumulate, islice, repeat
-from operator import add, mul, sub
+from operator import mul
 
 from .._errors import ChunkerError
 from ..text._segments import position_kind
@@ -342,21 +341,21 @@ def _tokens(scaled: int) -> int:
 # counts on the two sides of a seam, and on a document the sums run from its start.
 _SEAM = re.compile(r"(?<=\S)(?=\s)|(?<=[^\S \t])(?=\S)|(?<=[ \t])(?=[^\s\d])")
 _NON_SPACE = re.compile(r"\S")
-_UNDERSCORE = re.compile("_")
-_DOTTED_I = re.compile("\u0130")
 
 
 class EstimateIndex:
     """``estimate_tokens`` of any span of one document, without re-reading the span.
 
-    Every class's matches are found once over the whole document, and each match's weighted
-    count is summed from the document's start. Since no match runs across a seam, the
-    weighted counts of the text before a seam are those running sums at the matches that
-    start before it, found by bisection. A span whose ends are seams, as the trimmed pieces
-    strategies pack nearly always are, is counted from those sums alone; any other end adds
-    the few characters to its nearest seam, counted as text. The result is the very same
-    number as ``estimate_tokens(text[start:end])`` (a test holds that), in time that does not
-    grow with the span.
+    Every class is found once over the whole document as a bit mask: bit ``i`` of a Python
+    integer says whether the match of a class starts at character ``i`` (or, for the classes
+    counted in characters, covers it). A span's count of a class is then the set bits of
+    the mask between its ends (`_pop`), and since no match runs across a seam, a span whose
+    ends are seams, as the trimmed pieces strategies pack nearly always are, is counted from
+    the masks alone; any other end adds the few characters to its nearest seam, counted as
+    text. The result is the very same number as ``estimate_tokens(text[start:end])`` (a test
+    holds that), in time that grows with the span by a few bit operations a machine word.
+
+    The masks are made at C speed, no Python code run per character (see `_Masks`).
 
     >>> doc = "Chunk size is a balance between context and precision. " * 40
     >>> index = EstimateIndex(doc, target="cl100k")
@@ -370,56 +369,17 @@ class EstimateIndex:
             raise ChunkerError(f"unknown estimate target {target!r}: use 'o200k' or 'cl100k'")
         self.text = text
         self._weights = weights
-        # Packing asks about the same edges again and again (each paragraph's end, tried with
-        # several starts; every setting a slider move tries): their sums, once each.
-        self._known: dict[int, tuple[int, int, int]] = {}
         w = dict(zip(FEATURES, weights))
-        pairs = _pair_starts(text)
-        self._indexed = pairs is not None
-        if pairs is None:
-            return
-        self._pairs = pairs
         self._pair_weight = w["rare_pairs"]
-
-        # Words and runs of punctuation are most of the matches: a table each. Words are also
-        # counted on their own (the letter pairs count only in a text that has a word), and
-        # so are the pairs, which that rule may drop.
-        ww, w7, w10 = w["words"], w["letters_over_7"], w["letters_over_10"]
-        self._words, self._word_sums = _table(
-            _WORD, text, lambda n: ww + (w7 * (n - 7) if n > 7 else 0) + (w10 * (n - 10) if n > 10 else 0)
-        )
-        wr, wc = w["punct_runs"], w["punct_chars"]
-        tables = [_table(_PUNCT, text, lambda n: wr + wc * n)]
-        # Every other class, few matches each, in one table sorted by position.
-        caps = w["caps"]
-        found = [
-            _events(_CAPS, text, lambda n: caps * n),
-            _numbers(text, w["digit_groups"], w["space_digits"]),
-            _events(_UNDERSCORE, text, w["underscores"]),
-            _events(_DUNDER, text, w["dunders"]),
-            _events(_NEWLINES if "\r" in text else _LINE_FEEDS, text, w["newline_runs"]),
-            _events(_SPACES, text, w["space_runs"]),
-        ]
-        if not text.isascii():
-            found += _non_ascii_events(text, w)
-        starts, weighed = _merge(found, len(text))
-        tables.append((starts, _running(weighed)))
-        self._tables = tables
-
-    def _before(self, p: int) -> tuple[int, int, int]:
-        """(weighted counts but the pairs, words, pairs) of text[:p], for a seam p."""
-        known = self._known.get(p)
-        if known is not None:
-            return known
-        bl = bisect.bisect_left  # no match runs across a seam
-        k = bl(self._words, p)
-        total = self._word_sums[k]
-        for at, sums in self._tables:
-            total += sums[bl(at, p)]
-        found = self._known[p] = (total, k, bl(self._pairs, p))
-        if len(self._known) > _KNOWN_MAX:
-            self._known.clear()
-        return found
+        masks = _DocumentMasks(text)
+        self._pairs = masks.pairs
+        # (weight, mask as little-endian bytes) of every class the document has, the words first.
+        names = ["words"] + [name for name in masks.bits if name != "words"]
+        self._masks = [(w[name], masks.bits.get(name, b"")) for name in names]
+        self._totals = [(w[name], masks.totals.get(name, 0)) for name in names]
+        self._known: dict[int, tuple[int, int]] = {}  # seam -> `_before` it (see `_inside`)
+        self._asked: set[int] = set()
+        self._stretches: list[tuple[int, int]] | None = None
 
     def _is_seam(self, p: int) -> bool:
         text = self.text
@@ -430,13 +390,62 @@ class EstimateIndex:
             return False
         return not (a in " \t" and b.isdecimal())
 
+    def _between(self, a: int, b: int) -> tuple[int, int]:
+        """(weighted counts but the pairs, words) of the masks' bits in [a, b)."""
+        if a == 0 and b == len(self.text):
+            counts = [n for _, n in self._totals]
+            return sum(map(mul, (weight for weight, _ in self._totals), counts)), counts[0]
+        lo, hi, shift, keep = a >> 3, (b + 7) >> 3, a & 7, (1 << (b - a)) - 1
+        counts = [((int.from_bytes(mask[lo:hi], "little") >> shift) & keep).bit_count() for _, mask in self._masks]
+        return sum(map(mul, (weight for weight, _ in self._masks), counts)), counts[0]
+
+    def _before(self, p: int) -> tuple[int, int]:
+        """`_between(0, p)`, from the sums at the start of p's stretch of `_STRETCH` characters."""
+        if self._stretches is None:
+            self._stretches = [(0, 0)]
+            for a in range(0, len(self.text), _STRETCH):
+                total, words = self._stretches[-1]
+                more, more_words = self._between(a, min(len(self.text), a + _STRETCH))
+                self._stretches.append((total + more, words + more_words))
+        a = p - p % _STRETCH
+        total, words = self._stretches[a // _STRETCH]
+        if a < p:
+            more, more_words = self._between(a, p)
+            return total + more, words + more_words
+        return total, words
+
+    def _inside(self, head: int, tail: int) -> tuple[int, int, int]:
+        """(weighted counts but the pairs, words, pairs) of text[head:tail], for seams head < tail.
+
+        Packing asks about the same edges again and again (each piece's end, tried with several
+        starts; every setting a slider move tries): an edge asked about a second time has its
+        sums from the document's start kept, and so has every end counted from a kept start,
+        so that a span between kept edges costs two look-ups. A chunking that asks about each
+        span once (records counted after a chunking by characters) keeps nothing."""
+        pairs = bisect.bisect_left(self._pairs, tail) - bisect.bisect_left(self._pairs, head)
+        known = self._known
+        before, after = known.get(head), known.get(tail)
+        if before is not None and after is not None:
+            return after[0] - before[0], after[1] - before[1], pairs
+        if before is None and after is None and head in self._asked:
+            before = known[head] = self._before(head)
+        total, words = self._between(head, tail)
+        if before is not None:
+            known[tail] = (before[0] + total, before[1] + words)
+        elif after is not None:
+            known[head] = (after[0] - total, after[1] - words)
+        else:
+            self._asked.add(head)
+        if len(known) > _KNOWN_MAX or len(self._asked) > _KNOWN_MAX:
+            known.clear()
+            self._asked.clear()
+        return total, words, pairs
+
     def count(self, start: int, end: int) -> int:
         """``estimate_tokens(text[start:end])`` for this index's target."""
         text = self.text
         if end <= start or _NON_SPACE.search(text, start, end) is None:
             return 0
-        if not self._indexed:
-            return _weigh(self._weights, _counts(text[start:end]))
         head = start
         if not self._is_seam(start):
             m = _SEAM.search(text, start, end)
@@ -448,8 +457,7 @@ class EstimateIndex:
             tail = w + 1 if w >= head and self._is_seam(w + 1) else (w if w > head and self._is_seam(w) else head)
         if tail <= head:
             return _weigh(self._weights, _counts(text[start:end]))
-        (t0, w0, p0), (t1, w1, p1) = self._before(head), self._before(tail)
-        total, words, pairs = t1 - t0, w1 - w0, p1 - p0
+        total, words, pairs = self._inside(head, tail)
         for a, b in ((start, head), (tail, end)):
             if a < b:
                 counts = _raw_counts(text[a:b])
@@ -461,228 +469,326 @@ class EstimateIndex:
         return _tokens(total)
 
 
-_BATCH = 1 << 10  # matches held as Python objects at a time while an index is built
-_KNOWN_MAX = 1 << 15  # edges whose sums an index keeps (some 170 bytes each), then starts afresh
-_TABLE = 1 << 8  # match lengths whose weights are looked up in a table
-
-# A class's weight: the same for every match, or a function of the match's length.
-_Weigh = int | Callable[[int], int]
-_Events = tuple["array[int]", "array[int]"]
-
-
-def _events(pattern: re.Pattern[str], text: str, weigh: _Weigh) -> _Events:
-    """Where the pattern's matches start in `text`, and what each weighs (see `_scan`)."""
-    found: _Events = (array(position_kind(len(text))), array("q"))
-    _scan(pattern, text, weigh, found)
-    return found
+# -- the masks -------------------------------------------------------------------------------
+# A document is encoded to Latin-1 with every other character replaced by one Latin-1
+# character of the same classes (`_stand_in`), so that a position is a byte. `bytes.translate`
+# then spells a class as "1"s and "0"s, and ``int(..., 2)`` reads that as a bit mask, both at C
+# speed; every class is a few shifts, ANDs and ORs of such masks. The bytes are reversed first,
+# so that bit i is character i: `<< 1` moves each bit to the next character (bit i then says
+# what character i - 1 is) and `>> 1` to the previous one.
 
 
-def _table(pattern: re.Pattern[str], text: str, weigh: _Weigh) -> _Events:
-    """Where the pattern's matches start in `text`, and the running sum of their weights: the
-    sum before each match, then the total."""
-    found: _Events = (array(position_kind(len(text))), array("q", [0]))
-    _scan(pattern, text, weigh, found, running=True)
-    return found
+def _table(chars: str) -> bytes:
+    """A `bytes.translate` table: b"1" for the Latin-1 characters of the class `chars`, else b"0"."""
+    pattern = re.compile(f"[{chars}]")
+    return bytes(0x31 if pattern.fullmatch(chr(i)) else 0x30 for i in range(256))
 
 
-def _scan(
-    pattern: re.Pattern[str],
-    text: str,
-    weigh: _Weigh,
-    found: _Events,
-    pos: int = 0,
-    endpos: int = sys.maxsize,
-    *,
-    running: bool = False,
-) -> None:
-    """Add the starts of the pattern's matches in ``text[pos:endpos]`` to ``found[0]``, and
-    `weigh` (or `weigh` of each match's length) to ``found[1]``, or with `running`, the sums
-    of those weights running on from its last entry.
+_T_LETTER = _table(_UP + _LOW)
+_T_UPPER = _table(_UP)
+_T_DIGIT = _table(r"\d")
+_T_PUNCT = _table(r"^\w\s")
+_T_UNDERSCORE = _table("_")
+_T_SPACE = _table(r"\s")
+_T_LINE = _table(r"\r\n")
+_T_LINE_FEED = _table(r"\n")
+_T_SPACE_OR_TAB = _table(" \t")
+_T_ACCENTED = _table(_ACCENTED.pattern[1:-1])
+# Printable ASCII, tab and line feed; and which of the other bytes are in a class the masks can
+# otherwise leave out or work out from the rest.
+_PLAIN = bytes([9, 10, *range(32, 127)])
+_ACCENTED_BYTES = frozenset(i for i in range(256) if _T_ACCENTED[i] == 0x31)
+_OTHER_SPACES = frozenset(i for i in range(256) if _T_SPACE[i] == 0x31 and i not in b" \t\r\n")
+_OTHER_WORD_BYTES = frozenset(
+    i for i in range(256) if re.fullmatch(r"\w", chr(i)) and _T_LETTER[i] == _T_DIGIT[i] == 0x30 and i != 95
+)
+_OTHER_WORD_SINGLES = [bytes([i]) for i in sorted(_OTHER_WORD_BYTES)]
+# The lower-case letters a-z of `str.lower` as themselves, everything else as a space.
+_T_LOWER = bytes(i + 32 if 65 <= i <= 90 else i if 97 <= i <= 122 else 32 for i in range(256))
+# The non-ASCII classes, a letter each, "." for none: Han, kana, Hangul, other scripts'
+# letters, emoji, and "F" for both Han and emoji (a code point of the Han planes that is no
+# word character). Only OTHER_RUN's class holds Latin-1 characters ("ª", "µ", "²", "¼" ...);
+# the rest are set from the runs beyond Latin-1.
+_KINDS = {"H": (_HAN_RUN,), "K": (_KANA_RUN,), "G": (_HANGUL_RUN,), "O": (_OTHER_RUN,), "E": (_EMOJI,), "F": (_HAN_RUN, _EMOJI)}
+_T_KIND = bytes(0x4F if _OTHER_RUN.fullmatch(chr(i)) else 0x2E for i in range(256))
+_T_KINDS = {k: bytes(0x31 if i == ord(k) else 0x30 for i in range(256)) for k in _KINDS}
 
-    The matches are read a batch at a time (a 10 MB document has about 1.6 million words, and
-    a list of their spans alone would hold 180 MB), and each batch is taken apart by `map`
-    over C-level methods, no Python code run per match: the starts, the lengths, and the
-    weights looked up by length in a table (a match too long for it has a batch weighed
-    by `weigh` itself). Lists, not arrays, in between: an array fills from a list at twice
-    the speed it fills from an iterator.
-    """
-    starts, weighed = found
-    table = [] if isinstance(weigh, int) else [weigh(n) for n in range(_TABLE)]
-    matches = pattern.finditer(text, pos, endpos)
-    while batch := list(islice(matches, _BATCH)):
-        at = list(map(re.Match.start, batch))
-        starts.fromlist(at)
-        if isinstance(weigh, int):
-            weights: Iterator[int] = repeat(weigh, len(at))
+
+def _kind(c: str) -> str:
+    """The letter of `_KINDS` whose classes are exactly those `c` is in."""
+    held = {pattern for pattern in (_HAN_RUN, _KANA_RUN, _HANGUL_RUN, _OTHER_RUN, _EMOJI) if pattern.fullmatch(c)}
+    return next((k for k, patterns in _KINDS.items() if held == set(patterns)), ".")
+
+
+def _stand_in(c: str) -> str:
+    """The Latin-1 character that stands in for `c`, beyond Latin-1, in every class the masks
+    read from the encoded text: a lower-case accented letter (U+0100-U+024F), a digit of
+    another script, a space (neither a line break nor a space or a tab), another word character
+    ("ª": no letter, digit or underscore), or punctuation."""
+    if re.fullmatch(f"[{_LOW}]", c):
+        return "ø"
+    if c.isdecimal():
+        return "0"
+    if c.isspace():
+        return "\xa0"
+    if re.fullmatch(r"\w", c):
+        return "ª"
+    return "!"
+
+
+class _StandIns(dict[int, str]):
+    """`_stand_in` of each character by code point, worked out once (str.translate reads it)."""
+
+    def __missing__(self, code: int) -> str:
+        s = self[code] = _stand_in(chr(code))
+        return s
+
+
+class _Kinds(dict[int, str]):
+    """`_kind` of each character by code point, likewise."""
+
+    def __missing__(self, code: int) -> str:
+        s = self[code] = _kind(chr(code))
+        return s
+
+
+_STAND_INS = _StandIns()
+_KIND_OF = _Kinds()
+# The characters beyond ASCII whose lower case holds a letter a-z: the Kelvin sign ("k") and
+# "İ" ("i" and a combining dot, the only character whose lower case is longer); a test checks
+# every code point.
+_LOWER_TO_ASCII = re.compile("[\u0130\u212a]")
+# The runs beyond Latin-1 an encoding met, for the thread that encodes (see `_encode`).
+_MET = threading.local()
+
+
+def _stand_ins_for(err: UnicodeError) -> tuple[str, int]:
+    assert isinstance(err, UnicodeEncodeError)
+    run = err.object[err.start : err.end]
+    _MET.runs.append((err.start, run))
+    return run.translate(_STAND_INS), err.end
+
+
+codecs.register_error("chunker.estimate", _stand_ins_for)
+
+
+def _encode(text: str) -> tuple[bytes, list[tuple[int, str]]]:
+    """`text` as one byte a character (`_stand_in` beyond Latin-1), and the runs beyond
+    Latin-1 (where each starts, and its text): the encoder hands each run to the error handler
+    once, so only those runs are read in Python."""
+    if text.isascii():
+        return text.encode("ascii"), []
+    runs: list[tuple[int, str]] = []
+    _MET.runs = runs
+    try:
+        return text.encode("latin-1", "chunker.estimate"), runs
+    finally:
+        del _MET.runs
+
+
+_KNOWN_MAX = 1 << 15  # edges whose sums an index keeps (some 150 bytes each), then starts afresh
+_STRETCH = 1 << 12  # characters between the sums `_before` starts from
+_BLOCK = 1 << 16  # characters whose masks are made at a time (their strings stay in the cache)
+
+
+class _DocumentMasks:
+    """The classes' masks of a whole document (`bits`: little-endian bytes, bit i for character
+    i, of the classes it has), their totals, and where its rare pairs start (`pairs`).
+
+    Made a block at a time, each block cut at a seam (no class's match runs across one, so a
+    block's masks are the document's there), and written into the document's bytes at the
+    block's bit offset."""
+
+    def __init__(self, text: str) -> None:
+        n = len(text)
+        self.bits: dict[str, bytearray] = {}
+        self.totals: dict[str, int] = {}
+        self.pairs = array(position_kind(n))
+        start = 0
+        while start < n:
+            stop = n
+            if start + _BLOCK < n:
+                m = _SEAM.search(text, start + _BLOCK)
+                stop = m.start() if m is not None else n
+            block = _Masks(text[start:stop])
+            self.pairs.extend([p + start for p in block.pairs])
+            for name, mask in block.classes.items():
+                if mask:
+                    self._write(name, mask, start, n)
+            start = stop
+
+    def _write(self, name: str, mask: int, at: int, n: int) -> None:
+        bits = self.bits.get(name)
+        if bits is None:
+            bits = self.bits[name] = bytearray((n + 7) >> 3)
+        self.totals[name] = self.totals.get(name, 0) + mask.bit_count()
+        raw = (mask << (at & 7)).to_bytes(((mask.bit_length() + (at & 7)) + 7) >> 3, "little")
+        first = at >> 3
+        bits[first] |= raw[0]  # the byte the block before may have bits in
+        bits[first + 1 : first + len(raw)] = raw[1:]
+
+
+class _Masks:
+    """Every class's mask of one text (`classes`, in `FEATURES` order but the rare pairs), and
+    where its rare letter pairs start (`pairs`, sorted)."""
+
+    def __init__(self, text: str) -> None:
+        n = len(text)
+        self.classes: dict[str, int] = {f: 0 for f in FEATURES if f != "rare_pairs"}
+        if not n:
+            self.pairs = array(position_kind(0))
+            return
+        data, runs = _encode(text)
+        back = data[::-1]
+
+        def mask(table: bytes) -> int:
+            return int(back.translate(table), 2)
+
+        c = self.classes
+        # The bytes beyond printable ASCII, tabs and line feeds, a few in common text: the
+        # classes that only they can be in are looked for only when they are there, and two
+        # classes follow from the others when none of those is.
+        extra = data.translate(None, _PLAIN)
+        rare = set(extra)
+        letter, upper = mask(_T_LETTER), mask(_T_UPPER)
+        lower = letter ^ upper
+        # A word starts at a letter after no letter, and at a capital after a lower-case letter
+        # (camelCase); the rest of its letters go on from the letter before.
+        starts = (letter & ~(letter << 1)) | (upper & (lower << 1))
+        c["words"] = starts
+        on = letter ^ starts
+        on = on & (on << 1)  # two letters going on: from the third letter of a word
+        on = on & (on << 2)  # four
+        on = on & (on << 3)  # seven: the letter is the eighth or later, if the seventh back is a letter
+        over7 = on & (letter << 7)
+        c["letters_over_7"] = over7
+        c["letters_over_10"] = over7 & (over7 << 3)
+        c["caps"] = upper & ((upper << 1) | (upper >> 1))
+        if not rare.isdisjoint(_ACCENTED_BYTES):
+            c["accented"] = mask(_T_ACCENTED)
+        space, line = mask(_T_SPACE), mask(_T_LINE) if 13 in rare else mask(_T_LINE_FEED)
+        flat = space & ~line
+        digit = mask(_T_DIGIT)
+        if digit:
+            first = digit & ~(digit << 1)
+            c["digit_groups"] = _every_third(digit, first)
+            # Spaces and tabs are the flat whitespace unless the text has another kind.
+            spaced = flat if rare.isdisjoint(_OTHER_SPACES) else mask(_T_SPACE_OR_TAB)
+            c["space_digits"] = first & (spaced << 1)
+        under = mask(_T_UNDERSCORE) if b"_" in data else 0
+        c["underscores"] = under
+        c["dunders"] = under & ~(under << 1) & (under >> 1)
+        if rare.isdisjoint(_OTHER_WORD_BYTES):
+            # Punctuation is whatever is no word character and no space, and a word character
+            # is a letter, a digit or "_" unless the text has another kind.
+            punct = ((1 << n) - 1) & ~(letter | digit | under | space)
         else:
-            lengths = list(map(sub, map(re.Match.end, batch), at))
-            weights = map(table.__getitem__ if max(lengths) < _TABLE else weigh, lengths)
-        if running:
-            weights = islice(accumulate(weights, initial=weighed[-1]), 1, None)
-        weighed.fromlist(list(weights))
+            punct = mask(_T_PUNCT)
+        c["punct_runs"] = punct & ~(punct << 1)
+        c["punct_chars"] = punct
+        c["newline_runs"] = line & ~(_spread(line, space) << 1)  # the first line break of a run
+        c["space_runs"] = flat & ~(flat << 1) & (flat >> 1)
+        if runs or not data.isascii():
+            self._non_ascii(data, runs, extra)
+        self.pairs = _pairs(data, runs)
+
+    def _non_ascii(self, data: bytes, runs: list[tuple[int, str]], extra: bytes) -> None:
+        coded = [(at, run.translate(_KIND_OF)) for at, run in runs]
+        beyond = sum(len(codes) for _, codes in coded)
+        # Latin-1's own word characters of other scripts ("ª", "²", "¼"...) are in `extra`, and
+        # so are the stand-ins "ª" of the runs' word characters: are there more of them?
+        latin = sum(map(extra.count, _OTHER_WORD_SINGLES)) > sum(run.translate(_STAND_INS).count("ª") for _, run in runs)
+        found: dict[str, int] = {}
+        if latin or 16 * beyond > len(data):
+            # Many: every kind from the text translated, as the other classes are.
+            kinds = bytearray(data.translate(_T_KIND))
+            for at, codes in coded:
+                kinds[at : at + len(codes)] = codes.encode("ascii")
+            back = bytes(kinds[::-1])
+            found = {k: int(back.translate(table), 2) for k, table in _T_KINDS.items() if k.encode() in kinds}
+        else:
+            # A few (quotes, dashes, a name): their bits set one by one.
+            bits: dict[str, bytearray] = {}
+            for at, codes in coded:
+                for i, k in enumerate(codes):
+                    if k != ".":
+                        held = bits.get(k)
+                        if held is None:
+                            held = bits[k] = bytearray((len(data) + 7) >> 3)
+                        held[(at + i) >> 3] |= 1 << ((at + i) & 7)
+            found = {k: int.from_bytes(held, "little") for k, held in bits.items()}
+        both = found.get("F", 0)
+        han, kana, hangul = found.get("H", 0) | both, found.get("K", 0), found.get("G", 0)
+        cjk = han | kana | hangul
+        other = found.get("O", 0)
+        c = self.classes
+        c["han"], c["kana"], c["hangul"] = han, kana, hangul
+        c["cjk_runs"] = cjk & ~(cjk << 1)
+        c["other_letters"] = other
+        c["other_runs"] = other & ~(other << 1)
+        c["emoji"] = found.get("E", 0) | both
 
 
-def _numbers(text: str, per_group: int, spaced: int) -> _Events:
-    """Runs of digits, weighed in groups of three, each with the space or tab before it if
-    there is one (a token of its own, `_SPACE_DIGIT`): no seam falls between the two."""
-    starts, weighed = _events(_DIGITS, text, lambda n: per_group * ((n + 2) // 3))
-    # The character before each run; before a run at the text's start, the run's own first
-    # digit (no space), not text[-1].
-    before = map(text.__getitem__, map(max, map(sub, starts, repeat(1)), repeat(0)))
-    return starts, array("q", map(add, weighed, map(mul, map(_SPACE_OR_TAB.__contains__, before), repeat(spaced))))
+def _every_third(digit: int, first: int) -> int:
+    """The first digit of each group of three of every run of digits: ``first`` (the runs'
+    first digits), then every third digit on, found by doubling the stride (a run of a million
+    digits takes twenty steps)."""
+    groups, stride = first, 3
+    whole = digit & (digit << 1) & (digit << 2) & (digit << 3)  # digits from stride back to here
+    while whole:
+        groups |= (groups << stride) & whole
+        whole &= whole << stride
+        stride <<= 1
+    return groups
 
 
-_SPACE_OR_TAB = frozenset(" \t")
-_PIECE = 1 << 16  # characters of text whose non-ASCII classes are found at a time
-_ASCII_CHAR = re.compile(r"[\x00-\x7f]")
-
-
-def _non_ascii_events(text: str, w: dict[str, int]) -> list[_Events]:
-    """The non-ASCII classes' matches and weights, as `_events` finds them, in the order
-    accented, CJK runs, Han, kana, Hangul, other scripts, emoji.
-
-    These classes hold no ASCII character, so the text is read a piece at a time, each cut
-    before an ASCII character (`_pieces`), and a piece that is all ASCII is skipped. One that
-    is dense with other characters (Chinese, Russian, a mix) is scanned in place. In one
-    where they are a few quotes, dashes or accents, its runs of them are joined by spaces
-    (as `_raw_counts` joins them) and scanned as one short text, and each match's position is
-    mapped back: the run it lies in is found by bisection, and its start in the text is that
-    run's. Measured: on English Markdown with typographic quotes, that takes a fifth of the
-    time of scanning in place, on German a half, but with one character in four not ASCII,
-    twice the time: hence the line at one in eight. Han, kana and Hangul lie inside CJK
-    runs: a piece without CJK runs skips them.
-    """
-    han, kana, hangul = w["han"], w["kana"], w["hangul"]
-    runs, letters = w["other_runs"], w["other_letters"]
-    classes: list[tuple[re.Pattern[str], _Weigh]] = [
-        (_ACCENTED, w["accented"]),
-        (_CJK_RUN, w["cjk_runs"]),
-        (_HAN_RUN, lambda n: han * n),
-        (_KANA_RUN, lambda n: kana * n),
-        (_HANGUL_RUN, lambda n: hangul * n),
-        # Other scripts' runs and their letters: one scan for the two classes.
-        (_OTHER_RUN, lambda n: runs + letters * n),
-        (_EMOJI, w["emoji"]),
-    ]
-    kind = position_kind(len(text))
-    found: list[_Events] = [(array(kind), array("q")) for _ in classes]
-    cjk_starts = found[1][0]  # the CJK runs', second in `classes`
-    for start, stop, dense in _pieces(text):
-        cjk_before = len(cjk_starts)
-        if not dense:
-            matches = list(_NON_ASCII.finditer(text, start, stop))
-            runs_found = list(map(re.Match.group, matches))
-            joined = " ".join(runs_found)
-            # Where each run starts and ends in the joined text, and how far its start in
-            # `text` is from its start there.
-            lengths = list(map(len, runs_found))
-            at = list(accumulate(map(add, lengths, repeat(1)), initial=0))
-            ends = list(map(add, at, lengths))
-            shifts = list(map(sub, map(re.Match.start, matches), at))
-        for (pattern, weigh), events in zip(classes, found):
-            if pattern in (_HAN_RUN, _KANA_RUN, _HANGUL_RUN) and len(cjk_starts) == cjk_before:
-                continue  # no CJK run in this piece
-            if dense:
-                _scan(pattern, text, weigh, events, start, stop)
-                continue
-            here: _Events = (array(kind), array("q"))
-            _scan(pattern, joined, weigh, here)
-            # The run a match lies in: the number of runs that end at or before its start.
-            runs_of = map(bisect.bisect_right, repeat(ends), here[0])
-            events[0].fromlist(list(map(add, here[0], map(shifts.__getitem__, runs_of))))
-            events[1].extend(here[1])
+def _spread(found: int, within: int) -> int:
+    """Each bit of `found` carried forward over the run of `within` it lies in, by doubling."""
+    stride, whole = 1, within & (within << 1)
+    while whole:
+        found |= (found << stride) & whole
+        whole &= whole << stride
+        stride <<= 1
     return found
 
 
-def _pieces(text: str) -> Iterator[tuple[int, int, bool]]:
-    """(start, stop, dense) of each piece of `text` that holds a non-ASCII character, and
-    whether one character in eight or more is: pieces of about `_PIECE` characters, each cut
-    before an ASCII character (or longer, where there is none)."""
-    start, n = 0, len(text)
-    while start < n:
-        stop = _block_end(text, start, _PIECE, _ASCII_CHAR)
-        if stop - start >= 2 * _PIECE:
-            # Everything past its first `_PIECE` characters is not ASCII: dense, without a
-            # copy of a long run of Chinese.
-            yield start, stop, True
-        else:
-            piece = text[start:stop]
-            if not piece.isascii():
-                non_ascii = len(piece) - len(piece.encode("ascii", "ignore"))
-                yield start, stop, 8 * non_ascii >= len(piece)
-        start = stop
+# The rare pairs as characters of a UTF-16 text: a pair of bytes read as one code unit (the
+# first letter the low byte).
+_PAIR_UNITS = re.compile(
+    "["
+    + "".join(
+        chr(ord(first) + 256 * ord(second)) for first, seconds in (i.split(":") for i in RARE_PAIRS.split()) for second in seconds
+    )
+    + "]"
+)
 
 
-def _block_end(text: str, start: int, size: int, cut: re.Pattern[str]) -> int:
-    """Where a block of `text` from `start` ends: at the first match of `cut` at least `size`
-    characters on, or at the text's end.
+def _pairs(data: bytes, runs: list[tuple[int, str]]) -> array[int]:
+    """Where the rare letter pairs of ``text.lower()`` start, as positions in the text, taken as
+    `re` takes them: leftmost first, never overlapping.
 
-    >>> _block_end("ab cd ef", 0, 3, re.compile(" ")), _block_end("ab cd", 0, 9, re.compile(" "))
-    (5, 5)
+    The text's letters are lower-cased (everything else a space) a byte each; read as UTF-16,
+    those bytes are the pairs at even positions, and read from the second byte, at odd ones: a
+    character class finds them. "İ" lower-cases to "i" and a combining dot: it ends a pair but
+    starts none.
     """
-    if start + size < len(text):
-        m = cut.search(text, start + size)
-        if m is not None:
-            return m.start()
-    return len(text)
-
-
-_STRETCH = 1 << 15  # positions whose events `_merge` sorts at a time
-
-
-def _merge(found: list[_Events], n: int) -> _Events:
-    """The events of several classes, each sorted by position, in one sequence sorted by
-    position (those at one position in any order: `_before` counts all of them or none).
-
-    Sorted a stretch of the text's positions at a time, so that only a stretch's events are
-    Python objects at once, by `sorted` with a C-level key, which finds each class's sorted
-    run and merges them (`heapq.merge` runs Python code for every event).
-    """
-    found = [events for events in found if events[0]]
-    if len(found) <= 1:
-        return found[0] if found else (array(position_kind(n)), array("q"))
-    merged: _Events = (array(position_kind(n)), array("q"))
-    done = [0] * len(found)
-    for stop in range(_STRETCH, n + _STRETCH, _STRETCH):
-        starts: list[int] = []
-        weights: list[int] = []
-        for k, (at, weighed) in enumerate(found):
-            i, j = done[k], bisect.bisect_left(at, stop, done[k])
-            starts += at[i:j].tolist()
-            weights += weighed[i:j].tolist()
-            done[k] = j
-        order = sorted(range(len(starts)), key=starts.__getitem__)
-        merged[0].fromlist(list(map(starts.__getitem__, order)))
-        merged[1].fromlist(list(map(weights.__getitem__, order)))
-    return merged
-
-
-_WHITESPACE = re.compile(r"\s")
-
-
-def _pair_starts(text: str, block: int = 1 << 16) -> array[int] | None:
-    """Where the rare letter pairs of ``text.lower()`` start, as positions in `text`.
-
-    Lower-cased a block at a time, cut at whitespace (no pair spans it): CPython lower-cases
-    text beyond Latin-1 through a buffer three times its size, 120 MB for 10 MB of it. In a
-    block holding "İ", which lower-cases to "i" and a combining dot (no other character
-    grows), positions after it are mapped back. None if lower-casing grows anything else.
-    """
-    starts = array(position_kind(len(text)))
-    pos, n = 0, len(text)
-    while pos < n:
-        stop = _block_end(text, pos, block, _WHITESPACE)
-        lower = text[pos:stop].lower()
-        found = [m.start() for m in _RARE_PAIR.finditer(lower)]
-        if len(lower) != stop - pos:
-            dots = [m.start() - pos + k + 1 for k, m in enumerate(_DOTTED_I.finditer(text, pos, stop))]
-            if len(lower) - (stop - pos) != len(dots):
-                return None
-            found = [p - bisect.bisect_left(dots, p) for p in found]
-        starts.extend([p + pos for p in found])
-        pos = stop
+    low = data.translate(_T_LOWER)
+    dotted: set[int] = set()
+    if runs:
+        patched = bytearray(low)
+        for at, run in runs:
+            for m in _LOWER_TO_ASCII.finditer(run):
+                patched[at + m.start()] = ord("i") if m.group() == "\u0130" else ord("k")
+                if m.group() == "\u0130":
+                    dotted.add(at + m.start())
+        low = bytes(patched)
+    n = len(low)
+    even = [2 * p for p in map(re.Match.start, _PAIR_UNITS.finditer(low[: n - n % 2].decode("utf-16-le")))]
+    odd = [2 * p + 1 for p in map(re.Match.start, _PAIR_UNITS.finditer(low[1 : n - (n - 1) % 2].decode("utf-16-le")))]
+    starts = array(position_kind(n))
+    after = -1  # the first position the next pair may start at
+    for p in sorted(even + odd) if odd and even else even or odd:
+        if p >= after and p not in dotted:
+            starts.append(p)
+            after = p + 2
     return starts
-
-
-def _running(values: array[int]) -> array[int]:
-    return array("q", accumulate(values, initial=0))
