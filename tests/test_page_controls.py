@@ -332,12 +332,12 @@ def test_a_link_copied_while_the_worker_runs_has_the_new_settings(app):
 
 def test_every_unusable_link_value_is_listed_together(app):
     app.page.goto(
-        app.url + "?strategy=semantic&size=abc&overlap=999&breaks=nope&colour=red&unit=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E"
+        app.url + "?strategy=neural&size=abc&overlap=999&breaks=nope&colour=red&unit=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E"
     )
     app.wait_ready()
     message = text_of(app, "#error")
     for part in (
-        "strategy=semantic",
+        "strategy=neural",
         "size=abc",
         "breaks=nope",
         "colour (not a setting)",

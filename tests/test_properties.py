@@ -143,7 +143,8 @@ def check_invariants(text, opts):
             if c.start_char < prev.end_char and opts["strategy"] != "langchain":
                 assert own(text[c.start_char : prev.end_char]) <= overlap, "overlap within ask"
         if res.settings.size > 0 and "oversize" not in c.flags:
-            assert own(c.text) <= res.settings.size
+            # The size bounds what is embedded: a table part's header rows count against it.
+            assert own(c.embed_text) <= res.settings.size
         assert ("tiny" in c.flags) == (own(c.text) < res.settings.min_size)
         for k in range(c.start_char, c.end_char):
             covered[k] = True
@@ -152,11 +153,12 @@ def check_invariants(text, opts):
     assert not missing, f"non-whitespace at {missing[:5]} is in no chunk"
     stats = res.stats
     assert stats.chunks == len(chunks)
-    assert stats.embedding_tokens == sum(c.tokens for c in chunks)
+    assert stats.embedding_tokens == sum(c.embed_tokens for c in chunks)
     # Every count is the chunk's own, as if it were tokenized alone (the exact measure answers
     # from the document's single encoding; this is the reference).
     count = get_tokenizer(opts["tokenizer"]).count
     assert [c.tokens for c in chunks] == [count(c.text) for c in chunks]
+    assert [c.embed_tokens for c in chunks] == [count(c.embed_text) for c in chunks]
     if chunks:
         assert stats.document_tokens == count(text)
     duplicated, covered_to = 0, None

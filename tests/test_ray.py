@@ -89,7 +89,8 @@ def _expected(options):
     out = []
     for row in _rows():
         others = {k: v for k, v in row.items() if k != "text"}
-        # The embed text's columns come with a context setting (the settings decide the schema).
+        # The table's columns are one schema for every row, so embed_text and embed_tokens come
+        # with the context setting only (chunker.arrow), not with a table part's own context.
         embed = options.get("context", "none") != "none"
         out += [{**others, **c.to_dict(embed=embed)} for c in chunker.chunk(row["text"], **options).chunks]
     return out

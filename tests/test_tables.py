@@ -80,6 +80,11 @@ def _size_of(text: str, unit: str, tokens: int) -> int:
     return len(text) if unit == "chars" else count_words(text) if unit == "words" else tokens
 
 
+def _repeated(header: str, s: chunker.Settings, tok: chunker.TokenizerLike) -> bool:
+    """Whether a split table's header rows are repeated: they leave a quarter of the size."""
+    return _size_of(header, s.unit, tok.count(header)) <= s.size - max(s.size // 4, 1)
+
+
 def check(doc: str, res: chunker.ChunkResult) -> dict[str, int]:
     """Every table invariant on one result; how many chunks were continued and cut."""
     s = res.settings
@@ -87,14 +92,15 @@ def check(doc: str, res: chunker.ChunkResult) -> dict[str, int]:
     seen = {"table_continued": 0, "row_cut": 0}
     tok = chunker.get_tokenizer(s.tokenizer)
     for start, head_end, end, _ in tables:
-        # A table longer than the size, whose header rows fit it, is split: a later part exists.
+        # A table longer than the size, whose header rows leave its rows a quarter of the size,
+        # is split and its header repeated: a later part exists.
         header = doc[start:head_end] + "\n"
         whole = doc[start:end]
         if (
             s.strategy in BY_ROWS
             and s.context == "none"
             and _size_of(whole, s.unit, tok.count(whole)) > s.size
-            and _size_of(header, s.unit, tok.count(header)) <= s.size
+            and _repeated(header, s, tok)
         ):
             assert any("table_continued" in c.flags and start < c.start_char < end for c in res.chunks), whole[:80]
     for c in res.chunks:
@@ -110,8 +116,8 @@ def check(doc: str, res: chunker.ChunkResult) -> dict[str, int]:
             if inside:
                 assert "row_cut" in c.flags, (c.index, doc[inside[0][0] : inside[0][1]][:60])
             if head_end <= c.start_char < end and s.context == "none" and s.strategy in BY_ROWS:
-                # Header rows that fit the size are repeated on every later part.
-                if _size_of(header, s.unit, tok.count(header)) <= s.size:
+                # Header rows that leave a quarter of the size are repeated on every later part.
+                if _repeated(header, s, tok):
                     assert "table_continued" in c.flags, (c.index, c.text[:60])
             if "table_continued" in c.flags and head_end <= c.start_char < end:
                 # The setting's context (if any), then the header rows, then the text.
@@ -196,6 +202,21 @@ def test_header_rows_longer_than_the_size_are_not_repeated():
     res = chunker.chunk(doc, strategy="markdown", unit="chars", size=150, overlap=0)
     check(doc, res)
     assert not any(c.context for c in res.chunks)
+
+
+@pytest.mark.parametrize("unit", ["chars", "words"])
+def test_header_rows_that_leave_the_rows_less_than_a_quarter_are_not_repeated(unit):
+    # A header of 35 characters and 7 words: repeated at sizes that leave a quarter, not above.
+    head = "| code | name | amount |\n|---|---|---|\n"
+    doc = head + "\n".join(f"| {r} | n{r} | {r * 7} |" for r in range(40))
+    cost = len(head) if unit == "chars" else len(head.split())
+    for size in range(cost, cost * 2):
+        for strategy in BY_ROWS:
+            res = chunker.chunk(doc, strategy=strategy, unit=unit, size=size, overlap=0)
+            check(doc, res)
+            assert "oversize" not in res.stats.flag_counts, (size, strategy)
+            repeated = any(c.context for c in res.chunks)
+            assert repeated == (cost <= size - max(size // 4, 1)), (size, strategy)
 
 
 def test_min_size_merges_a_small_last_part_and_keeps_its_context_within_the_size():

@@ -35,18 +35,19 @@ def iter_records(res: Results) -> Iterator[dict[str, Any]]:
     for r in _results(res):
         embed = embedded(r)
         for c in r.chunks:
-            d = c.to_dict(embed=embed)
+            d = c.to_dict(embed=True if embed else None)  # None: the chunk's own say
             # The fields in their order (`chunker.results._schema.FIELDS`): id, then source.
             yield d if r.source is None else {"id": d["id"], "source": r.source, **d}
 
 
 def embedded(res: ChunkResult) -> bool:
-    """Whether the records of `res` carry `embed_text` and `embed_tokens`: a context was asked
-    for, or the strategy gave a chunk one."""
+    """Whether every record of `res` carries `embed_text` and `embed_tokens`: a context was asked
+    for. Otherwise a record carries them where its embedded text is not its text (a strategy's
+    own context, a framework's own text)."""
     chunks = res.chunks
     if type(chunks) is Chunks:
         return chunks.embedded
-    return getattr(res.settings, "context", "none") != "none" or any(c.context for c in chunks)
+    return getattr(res.settings, "context", "none") != "none"
 
 
 def records(res: Results) -> list[dict[str, Any]]:
@@ -156,7 +157,7 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
         flags, headings, pages = chunks._flags, chunks._headings, chunks._pages
         embed = chunks.embedded
         contexts, own = chunks._contexts, chunks._embeds  # own: a pasted splitter's texts
-        embed_tokens = chunks._embed_tokens if embed else None
+        embed_tokens = chunks._embed_tokens if embed or contexts is not None or own is not None else None
         estimated = "true" if chunks._estimated else "false"
         wide = chunks._wide_space if chunks._wide_space is not None else has_wide_space(text)
         after_id = '", ' if r.source is None else '", "source": ' + encode_basestring(r.source) + ", "
@@ -192,9 +193,9 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
                 first = max(1, bisect.bisect_right(pages, start))
                 last = max(first, bisect.bisect_right(pages, max(start, end - 1)))
                 line += f', "page_start": {first}, "page_end": {last}'
-            if embed_tokens is not None:
-                context = contexts[k] if contexts is not None else ""
-                framework = own[k] if own is not None else None
+            context = contexts[k] if contexts is not None else ""
+            framework = own[k] if own is not None else None
+            if embed_tokens is not None and (embed or context or framework is not None):
                 line += f', "embed_text": {encode_basestring(context + (piece if framework is None else framework))}'
                 line += f', "embed_tokens": {embed_tokens[k]}'
             line += "}\n"

@@ -268,7 +268,9 @@ class Chunks(Sequence[Chunk]):
                 self._embed_counted = _array("q", embed_tokens)
         # A framework's own texts where they are not the slices (see `Chunk.framework_text`).
         self._embeds = None if embeds is None or all(e is None for e in embeds) else list(embeds)
-        self.embedded = embedded or self._contexts is not None or self._embeds is not None
+        # Every record carries embed_text when a context was asked for; otherwise only those
+        # whose embedded text is not their text (a table part's header rows, a framework's text).
+        self.embedded = embedded
 
     def __len__(self) -> int:
         return len(self._starts)
@@ -349,21 +351,7 @@ class Chunks(Sequence[Chunk]):
             first = max(1, bisect.bisect_right(self._pages, start))
             last = max(first, bisect.bisect_right(self._pages, max(start, end - 1)))
         piece = self._text[start:end]
-        if self._contexts is None and self._embeds is None:
-            return Chunk._made_from(
-                piece,
-                k,
-                start,
-                end,
-                self._tokens[k],
-                self._estimated,
-                self._flags[k],
-                self._headings[k] if self._headings else (),
-                shared,
-                first,
-                last,
-                chunk_id(self._id_base, start, end, piece),
-            )
+        contexts, embeds = self._contexts, self._embeds
         return Chunk._made_from(
             piece,
             k,
@@ -377,9 +365,9 @@ class Chunks(Sequence[Chunk]):
             first,
             last,
             chunk_id(self._id_base, start, end, piece),
-            self._contexts[k] if self._contexts is not None else "",
-            self._embed_tokens[k],
-            self._embeds[k] if self._embeds is not None else None,
+            contexts[k] if contexts is not None else "",
+            self._embed_tokens[k] if contexts is not None else -1,
+            embeds[k] if embeds is not None else None,
         )
 
     def ids(self) -> list[str]:

@@ -12,11 +12,11 @@ Every part after the first carries the header rows as its context (`Span.context
 `table_continued`), and the context counts against the size: such a part's rows fit what
 the header leaves of the size, checked again on header and rows together in the tokenizer's
 own count (the text the embedder gets). A row that does not fit that room on its own is cut
-at words, then characters; the chunks that hold its pieces are flagged `row_cut`. Two bounds
-keep the cost linear in the table: header rows longer than the size are not repeated (they
-could not fit any part), and rows always get at least a quarter of the size, so a header that
-leaves less makes its parts larger than the size (and flagged oversize) rather than making
-thousands of one-character parts.
+at words, then characters; the chunks that hold its pieces are flagged `row_cut`. One bound
+keeps the cost linear in the table and every part within the size: header rows are repeated
+only when they leave the rows at least a quarter of the size (a longer header would make a
+part for every few characters of a row, or parts over the size), otherwise the later parts
+carry no context.
 """
 
 from __future__ import annotations
@@ -68,9 +68,12 @@ def split_table(
     the first part (the size, unless headings will be glued before it)."""
     context = header_context(text, table)
     cost = context_cost(context, measure)
-    if cost > size or measure.over(table.start, table.head_end, size):
-        context, cost = "", 0  # header rows longer than the size: no part could hold them
-    room = max(size - cost, size // 4, 1) if context else size
+    # The header is repeated only where it leaves its rows a quarter of the size: a longer
+    # one would make a part for every few characters of a row, or parts over the size.
+    most = size - max(size // 4, 1)
+    if cost > most or measure.over(table.start, table.head_end, most):
+        context, cost = "", 0
+    room = size - cost if context else size
     head_end = table.head_end
 
     # The pieces: rows, the header rows as one, a row too long for its room cut at words.

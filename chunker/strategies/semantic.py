@@ -23,16 +23,14 @@ from math import fsum, sqrt
 from operator import mul
 from typing import Any
 
-from ..text._segments import Fences, position_kind
 from ..tokens._measure import Measure
-from ._pack import Leaves, Spans, cascade, pack_columns, spans_from_pack
+from ._pack import Spans, pack_columns, spans_from_pack
 from ._spans import Marks
+from .sentence import sentence_leaves
 
 WINDOW = 5
 """Pieces on each side of a boundary whose mean vectors are compared: one sentence alone says
 too little about its topic, and a window longer than a short section would blur its edge."""
-
-_ORDER = ("paragraph", "line", "sentence", "clause")
 
 
 def split(
@@ -50,21 +48,7 @@ def split(
         from ..embeddings import get_model
 
         model = get_model(embedding_model)
-    enabled = [b for b in _ORDER if b in breaks]
-    levels = tuple(dict.fromkeys(["paragraph"] + enabled)) + ("word", "char")
-    leaves = Leaves(position_kind(len(text)))
-    cascade(
-        text,
-        0,
-        len(text),
-        0,
-        measure=measure,
-        size=size,
-        leaves=leaves,
-        levels=levels,
-        split_all_until=len(levels) - 3,
-        fences=Fences.of(text),
-    )
+    leaves = sentence_leaves(text, size=size, measure=measure, breaks=breaks)
     cuts = topic_breaks(text, leaves.starts, leaves.ends, model, breakpoint_percentile)
     hard = Marks.union(leaves.hard, cuts)
     groups = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure, hard=hard)

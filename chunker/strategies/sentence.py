@@ -23,6 +23,14 @@ def split(
     >>> [c.text for c in chunk("Dr. Smith left. He came back.", strategy="sentence", size=0)]
     ['Dr. Smith left.', 'He came back.']
     """
+    leaves = sentence_leaves(text, size=size, measure=measure, breaks=breaks)
+    groups = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure, hard=leaves.hard)
+    return spans_from_pack(leaves, groups)
+
+
+def sentence_leaves(text: str, *, size: int, measure: Measure, breaks: tuple[str, ...]) -> Leaves:
+    """The text's pieces at every break point in `breaks` (and words, then characters, where a
+    piece is over the size): what the sentence strategy packs, and the semantic one compares."""
     enabled = [b for b in _ORDER if b in breaks]
     # The paragraph level always runs first: a blank line ends every sentence anyway.
     levels = tuple(dict.fromkeys(["paragraph"] + enabled)) + ("word", "char")
@@ -39,5 +47,4 @@ def split(
         split_all_until=len(levels) - 3,
         fences=Fences.of(text),
     )
-    groups = pack_columns(leaves.starts, leaves.ends, size=size, overlap=overlap, measure=measure, hard=leaves.hard)
-    return spans_from_pack(leaves, groups)
+    return leaves
