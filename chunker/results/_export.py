@@ -255,7 +255,7 @@ def to_json(res: Results, *, indent: int | None = 2) -> str:
 
     >>> from chunker import chunk
     >>> print(to_json(chunk("Hi.", size=10, overlap=0), indent=None)[:102])
-    [{"id": "8a4b4d964c95b3fc65bae953fe461e30", "index": 0, "start_char": 0, "end_char": 3, "text": "Hi.",
+    [{"id": "a06d98967511e80955bce05213e61576", "index": 0, "start_char": 0, "end_char": 3, "text": "Hi.",
     """
     return "".join(json_pieces(res, indent=indent))
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from .._errors import ChunkerError
-from ..settings._options import Settings
+from ..settings._options import OPTIONS, Settings
 from ..text._segments import count_words, position_kind
 
 __all__ = ["Chunk", "Chunks", "Stats", "FlagCounts", "ChunkResult", "FLAGS", "chunk_id", "id_base", "utf8"]
@@ -376,21 +376,29 @@ class Chunks(Sequence[Chunk]):
         return [chunk_id(base, a, b, text[a:b]) for a, b in zip(self._starts, self._ends)]
 
 
-ID_SCHEME = 1
-"""Part of every id's hash: raised only if what an id hashes ever changes, so that an old id
-never names a different chunk."""
+ID_SCHEME = 2
+"""Part of every id's hash: raised whenever what an id hashes changes, so that an old id never
+names a different chunk. (2: only the options that cut, `Option.cuts`.)"""
 
 
 def id_base(source: str | None, settings: Settings | None) -> Any:
     """The hash every chunk id of a document starts from: its `source` and the settings that
-    cut it, canonical (an overlap of "10%" of 100 and of 10 are one setting; a tokenizer.json is
-    known by its content, not its path). `chunk_id` adds each chunk's span and text."""
+    cut it, canonical (an overlap of "10%" of 100 and of 10 are one setting; a tokenizer.json or
+    an embedding model is known by its content, not its path). Only the options that can change
+    a chunk or what is embedded for it are hashed (`Option.cuts`, from the table of options):
+    a model limit or a retriever, which judge and rank the chunks, leave every id as it was.
+    `chunk_id` adds each chunk's span and text."""
     items: list[Any] = []
     if settings is not None:
         overlap = settings.overlap_count
-        items = [[k, overlap if k == "overlap" else v] for k, v in settings._items]
+        items = [[k, overlap if k == "overlap" else v] for k, v in settings._items if _cuts(k)]
     key = json.dumps([ID_SCHEME, source, items], ensure_ascii=False, separators=(",", ":"), default=repr)
     return hashlib.sha256(utf8(key))
+
+
+def _cuts(name: str) -> bool:
+    option = OPTIONS.get(name)
+    return option is None or option.cuts
 
 
 _DEFAULT_BASE: list[Any] = []
