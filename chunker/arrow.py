@@ -21,10 +21,11 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ._adapters import chunk_options
+from ._adapters import chunk_options, settings_of
 from ._errors import ChunkerError
 from .documents import read_file, shown_name, source_of, text_encoding
-from .results._schema import Field, engine_fields
+from .results._export import embedded
+from .results._schema import Field, embeds, engine_fields
 from .session._api import Document
 
 try:
@@ -40,8 +41,10 @@ __all__ = [
     "chunk_batches",
     "chunk_table",
     "check_columns",
+    "complete_files",
     "completed_sources",
     "reading_options",
+    "schema_for",
 ]
 
 
@@ -55,8 +58,22 @@ typed. Given explicitly, so a block whose chunks have no flags at all, or a bloc
 has the same schema as the rest."""
 
 EMBED_SCHEMA = pa.schema([(f.name, _arrow_type(f)) for f in engine_fields(embed=True)])
-"""The columns with a `context` setting: `CHUNK_SCHEMA` with each chunk's embed text and its
-tokens. Decided by the settings, not by the chunks, so every block of a dataset has one schema."""
+"""The columns when the settings embed (`chunker.results._schema.embeds`: a `context` setting,
+a pasted splitter, or a strategy that may give a chunk a context of its own, such as a split
+table's header rows): `CHUNK_SCHEMA` with each chunk's embed text and its tokens, null on a
+row whose JSON record leaves them out. Decided by the settings, not by the chunks, so every
+block of a dataset has one schema."""
+
+
+def schema_for(**settings: Any) -> pa.Schema:
+    """The columns `chunk_table` adds with these settings: `EMBED_SCHEMA` or `CHUNK_SCHEMA`.
+
+    >>> schema_for(strategy="fixed") == CHUNK_SCHEMA, schema_for(strategy="fixed", context="headings") == EMBED_SCHEMA
+    (True, True)
+    """
+    options = chunk_options(dict(settings), owner="schema_for")
+    return EMBED_SCHEMA if embeds(settings_of(options)) else CHUNK_SCHEMA
+
 
 _READING = ("raw", "keep_running", "encoding")
 
@@ -112,7 +129,7 @@ def chunk_table(
     options = chunk_options(
         settings, owner="chunk_table", others=(*_READING, "text_column", "source_column", "file_column", "root")
     )
-    embed = options.get("context", "none") != "none"
+    embed = embeds(settings_of(options))
     schema = EMBED_SCHEMA if embed else CHUNK_SCHEMA
     if file_column is not None:
         text_column, source_column = file_column, file_column
@@ -152,8 +169,8 @@ def chunk_table(
 def _records(
     text: Any, source: str | None, column: str, reading: dict[str, Any], options: dict[str, Any], embed: bool
 ) -> list[dict[str, Any]]:
-    """One row's records, each with its source (and its embed text when `embed`); `ChunkerError`
-    for a row that gives none."""
+    """One row's records, each with its source, and its embed text where its JSON record has
+    one (when the table has the columns, `embed`); `ChunkerError` for a row that gives none."""
     limit = options.get("max_chunk_chars")
     settings = {k: v for k, v in options.items() if k != "max_chunk_chars"}
     label = shown_name(source) if source is not None else "a row"
@@ -176,7 +193,17 @@ def _records(
         result = doc.chunk(max_chunk_chars=limit, **settings)
     except ChunkerError as e:
         raise ChunkerError(f"{label}: {e}") from None
-    return [{"source": source, **c.to_dict(embed=embed)} for c in result.chunks]
+    # The JSON record's rule (chunker.results._export.iter_records): every record embedded
+    # with a context asked for; otherwise those whose embedded text is not their text.
+    say = True if embedded(result) else None
+    records = [{"source": source, **c.to_dict(embed=say)} for c in result.chunks]
+    if not embed and records and any("embed_text" in r for r in records):
+        # A strategy registered without own_context gave a chunk a context: the table would
+        # have no column for it, and the embed text would be lost without a word.
+        raise ChunkerError(
+            f"{label}: strategy {settings['strategy']!r} gave a chunk a context of its own: register it with own_context=True"
+        )
+    return records
 
 
 def check_columns(
@@ -208,30 +235,52 @@ def check_columns(
     return others
 
 
-def completed_sources(path: str | os.PathLike[str]) -> set[str]:
-    """The sources whose records a folder of Parquet files (an earlier run's output) holds in
-    full: what a resumed run passes as `skip_sources`.
+def complete_files(path: str | os.PathLike[str]) -> list[str]:
+    """The Parquet files under `path` (a folder, at any depth) that are whole, in name order:
+    what to read an earlier run's output from (``pyarrow.parquet.read_table(complete_files(out))``).
 
-    A source's records are written by one task in one file (a row is never split across
-    blocks), and a Parquet file is readable only once its footer, written last, is there: a
-    file a killed run left half written is not counted (and its sources run again; delete such
-    files, or write the resumed run to a new folder beside the old one, and read both).
+    A Parquet file is readable only once its footer, written last, is there, so a file a killed
+    run left half written is not listed; names starting with ``.`` or ``_`` (an engine's
+    temporary and marker files) are passed over, as Spark and Ray pass over them.
     """
     import pyarrow.parquet as pq
 
-    done: set[str] = set()
+    found: list[str] = []
     for top, dirs, files in os.walk(path):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
         for f in sorted(files):
             if f.startswith((".", "_")) or not f.endswith(".parquet"):
                 continue
+            file = os.path.join(top, f)
             try:
-                column = pq.read_table(os.path.join(top, f), columns=["source", "error"])
+                pq.read_metadata(file)
             except (OSError, pa.ArrowException):
                 continue  # no footer: not complete
-            for source, error in zip(column.column("source").to_pylist(), column.column("error").to_pylist()):
-                if source is not None and error is None:
-                    done.add(source)
+            found.append(file)
+    return found
+
+
+def completed_sources(path: str | os.PathLike[str]) -> set[str]:
+    """The sources whose records a folder of Parquet files (an earlier run's output) holds in
+    full: what a resumed run passes as `skip_sources`.
+
+    A source's records are written by one task in one file (a row is never split across
+    blocks, and an engine writes a task's rows to one file unless told to cap the rows a file
+    holds), and only whole files count (`complete_files`): a file a killed run left half
+    written is not counted, and its sources run again. Write the resumed run to a new folder
+    beside the old one, and read both through `complete_files`.
+    """
+    import pyarrow.parquet as pq
+
+    done: set[str] = set()
+    for file in complete_files(path):
+        try:
+            column = pq.read_table(file, columns=["source", "error"])
+        except (OSError, pa.ArrowException):
+            continue
+        for source, error in zip(column.column("source").to_pylist(), column.column("error").to_pylist()):
+            if source is not None and error is None:
+                done.add(source)
     return done
 
 

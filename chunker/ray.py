@@ -29,7 +29,16 @@ from ._errors import ChunkerError
 try:
     import ray.data
 
-    from .arrow import CHUNK_SCHEMA, check_columns, chunk_table, completed_sources, reading_options
+    from .arrow import (
+        CHUNK_SCHEMA,
+        EMBED_SCHEMA,
+        check_columns,
+        chunk_table,
+        complete_files,
+        completed_sources,
+        reading_options,
+        schema_for,
+    )
 except ModuleNotFoundError as e:  # only a missing Ray; a broken one keeps its own error
     if (e.name or "").split(".")[0] not in ("ray", "pyarrow"):
         raise
@@ -39,7 +48,7 @@ except ImportError as e:  # chunker.arrow's own line names pyarrow; Ray is what 
         raise
     raise ImportError("chunker.ray needs Ray Data: pip install 'chunkscope[ray]'") from None
 
-__all__ = ["CHUNK_SCHEMA", "chunk_dataset", "chunk_files", "completed_sources"]
+__all__ = ["CHUNK_SCHEMA", "EMBED_SCHEMA", "chunk_dataset", "chunk_files", "complete_files", "completed_sources", "schema_for"]
 
 
 def chunk_dataset(
@@ -54,8 +63,9 @@ def chunk_dataset(
     """`ds` cut into chunks: one row per chunk, exactly as ``chunker.chunk`` cuts each row's text.
 
     Each output row has every other column of its input row as it was, then every field of
-    the record (`CHUNK_SCHEMA`: `id`, `source`, `index`, `start_char`, `end_char`, `text`, ...),
-    whose offsets index the input row's text. A text column of bytes is read as the command
+    the record (`schema_for(**settings)`: `id`, `source`, `index`, `start_char`, `end_char`,
+    `text`, ..., with `embed_text` and `embed_tokens` when the settings embed), whose offsets
+    index the input row's text. A text column of bytes is read as the command
     line reads a file (see `chunker.arrow.chunk_table`, which cuts every block, for that,
     `source_column`, `root` and `skip_sources`). The text column itself is not repeated on each
     chunk. `settings` are `chunker.chunk`'s (`strategy`, `unit`, `size`, `overlap`,

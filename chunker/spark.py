@@ -22,15 +22,15 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ._adapters import chunk_options
+from ._adapters import chunk_options, settings_of
 from ._errors import ChunkerError
-from .results._schema import engine_fields
+from .results._schema import embeds, engine_fields
 
 try:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql import types as T
 
-    from .arrow import check_columns, chunk_batches, completed_sources, reading_options
+    from .arrow import check_columns, chunk_batches, complete_files, completed_sources, reading_options
 except ModuleNotFoundError as e:  # only a missing pyspark or pyarrow; a broken one keeps its own error
     if (e.name or "").split(".")[0] not in ("pyspark", "pyarrow", "py4j"):
         raise
@@ -40,14 +40,19 @@ except ImportError as e:  # chunker.arrow's own line names pyarrow; the extra br
         raise
     raise ImportError("chunker.spark needs pyspark and pyarrow: pip install 'chunkscope[spark]'") from None
 
-__all__ = ["chunk_dataframe", "chunk_files", "completed_sources", "schema"]
+__all__ = ["chunk_dataframe", "chunk_files", "complete_files", "completed_sources", "schema"]
 
 _TYPES = {"string": T.StringType(), "int": T.LongType(), "bool": T.BooleanType(), "strings": T.ArrayType(T.StringType())}
 
 
-def schema(*, embed: bool = False) -> T.StructType:
-    """The record's fields as Spark columns (`chunker.results._schema.FIELDS`); the embed
-    text's only with `embed` (a `context` setting)."""
+def schema(*, embed: bool | None = None, **settings: Any) -> T.StructType:
+    """The record's fields as Spark columns (`chunker.results._schema.FIELDS`): the columns
+    `chunk_dataframe` adds with `settings` (`chunker.chunk`'s), the embed text's among them
+    when the settings embed (`chunker.results._schema.embeds`: a `context` setting, a pasted
+    splitter, or a strategy whose chunks may carry a context of their own). `embed` says
+    outright whether they are there."""
+    if embed is None:
+        embed = embeds(settings_of(chunk_options(settings, owner="schema")))
     return T.StructType([T.StructField(f.name, _TYPES[f.kind], True) for f in engine_fields(embed)])
 
 
@@ -92,7 +97,7 @@ def chunk_dataframe(
     # and the settings, nothing of the driver's.
     return df.mapInArrow(
         functools.partial(chunk_batches, **kwargs),
-        T.StructType([*kept, *schema(embed=options.get("context", "none") != "none").fields]),
+        T.StructType([*kept, *schema(embed=embeds(settings_of(options))).fields]),
     )
 
 

@@ -23,13 +23,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chunker
-from chunker.arrow import CHUNK_SCHEMA, EMBED_SCHEMA, chunk_table
+from chunker.arrow import CHUNK_SCHEMA, EMBED_SCHEMA, chunk_table, schema_for
 from chunker.cli._inputs import find_inputs
 from chunker.cli._main import run
 from chunker.documents import source_of
 from chunker.results._records import chunk_id, id_base
-from chunker.results._schema import FIELDS, RECORD_FIELDS
+from chunker.results._schema import FIELDS, RECORD_FIELDS, embeds
+from chunker.strategies import STRATEGIES
 from tests.documents import corpus_tree
+from tests.test_tables import markdown_with_tables
 from tests.texts import ROOT, real_documents
 
 SETTINGS = ["--strategy", "markdown", "--size", "120", "--overlap", "10%", "--tokenizer", "cl100k"]
@@ -77,13 +79,15 @@ def test_an_engine_reads_every_file_as_the_command_line_does(tree, monkeypatch):
     failed = [r for r in rows if r["error"] is not None]
     assert [(r["source"], r["index"]) for r in failed] == [("legacy.txt", None)]
     assert "not UTF-8" in failed[0]["error"]
-    got = [{k: v for k, v in r.items() if k not in ("size", "error") and not (v is None and k.startswith("page_"))} for r in rows]
+    # The settings decide the table's columns (markdown: a split table's later parts carry its
+    # header rows, so the embed text's columns are there); a row holds a null where the JSON
+    # record leaves a field out.
+    assert out.schema.names == ["size", *EMBED_SCHEMA.names]
+    optional = ("page_start", "page_end", "embed_text", "embed_tokens")
+    got = [{k: v for k, v in r.items() if k not in ("size", "error") and not (v is None and k in optional)} for r in rows]
     got = [r for r, full in zip(got, rows) if full["error"] is None]
-    # The engines' embed columns come with a context setting (EMBED_SCHEMA: the settings decide a
-    # dataset's schema); without one, the embed text a strategy gives (a split table's header
-    # rows) is in the JSON records only.
-    want = [{k: v for k, v in r.items() if not k.startswith("embed_")} for r in want]
-    assert got == want  # every field, ids, offsets and pages included, in the same order
+    assert any("embed_text" in r for r in want)  # README.md's table, split
+    assert got == want  # every field, ids, offsets, pages and embed texts included, in the same order
 
 
 def test_a_cut_chunk_indexes_the_extracted_text(tree):
@@ -210,6 +214,44 @@ def test_equal_settings_written_two_ways_give_one_id():
     assert a == b and set(a).isdisjoint(c)
 
 
+def test_ids_hash_the_options_that_cut_and_no_other(tmp_path):
+    """An id hashes the settings that decide a chunk or what is embedded for it, drawn from
+    the table of options (`Option.cuts`): a model limit or a retriever keeps every id."""
+    import shutil
+
+    from chunker.settings._options import OPTIONS
+    from tests.embedding_fixtures import trained
+
+    text = real_documents()[0][1]
+    model = trained()
+    given = {"size": 100, "overlap": 10, "embedding_model": model}
+    base = chunker.chunk(text, **given).chunks.ids()
+    assert len(base) > 5
+    # Only ranked or judged by these: the same chunks, the same ids.
+    assert chunker.chunk(text, **given, retriever="dense").chunks.ids() == base
+    assert chunker.chunk(text, **given, retriever="hybrid", model_max=40).chunks.ids() == base
+    limited = chunker.chunk(text, **given, model_max=40)
+    assert any("truncated" in c.flags for c in limited.chunks) and limited.chunks.ids() == base
+    # The model known by its content, not its folder: a copy gives the same ids.
+    shutil.copytree(model, tmp_path / "copy")
+    assert chunker.chunk(text, **{**given, "embedding_model": tmp_path / "copy"}).chunks.ids() == base
+    # What cuts: another id for every chunk.
+    for other in ({"size": 120}, {"overlap": 0}, {"min_size": 20}, {"context": "headings"}, {"unit": "chars"}):
+        assert set(base).isdisjoint(chunker.chunk(text, **{**given, **other}).chunks.ids()), other
+    assert {o.name for o in OPTIONS.values() if not o.cuts} == {"model_max", "retriever"}
+    # From the table: an option declared with cuts=False leaves the ids as they were, one that
+    # cuts (the default) is part of them.
+    for cuts in (False, True):
+        chunker.register_option(
+            chunker.Option("throwaway", 0, lambda v, so_far: int(v), help=lambda: "", description="", cuts=cuts)
+        )
+        try:
+            ids = chunker.chunk(text, **given).chunks.ids()
+        finally:
+            chunker.unregister_option("throwaway")
+        assert (ids == base) is not cuts
+
+
 def test_langchain_and_llama_index_carry_the_records_ids(tree, monkeypatch):
     from langchain_core.documents import Document
     from llama_index.core import Document as LlamaDocument
@@ -266,6 +308,33 @@ def test_a_bad_row_is_one_error_row_and_the_rest_are_chunked():
         chunk_table(files, text_column="content", encoding="rot13")
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    doc=markdown_with_tables,
+    strategy=st.sampled_from(sorted(STRATEGIES)),
+    size=st.integers(8, 300),
+    context=st.sampled_from(["none", "none", "headings"]),
+    splitter=st.sampled_from([None, None, None, "RecursiveCharacterTextSplitter(chunk_size=60, chunk_overlap=10)"]),
+)
+def test_a_table_row_holds_its_json_record(doc, strategy, size, context, splitter):
+    """The settings decide a table's columns (`schema_for`), and each row holds exactly its
+    JSON record: the embed text's columns wherever a record can carry them (a context asked
+    for, a split table's header rows, a framework's own text), a null where it leaves one out."""
+    options = {"strategy": strategy, "unit": "chars", "size": size, "overlap": 0, "context": context, "splitter": splitter}
+    table = chunk_table(pa.table({"text": [doc]}), **options)
+    assert table.schema == schema_for(**options)
+    res = chunker.chunk(doc, **options)
+    want = chunker.records(res)
+    assert all(set(r) <= set(table.schema.names) for r in want)  # nothing a record has is lost
+    if not embeds(res.settings):
+        assert not any("embed_text" in r for r in want)
+    if context != "none":
+        assert all("embed_text" in r for r in want)
+    optional = {f.name for f in FIELDS if f.optional}
+    got = [{k: v for k, v in r.items() if not (v is None and k in optional)} for r in table.to_pylist()]
+    assert got == want
+
+
 def test_skipped_sources_are_left_out():
     table = pa.table({"path": ["a.md", "./b.md", "c.md"], "text": ["A.", "B.", "C."]})
     out = chunk_table(table, source_column="path", root="/w", skip_sources={"b.md"}, size=10, overlap=0)
@@ -288,7 +357,11 @@ def _journal(out: Path) -> list[str]:
         return []
 
 
-def test_a_killed_run_resumed_gives_the_output_of_one_that_was_not(tmp_path):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_killed_run_resumed_gives_the_output_of_one_that_was_not(tmp_path, jobs):
+    """Killed three times (SIGKILL) once the journal shows 8 more inputs done, then resumed to
+    the end: the bytes of one uninterrupted run (in one process), with one process or two
+    workers (their parent killed: the workers see it gone and stop)."""
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     _corpus(corpus, 60)
@@ -296,6 +369,7 @@ def test_a_killed_run_resumed_gives_the_output_of_one_that_was_not(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     whole = subprocess.run([*args, "-o", "whole.jsonl"], cwd=tmp_path, env=env, capture_output=True, timeout=600)
     assert whole.returncode == 0, whole.stderr
+    args += ["--jobs", jobs]
     out = tmp_path / "resumed.jsonl"
     kills = 0
     for _attempt in range(3):
@@ -371,6 +445,7 @@ def test_parquet_out_holds_the_jsonl_records(tree, monkeypatch):
     assert run([".", "-r", "--keep-going", *SETTINGS, "--format", "parquet", "-o", str(out)], None, None, io.StringIO()) == 1
     table = pq.read_table(out)
     assert table.schema == EMBED_SCHEMA.remove(EMBED_SCHEMA.get_field_index("error"))  # one table of fields
+    assert any("embed_text" in r for r in want)  # markdown: a split table's later parts
     got = [{k: v for k, v in r.items() if not (v is None and k.startswith(("page_", "embed_")))} for r in table.to_pylist()]
     assert got == want
     # Each input is a row group of its own.

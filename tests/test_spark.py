@@ -88,7 +88,8 @@ def _cli(args, cwd):
 def _plain(row):
     """A Spark row as a record: lists as lists, and the fields a record leaves out when empty."""
     d = row.asDict()
-    return {k: v for k, v in d.items() if not (v is None and k in ("page_start", "page_end", "error", "source"))}
+    optional = ("page_start", "page_end", "error", "source", "embed_text", "embed_tokens")
+    return {k: v for k, v in d.items() if not (v is None and k in optional)}
 
 
 @pytest.mark.parametrize("options", SETTINGS, ids=lambda o: ",".join(map(str, o.values())) or "defaults")
@@ -101,7 +102,12 @@ def test_chunk_dataframe_rows_are_chunk_records(spark, options):
     assert [(r["doc_id"], r["error"]) for r in errors] == [
         (5, "a row: column 'text' holds null, not text: give text or a file's bytes")
     ]
-    got = [{k: v for k, v in r.items() if k not in ("source", "error", "page_start", "page_end")} for r in rows if not r["error"]]
+    optional = ("page_start", "page_end", "embed_text", "embed_tokens")
+    got = [
+        {k: v for k, v in r.items() if k not in ("source", "error") and not (v is None and k in optional)}
+        for r in rows
+        if not r["error"]
+    ]
     want = [
         {"doc_id": i, **c.to_dict()}
         for i, text in enumerate(DOCUMENTS)
@@ -118,15 +124,23 @@ def test_the_schema_is_the_record_table(spark):
     from chunker.spark import chunk_dataframe, schema
 
     df = spark.createDataFrame([("a", "One. Two.")], "name string, text string")
-    out = chunk_dataframe(df, size=5, overlap=0)
+    out = chunk_dataframe(df, strategy="fixed", size=5, overlap=0)
     assert out.columns == ["name", *[f.name for f in FIELDS if not f.embed]]
-    assert out.schema.fields[1:] == schema().fields
-    # A context setting adds the embed text's columns, in the table's order.
-    embedded = chunk_dataframe(df, size=5, overlap=0, context="[{source}] ")
+    assert out.schema.fields[1:] == schema(strategy="fixed").fields == schema(embed=False).fields
+    # The settings decide the columns: a context setting adds the embed text's, in the table's
+    # order, and every row holds them.
+    embedded = chunk_dataframe(df, strategy="fixed", size=5, overlap=0, context="[{source}] ")
     assert embedded.columns == ["name", *[f.name for f in FIELDS]]
-    assert embedded.schema.fields[1:] == schema(embed=True).fields
+    assert embedded.schema.fields[1:] == schema(embed=True).fields == schema(strategy="fixed", context="headings").fields
     rows = embedded.collect()
     assert rows and all(r["embed_text"] == "[] " + r["text"] for r in rows)
+    # So does a strategy whose chunks may carry a context of their own (recursive: a split
+    # table's header rows), null where the JSON record has none.
+    own = chunk_dataframe(df, size=5, overlap=0)
+    assert own.schema.fields[1:] == schema().fields == schema(embed=True).fields
+    assert [(r["text"], r["embed_text"]) for r in own.collect()] == [
+        (c.text, None) for c in chunker.chunk("One. Two.", size=5, overlap=0)
+    ]
     with pytest.raises(chunker.ChunkerError, match="input column 'index' has the name of a record field"):
         chunk_dataframe(spark.createDataFrame([("a", 1)], "text string, index long"))
     with pytest.raises(chunker.ChunkerError, match="overlap 10 must be smaller than the size 10"):
@@ -143,9 +157,7 @@ def test_chunk_files_reads_a_tree_as_the_command_line_does(spark, tmp_path):
     rows = [_plain(r) for r in out]
     assert [r["source"] for r in rows if "error" in r] == ["legacy.txt"]
     got = sorted((r for r in rows if "error" not in r), key=lambda r: (r["source"], r["index"]))
-    # The engines' embed columns come with a context setting: without one, the embed text a
-    # strategy gives (a split table's header rows) is in the JSON records only.
-    want = [{k: v for k, v in r.items() if not k.startswith("embed_")} for r in want]
+    assert any("embed_text" in r for r in want)  # README.md's table, split: its later parts' header rows
     assert got == sorted(want, key=lambda r: (r["source"], r["index"]))  # ids and pages included
     assert {"_top.md", "pkg/__init__.py", "pkg/_private.md", "notes/50%.md", "docs/handbook.pdf"} <= {r["source"] for r in got}
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from .._errors import ChunkerError
 from ..documents import shown_name
-from ..results._schema import RECORD_FIELDS
+from ..results._schema import record_fields
 from ._inputs import Input
 
 _PARQUET = (".parquet", ".pq")
@@ -101,26 +101,27 @@ def _columns(item: Input, text_column: str, id_column: str | None) -> tuple[list
     return texts, ids
 
 
-def record_schema() -> Any:
-    """The records' fields as an Arrow schema (`chunker.results._schema.RECORD_FIELDS`). The
-    embed text's columns are always there (null where a result is not embedded): a strategy can
-    give a result them without a context setting (a split table's header rows), and a file's
-    schema is fixed before any input is read."""
+def record_schema(embed: bool = True) -> Any:
+    """The records' fields as an Arrow schema (`chunker.results._schema.record_fields`): the
+    embed text's columns when the settings embed (`chunker.results._schema.embeds`), null on a
+    record the JSON Lines leave them out of. A file's schema is fixed before any input is read,
+    so the settings decide, as they decide the engines' columns."""
     pa = _arrow()
     types = {"string": pa.string(), "int": pa.int64(), "bool": pa.bool_(), "strings": pa.list_(pa.string())}
-    return pa.schema([(f.name, types[f.kind]) for f in RECORD_FIELDS])
+    return pa.schema([(f.name, types[f.kind]) for f in record_fields(embed)])
 
 
 class ParquetWriter:
     """Records rendered as JSON Lines, input by input, written to `file` as one Parquet file
-    of `record_schema()`: each input's records are one row group (none for an input without)."""
+    of `record_schema(embed)`: each input's records are one row group (none for an input
+    without). A record with a field the schema lacks is an error, never dropped."""
 
-    def __init__(self, file: Any) -> None:
+    def __init__(self, file: Any, embed: bool) -> None:
         import pyarrow.json as pj
         import pyarrow.parquet as pq
 
         _arrow()
-        self.schema = record_schema()
+        self.schema = record_schema(embed)
         self._json = pj
         self._options = pj.ParseOptions(explicit_schema=self.schema, unexpected_field_behavior="error")
         self.writer = pq.ParquetWriter(file, self.schema)

@@ -23,6 +23,7 @@ from typing import TextIO
 from .._errors import ChunkerError
 from ..documents import shown_name, text_encoding
 from ..results._export import FORMATS
+from ..results._schema import embeds
 from ..settings._settings import whole_number
 from ..tokens._tokenizers import get_tokenizer
 from ._common import (
@@ -240,7 +241,7 @@ def _chunk_into(
         if args.format == "parquet":
             from ._datasets import ParquetWriter
 
-            parquet = ParquetWriter(sink.file)
+            parquet = ParquetWriter(sink.file, embeds(job.settings))
         first = sink.first if isinstance(sink, ResumeSink) else True  # no record written yet
         begun = False  # this input's records have begun
         try:

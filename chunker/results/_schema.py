@@ -9,13 +9,44 @@ fields in the same order with the same types.
 ['id', 'source', 'index', 'start_char']
 >>> ddl()[:40]
 'id string, source string, index bigint, '
+
+A table of records (Arrow, Parquet, Spark, Ray) has one schema for every row, fixed before any
+row is chunked, so the settings decide whether it has the embed text's columns (`embeds`):
+always with a `context` setting, where every record carries them; and whenever the settings
+can give some record an embed text of its own (a strategy's, a pasted splitter's), where
+those records carry them and the rest hold nulls, just as JSON Lines writes them on those
+records only. A table's row and the JSON record of the same chunk then hold the same values,
+a null for a field the record leaves out.
+
+>>> from chunker import Settings
+>>> embeds(Settings(strategy="fixed")), embeds(Settings(strategy="fixed", context="headings"))
+(False, True)
+>>> embeds(Settings())  # recursive: a long table's later parts carry its header rows
+True
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-__all__ = ["FIELDS", "Field", "ENGINE_FIELDS", "PLAIN_ENGINE_FIELDS", "RECORD_FIELDS", "ddl", "engine_fields", "field_names"]
+from ..strategies import STRATEGIES
+
+if TYPE_CHECKING:
+    from ..settings._options import Settings
+
+__all__ = [
+    "FIELDS",
+    "Field",
+    "ENGINE_FIELDS",
+    "PLAIN_ENGINE_FIELDS",
+    "RECORD_FIELDS",
+    "ddl",
+    "embeds",
+    "engine_fields",
+    "field_names",
+    "record_fields",
+]
 
 
 @dataclass(frozen=True)
@@ -23,9 +54,9 @@ class Field:
     """One field of a record. `kind` is ``string``, ``int``, ``bool`` or ``strings`` (a list of
     strings). `optional`: JSON leaves it out when it has no value (Arrow and Spark hold a
     null). `engines`: only the table engines (Arrow, Spark, Ray) have the column. `embed`: the
-    embed text's fields, which a result's records carry when it is embedded (`Chunks.embedded`)
-    and the table engines' columns hold only with a `context` setting (so the settings, not the
-    chunks, decide a dataset's one schema)."""
+    embed text's fields, which every record of a result carries when it is embedded
+    (`Chunks.embedded`: a `context` setting) and the others where their embedded text is not
+    their text; a table of records has their columns when the settings say so (`embeds`)."""
 
     name: str
     kind: str
@@ -85,16 +116,34 @@ RECORD_FIELDS = tuple(f for f in FIELDS if not f.engines)
 """The fields of a record as JSON Lines, JSON and `Chunk.to_dict` have them (with `source`)."""
 
 ENGINE_FIELDS = FIELDS
-"""The columns the table engines (Arrow, Parquet, Spark, Ray) add to each input row with a
-`context` setting."""
+"""The columns the table engines (Arrow, Spark, Ray) add to each input row when the settings
+embed (`embeds`)."""
 
 PLAIN_ENGINE_FIELDS = tuple(f for f in FIELDS if not f.embed)
-"""The columns they add without one: no embed text."""
+"""The columns they add otherwise: no embed text."""
+
+
+def embeds(settings: Settings) -> bool:
+    """Whether a table of the records `settings` make has the embed text's columns: with a
+    `context` setting (every record has an embed text), a pasted splitter (a framework's own
+    text where it is not the slice) or a strategy whose chunks may carry a context of their
+    own (`Strategy.own_context`). Otherwise no record can carry one, and the columns would be
+    null in every row."""
+    if settings.context != "none" or settings.splitter:
+        return True
+    strategy = STRATEGIES.get(settings.strategy)
+    return strategy is None or strategy.own_context  # one registered later: assume it may
 
 
 def engine_fields(embed: bool) -> tuple[Field, ...]:
-    """The table engines' columns, with the embed text's or without."""
+    """The table engines' columns, with the embed text's or without (`embeds`)."""
     return ENGINE_FIELDS if embed else PLAIN_ENGINE_FIELDS
+
+
+def record_fields(embed: bool) -> tuple[Field, ...]:
+    """The fields of a records file of one schema (the command line's Parquet), with the embed
+    text's or without (`embeds`)."""
+    return RECORD_FIELDS if embed else tuple(f for f in RECORD_FIELDS if not f.embed)
 
 
 _DDL = {"string": "string", "int": "bigint", "bool": "boolean", "strings": "array<string>"}
