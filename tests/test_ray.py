@@ -26,7 +26,7 @@ import pytest
 
 import chunker
 from bench._raycluster import Cluster
-from chunker.arrow import CHUNK_SCHEMA, chunk_table
+from chunker.arrow import CHUNK_SCHEMA, EMBED_SCHEMA, chunk_table, schema_for
 from chunker.cli._main import run
 from chunker.ray import chunk_dataset, chunk_files, completed_sources
 from tests.documents import corpus_tree
@@ -34,7 +34,8 @@ from tests.documents import corpus_tree
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 PIPELINES = (ROOT / "docs" / "pipelines.md").read_text(encoding="utf-8")
-RECORD = [f.name for f in CHUNK_SCHEMA]
+RECORD = [f.name for f in EMBED_SCHEMA]
+EMBEDS = ("embed_text", "embed_tokens")
 
 # Real text and the edges: the README, this interpreter's textwrap source, nothing, blank
 # lines, CR LF with astral characters, and a passage repeated over and over.
@@ -89,9 +90,10 @@ def _expected(options):
     out = []
     for row in _rows():
         others = {k: v for k, v in row.items() if k != "text"}
-        # The table's columns are one schema for every row, so embed_text and embed_tokens come
-        # with the context setting only (chunker.arrow), not with a table part's own context.
-        embed = options.get("context", "none") != "none"
+        # The JSON record's rule: every record embedded with a context setting, otherwise those
+        # whose embedded text is not their text (a split table's later parts); the table's
+        # columns are there whenever the settings can give one (null on the other rows).
+        embed = True if options.get("context", "none") != "none" else None
         out += [{**others, **c.to_dict(embed=embed)} for c in chunker.chunk(row["text"], **options).chunks]
     return out
 
@@ -107,7 +109,8 @@ def test_chunk_dataset_gives_chunk_records_for_every_row(ray_cluster, options):
     want = _expected(options)
     assert [(r["doc_id"], r["index"]) for r in got] == [(r["doc_id"], r["index"]) for r in want]
     for g, w in zip(got, want):
-        g = {k: v for k, v in g.items() if not (v is None and k in ("source", "page_start", "page_end", "error"))}
+        assert list(g) == ["doc_id", "lang", "tags", *schema_for(**options).names]
+        g = {k: v for k, v in g.items() if not (v is None and k in ("source", "page_start", "page_end", "error", *EMBEDS))}
         assert {k: (list(v) if k in ("tags", "flags", "headings") else v) for k, v in g.items()} == w
         assert DOCUMENTS[g["doc_id"]][g["start_char"] : g["end_char"]] == g["text"]
 
@@ -145,7 +148,7 @@ def _record(row):
     return {
         k: list(v) if isinstance(v, tuple) or hasattr(v, "tolist") else v
         for k, v in row.items()
-        if k in RECORD and not (v is None and k in ("page_start", "page_end", "error"))
+        if k in RECORD and not (v is None and k in ("page_start", "page_end", "error", *EMBEDS))
     }
 
 
@@ -158,9 +161,7 @@ def test_chunk_files_reads_files_as_the_command_line_does_and_resumes(ray_cluste
     corpus_tree(corpus)
     status, want, err = _cli([".", "-r", "--keep-going", "--strategy", "markdown", "--size", "100"], corpus)
     assert status == 1 and "legacy.txt" in err
-    # Without a context setting the engines have no embed columns: the embed text a strategy
-    # gives (a split table's header rows) is in the JSON records only.
-    want = [{k: v for k, v in r.items() if not k.startswith("embed_")} for r in want]
+    assert any("embed_text" in r for r in want)  # README.md's split table: its later parts' header rows
     got = chunk_files([str(corpus)], root=str(corpus), strategy="markdown", size=100, override_num_blocks=4).take_all()
     assert [r["source"] for r in got if r["error"] is not None] == ["legacy.txt"]
     assert sorted((_record(r) for r in got if r["error"] is None), key=_key) == sorted(want, key=_key)
@@ -175,6 +176,75 @@ def test_chunk_files_reads_files_as_the_command_line_does_and_resumes(ray_cluste
 
     both = pq.read_table(tmp_path / "out").to_pylist()
     assert sorted((_record(r) for r in both if r["error"] is None), key=_key) == sorted(want, key=_key)
+
+
+# A driver of its own, as a user's job is: it resumes what `out` holds (completed_sources) into a
+# new folder beside it. While `gate` exists, the blocks that hold a source from "d020" on wait
+# before they are written, so a run killed then has written the first half and nothing of the
+# second: killed mid-corpus every time, not by luck of timing.
+_DRIVER = """
+import logging, os, sys, warnings
+warnings.simplefilter("ignore")
+import ray
+address, corpus, out, gate = sys.argv[1:5]
+ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+ray.data.DataContext.get_current().enable_progress_bars = False
+from chunker.ray import chunk_files, completed_sources
+
+def hold(block):
+    import os, time
+    while os.path.exists(gate) and any(s >= "d020" for s in block.column("source").to_pylist() if s):
+        time.sleep(0.05)
+    return block
+
+os.makedirs(out, exist_ok=True)
+done = completed_sources(out)
+chunks = chunk_files([corpus], root=corpus, skip_sources=done, strategy="markdown", size=200, override_num_blocks=8)
+chunks.map_batches(hold, batch_format="pyarrow", batch_size=None).write_parquet(os.path.join(out, f"run{len(os.listdir(out))}"))
+"""
+
+
+def test_a_killed_ray_job_resumed_gives_the_records_of_one_that_was_not(cluster, ray_cluster, tmp_path):
+    import signal
+    import sys
+    import time
+
+    import pyarrow.parquet as pq
+
+    from chunker.arrow import complete_files
+    from tests.texts import real_documents
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    docs = [text for _, text in real_documents()]
+    for k in range(40):
+        (corpus / f"d{k:03d}.md").write_text(docs[k % len(docs)][:6000] + f"\n\nFile {k}.\n", encoding="utf-8")
+    status, want, _ = _cli([".", "-r", "--strategy", "markdown", "--size", "200"], corpus)
+    assert status == 0
+    out, gate = tmp_path / "out", tmp_path / "gate"
+    gate.touch()
+    (tmp_path / "driver.py").write_text(_DRIVER, encoding="utf-8")
+    args = [sys.executable, str(tmp_path / "driver.py"), cluster.address, str(corpus), str(out)]
+    killed = subprocess.Popen([*args, str(gate)], env=cluster.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 300
+        while killed.poll() is None and len(completed_sources(out)) < 10 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert killed.poll() is None, killed.stderr.read().decode(errors="replace")[-3000:]
+        killed.send_signal(signal.SIGKILL)  # no clean-up of any kind
+    finally:
+        killed.wait()
+        killed.stderr.close()
+    done = completed_sources(out)
+    assert 10 <= len(done) <= 20 and max(done) < "d020"  # the first half, in part, and none of the rest
+    # Resumed with the gate open (a path that does not exist): the rest, into a folder of its own.
+    resumed = subprocess.run([*args, str(tmp_path / "open")], env=cluster.env, capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    gate.unlink()
+    rows = pq.read_table(complete_files(out)).to_pylist()
+    assert sorted(r["source"] for r in rows if r["error"] is not None) == []
+    assert sorted((_record(r) for r in rows), key=_key) == sorted(want, key=_key)  # each chunk once, none lost
+    assert {r["id"] for r in rows} == {r["id"] for r in want}
 
 
 def _recipe(heading: str, lang: str) -> str:
@@ -207,7 +277,10 @@ def test_chunk_dataset_reads_another_column_and_keeps_the_schema(ray_cluster):
     out = chunk_dataset(ds, text_column="body", size=10, overlap=0)
     rows = out.take_all()
     assert [(r["n"], r["text"], r["start_char"]) for r in rows] == [(1, "Short.", 0)]
-    assert out.schema().names == ["n", *CHUNK_SCHEMA.names]
+    assert out.schema().names == ["n", *EMBED_SCHEMA.names]  # recursive: a table's parts may carry its header
+    plain = chunk_dataset(ds, text_column="body", strategy="fixed", size=10, overlap=0)
+    assert plain.schema().names == ["n", *CHUNK_SCHEMA.names]
+    assert [(r["n"], r["text"]) for r in plain.take_all()] == [(1, "Short.")]
 
 
 def test_a_bad_row_is_its_error_and_the_job_goes_on(ray_cluster):
@@ -253,10 +326,12 @@ def test_chunk_table_alone():
     assert out.column("doc").to_pylist() == [7, 7, 9] and out.column("text").to_pylist() == ["One.", "Two.", "Three."]
     batch = pa.RecordBatch.from_pydict({"body": ["A b."]})  # what Spark's mapInArrow hands out
     only_text = chunk_table(batch, text_column="body", size=5, overlap=0)
-    assert only_text.num_rows == 1 and only_text.schema == CHUNK_SCHEMA
-    nothing = chunk_table(pa.table({"text": pa.array([], pa.string())}))
+    assert only_text.num_rows == 1 and only_text.schema == EMBED_SCHEMA  # recursive: see schema_for
+    assert only_text.column("embed_text").to_pylist() == [None]  # as the JSON record leaves it out
+    nothing = chunk_table(pa.table({"text": pa.array([], pa.string())}), strategy="fixed")
     assert nothing.num_rows == 0 and nothing.schema == CHUNK_SCHEMA
-    assert chunk_table(pa.table({})).schema == CHUNK_SCHEMA  # an empty block without columns
+    assert chunk_table(pa.table({}), strategy="fixed").schema == CHUNK_SCHEMA  # an empty block without columns
+    assert chunk_table(pa.table({}), strategy="fixed", context="headings").schema == EMBED_SCHEMA
     no_flags = chunk_table(pa.table({"text": ["Done."]}), size=5, overlap=0)
     assert no_flags.schema.field("flags").type == pa.list_(pa.string())  # not list<null>
     with pytest.raises(chunker.ChunkerError, match="no column 'text'"):
