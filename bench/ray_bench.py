@@ -221,21 +221,28 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; Python {sys.version.split()[0]}")
 
     print(f"sequential chunk()      {rate(run_sequential(docs, options), docs)}")
-    print(f"cli, one process        {rate(run_cli(docs, options), docs)}")
+    cli_time = run_cli(docs, options)
+    print(f"cli, one process        {rate(cli_time, docs)}")
     if args.cli_jobs is not None:
         if cli_supports_jobs():
             print(f"cli --jobs {args.cli_jobs:<12d} {rate(run_cli(docs, options, args.cli_jobs), docs)}")
         else:
             print("cli --jobs N            not measured: python -m chunker has no --jobs yet")
     if args.nodes:
+        warmest: dict[int, float] = {}
         for nodes in (1, 2):
             startup, cold, warm, chunks = run_nodes(docs, options, nodes=nodes, blocks=args.blocks or 8, runs=args.runs)
+            warmest[nodes] = statistics.median(warm)
             print(f"ray {nodes} node{'s' if nodes > 1 else ' '} start-up   {startup:7.2f} s (one CPU a node)")
             print(f"ray {nodes} node{'s' if nodes > 1 else ' '} cold       {rate(cold, docs)}")
             print(
                 f"ray {nodes} node{'s' if nodes > 1 else ' '} warm       {rate(statistics.median(warm), docs)}  "
                 f"(median of {len(warm)}; {chunks} chunks)"
             )
+        print(
+            f"two nodes / one node: {warmest[1] / warmest[2]:.2f}x the throughput; against the CLI in one "
+            f"process (start-up included): one node {cli_time / warmest[1]:.2f}x, two nodes {cli_time / warmest[2]:.2f}x"
+        )
         print(f"load average at the end {os.getloadavg()[0]:.2f}")
         return
     startup, cold, warm, chunks = run_ray(docs, options, cpus=args.cpus, blocks=args.blocks or 4 * args.cpus, runs=args.runs)
