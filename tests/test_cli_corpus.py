@@ -416,6 +416,24 @@ def test_text_format_separates_chunks_of_a_document_with_pages():
     assert out.count("\n\n--- chunk ") == 3
 
 
+def test_the_workers_are_forked_with_what_their_first_file_would_load():
+    """Before forking, the parent runs the job once: each worker starts with the strategy's
+    modules, their regular expressions and the tokenizer's tables, instead of loading its own
+    on its first file (start-up paid once, not once per worker)."""
+    probe = (
+        "import re, sys; from chunker import Settings; from chunker.cli._jobs import Job; "
+        "from chunker.cli._workers import _warm; from chunker.tokens._tokenizers import get_tokenizer; "
+        "tok = get_tokenizer('o200k'); assert tok._arrays is None; before = set(sys.modules); compiled = len(re._cache); "
+        "_warm(Job(Settings(strategy='markdown', tokenizer='o200k', context='headings'), named=True)); "
+        "print(sorted(m for m in set(sys.modules) - before if m.startswith('chunker.strategies')), "
+        "len(re._cache) > compiled, tok._arrays is not None)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    modules, compiled, tables = done.stdout.rsplit(" ", 2)
+    assert "'chunker.strategies.markdown'" in modules and compiled == "True" and tables.strip() == "True"
+
+
 def test_multiprocessing_is_imported_only_for_jobs(tmp_path):
     # The package runs in Pyodide, which has no working multiprocessing: only --jobs may need it.
     write(tmp_path / "a.md", PRIMER)
