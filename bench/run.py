@@ -891,17 +891,19 @@ def main(argv: list[str] | None = None) -> int:
     corpus.add_argument(
         "--spark", action="store_true", help="chunker.spark.chunk_files on a local Spark beside the CLI (bench/spark_bench.py)"
     )
+    # Every other argument is the script's own (its --rounds, --docs ...), not this one's.
+    for flag, script, first in (
+        ("--jobs", "jobs.py", []),
+        ("--ray", "ray_bench.py", ["--nodes"]),
+        ("--spark", "spark_bench.py", []),
+    ):
+        if flag in argv and "-h" not in argv and "--help" not in argv:
+            return _tests_venv_bench(script, [*first, *(a for a in argv if a != flag)])
     args, rest = p.parse_known_args(argv)
-    if rest and not (args.browser or args.profile or args.hf or args.jobs or args.ray or args.spark):
+    if rest and not (args.browser or args.profile or args.hf):
         p.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.hf:
         return _hf_bench(rest)
-    if args.jobs:
-        return _tests_venv_bench("jobs.py", rest)
-    if args.ray:
-        return _tests_venv_bench("ray_bench.py", ["--nodes", *rest])
-    if args.spark:
-        return _tests_venv_bench("spark_bench.py", rest)
     if args.semantic:
         return _tests_venv_bench("semantic.py", (["--quick"] if args.quick else []) + rest)
 

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -58,6 +59,9 @@ def session(cpus: int):
         SPARK_LOCAL_IP="127.0.0.1",
         PYTHONPATH=str(ROOT),
     )
+    # pyspark 4.3 warns that it does not fully support pandas 3 (which Ray brings); mapInArrow
+    # hands over Arrow batches, and pandas is only checked for.
+    warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
     try:
         from pyspark.sql import SparkSession
     except ImportError:
