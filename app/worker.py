@@ -51,8 +51,10 @@ class Session:
         self.sweep_key: Any = None
 
     def take(self, text: str, filename: str | None) -> None:
-        # The file name tells the code strategy its language, as the command line's does.
-        self.take_document(chunker.Document(text, name=filename), filename)
+        # The file name tells the code strategy its language, as the command line's does, and
+        # is the records' source (and part of their ids), as the command line run beside the
+        # file gives it.
+        self.take_document(chunker.Document(text, name=filename, source=filename), filename)
 
     def take_document(self, document: chunker.Document, filename: str | None) -> None:
         text = document.text
@@ -313,7 +315,7 @@ def open_document(doc: Any) -> dict[str, Any]:
         def progress(done: int, total: int) -> None:
             lazy.tell(f"Reading {name}: page {done} of {total}…")
 
-        document = chunker.Document.from_bytes(data, name=name, progress=progress)
+        document = chunker.Document.from_bytes(data, name=name, progress=progress, source=name)
     except Exception as exc:  # every failure becomes a message on the page
         return _failure(exc)
     finally:

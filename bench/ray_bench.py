@@ -2,6 +2,7 @@
 
     python bench/ray_bench.py                      # 200 pages of the Python docs, 512/50 cl100k
     python bench/ray_bench.py --docs 50 --tokenizer approx --runs 5
+    python bench/ray_bench.py --nodes              # a real cluster: one node, then two
 
 Needs ray[data] where it runs (``pip install -r requirements-test.txt``, or ``pip install
 '.[ray,exact]'``); nothing is installed here. The documents are real text: pages of the Python
@@ -155,6 +156,39 @@ def run_ray(docs, options, *, cpus: int, blocks: int, runs: int):
     return startup, times[0], times[1:], chunks
 
 
+def run_nodes(docs, options, *, nodes: int, blocks: int, runs: int):
+    """`chunk_dataset` on a real cluster of `nodes` nodes of one CPU each (``ray start``, as
+    tests/test_ray.py starts them): (start-up, cold run, warm runs, chunks)."""
+    import ray
+
+    from bench._raycluster import Cluster
+    from chunker.ray import chunk_dataset
+
+    start = time.perf_counter()
+    cluster = Cluster(cpus=(1,) * nodes, dashboard=False).start()
+    saved = dict(os.environ)
+    os.environ.update(cluster.env)
+    try:
+        ray.init(address=cluster.address, log_to_driver=False, logging_level=logging.ERROR)
+        ray.data.DataContext.get_current().enable_progress_bars = False
+        logging.getLogger("ray.data").setLevel(logging.WARNING)
+        startup = time.perf_counter() - start
+        rows = [{"doc_id": i, "name": name, "text": text} for i, (name, text) in enumerate(docs)]
+        times, chunks = [], 0
+        for _ in range(runs + 1):
+            ds = ray.data.from_items(rows, override_num_blocks=blocks)
+            t = time.perf_counter()
+            done = chunk_dataset(ds, **options).materialize()
+            times.append(time.perf_counter() - t)
+            chunks = done.count()
+    finally:
+        ray.shutdown()
+        cluster.stop()
+        os.environ.clear()
+        os.environ.update(saved)
+    return startup, times[0], times[1:], chunks
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--docs", type=int, default=200)
@@ -167,6 +201,11 @@ def main() -> None:
     p.add_argument("--blocks", type=int, default=0, help="dataset blocks (default: 4 per CPU)")
     p.add_argument("--runs", type=int, default=3, help="warm Ray runs after the cold one")
     p.add_argument("--cli-jobs", type=int, default=None, help="also time python -m chunker --jobs N")
+    p.add_argument(
+        "--nodes",
+        action="store_true",
+        help="instead of the local Ray: a real cluster (ray start) of one node, then of two, one CPU each",
+    )
     args = p.parse_args()
     options = {
         "strategy": args.strategy,
@@ -182,12 +221,30 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; Python {sys.version.split()[0]}")
 
     print(f"sequential chunk()      {rate(run_sequential(docs, options), docs)}")
-    print(f"cli, one process        {rate(run_cli(docs, options), docs)}")
+    cli_time = run_cli(docs, options)
+    print(f"cli, one process        {rate(cli_time, docs)}")
     if args.cli_jobs is not None:
         if cli_supports_jobs():
             print(f"cli --jobs {args.cli_jobs:<12d} {rate(run_cli(docs, options, args.cli_jobs), docs)}")
         else:
             print("cli --jobs N            not measured: python -m chunker has no --jobs yet")
+    if args.nodes:
+        warmest: dict[int, float] = {}
+        for nodes in (1, 2):
+            startup, cold, warm, chunks = run_nodes(docs, options, nodes=nodes, blocks=args.blocks or 8, runs=args.runs)
+            warmest[nodes] = statistics.median(warm)
+            print(f"ray {nodes} node{'s' if nodes > 1 else ' '} start-up   {startup:7.2f} s (one CPU a node)")
+            print(f"ray {nodes} node{'s' if nodes > 1 else ' '} cold       {rate(cold, docs)}")
+            print(
+                f"ray {nodes} node{'s' if nodes > 1 else ' '} warm       {rate(statistics.median(warm), docs)}  "
+                f"(median of {len(warm)}; {chunks} chunks)"
+            )
+        print(
+            f"two nodes / one node: {warmest[1] / warmest[2]:.2f}x the throughput; against the CLI in one "
+            f"process (start-up included): one node {cli_time / warmest[1]:.2f}x, two nodes {cli_time / warmest[2]:.2f}x"
+        )
+        print(f"load average at the end {os.getloadavg()[0]:.2f}")
+        return
     startup, cold, warm, chunks = run_ray(docs, options, cpus=args.cpus, blocks=args.blocks or 4 * args.cpus, runs=args.runs)
     print(f"ray cluster start-up    {startup:7.2f} s ({args.cpus} CPUs)")
     print(f"ray chunk_dataset cold  {rate(cold, docs)}")

@@ -8,6 +8,9 @@
     python bench/run.py --documents      # PDF pages/s, DOCX and HTML MB/s: CPython, then the page
     python bench/run.py --hf [family ...] # a model's tokenizer.json: MB/s beside HF tokenizers (bench/hf_tokenizer.py)
     python bench/run.py --semantic       # semantic strategy and dense retrieval beside recursive (bench/semantic.py)
+    python bench/run.py --jobs           # python -m chunker --jobs 1 against --jobs 2 on 200 files (bench/jobs.py)
+    python bench/run.py --ray            # chunk_dataset on a real cluster of one node, then two, beside the CLI
+    python bench/run.py --spark          # chunk_files on a local Spark beside the CLI on the same files
 
 The first run creates ``.venv-bench`` (git-ignored) with the peers pinned in
 bench/requirements.txt and re-executes itself there; our ``chunker`` is imported from this
@@ -875,6 +878,27 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the semantic strategy (a 64-dimension model, no numpy) and dense retrieval beside recursive (bench/semantic.py)",
     )
+    corpus = p.add_argument_group("corpus scale (in the tests' environment; each script's own options follow)")
+    corpus.add_argument(
+        "--jobs", action="store_true", help="python -m chunker DIR -r --jobs 1 against --jobs 2 on 200 files (bench/jobs.py)"
+    )
+    corpus.add_argument(
+        "--ray",
+        action="store_true",
+        help="chunker.ray.chunk_dataset on a real cluster (ray start) of one node, then two, beside the CLI "
+        "(bench/ray_bench.py --nodes)",
+    )
+    corpus.add_argument(
+        "--spark", action="store_true", help="chunker.spark.chunk_files on a local Spark beside the CLI (bench/spark_bench.py)"
+    )
+    # Every other argument is the script's own (its --rounds, --docs ...), not this one's.
+    for flag, script, first in (
+        ("--jobs", "jobs.py", []),
+        ("--ray", "ray_bench.py", ["--nodes"]),
+        ("--spark", "spark_bench.py", []),
+    ):
+        if flag in argv and "-h" not in argv and "--help" not in argv:
+            return _tests_venv_bench(script, [*first, *(a for a in argv if a != flag)])
     args, rest = p.parse_known_args(argv)
     if rest and not (args.browser or args.profile or args.hf):
         p.error(f"unrecognized arguments: {' '.join(rest)}")

@@ -42,7 +42,7 @@ from .strategies import STRATEGIES, Strategy, register_strategy
 from .tokens._tokenizers import TOKENIZERS, TokenizerLike, count_tokens, get_tokenizer, load_tokenizer
 from .tokens._tokenizers import label_of as tokenizer_label
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "chunk",

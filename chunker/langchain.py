@@ -1,6 +1,6 @@
 """LangChain: `ChunkerSplitter`, a `TextSplitter` that cuts exactly where `chunker.chunk` does.
 
-Needs ``pip install 'chunker[langchain]'`` (langchain-text-splitters).
+Needs ``pip install 'chunkscope[langchain]'`` (langchain-text-splitters).
 
 >>> from langchain_core.documents import Document
 >>> from chunker.langchain import ChunkerSplitter
@@ -28,6 +28,7 @@ from typing import Any
 
 from ._adapters import METADATA_KEYS, chunk_metadata, chunk_options, settings_of
 from ._errors import ChunkerError
+from .documents import source_of
 from .results._records import Chunks
 from .session._api import chunk
 from .splitters import parse_splitter
@@ -39,7 +40,7 @@ try:
 except ModuleNotFoundError as e:  # only a missing LangChain; a broken one keeps its own error
     if (e.name or "").split(".")[0] not in ("langchain_text_splitters", "langchain_core"):
         raise
-    raise ImportError("chunker.langchain needs LangChain's text splitters: pip install 'chunker[langchain]'") from None
+    raise ImportError("chunker.langchain needs LangChain's text splitters: pip install 'chunkscope[langchain]'") from None
 
 __all__ = ["ChunkerSplitter"]
 
@@ -142,9 +143,11 @@ class ChunkerSplitter(TextSplitter):
                     f"metadatas[{i}] is {type(base).__name__}, not a dict: give a dict "
                     "(or {}) for each text, or no metadatas at all"
                 )
-            # A loader's "source" (the file's path) tells the code strategy its language.
+            # A loader's "source" (the file's path) tells the code strategy its language, and the
+            # chunks' ids hash it, made canonical as the command line's `source` is.
             name = base.get("source")
-            for c in chunk(text, source=name if isinstance(name, str) else None, **self._options).chunks:
+            source = source_of(name) if isinstance(name, str) and name else None
+            for c in chunk(text, source=source, **self._options).chunks:
                 # A copy per chunk, as LangChain makes: a caller editing one chunk's metadata
                 # must not edit its siblings'.
                 metadata = copy.deepcopy(dict(base))
@@ -153,7 +156,8 @@ class ChunkerSplitter(TextSplitter):
                     metadata.update((k, found[k]) for k in self._keys)
                 if self._add_start_index:
                     metadata["start_index"] = c.start_char
-                documents.append(Document(page_content=_content(c), metadata=metadata))
+                # The record's id: the one the command line and the engines write for this chunk.
+                documents.append(Document(page_content=_content(c), metadata=metadata, id=c.id))
         return documents
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -1,6 +1,6 @@
 """LlamaIndex: `ChunkerNodeParser`, a `NodeParser` that cuts exactly where `chunker.chunk` does.
 
-Needs ``pip install 'chunker[llama-index]'`` (llama-index-core). Nothing here downloads
+Needs ``pip install 'chunkscope[llama-index]'`` (llama-index-core). Nothing here downloads
 anything: the parser uses neither NLTK nor LlamaIndex's tokenizer (see docs/pipelines.md).
 
 >>> from llama_index.core import Document
@@ -20,6 +20,7 @@ from typing import Any
 
 from ._adapters import METADATA_KEYS, chunk_metadata, chunk_options, setting_names
 from ._errors import ChunkerError
+from .documents import source_of
 from .results._records import Chunk
 from .session._api import chunk
 from .settings._context import NONE
@@ -31,6 +32,7 @@ try:
     from llama_index.core.bridge.pydantic import Field, create_model
     from llama_index.core.callbacks import CBEventType, EventPayload
     from llama_index.core.node_parser import NodeParser
+    from llama_index.core.node_parser.node_utils import default_id_func
     from llama_index.core.schema import (
         BaseNode,
         Document,
@@ -42,7 +44,7 @@ try:
 except ModuleNotFoundError as e:  # only a missing LlamaIndex; a broken one keeps its own error
     if (e.name or "").split(".")[0] != "llama_index":
         raise
-    raise ImportError("chunker.llama_index needs llama-index-core: pip install 'chunker[llama-index]'") from None
+    raise ImportError("chunker.llama_index needs llama-index-core: pip install 'chunkscope[llama-index]'") from None
 
 __all__ = ["ChunkerNodeParser"]
 
@@ -125,11 +127,13 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
                 *node.excluded_llm_metadata_keys,
                 *(k for k in METADATA_KEYS if k not in node.excluded_llm_metadata_keys),
             ]
-            # A reader's file name tells the code strategy its language.
-            name = node.metadata.get("file_path") or node.metadata.get("file_name")
+            # A reader's file name tells the code strategy its language, and the chunks' ids
+            # hash it (made canonical, as the command line's `source` is).
+            name = node.metadata.get("file_path") or node.metadata.get("source") or node.metadata.get("file_name")
+            path = source_of(name) if isinstance(name, str) and name else None
             # With the context setting, the context is what the size holds beside the text.
             sized = options if options.get("context", NONE) != NONE else _metadata_sized(node, options)
-            chunks = self._chunks(text, sized, name if isinstance(name, str) else None)
+            chunks = self._chunks(text, sized, path)
             with_context = any(c.context for c in chunks)
             if with_context:  # the embedded text is the context and the text, nothing else
                 hidden_embed = [*hidden_embed, *(k for k in node.metadata if k not in hidden_embed)]
@@ -140,7 +144,9 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
                     metadata, template, text_template = _with_context(metadata, c.context)
                 out.append(
                     TextNode(
-                        id_=self.id_func(c.index, node),
+                        # The record's id (the one the command line and the engines write), unless
+                        # an id_func of the caller's was given; LlamaIndex's own is a random uuid.
+                        id_=c.id if c.id and self.id_func is default_id_func else self.id_func(c.index, node),
                         text=c.text,
                         start_char_idx=c.start_char,
                         end_char_idx=c.end_char,

@@ -83,6 +83,11 @@ SLOW = {
         "test_output_file_with_jobs",
     ],
     "test_ray.py": "*",
+    "test_spark.py": "*",
+    "test_ids.py": [
+        "test_ids_are_stable_across_runs_processes_and_jobs",
+        "test_a_killed_run_resumed_gives_the_output_of_one_that_was_not",
+    ],
     "test_adapters.py": ["test_llama_index_opens_no_connection"],
     "test_package.py": "*",
     "test_serve.py": ["test_app_zip_is_compiled_once_per_change_of_the_sources", "test_without_node_app_zip_holds_the_sources"],
@@ -101,7 +106,7 @@ SLOW = {
 
 # Modules whose tests xdist runs in one worker, in one go: those that share a module's page
 # (tests/pagekit.py), and those whose module-scoped fixtures take seconds (a wheel and a virtual
-# environment; a Ray cluster), so one worker makes them once. Every other test is scheduled alone.
+# environment; a Ray cluster; a Spark session), so one worker makes them once. Every other test is scheduled alone.
 ONE_WORKER = {
     "test_page.py",
     "test_page_chunks.py",
@@ -115,6 +120,7 @@ ONE_WORKER = {
     "test_page_splitter_llamaindex.py",
     "test_package.py",
     "test_ray.py",
+    "test_spark.py",
 }
 
 

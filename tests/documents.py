@@ -159,3 +159,50 @@ def word_document(blocks: list[tuple[str, object]]) -> bytes:
     buf = io.BytesIO()
     d.save(buf)
     return buf.getvalue()
+
+
+def corpus_tree(folder) -> None:
+    """A small corpus as a data engineer's folder holds one, for the reading-path tests (the
+    command line, chunker.arrow, Ray and Spark read it alike): nested folders, Markdown, Python
+    sources with names starting with ``_`` (``__init__.py``), a name with a space and one with
+    a ``%``, HTML, a PDF, a Word file, an empty file, a hidden file (skipped by every path) and
+    a file that is not UTF-8 (an error of its own)."""
+    from pathlib import Path
+
+    from tests.texts import ROOT, real_documents
+
+    root = Path(folder)
+    texts = dict(real_documents())
+    files: dict[str, bytes | str] = {
+        "README.md": texts["README.md"],
+        "guide/sample.md": texts["sample.md"],
+        "guide/deep/er/textwrap.py": texts["textwrap.py"],
+        "pkg/__init__.py": '"""A package."""\n\nVALUE = 1\n',
+        "pkg/_private.md": "# Private\n\nNames starting with an underscore are files too.\n",
+        "_top.md": "# Top\n\nA file at the top whose name starts with an underscore.\n",
+        "notes/a b.md": "# Spaced\n\nA name with a space in it.\n",
+        "notes/50%.md": "# Percent\n\nA name with a per cent sign: 50%20 is not a space.\n",
+        "web/page.html": "<!doctype html><html><head><title>Notes</title><script>var x = 1;</script></head>"
+        "<body><h1>Notes</h1><p>First <b>bold</b> point &amp; more.</p><ul><li>one</li><li>two</li></ul>"
+        "<h2>Later</h2><p>" + "Plain words in a paragraph. " * 40 + "</p></body></html>",
+        "docs/handbook.pdf": (ROOT / "docs" / "examples" / "handbook.pdf").read_bytes(),
+        "docs/policy.docx": word_document(
+            [
+                ("h1", "Travel policy"),
+                ("p", "Book trains when the trip is under four hours."),
+                ("h2", "Expenses"),
+                ("bullet", "Keep every receipt."),
+                ("table", [["Item", "Limit"], ["Hotel", "120 a night"]]),
+            ]
+        ),
+        "empty.md": "",
+        ".hidden.md": "Skipped: names starting with a dot are not inputs.",
+        "legacy.txt": "Caf\xe9 cr\xe8me".encode("cp1252"),
+    }
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            path.write_text(content, encoding="utf-8", newline="")
+        else:
+            path.write_bytes(content)

@@ -19,9 +19,11 @@ from tools.bootstrap import SetupError, ensure_debian_packages, ensure_venv  # n
 
 # chromium drives the page tests; the rest are real text written by others (Python's docs,
 # German, Dutch, Japanese and Chinese manual pages) for the corpus-based tests, and real PDFs
-# (libtasn1's manual, the shared MIME-info spec) for tests/test_extract.py.
+# (libtasn1's manual, the shared MIME-info spec) for tests/test_extract.py. A Java runtime for
+# the local Spark tests/test_spark.py starts (pyspark brings Spark, not Java).
 DEBIAN_PACKAGES = [
     "chromium",
+    "default-jre-headless",
     "python3.11-doc",
     "manpages-de",
     "manpages-nl",

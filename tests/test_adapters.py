@@ -261,12 +261,16 @@ def _import_in_subprocess(code, *, extra_path=None):
         (
             "langchain",
             "langchain_text_splitters",
-            "chunker.langchain needs LangChain's text splitters: pip install 'chunker[langchain]'",
+            "chunker.langchain needs LangChain's text splitters: pip install 'chunkscope[langchain]'",
         ),
-        ("langchain", "langchain_core", "chunker.langchain needs LangChain's text splitters: pip install 'chunker[langchain]'"),
-        ("llama_index", "llama_index", "chunker.llama_index needs llama-index-core: pip install 'chunker[llama-index]'"),
-        ("ray", "ray", "chunker.ray needs Ray Data: pip install 'chunker[ray]'"),
-        ("ray", "pyarrow", "chunker.ray needs Ray Data: pip install 'chunker[ray]'"),
+        (
+            "langchain",
+            "langchain_core",
+            "chunker.langchain needs LangChain's text splitters: pip install 'chunkscope[langchain]'",
+        ),
+        ("llama_index", "llama_index", "chunker.llama_index needs llama-index-core: pip install 'chunkscope[llama-index]'"),
+        ("ray", "ray", "chunker.ray needs Ray Data: pip install 'chunkscope[ray]'"),
+        ("ray", "pyarrow", "chunker.ray needs Ray Data: pip install 'chunkscope[ray]'"),
         ("arrow", "pyarrow", "chunker.arrow needs pyarrow: pip install pyarrow (the 'ray' extra brings it)"),
     ],
 )
@@ -285,7 +289,7 @@ def test_a_broken_framework_keeps_its_own_error(tmp_path):
     (fake / "__init__.py").write_text("import a_dependency_that_is_not_there\n", encoding="utf-8")
     done = _import_in_subprocess("import chunker.langchain", extra_path=str(tmp_path))
     assert "No module named 'a_dependency_that_is_not_there'" in done.stderr
-    assert "pip install 'chunker[langchain]'" not in done.stderr
+    assert "pip install 'chunkscope[langchain]'" not in done.stderr
 
 
 def test_the_core_imports_none_of_the_frameworks():

@@ -29,6 +29,7 @@ STAGES = [
     "llama_index",
     "arrow",
     "ray",
+    "spark",
     "haystack",
     "__init__",
     "__main__",

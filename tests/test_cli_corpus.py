@@ -111,7 +111,8 @@ def test_a_folder_of_one_file_still_names_it(tmp_path):
     records = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and len(records) > 1 and {r["source"] for r in records} == {str(tmp_path / "only.md")}
     code, out, _ = cli(str(tmp_path / "only.md"), "--size", "60", "--overlap", "0")
-    assert code == 0 and "source" not in json.loads(out.splitlines()[0])  # one file named: as before
+    # One file named has its source too (its chunks' ids hash it).
+    assert code == 0 and json.loads(out.splitlines()[0])["source"] == str(tmp_path / "only.md")
 
 
 def test_glob_patterns_are_expanded_by_chunker(corpus):
@@ -413,6 +414,24 @@ def test_text_format_separates_chunks_of_a_document_with_pages():
     doc = chunker.Document("One. Two. Three. Four.", pages=[0, 10])
     out = chunker.to_text(doc.chunk(strategy="sentence", size=0))
     assert out.count("\n\n--- chunk ") == 3
+
+
+def test_the_workers_are_forked_with_what_their_first_file_would_load():
+    """Before forking, the parent runs the job once: each worker starts with the strategy's
+    modules, their regular expressions and the tokenizer's tables, instead of loading its own
+    on its first file (start-up paid once, not once per worker)."""
+    probe = (
+        "import re, sys; from chunker import Settings; from chunker.cli._jobs import Job; "
+        "from chunker.cli._workers import _warm; from chunker.tokens._tokenizers import get_tokenizer; "
+        "tok = get_tokenizer('o200k'); assert tok._arrays is None; before = set(sys.modules); compiled = len(re._cache); "
+        "_warm(Job(Settings(strategy='markdown', tokenizer='o200k', context='headings'), named=True)); "
+        "print(sorted(m for m in set(sys.modules) - before if m.startswith('chunker.strategies')), "
+        "len(re._cache) > compiled, tok._arrays is not None)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    modules, compiled, tables = done.stdout.rsplit(" ", 2)
+    assert "'chunker.strategies.markdown'" in modules and compiled == "True" and tables.strip() == "True"
 
 
 def test_multiprocessing_is_imported_only_for_jobs(tmp_path):

@@ -27,8 +27,9 @@ def cli(*args, stdin=""):
     return code, out.getvalue(), err.getvalue()
 
 
-def expected() -> str:
-    return chunker.to_jsonl(chunker.chunk(TEXT))
+def expected(doc: Path) -> str:
+    """The records of `doc` (outside the folder the tests run in: its source is its absolute path)."""
+    return chunker.to_jsonl(chunker.chunk(TEXT, source=doc.as_posix()))
 
 
 @pytest.fixture
@@ -52,7 +53,7 @@ def test_a_fifo_is_written_straight_not_replaced(doc, tmp_path):
         got = os.read(reader, 1 << 16)
     finally:
         os.close(reader)
-    assert got.decode("utf-8") == expected()
+    assert got.decode("utf-8") == expected(doc)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and leftovers(tmp_path) == []
 
 
@@ -87,7 +88,7 @@ def test_a_symlink_to_standard_output_writes_to_it(doc, tmp_path):
         pytest.skip("no /proc/self/fd here")
     p = subprocess.run([sys.executable, "-m", "chunker", str(doc), "-o", str(link)], cwd=ROOT, capture_output=True, text=True)
     assert (p.returncode, p.stderr) == (0, "")
-    assert p.stdout == expected()
+    assert p.stdout == expected(doc)
     assert os.readlink(link) == "/proc/self/fd/1" and leftovers(tmp_path) == []
 
 
@@ -101,7 +102,7 @@ def test_a_symlink_is_written_through_its_target_replaced_in_its_own_folder(doc,
     link.symlink_to(os.path.relpath(target, link.parent))
     assert cli(str(doc), "-o", str(link)) == (0, "", "")
     assert link.is_symlink() and os.readlink(link) == os.path.relpath(target, link.parent)
-    assert target.read_text(encoding="utf-8") == expected()
+    assert target.read_text(encoding="utf-8") == expected(doc)
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
     assert leftovers(tmp_path / "real", tmp_path / "links") == []
 
@@ -110,7 +111,7 @@ def test_a_dangling_symlink_makes_its_target(doc, tmp_path):
     link = tmp_path / "out.jsonl"
     link.symlink_to("made.jsonl")
     assert cli(str(doc), "-o", str(link)) == (0, "", "")
-    assert link.is_symlink() and (tmp_path / "made.jsonl").read_text(encoding="utf-8") == expected()
+    assert link.is_symlink() and (tmp_path / "made.jsonl").read_text(encoding="utf-8") == expected(doc)
 
 
 @pytest.mark.parametrize("mode", [0o644, 0o640, 0o664])
@@ -119,7 +120,7 @@ def test_an_existing_file_keeps_its_mode(doc, tmp_path, mode):
     out.write_text("old\n")
     out.chmod(mode)
     assert cli(str(doc), "-o", str(out)) == (0, "", "")
-    assert out.read_text(encoding="utf-8") == expected()
+    assert out.read_text(encoding="utf-8") == expected(doc)
     assert stat.S_IMODE(out.stat().st_mode) == mode  # it used to become 0600
 
 

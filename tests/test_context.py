@@ -414,11 +414,19 @@ def test_arrow_tables_carry_embed_columns_with_a_context():
     pa = pytest.importorskip("pyarrow")
     from chunker.arrow import CHUNK_SCHEMA, EMBED_SCHEMA, chunk_table
 
-    table = pa.table({"id": [1, 2], "text": [sample_document(), "# Short\n\nA body.\n"]})
-    plain = chunk_table(table, strategy="markdown", size=100, overlap=0)
-    assert plain.schema == pa.schema([("id", pa.int64()), *CHUNK_SCHEMA])
+    table = pa.table({"doc": [1, 2], "text": [sample_document(), "# Short\n\nA body.\n"]})
+    plain = chunk_table(table, strategy="sentence", size=100, overlap=0)
+    assert plain.schema == pa.schema([("doc", pa.int64()), *CHUNK_SCHEMA])
+    # markdown may give a split table's later parts its header rows: the columns are there,
+    # null where the JSON record has no embed text.
+    own = chunk_table(table, strategy="markdown", size=100, overlap=0)
+    assert own.schema == pa.schema([("doc", pa.int64()), *EMBED_SCHEMA])
+    records = [
+        c.to_dict() for t in table.column("text").to_pylist() for c in chunker.chunk(t, strategy="markdown", size=100, overlap=0)
+    ]
+    assert own.column("embed_text").to_pylist() == [r.get("embed_text") for r in records]
     out = chunk_table(table, strategy="markdown", size=100, overlap=0, context="headings")
-    assert out.schema == pa.schema([("id", pa.int64()), *EMBED_SCHEMA])
+    assert out.schema == pa.schema([("doc", pa.int64()), *EMBED_SCHEMA])
     want = [
         c.embed_text
         for t in table.column("text").to_pylist()

@@ -113,7 +113,7 @@ def test_import_and_text_and_html_need_neither_pypdf_nor_mammoth():
 )
 def test_a_missing_optional_package_names_the_install(monkeypatch, module, data, name):
     monkeypatch.setitem(sys.modules, module, None)  # makes `import module` fail
-    with pytest.raises(ChunkerError, match=re.escape("pip install 'chunker[documents]'")):
+    with pytest.raises(ChunkerError, match=re.escape("pip install 'chunkscope[documents]'")):
         extract(data, name=name)
 
 

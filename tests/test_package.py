@@ -45,7 +45,7 @@ _NOT_COPIED = shutil.ignore_patterns(
     ".ruff_cache",
 )
 # The setuptools that pyproject.toml asks for: older ones cannot build a wheel without `wheel`.
-_SETUPTOOLS_MIN = (70, 1)
+_SETUPTOOLS_MIN = (77, 0)
 
 
 def _offline_env(**extra: str) -> dict[str, str]:
@@ -78,7 +78,7 @@ def _build_wheel(src: Path, out: Path) -> Path:
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", out, src], cwd=src
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    (wheel,) = out.glob("chunker-*.whl")
+    (wheel,) = out.glob("chunkscope-*.whl")
     return wheel
 
 
@@ -126,7 +126,7 @@ def elsewhere(tmp_path) -> Path:
 
 def test_the_wheel_holds_the_library_and_its_metadata_only(wheel):
     names = zipfile.ZipFile(wheel).namelist()
-    dist_info = f"chunker-{chunker.__version__}.dist-info/"
+    dist_info = f"chunkscope-{chunker.__version__}.dist-info/"
     library = {n for n in names if not n.startswith(dist_info)}
     expected = {p.relative_to(ROOT).as_posix() for p in (ROOT / "chunker").rglob("*.py") if "__pycache__" not in p.parts}
     assert library == expected | {"chunker/py.typed"}
@@ -136,16 +136,19 @@ def test_the_wheel_holds_the_library_and_its_metadata_only(wheel):
         "entry_points.txt",
         "top_level.txt",
         "RECORD",
+        "licenses/LICENSE",
     }
 
 
 def test_the_wheel_metadata(wheel):
     archive = zipfile.ZipFile(wheel)
-    dist_info = f"chunker-{chunker.__version__}.dist-info/"
+    dist_info = f"chunkscope-{chunker.__version__}.dist-info/"
     meta = Parser().parsestr(archive.read(dist_info + "METADATA").decode("utf-8"))
-    assert meta["Name"] == "chunker" and meta["Version"] == chunker.__version__
+    # Distributed as chunkscope (the name chunker on PyPI is another project), imported as chunker.
+    assert meta["Name"] == "chunkscope" and meta["Version"] == chunker.__version__
+    assert meta["License-Expression"] == "MIT" and meta.get_all("License-File") == ["LICENSE"]
     assert meta["Requires-Python"] == ">=3.10"
-    extras = {"exact", "fast", "documents", "embeddings", "haystack", "langchain", "llama-index", "ray"}
+    extras = {"exact", "fast", "documents", "embeddings", "haystack", "langchain", "llama-index", "ray", "spark"}
     assert set(meta.get_all("Provides-Extra")) == extras
     requires = meta.get_all("Requires-Dist")
     assert all("extra ==" in r for r in requires), "the library itself needs nothing"
@@ -170,7 +173,7 @@ def test_the_version_is_read_without_importing_the_package(tmp_path):
     api = src / "chunker" / "session" / "_api.py"
     api.write_text('raise RuntimeError("imported while building")\n' + api.read_text(encoding="utf-8"), encoding="utf-8")
     built = _build_wheel(src, tmp_path / "dist")
-    assert built.name == f"chunker-{chunker.__version__}-py3-none-any.whl"
+    assert built.name == f"chunkscope-{chunker.__version__}-py3-none-any.whl"
 
 
 def test_a_git_url_builds_the_same_wheel(wheel, tmp_path):
@@ -194,7 +197,7 @@ def test_a_git_url_builds_the_same_wheel(wheel, tmp_path):
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    (from_git,) = tmp_path.glob("chunker-*.whl")
+    (from_git,) = tmp_path.glob("chunkscope-*.whl")
     assert sorted(zipfile.ZipFile(from_git).namelist()) == sorted(zipfile.ZipFile(wheel).namelist())
 
 
@@ -204,7 +207,7 @@ def test_a_git_url_builds_the_same_wheel(wheel, tmp_path):
 def test_installed_package_imports_from_the_venv(venv_bin, elsewhere):
     code = (
         "import chunker, importlib.metadata as m; print(chunker.chunk('a b', size=5, overlap=0)); "
-        "print(chunker.__file__); print(m.version('chunker'))"
+        "print(chunker.__file__); print(m.version('chunkscope'))"
     )
     done = _run([venv_bin / "python", "-c", code], cwd=elsewhere)
     assert done.returncode == 0, done.stderr
@@ -223,6 +226,36 @@ def test_console_script_help(venv_bin, elsewhere):
     assert module.stdout.startswith("usage: python -m chunker [-h]")
     assert script.stdout.split("\noptions:")[1] == module.stdout.split("\noptions:")[1]
     assert "--strategy" in script.stdout and "--max-chunk-chars" in script.stdout
+    for sub in ("extract", "eval"):
+        help_text = _run([venv_bin / "chunker", sub, "--help"], cwd=elsewhere)
+        assert help_text.returncode == 0 and help_text.stdout.startswith(f"usage: chunker {sub} [-h]")
+        assert "python -m" not in help_text.stdout
+
+
+def test_build_makes_a_wheel_and_an_sdist_that_twine_accepts(tmp_path):
+    """``python -m build`` (offline: this environment's setuptools, no isolated environment)
+    makes both, ``twine check --strict`` passes them, and the sdist holds the library, its
+    licence, README and changelog, not the playground or the tests."""
+    import tarfile
+
+    src = tmp_path / "repo"
+    shutil.copytree(ROOT, src, ignore=_NOT_COPIED)
+    done = _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", tmp_path / "dist", src], cwd=src)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (wheel,) = (tmp_path / "dist").glob("chunkscope-*.whl")
+    (sdist,) = (tmp_path / "dist").glob("chunkscope-*.tar.gz")
+    assert wheel.name == f"chunkscope-{chunker.__version__}-py3-none-any.whl"
+    assert sdist.name == f"chunkscope-{chunker.__version__}.tar.gz"
+    checked = _run([sys.executable, "-m", "twine", "check", "--strict", wheel, sdist], cwd=tmp_path)
+    assert checked.returncode == 0 and checked.stdout.count("PASSED") == 2, checked.stdout + checked.stderr
+    top = f"chunkscope-{chunker.__version__}/"
+    names = {n.removeprefix(top) for n in tarfile.open(sdist).getnames()}
+    assert {"LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "chunker/__init__.py", "chunker/py.typed"} <= names
+    assert not {n for n in names if n.startswith(("tests/", "app/", "static/", "bench/", "tools/"))}
+    library = {n for n in zipfile.ZipFile(wheel).namelist() if not n.startswith("chunkscope-")}
+    assert library == {
+        p.relative_to(ROOT).as_posix() for p in (ROOT / "chunker").rglob("*.py") if "__pycache__" not in p.parts
+    } | {"chunker/py.typed"}
 
 
 @pytest.mark.parametrize(
@@ -252,6 +285,7 @@ _NEEDS = {
     "langchain": ("LangChain's text splitters", "langchain"),
     "llama_index": ("llama-index-core", "llama-index"),
     "ray": ("Ray Data", "ray"),
+    "spark": ("pyspark and pyarrow", "spark"),
 }
 
 
@@ -261,7 +295,9 @@ def test_adapter_without_its_framework_says_which_extra(venv_bin, elsewhere, mod
     done = _run([venv_bin / "python", "-c", f"import chunker.{module}"], cwd=elsewhere)
     assert done.returncode == 1
     what, extra = _NEEDS[module]
-    assert done.stderr.strip().splitlines()[-1] == (f"ImportError: chunker.{module} needs {what}: pip install 'chunker[{extra}]'")
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"ImportError: chunker.{module} needs {what}: pip install 'chunkscope[{extra}]'"
+    )
     assert "During handling" not in done.stderr  # no chained ModuleNotFoundError above it
 
 

@@ -14,7 +14,7 @@ from tests.texts import ROOT, sample_document
 
 def code_for(filename="doc.md", **options):
     text = sample_document()
-    res = chunker.chunk(text, **options)
+    res = chunker.chunk(text, source=filename, **options)  # the file's records, as the command line names it
     return text, res, snippets.snippets(res.settings, filename)
 
 

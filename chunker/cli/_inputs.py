@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from .._errors import ChunkerError
-from ..documents import read_file, shown_name
+from ..documents import read_file, shown_name, source_of
 from ..session._api import Document
 
 _MAGIC = re.compile(r"[*?[]")
@@ -28,6 +28,18 @@ class Input:
     """Bytes, as the folder listing had it (0 when unknown): the progress bar's measure."""
     error: str | None = None
     """Why it cannot be had (a folder that cannot be listed, with --keep-going): its one failure."""
+    text: str | None = None
+    """A dataset row's text (--text-column), read already; None for a file, read when chunked."""
+    row_source: str | None = None
+    """A dataset row's source (its --id-column value, or FILE#ROW)."""
+
+    @property
+    def source(self) -> str | None:
+        """What its records carry as `source`: a dataset row's, a file's canonical path
+        (`source_of`), or None for standard input."""
+        if self.row_source is not None:
+            return self.row_source
+        return None if self.path == "-" else source_of(self.path)
 
     @property
     def label(self) -> str:
@@ -52,7 +64,7 @@ def find_inputs(
     that fails (`Input.error`).
 
     >>> find_inputs(["-"])
-    ([Input(path='-', name='-', size=0, error=None)], False)
+    ([Input(path='-', name='-', size=0, error=None, text=None, row_source=None)], False)
     """
     ours = _identity(output)
     found: list[Input] = []

@@ -11,6 +11,7 @@ from typing import Any
 
 from .._errors import ChunkerError
 from ..results._export import FORMATS, Frame
+from ..session._api import Document
 from ..settings._options import Settings
 from ._inputs import Input, read_document
 
@@ -53,10 +54,15 @@ def render(job: Job, item: Input, data: bytes | str | None = None) -> Iterator[b
 
     The result's notes come first, each a str naming the file (the blocks are bytes): the
     caller writes them to stderr."""
-    source = item.name if job.named else None
-    doc = read_document(
-        item.path, None, raw=job.raw, keep_running=job.keep_running, source=source, data=data, encoding=job.encoding
-    )
+    # Every file's records carry its source, the same however its path was typed: the chunks'
+    # ids hash it. Standard input is "-" among other inputs, and has none alone.
+    source = ("-" if job.named else None) if item.path == "-" else item.source
+    if item.text is not None:  # a dataset's row (--text-column): text already
+        doc = Document(item.text, source=source)
+    else:
+        doc = read_document(
+            item.path, None, raw=job.raw, keep_running=job.keep_running, source=source, data=data, encoding=job.encoding
+        )
     try:
         result = doc.run(job.settings, max_chunk_chars=job.max_chunk_chars)
     except ChunkerError as e:

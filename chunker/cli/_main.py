@@ -23,12 +23,12 @@ from typing import TextIO
 from .._errors import ChunkerError
 from ..documents import shown_name, text_encoding
 from ..results._export import FORMATS
+from ..results._schema import embeds
 from ..settings._settings import whole_number
 from ..tokens._tokenizers import get_tokenizer
 from ._common import (
     PROG,
     _max_chunk_chars,
-    _names,
     _normalise,
     _note,
     _Parser,
@@ -42,7 +42,11 @@ from ._corpus import Progress, chunk_all
 from ._inputs import Input, find_inputs, is_the_output, read_bytes, read_document
 from ._jobs import Job, WorkerError
 from ._output import OutputError, Sink, _write, _write_file, remove_pending
+from ._resume import ResumeSink, job_key
 from ._signals import Stopped, catch_stopping, end_of
+
+CLI_FORMATS = (*FORMATS, "parquet")
+"""The export formats (`FORMATS`, the page's too), and Parquet, which only the command line writes."""
 
 # Re-exported: `python -m chunker eval` and tests use them from here.
 __all__ = ["OutputError", "read_document", "read_input", "run", "main", "shown_name", "_write"]
@@ -78,7 +82,23 @@ def _parser() -> argparse.ArgumentParser:
         help="chunk every file under the folders given (a folder is an error without it)",
     )
     add_chunk_options(p)
-    p.add_argument("--format", default=next(iter(FORMATS)), help=f"{_names(FORMATS)} (default {next(iter(FORMATS))})")
+    p.add_argument(
+        "--format",
+        default=next(iter(FORMATS)),
+        help=f"{' | '.join(CLI_FORMATS)} (default {next(iter(FORMATS))}); parquet needs pyarrow, "
+        "and writes the records' fields as columns",
+    )
+    p.add_argument(
+        "--text-column",
+        metavar="NAME",
+        help="the inputs are datasets, JSON Lines or Parquet files with a document a row: chunk "
+        "each row's NAME column (needs pyarrow for Parquet)",
+    )
+    p.add_argument(
+        "--id-column",
+        metavar="NAME",
+        help="with --text-column: each row's source is its NAME column (default: FILE#ROW, the row's number from 0)",
+    )
     add_reading_options(p)
     p.add_argument("--output", "-o", metavar="FILE", help="write to FILE (through a temporary file, renamed only once complete)")
     p.add_argument(
@@ -87,6 +107,13 @@ def _parser() -> argparse.ArgumentParser:
         default="1",
         metavar="N",
         help="read and chunk with N worker processes (0: one per CPU); the output is the same, in input order (default 1)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="with --output FILE: write each file's records to FILE as it is done, with a journal "
+        "beside it, so that a run that was stopped, run again with --resume, skips the files "
+        "done and ends with exactly the output of a run that was not",
     )
     p.add_argument(
         "--keep-going",
@@ -127,23 +154,39 @@ def run(argv: Sequence[str], stdin: TextIO | None, stdout: TextIO | None, stderr
         parser.prog = prog
         # Intermixed: `chunker docs -r more.md` takes both paths, wherever the options stand.
         args = parser.parse_intermixed_args(_normalise(argv))
-        if args.format not in FORMATS:
-            raise ChunkerError(f"unknown format {args.format!r}: choose one of {', '.join(FORMATS)}")
+        if args.format not in CLI_FORMATS:
+            raise ChunkerError(f"unknown format {args.format!r}: choose one of {', '.join(CLI_FORMATS)}")
+        if args.id_column is not None and args.text_column is None:
+            raise ChunkerError("--id-column names a column of a dataset: give --text-column too")
         settings = settings_from(args)
         limit = _max_chunk_chars(args.max_chunk_chars)
         if args.encoding is not None:
             text_encoding(args.encoding)  # a bad name is one line before any file is read
         jobs = _jobs(args.jobs)
+        if args.resume and (args.output is None or args.output == "-"):
+            raise ChunkerError("--resume needs --output FILE: the file the records are written to, and resumed in")
         paths: list[str] = args.files or ["-"]
         if paths.count("-") > 1:
             raise ChunkerError("'-' is given more than once: standard input can be read only once")
         items, named = find_inputs(paths, recursive=args.recursive, keep_going=args.keep_going, output=args.output)
+        if args.text_column is not None:
+            from ._datasets import dataset_rows
+
+            items, named = dataset_rows(items, args.text_column, args.id_column), True
         # Loaded here, once: workers forked from this process have it, and a tokenizer that
         # cannot load is one error, not one for every file.
         get_tokenizer(settings.tokenizer)
+        if args.format == "parquet":
+            if args.resume:
+                raise ChunkerError("--resume writes jsonl, json or txt: a Parquet file cannot be resumed (its footer comes last)")
+            if args.stats or args.advice:
+                raise ChunkerError("--stats and --advice are JSON objects: leave out --format parquet")
+            from ._datasets import record_schema
+
+            record_schema()  # pyarrow missing: one line before any file is read
         job = Job(
             settings,
-            args.format,
+            "jsonl" if args.format == "parquet" else args.format,
             "stats" if args.stats else "advice" if args.advice else "records",
             args.raw,
             args.keep_running,
@@ -180,9 +223,26 @@ def _chunk_into(
     message each. Without --keep-going the first failure (in input order) is raised."""
     frame = job.frame
     failed: list[str] = []
+    sink: Sink | ResumeSink
+    if args.resume:
+        if "-" in [i.path for i in items]:
+            raise ChunkerError("--resume reads files, not standard input: name the files")
+        sink = ResumeSink(args.output, job_key(job), items)
+        failed.extend(sink.failed)
+        if sink.complete:
+            with sink:
+                return failed
+        items = items[sink.skip :]
+    else:
+        sink = Sink(args.output, stdout)
     progress = Progress(items, stderr) if job.named and stderr is not None and stderr.isatty() else None
-    with Sink(args.output, stdout) as sink:
-        first = True  # no record written yet
+    with sink:
+        parquet = None
+        if args.format == "parquet":
+            from ._datasets import ParquetWriter
+
+            parquet = ParquetWriter(sink.file, embeds(job.settings))
+        first = sink.first if isinstance(sink, ResumeSink) else True  # no record written yet
         begun = False  # this input's records have begun
         try:
             for item, kind, payload in chunk_all(
@@ -196,21 +256,32 @@ def _chunk_into(
                 if kind == "part" and isinstance(payload, str):  # a note: the file was cut another way
                     _note(stderr, payload)
                     continue
-                if kind == "part":
+                if parquet is not None:
+                    if kind == "part":
+                        parquet.write(payload)
+                    else:
+                        parquet.done()
+                if kind == "part" and parquet is None:
                     if not begun:
                         sink.write((frame.open if first else frame.sep).encode("utf-8"))
                         first, begun = False, True
                     sink.write(payload)
+                if kind == "part":
                     continue
                 begun = False
                 if kind == "error":
                     if not args.keep_going:
                         raise ChunkerError(payload)
                     failed.append(_naming(item.label, payload))
+                if isinstance(sink, ResumeSink):
+                    sink.done(item, failed[-1] if kind == "error" else None)
         finally:
             if progress is not None:
                 progress.finish()
-        sink.write((frame.empty if first else frame.close).encode("utf-8"))
+        if parquet is not None:
+            parquet.close()
+        else:
+            sink.write((frame.empty if first else frame.close).encode("utf-8"))
         sink.commit()
     return failed
 

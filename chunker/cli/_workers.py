@@ -13,6 +13,7 @@ import gc
 import multiprocessing
 import os
 import signal
+import socket
 import sys
 import threading
 import traceback
@@ -21,10 +22,10 @@ from collections.abc import Callable, Iterator, Sequence
 from multiprocessing import connection
 from typing import Any
 
-from ..tokens._measure import make_measure
+from .._errors import ChunkerError
 from ..tokens._tokenizers import get_tokenizer
 from ._inputs import Input
-from ._jobs import Job, Outcome, WorkerError, _attempt
+from ._jobs import BLOCK_CHARS, Job, Outcome, WorkerError, _attempt
 from ._signals import held, let_in
 
 AHEAD_BYTES = 32 << 20
@@ -37,6 +38,7 @@ def _serve(conn: Any, job: Job) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the workers
     let_in()  # SIGTERM ends a worker at once: the parent's handler is not for it
     parent = os.getppid()
+    _roomy(conn)
     while True:
         if not conn.poll(1.0):
             if os.getppid() != parent:
@@ -70,14 +72,40 @@ def _context() -> Any:
     return multiprocessing.get_context()
 
 
+_WARM = (
+    "# Warm up\n\nA paragraph, with a clause; and another: then its end. " * 60 + "\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+) * 24
+"""What the parent chunks before forking: Markdown with sentences, clauses and a table, long
+enough for the tokenizers' array tables (ARRAY_MIN_CHARS)."""
+
+
 def _warm(job: Job) -> None:
-    """The tokenizer put to work once before the workers are forked: what that loads (its
-    tables of token widths, numpy) they then share instead of each loading its own, the same
-    wall time for a worker's share of the CPU less."""
-    tok = get_tokenizer(job.settings.tokenizer)
-    if tok.exact:  # the estimates have no tables: each call would be work done for nothing
-        # Long enough for the tokenizers' array tables (ARRAY_MIN_CHARS).
-        make_measure("Warm up the tables.\n\n" * 3500, "tokens", tok)
+    """The job run once on a made-up text before the workers are forked: what the first input
+    would load (the strategy's modules and the regular expressions they compile, the
+    tokenizer's tables of token widths, numpy, the records' encoder) is then loaded once and
+    shared, where each worker would otherwise load its own on its first file: the same wall
+    time on idle cores, a worker's share of that CPU less on busy ones."""
+    # An exact tokenizer's tables are built for a long text only; the estimates have none, and
+    # a page of the text loads what the rest would.
+    text = _WARM if get_tokenizer(job.settings.tokenizer).exact else _WARM[: len(_WARM) // 24]
+    try:
+        kind, payload = _attempt(job, Input("-", "-"), text)
+        if kind == "ok":
+            for _ in payload:  # rendered, and thrown away
+                pass
+    except ChunkerError:  # settings this text cannot take (a volume limit): the files will say
+        pass
+
+
+def _roomy(conn: Any) -> None:
+    """A worker's end of its socket given room for a few blocks of output (about a megabyte),
+    so that a worker goes on chunking while the parent, busy with another's blocks, has not
+    read its last one yet (the default, about 200 KB, is less than one block)."""
+    try:
+        with socket.socket(fileno=os.dup(conn.fileno())) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 * BLOCK_CHARS)
+    except (OSError, ValueError):  # not a socket (another platform's pipe): as it is
+        pass
 
 
 class _Worker:
@@ -143,7 +171,8 @@ def run_parallel(
                 # the results that may pile up before the next file to write stay small.
                 while len(w.tasks) < 2 and next_task < end and (next_task - next_out < 2 * jobs or ahead < AHEAD_BYTES):
                     item = items[next_task]
-                    if item.path == "-" or item.error is not None:  # nothing for a worker to read
+                    # Nothing for a worker to read: standard input, a failure found, a dataset's row.
+                    if item.path == "-" or item.error is not None or item.text is not None:
                         kind, payload = _attempt(job, item, stdin_data)
                         if kind == "ok":
                             parts[next_task], payload = list(payload), None

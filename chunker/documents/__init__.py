@@ -26,7 +26,17 @@ from dataclasses import dataclass
 
 from .._errors import ChunkerError
 
-__all__ = ["KINDS", "MAX_BYTES", "Extracted", "decode_text", "detect_kind", "extract", "read_file", "shown_name"]
+__all__ = [
+    "KINDS",
+    "MAX_BYTES",
+    "Extracted",
+    "decode_text",
+    "detect_kind",
+    "extract",
+    "read_file",
+    "shown_name",
+    "source_of",
+]
 
 KINDS = ("pdf", "docx", "html", "text")
 # Large enough for a long report or a book; past it, pypdf on Pyodide takes minutes and the
@@ -368,6 +378,41 @@ def _mb(n: int) -> str:
 def shown_name(name: str | os.PathLike[str]) -> str:
     """A file name as it can be printed: bytes that are not UTF-8 become U+FFFD."""
     return os.fsencode(name).decode("utf-8", "replace")
+
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")
+
+
+def source_of(path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None) -> str:
+    """The `source` records carry for the file at `path`: the same file gives the same source
+    however its path was typed, so that its chunks' ids are the same too.
+
+    A local path (or one with Hadoop's ``file:`` in front, as Spark names files: its characters
+    as they are, not %-escaped) is made absolute against `root`
+    (default: the current folder), its ``.`` and ``..`` resolved as written (symlinks are not
+    followed), then given relative to `root` when it is under it, absolute otherwise, with
+    ``/`` between folders. The command line's root is the folder it runs in; an engine's
+    (`chunker.arrow`, `chunker.ray`, `chunker.spark`) is the driver's, so a cluster's files get
+    the sources the command line would give them run there. Any other URL (``s3://...``) is kept
+    as it is.
+
+    >>> source_of("docs/./a.md", "/work"), source_of("/work/docs/a.md", "/work"), source_of("file:/work/docs/a.md", "/work")
+    ('docs/a.md', 'docs/a.md', 'docs/a.md')
+    >>> source_of("../elsewhere/b.md", "/work/docs"), source_of("s3://bucket/a.md")
+    ('/work/elsewhere/b.md', 's3://bucket/a.md')
+    """
+    name = os.fsdecode(path) if not isinstance(path, str) else path
+    if name.startswith("file:"):
+        name = name[5:]
+        if name.startswith("//"):  # file:///path, or file://host/path
+            name = "/" + name[2:].partition("/")[2]
+    elif _URL.match(name):
+        return shown_name(name)
+    base = os.path.abspath(os.fsdecode(root) if root is not None else os.getcwd())
+    full = os.path.normpath(os.path.join(base, name))
+    rel = os.path.relpath(full, base)
+    chosen = full if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+    return shown_name(chosen).replace(os.sep, "/")
 
 
 def read_file(path: str | os.PathLike[str], *, folder: str = "give the files inside it") -> bytes:

@@ -49,7 +49,7 @@ def docx_to_text(data: bytes, *, label: str) -> str:
     except ImportError:
         raise ChunkerError(
             f"{label}: reading Word documents needs the mammoth package: "
-            "pip install 'chunker[documents]' (or pip install mammoth)"
+            "pip install 'chunkscope[documents]' (or pip install mammoth)"
         ) from None
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))

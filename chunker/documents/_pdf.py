@@ -30,7 +30,7 @@ from ._layout import Line, lines_to_text
 
 __all__ = ["pdf_to_text"]
 
-_INSTALL = "pip install 'chunker[documents]' (or pip install pypdf)"
+_INSTALL = "pip install 'chunkscope[documents]' (or pip install pypdf)"
 WORK_BASE = 100_000
 WORK_PER_BYTE = 2
 PAGE_COST = 50

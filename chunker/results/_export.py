@@ -19,7 +19,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from ..text._segments import count_words, has_wide_space
-from ._records import ChunkResult, Chunks
+from ._records import ChunkResult, Chunks, utf8
 
 __all__ = ["Format", "Frame", "FORMATS", "records", "iter_records", "embedded", "to_json", "to_jsonl", "to_text", "to_chonkie"]
 
@@ -36,7 +36,8 @@ def iter_records(res: Results) -> Iterator[dict[str, Any]]:
         embed = embedded(r)
         for c in r.chunks:
             d = c.to_dict(embed=True if embed else None)  # None: the chunk's own say
-            yield d if r.source is None else {"source": r.source, **d}
+            # The fields in their order (`chunker.results._schema.FIELDS`): id, then source.
+            yield d if r.source is None else {"id": d["id"], "source": r.source, **d}
 
 
 def embedded(res: ChunkResult) -> bool:
@@ -159,7 +160,8 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
         embed_tokens = chunks._embed_tokens if embed or contexts is not None or own is not None else None
         estimated = "true" if chunks._estimated else "false"
         wide = chunks._wide_space if chunks._wide_space is not None else has_wide_space(text)
-        lead = "{" if r.source is None else '{"source": ' + encode_basestring(r.source) + ", "
+        after_id = '", ' if r.source is None else '", "source": ' + encode_basestring(r.source) + ", "
+        copy = chunks._id_base.copy  # each id: the document's hash, then the span and its text (chunk_id)
         lists: dict[tuple[str, ...], str] = {}  # flags and headings repeat: each rendered once
         end_before = 0
         for k in range(len(starts)):
@@ -175,8 +177,14 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
                 h = lists[hs] = _json_list(hs)
             shared = max(0, min(end_before, end) - start) if k else 0
             end_before = end
+            hashed = copy()
+            hashed.update(b"%d %d " % (start, end))
+            try:
+                hashed.update(piece.encode("utf-8"))
+            except UnicodeEncodeError:  # a lone surrogate: as chunk_id hashes it
+                hashed.update(utf8(piece))
             line = (
-                f'{lead}"index": {k}, "start_char": {start}, "end_char": {end}, "text": '
+                f'{{"id": "{hashed.hexdigest()[:32]}{after_id}"index": {k}, "start_char": {start}, "end_char": {end}, "text": '
                 f'{encode_basestring(piece)}, "chars": {end - start}, "words": {count_words(piece, wide)}, '
                 f'"tokens": {tokens[k]}, "tokens_estimated": {estimated}, "overlap_chars": {shared}, '
                 f'"flags": {f}, "headings": {h}'
@@ -246,8 +254,8 @@ def to_json(res: Results, *, indent: int | None = 2) -> str:
     """A JSON array of records.
 
     >>> from chunker import chunk
-    >>> print(to_json(chunk("Hi.", size=10, overlap=0), indent=None)[:60])
-    [{"index": 0, "start_char": 0, "end_char": 3, "text": "Hi.",
+    >>> print(to_json(chunk("Hi.", size=10, overlap=0), indent=None)[:102])
+    [{"id": "a06d98967511e80955bce05213e61576", "index": 0, "start_char": 0, "end_char": 3, "text": "Hi.",
     """
     return "".join(json_pieces(res, indent=indent))
 

@@ -8,16 +8,18 @@ single characters is a million chunks; as records held at once it would be a gig
 from __future__ import annotations
 
 import bisect
+import hashlib
+import json
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
 from .._errors import ChunkerError
-from ..settings._options import Settings
+from ..settings._options import OPTIONS, Settings
 from ..text._segments import count_words, position_kind
 
-__all__ = ["Chunk", "Chunks", "Stats", "FlagCounts", "ChunkResult", "FLAGS"]
+__all__ = ["Chunk", "Chunks", "Stats", "FlagCounts", "ChunkResult", "FLAGS", "chunk_id", "id_base", "utf8"]
 
 FLAGS: dict[str, str] = {
     "mid_sentence": "Ends mid-sentence: the chunk does not end with terminal punctuation or a closing code fence.",
@@ -63,6 +65,9 @@ class Chunk:
     page_start: int | None = None
     """The first page (from 1) the chunk touches, for a document with pages (a PDF); else None."""
     page_end: int | None = None
+    id: str = ""
+    """A stable hash of the document's source, the settings, the span and its text (`chunk_id`):
+    the same on every run, machine and engine; two different chunks never share it."""
     context: str = ""
     embed_tokens: int = -1
     """`embed_text`'s tokens; left out (-1), `tokens` (a chunk with no context)."""
@@ -116,6 +121,7 @@ class Chunk:
         overlap_chars: int,
         page_start: int | None = None,
         page_end: int | None = None,
+        id: str = "",
         context: str = "",
         embed_tokens: int = -1,
         framework_text: str | None = None,
@@ -140,6 +146,7 @@ class Chunk:
             overlap_chars=overlap_chars,
             page_start=page_start,
             page_end=page_end,
+            id=id,
             context=context,
             embed_tokens=tokens if embed_tokens < 0 else embed_tokens,
             framework_text=framework_text,
@@ -153,6 +160,7 @@ class Chunk:
         `embed_text` and `embed_tokens` when `embed` (by default: when the chunk has a context).
         A result's records all carry them or none do (see `embedded`)."""
         out: dict[str, Any] = {
+            "id": self.id,
             "index": self.index,
             "start_char": self.start_char,
             "end_char": self.end_char,
@@ -191,6 +199,7 @@ class Chunks(Sequence[Chunk]):
         "_estimated",
         "_pages",
         "_wide_space",
+        "_id_base",
         "_contexts",
         "_embed_counted",
         "_embed_count",
@@ -209,6 +218,7 @@ class Chunks(Sequence[Chunk]):
         estimated: bool,
         pages: Sequence[int] = (),
         wide_space: bool | None = None,
+        id_base: Any = None,
         contexts: Sequence[str] | None = None,
         embed_tokens: Sequence[int] | Callable[[], Sequence[int]] | None = None,
         embedded: bool = False,
@@ -217,7 +227,8 @@ class Chunks(Sequence[Chunk]):
         """`tokens` are the chunks' counts, and `flags` their flags, or what works them out when
         they are first read (a caller who keeps only the texts, as `split_text` does, never pays
         for them); `wide_space`, whether the text holds whitespace outside ASCII, when known
-        (see `has_wide_space`).
+        (see `has_wide_space`); `id_base`, the hash the chunks' ids start from (`id_base`; by
+        default that of no source and the default settings).
 
         `contexts` are the chunks' contexts (None: none has one, and then `embed_text` is the
         text and `embed_tokens` the tokens, with nothing kept or counted for them);
@@ -244,6 +255,7 @@ class Chunks(Sequence[Chunk]):
         self._headings = None if headings is None or not any(headings) else list(headings)
         self._estimated = estimated
         self._pages = tuple(pages)
+        self._id_base = id_base if id_base is not None else _default_base()
         self._contexts = list(contexts) if contexts is not None and any(contexts) else None
         self._embed_counted: array[int] | None = None
         self._embed_count: Callable[[], Sequence[int]] | None = None
@@ -338,9 +350,10 @@ class Chunks(Sequence[Chunk]):
         if self._pages:  # the pages the chunk's text touches, from 1
             first = max(1, bisect.bisect_right(self._pages, start))
             last = max(first, bisect.bisect_right(self._pages, max(start, end - 1)))
+        piece = self._text[start:end]
         contexts, embeds = self._contexts, self._embeds
         return Chunk._made_from(
-            self._text[start:end],
+            piece,
             k,
             start,
             end,
@@ -351,10 +364,79 @@ class Chunks(Sequence[Chunk]):
             shared,
             first,
             last,
+            chunk_id(self._id_base, start, end, piece),
             contexts[k] if contexts is not None else "",
             self._embed_tokens[k] if contexts is not None else -1,
             embeds[k] if embeds is not None else None,
         )
+
+    def ids(self) -> list[str]:
+        """Every chunk's id, without making records."""
+        base, text = self._id_base, self._text
+        return [chunk_id(base, a, b, text[a:b]) for a, b in zip(self._starts, self._ends)]
+
+
+ID_SCHEME = 2
+"""Part of every id's hash: raised whenever what an id hashes changes, so that an old id never
+names a different chunk. (2: only the options that cut, `Option.cuts`.)"""
+
+
+def id_base(source: str | None, settings: Settings | None) -> Any:
+    """The hash every chunk id of a document starts from: its `source` and the settings that
+    cut it, canonical (an overlap of "10%" of 100 and of 10 are one setting; a tokenizer.json or
+    an embedding model is known by its content, not its path). Only the options that can change
+    a chunk or what is embedded for it are hashed (`Option.cuts`, from the table of options):
+    a model limit or a retriever, which judge and rank the chunks, leave every id as it was.
+    `chunk_id` adds each chunk's span and text."""
+    items: list[Any] = []
+    if settings is not None:
+        overlap = settings.overlap_count
+        items = [[k, overlap if k == "overlap" else v] for k, v in settings._items if _cuts(k)]
+    key = json.dumps([ID_SCHEME, source, items], ensure_ascii=False, separators=(",", ":"), default=repr)
+    return hashlib.sha256(utf8(key))
+
+
+def _cuts(name: str) -> bool:
+    option = OPTIONS.get(name)
+    return option is None or option.cuts
+
+
+_DEFAULT_BASE: list[Any] = []
+
+
+def _default_base() -> Any:
+    if not _DEFAULT_BASE:
+        _DEFAULT_BASE.append(id_base(None, Settings()))
+    return _DEFAULT_BASE[0]
+
+
+def chunk_id(base: Any, start: int, end: int, text: str) -> str:
+    """The id of the chunk `text` at `start`..`end` of a document whose `id_base` is `base`: 32
+    hexadecimal digits (the first 128 bits of SHA-256, which CPUs compute in hardware: twice
+    BLAKE2b's speed here, so ids add little to writing records). Its text is hashed with its span, so an edited
+    file's changed chunk gets a new id, and two chunks of any documents share an id only if
+    they are one chunk: same source, settings, span and text.
+
+    >>> b = id_base("policy.md", Settings())
+    >>> chunk_id(b, 0, 3, "abc") == chunk_id(id_base("policy.md", Settings()), 0, 3, "abc")
+    True
+    >>> len({chunk_id(b, 0, 3, "abc"), chunk_id(b, 1, 4, "abc"), chunk_id(id_base(None, Settings()), 0, 3, "abc")})
+    3
+    """
+    h = base.copy()
+    h.update(b"%d %d " % (start, end))
+    h.update(utf8(text))
+    digest: str = h.hexdigest()[:32]
+    return digest
+
+
+def utf8(text: str) -> bytes:
+    """`text` in UTF-8; a lone surrogate (which strict UTF-8 refuses) as its own three bytes.
+    Strict first: its encoder is the fast one."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
 
 
 def _shared(flags: Sequence[tuple[str, ...]]) -> list[tuple[str, ...]]:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._errors import ChunkerError
-from ..results._records import ChunkResult, Chunks, Stats
+from ..results._records import ChunkResult, Chunks, Stats, id_base
 from ..settings._context import NONE, fields_of, render
 from ..settings._options import Settings, options_doc, options_for, signed, unknown_setting
 from ..settings._settings import DEFAULTS, volume_limit, whole_number
@@ -89,11 +89,17 @@ class Document:
         ...     Document.open(path).text
         '# Title\\n\\nBody.'
         """
-        from ..documents import read_file, shown_name  # only files need it
+        from ..documents import MAX_BYTES, read_file, shown_name, source_of  # only files need it
 
         data = read_file(path)
         return cls.from_bytes(
-            data, name=shown_name(path), keep_running=keep_running, raw=raw, max_bytes=max_bytes, encoding=encoding
+            data,
+            name=shown_name(path),
+            source=source_of(path),  # the command line's: its records' ids are the same
+            keep_running=keep_running,
+            raw=raw,
+            max_bytes=MAX_BYTES if max_bytes is None else max_bytes,
+            encoding=encoding,
         )
 
     @classmethod
@@ -273,7 +279,16 @@ class Document:
             # the chunk texts are made. The estimates count when the counts are first read.
             counted()
         chunks = _records(
-            text, spans, settings, tok, lambda: counted()[0], self.pages, self._wide_space, contexts, fit.embed_counts(spans)
+            text,
+            spans,
+            settings,
+            tok,
+            lambda: counted()[0],
+            self.pages,
+            self._wide_space,
+            id_base(self.source, settings),
+            contexts,
+            fit.embed_counts(spans),
         )
 
         def stats() -> Stats:
@@ -458,6 +473,7 @@ def _records(
     counts: Callable[[], Sequence[int]],
     pages: Sequence[int] = (),
     wide_space: bool | None = None,
+    ids: Any = None,
     contexts: list[str] | None = None,
     embed_counts: Callable[[Callable[[], Sequence[int]]], Sequence[int]] | None = None,
 ) -> Chunks:
@@ -544,6 +560,7 @@ def _records(
         not tok.exact,
         pages,
         wide_space,
+        ids,
         contexts if with_context else None,
         embed_tokens if with_context else None,
         embedded=contexts is not None and settings.context != NONE,

@@ -137,6 +137,11 @@ class Option:
     """Other options this one's canonical value fixes, whatever they were given as (a pasted
     splitter fixes the strategy, unit, size, overlap and tokenizer). Such an option is checked
     before every other, and the others' checks see it in `so_far`."""
+    cuts: bool = True
+    """Its value can change a chunk (where it starts or ends, its text) or what is embedded for
+    it: it is part of every chunk's id (`chunker.results._records.id_base`). False for an
+    option that only judges or ranks the chunks (the model's limit flags them, the retriever
+    ranks them): changing it keeps every id, so a vector store keeps its rows."""
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier() or self.name.startswith("_"):
@@ -512,6 +517,7 @@ OPTIONS: dict[str, Option] = {
             url_key="limit",
             blank=None,
             snippet=_given,
+            cuts=False,  # it flags chunks truncated, never cuts them
         ),
         Option(
             "splitter",
@@ -576,6 +582,7 @@ OPTIONS: dict[str, Option] = {
             ),
             description="How the retrieval check ranks chunks: bm25, dense (the embedding model) or hybrid.",
             blank="bm25",
+            cuts=False,  # it ranks the chunks the other settings made
         ),
     )
 }

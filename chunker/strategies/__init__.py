@@ -45,6 +45,10 @@ class Strategy:
     """It honours the break points setting."""
     keeps_blank: bool = False
     """Whitespace-only chunks are kept (LangChain keeps them at tiny sizes); others drop them."""
+    own_context: bool = False
+    """Its chunks may carry a context of their own, without the `context` setting (a split
+    table's later parts, its header rows): their records then carry `embed_text`, so a table
+    of records made with it has the embed text's columns."""
     wants: tuple[str, ...] = ()
     """What else its ``split`` takes, as keyword arguments: ``pages`` (the document's page
     starts), ``source`` (the name the document was read from), or the name of a setting."""
@@ -80,6 +84,7 @@ for _entry in (
         "recursive",
         "Paragraph, then line, sentence, word and character breaks; pieces are packed up to the size. "
         "A Markdown table longer than the size is split between rows, the header rows repeated on each later part.",
+        own_context=True,
     ),
     Strategy("fixed", "Windows of exactly the size, a stride of size minus overlap apart; ignores structure."),
     Strategy(
@@ -95,6 +100,7 @@ for _entry in (
         "markdown",
         "Heading-aware sections with their heading path; code blocks stay whole, a table longer than the size is "
         "split between rows, the header rows repeated on each later part.",
+        own_context=True,
     ),
     Strategy(
         "code",
