@@ -267,10 +267,11 @@ class Document:
                 found.append(self._counted(text, spans, tok, counter.pop() if counter else None))
             return found[0]
 
-        if tokens_unit or settings.model_tokens is not None or tok.exact:
+        if tokens_unit or settings.model_tokens is not None or (tok.exact and not self._each_alone(text, spans, tok)):
             # The measure is at hand (tokens), the flags need the counts (truncated), or the
-            # tokenizer is exact: now, so that an exact measure lets its token offsets go before
-            # the chunk texts are made. The estimates count when the counts are first read.
+            # document is encoded whole: now, so that an exact measure lets its token offsets go
+            # before the chunk texts are made. The estimates, and an exact tokenizer counting
+            # each chunk's own text, count when the counts are first read.
             counted()
         chunks = _records(
             text, spans, settings, tok, lambda: counted()[0], self.pages, self._wide_space, contexts, fit.embed_counts(spans)
@@ -288,6 +289,8 @@ class Document:
         """The chunks' token counts, and what gives their overlaps' and the document's (see
         `counted`). Chunks are sized in characters or words but counted in tokens all the same:
         from one encoding of the document (or the estimate's masks), not chunk by chunk."""
+        if counter is None and tok.exact and self._each_alone(text, spans, tok):
+            return self._counted_alone(text, spans, tok)
         if counter is None:
             counter = self._token_measure(tok) if tok.name != "approx" else make_measure(text, "tokens", tok)
         if isinstance(counter, ExactTokenMeasure):
@@ -313,6 +316,43 @@ class Document:
                 doc_tokens = estimate.count(0, len(text))
                 self._tokens.setdefault(tok.name, doc_tokens)
                 rest.append((_repeats(spans.starts, spans.ends, estimate.count), doc_tokens))
+            return rest[0]
+
+        return counts, overlaps_and_document
+
+    def _each_alone(self, text: str, spans: Spans, tok: TokenizerLike) -> bool:
+        """Whether an exact tokenizer counts chunks sized in characters or words by encoding
+        each chunk's own text, rather than from an encoding of the whole document.
+
+        The whole document's encoding also needs every token's offset (a width per token,
+        summed), and pays off only when it is kept for the next chunking (a `Document` held
+        under changing settings, the page) or when chunks repeat much of the text (a large
+        overlap). A document chunked once with chunks that repeat little of it (`chunk()`, a
+        command line's file) is counted chunk by chunk: the same counts (`exact` is each
+        span's own count), with about the text encoded once and no offsets; compiled tiktoken
+        encodes a megabyte in a third of the time its offsets take."""
+        if self._keep or (self._measure is not None and self._measure[0] == tok.name):
+            return False
+        return sum(spans.ends) - sum(spans.starts) <= _ALONE_VOLUME * len(text)
+
+    def _counted_alone(
+        self, text: str, spans: Spans, tok: TokenizerLike
+    ) -> tuple[Sequence[int], Callable[[], tuple[Sequence[int], int]]]:
+        """`_counted` for `_each_alone`: every chunk's text counted as it stands; the overlaps
+        and the document only when the stats are read."""
+        count = tok.count
+        starts, ends = spans.starts, spans.ends
+        counts = array("q", [count(text[a:b]) for a, b in zip(starts, ends)])
+        rest: list[tuple[Sequence[int], int]] = []
+
+        def overlaps_and_document() -> tuple[Sequence[int], int]:
+            if not rest:
+                # As the document's encoding gives them: its tokens, with the special tokens
+                # of one sequence, and each overlap's own tokens without them.
+                doc_tokens = count(text)
+                self._tokens.setdefault(tok.name, doc_tokens)
+                specials = int(getattr(tok, "specials", 0))
+                rest.append((_repeats(starts, ends, lambda a, b: count(text[a:b]) - specials), doc_tokens))
             return rest[0]
 
         return counts, overlaps_and_document
@@ -584,6 +624,13 @@ def _without_blanks(text: str, spans: Spans) -> Spans:
     if blank.find(1) < 0:
         return spans
     return spans.keep(blank.translate(_NOT))
+
+
+_ALONE_VOLUME = 1.5
+"""Chunks holding at most this many times the document's characters in all are counted one by
+one by an exact tokenizer (see `Document._each_alone`): encoding them costs about that many
+times one encoding of the document, which with its token offsets costs more than twice as much
+(compiled tiktoken; about as much in pure Python)."""
 
 
 def _length(start: int, end: int) -> int:
