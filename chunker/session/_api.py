@@ -17,7 +17,7 @@ from ..settings._settings import DEFAULTS, volume_limit, whole_number
 from ..splitters import splitter_spans
 from ..strategies import STRATEGIES, Span, Spans, Strategy
 from ..strategies._merge import merge_small
-from ..text._segments import Fences, checked_text, count_words, ends_sentence, is_heading_line, rstripped_tail
+from ..text._segments import Fences, checked_text, count_words, is_heading_line, span_ends_sentence, stripped_end, tail_of
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
 from ..tokens._tokenizers import TokenizerLike, get_tokenizer
 from ._advice import Advice, advise
@@ -534,15 +534,16 @@ def _records(
         flags: list[tuple[str, ...]] = []
         shared: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per set of flags, not per chunk
         many = len(spans.starts) > 1
+        # Only a chunk's last characters are read to judge it (a chunk can be long); its whole
+        # text is sliced only to count its words.
         for k, (start, end) in enumerate(zip(spans.starts, spans.ends)):
-            piece = text[start:end]
             n = known[k] if known is not None else 0
             if unit == "tokens":
                 measured = n
             elif unit == "chars":
                 measured = end - start
             else:
-                measured = count_words(piece)
+                measured = count_words(text[start:end])
             embed_measured, embed_n = measured, n
             if with_context and contexts is not None and contexts[k]:
                 context = contexts[k]
@@ -552,13 +553,13 @@ def _records(
                 elif unit == "chars":
                     embed_measured = len(context) + end - start
                 else:
-                    embed_measured = count_words(context + piece)
+                    embed_measured = count_words(context + text[start:end])
             found: list[str] = []
-            if not ends_sentence(piece, fences, start):
+            if not span_ends_sentence(text, start, end, fences):
                 found.append("mid_sentence")
             if size > 0 and measured * 5 < size and many:  # the only chunk: nothing to merge with
                 found.append("fragment")
-            if _last_line_is_heading(text, start, piece):
+            if _last_line_is_heading(text, start, end):
                 found.append("orphan_heading")
             if size > 0 and embed_measured > size:
                 found.append("oversize")
@@ -649,13 +650,17 @@ def _repeats(starts: Sequence[int], ends: Sequence[int], count_span: Callable[[i
     return out
 
 
-def _last_line_is_heading(text: str, start: int, piece: str) -> bool:
-    """Whether the last line of `piece` (text[start:...]) is a heading. A chunk's first line
-    lost its indentation to trimming: it is judged with it, as the document has it ("    # x"
-    is code, not a heading)."""
-    tail = rstripped_tail(piece)
-    if "\n" not in tail and len(tail) < len(piece):  # a last line longer than the tail
-        tail = piece.rstrip()
+def _last_line_is_heading(text: str, start: int, end: int) -> bool:
+    """Whether the last line of text[start:end] is a heading. A chunk's first line lost its
+    indentation to trimming: it is judged with it, as the document has it ("    # x" is code,
+    not a heading)."""
+    tail = tail_of(text, start, end)
+    if "\n" not in tail and len(tail) < end - start:  # a last line longer than the tail
+        stop = stripped_end(text, start, end)
+        line_break = text.rfind("\n", start, stop)
+        if line_break >= 0:
+            return is_heading_line(text[line_break + 1 : stop])
+        tail = text[start:stop]
     if "\n" in tail:
         return is_heading_line(tail[tail.rfind("\n") + 1 :])
     line_start = text.rfind("\n", 0, start) + 1
