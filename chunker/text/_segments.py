@@ -331,19 +331,17 @@ def _closes_fence(text: str) -> bool:
 _FENCE_LINE = re.compile(r"(?m)^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)")
 
 
-def _fence_lines(text: str) -> list[re.Match[str]]:
-    """`_FENCE_LINE`'s matches in `text`, found from the lines that hold three backticks or
-    tildes (str.find), not by trying the pattern at every line: four times faster on prose."""
-    starts = set()
-    for run in ("```", "~~~"):
-        at = text.find(run)
-        while at != -1:
-            starts.add(text.rfind("\n", 0, at) + 1)
-            line_end = text.find("\n", at)
-            if line_end == -1:
-                break
-            at = text.find(run, line_end)
-    return [m for m in map(_FENCE_LINE.match, itertools.repeat(text), sorted(starts)) if m is not None]
+# A fence line after a line break. Found in one scan: a pattern that begins with a literal
+# character is skipped to at C speed, where one that begins with "^" is tried at every position.
+_FENCE_AFTER_BREAK = re.compile(r"\n[ \t]{0,3}(`{3,}|~{3,})([^\n]*)")
+
+
+def _fence_lines(text: str) -> Iterator[re.Match[str]]:
+    """`_FENCE_LINE`'s matches in `text`, in order, each but the first line's with the line
+    break before it (groups 1 and 2, the marker and the rest of the line, are the same)."""
+    first = _FENCE_LINE.match(text)
+    found = _FENCE_AFTER_BREAK.finditer(text)
+    return found if first is None else itertools.chain((first,), found)
 
 
 class Fences:
@@ -368,17 +366,17 @@ class Fences:
     def __init__(self, text: str) -> None:
         self.lines: dict[int, tuple[bool, int]] = {}
         opened = ""
+        lines = self.lines
         for m in _fence_lines(text):
-            run, rest = m.group(1), m.group(2)
-            end = m.start() + len(m.group().rstrip())
+            run, rest = m.group(1, 2)
             if not opened:
                 if run[0] == "`" and "`" in rest:
                     continue  # inline code at the start of a line, not a fence
                 opened = run
-                self.lines[m.start(1)] = (False, end)
+                lines[m.start(1)] = (False, m.end(1) + len(rest.rstrip()))  # where the line's text ends
             elif run[0] == opened[0] and len(run) >= len(opened) and not rest.strip():
                 opened = ""
-                self.lines[m.start(1)] = (True, end)
+                lines[m.start(1)] = (True, m.end(1) + len(rest.rstrip()))
 
     @classmethod
     def of(cls, text: str) -> Fences | None:
