@@ -288,7 +288,8 @@ class Document:
     ) -> tuple[Sequence[int], Callable[[], tuple[Sequence[int], int]]]:
         """The chunks' token counts, and what gives their overlaps' and the document's (see
         `counted`). Chunks are sized in characters or words but counted in tokens all the same:
-        from one encoding of the document (or the estimate's masks), not chunk by chunk."""
+        from one encoding of the document (or the estimate's masks), or, for a document chunked
+        once, each chunk's own text (see `_each_alone`)."""
         if counter is None and tok.exact and self._each_alone(text, spans, tok):
             return self._counted_alone(text, spans, tok)
         if counter is None:
