@@ -102,3 +102,33 @@ def test_chunk_keeps_no_measure():
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["None"]
+
+
+def _exact_tokenizers():
+    from hf_fixtures import wordpiece  # a BERT-style file: [CLS] and [SEP] on every count
+
+    return ["o200k", chunker.load_tokenizer(wordpiece(True))]
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_chunks_counted_one_by_one_match_the_documents_encoding(monkeypatch, which):
+    # chunk() sizes chunks in characters or words, then counts each chunk's own text with the
+    # exact tokenizer, never encoding the document whole; a kept Document counts them from its
+    # one encoding. Every record and every figure of the stats must be the same.
+    tok = _exact_tokenizers()[which]
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    settings = [
+        dict(strategy="recursive", unit="chars", size=700, overlap=70),
+        dict(strategy="markdown", unit="words", size=120, overlap=12, min_size=30),
+        dict(strategy="fixed", unit="chars", size=300, overlap=0),
+        dict(strategy="sentence", unit="chars", size=400, overlap=40, context="{headings}: "),
+    ]
+    doc = chunker.Document(text)
+    kept = [doc.chunk(tokenizer=tok, **kw) for kw in settings]
+    assert doc._measure is not None  # counted from the document's encoding
+    tokenizer = get_tokenizer(tok)
+    monkeypatch.setattr(tokenizer, "offsets", lambda *a, **k: pytest.fail("the document was encoded whole"))
+    alone = [chunker.chunk(text, tokenizer=tok, **kw) for kw in settings]
+    assert alone == kept
+    assert [r.stats for r in alone] == [r.stats for r in kept]
+    assert chunker.to_jsonl(alone) == chunker.to_jsonl(kept)

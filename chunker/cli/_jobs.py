@@ -63,6 +63,10 @@ def render(job: Job, item: Input, data: bytes | str | None = None) -> Iterator[b
         doc = read_document(
             item.path, None, raw=job.raw, keep_running=job.keep_running, source=source, data=data, encoding=job.encoding
         )
+    # Records are written from one chunking: nothing measured need outlast it (an exact
+    # tokenizer then counts each chunk's own text, see `Document._each_alone`). Stats and
+    # advice read the document again (its tokens, the other strategies).
+    doc._keep = job.show != "records"
     try:
         result = doc.run(job.settings, max_chunk_chars=job.max_chunk_chars)
     except ChunkerError as e:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
 
-from ..text._segments import count_words, has_wide_space
+from ..text._segments import has_wide_space, word_counter
 from ._records import ChunkResult, Chunks, utf8
 
 __all__ = ["Format", "Frame", "FORMATS", "records", "iter_records", "embedded", "to_json", "to_jsonl", "to_text", "to_chonkie"]
@@ -146,8 +146,8 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
     """`_jsonl_record` of every record, written from the chunks' columns: the very characters
     ``json.dumps(record, ensure_ascii=False)`` gives (the keys in `Chunk.to_dict`'s order, ", "
     and ": " between, strings by json's own encoder), without a `Chunk` or a dict a chunk. The
-    words are counted on the text as it is written, told once whether the document holds
-    whitespace outside ASCII."""
+    words are counted from one reading of the document (`word_counter`), told once whether it
+    holds whitespace outside ASCII."""
     for r in _results(res):
         chunks = r.chunks
         if type(chunks) is not Chunks:
@@ -160,6 +160,11 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
         embed_tokens = chunks._embed_tokens if embed or contexts is not None or own is not None else None
         estimated = "true" if chunks._estimated else "false"
         wide = chunks._wide_space if chunks._wide_space is not None else has_wide_space(text)
+        words = word_counter(text, wide)
+        # The line separators are whitespace outside ASCII: a document without any holds none,
+        # and nor do its records, but for what a context, a framework's text or the source adds
+        # (an id is hexadecimal).
+        separators = wide or contexts is not None or own is not None or (r.source is not None and has_wide_space(r.source))
         after_id = '", ' if r.source is None else '", "source": ' + encode_basestring(r.source) + ", "
         copy = chunks._id_base.copy  # each id: the document's hash, then the span and its text (chunk_id)
         lists: dict[tuple[str, ...], str] = {}  # flags and headings repeat: each rendered once
@@ -185,7 +190,7 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
                 hashed.update(utf8(piece))
             line = (
                 f'{{"id": "{hashed.hexdigest()[:32]}{after_id}"index": {k}, "start_char": {start}, "end_char": {end}, "text": '
-                f'{encode_basestring(piece)}, "chars": {end - start}, "words": {count_words(piece, wide)}, '
+                f'{encode_basestring(piece)}, "chars": {end - start}, "words": {words(start, end)}, '
                 f'"tokens": {tokens[k]}, "tokens_estimated": {estimated}, "overlap_chars": {shared}, '
                 f'"flags": {f}, "headings": {h}'
             )
@@ -199,7 +204,7 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
                 line += f', "embed_text": {encode_basestring(context + (piece if framework is None else framework))}'
                 line += f', "embed_tokens": {embed_tokens[k]}'
             line += "}\n"
-            if "\u2028" in line or "\u2029" in line or "\x85" in line:
+            if separators and ("\u2028" in line or "\u2029" in line or "\x85" in line):
                 line = line.translate(_SEPARATORS)
             yield line
 

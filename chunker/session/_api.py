@@ -17,7 +17,7 @@ from ..settings._settings import DEFAULTS, volume_limit, whole_number
 from ..splitters import splitter_spans
 from ..strategies import STRATEGIES, Span, Spans, Strategy
 from ..strategies._merge import merge_small
-from ..text._segments import Fences, checked_text, count_words, ends_sentence, is_heading_line, rstripped_tail
+from ..text._segments import Fences, checked_text, count_words, is_heading_line, span_ends_sentence, stripped_end, tail_of
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
 from ..tokens._tokenizers import TokenizerLike, get_tokenizer
 from ._advice import Advice, advise
@@ -273,10 +273,11 @@ class Document:
                 found.append(self._counted(text, spans, tok, counter.pop() if counter else None))
             return found[0]
 
-        if tokens_unit or settings.model_tokens is not None or tok.exact:
+        if tokens_unit or settings.model_tokens is not None or (tok.exact and not self._each_alone(text, spans, tok)):
             # The measure is at hand (tokens), the flags need the counts (truncated), or the
-            # tokenizer is exact: now, so that an exact measure lets its token offsets go before
-            # the chunk texts are made. The estimates count when the counts are first read.
+            # document is encoded whole: now, so that an exact measure lets its token offsets go
+            # before the chunk texts are made. The estimates, and an exact tokenizer counting
+            # each chunk's own text, count when the counts are first read.
             counted()
         chunks = _records(
             text,
@@ -302,7 +303,10 @@ class Document:
     ) -> tuple[Sequence[int], Callable[[], tuple[Sequence[int], int]]]:
         """The chunks' token counts, and what gives their overlaps' and the document's (see
         `counted`). Chunks are sized in characters or words but counted in tokens all the same:
-        from one encoding of the document (or the estimate's masks), not chunk by chunk."""
+        from one encoding of the document (or the estimate's masks), or, for a document chunked
+        once, each chunk's own text (see `_each_alone`)."""
+        if counter is None and tok.exact and self._each_alone(text, spans, tok):
+            return self._counted_alone(text, spans, tok)
         if counter is None:
             counter = self._token_measure(tok) if tok.name != "approx" else make_measure(text, "tokens", tok)
         if isinstance(counter, ExactTokenMeasure):
@@ -328,6 +332,43 @@ class Document:
                 doc_tokens = estimate.count(0, len(text))
                 self._tokens.setdefault(tok.name, doc_tokens)
                 rest.append((_repeats(spans.starts, spans.ends, estimate.count), doc_tokens))
+            return rest[0]
+
+        return counts, overlaps_and_document
+
+    def _each_alone(self, text: str, spans: Spans, tok: TokenizerLike) -> bool:
+        """Whether an exact tokenizer counts chunks sized in characters or words by encoding
+        each chunk's own text, rather than from an encoding of the whole document.
+
+        The whole document's encoding also needs every token's offset (a width per token,
+        summed), and pays off only when it is kept for the next chunking (a `Document` held
+        under changing settings, the page) or when chunks repeat much of the text (a large
+        overlap). A document chunked once with chunks that repeat little of it (`chunk()`, a
+        command line's file) is counted chunk by chunk: the same counts (`exact` is each
+        span's own count), with about the text encoded once and no offsets; compiled tiktoken
+        encodes a megabyte in a third of the time its offsets take."""
+        if self._keep or (self._measure is not None and self._measure[0] == tok.name):
+            return False
+        return sum(spans.ends) - sum(spans.starts) <= _ALONE_VOLUME * len(text)
+
+    def _counted_alone(
+        self, text: str, spans: Spans, tok: TokenizerLike
+    ) -> tuple[Sequence[int], Callable[[], tuple[Sequence[int], int]]]:
+        """`_counted` for `_each_alone`: every chunk's text counted as it stands; the overlaps
+        and the document only when the stats are read."""
+        count = tok.count
+        starts, ends = spans.starts, spans.ends
+        counts = array("q", [count(text[a:b]) for a, b in zip(starts, ends)])
+        rest: list[tuple[Sequence[int], int]] = []
+
+        def overlaps_and_document() -> tuple[Sequence[int], int]:
+            if not rest:
+                # As the document's encoding gives them: its tokens, with the special tokens
+                # of one sequence, and each overlap's own tokens without them.
+                doc_tokens = count(text)
+                self._tokens.setdefault(tok.name, doc_tokens)
+                specials = int(getattr(tok, "specials", 0))
+                rest.append((_repeats(starts, ends, lambda a, b: count(text[a:b]) - specials), doc_tokens))
             return rest[0]
 
         return counts, overlaps_and_document
@@ -510,15 +551,16 @@ def _records(
         flags: list[tuple[str, ...]] = []
         shared: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per set of flags, not per chunk
         many = len(spans.starts) > 1
+        # Only a chunk's last characters are read to judge it (a chunk can be long); its whole
+        # text is sliced only to count its words.
         for k, (start, end) in enumerate(zip(spans.starts, spans.ends)):
-            piece = text[start:end]
             n = known[k] if known is not None else 0
             if unit == "tokens":
                 measured = n
             elif unit == "chars":
                 measured = end - start
             else:
-                measured = count_words(piece)
+                measured = count_words(text[start:end])
             embed_measured, embed_n = measured, n
             if with_context and contexts is not None and contexts[k]:
                 context = contexts[k]
@@ -528,13 +570,13 @@ def _records(
                 elif unit == "chars":
                     embed_measured = len(context) + end - start
                 else:
-                    embed_measured = count_words(context + piece)
+                    embed_measured = count_words(context + text[start:end])
             found: list[str] = []
-            if not ends_sentence(piece, fences, start):
+            if not span_ends_sentence(text, start, end, fences):
                 found.append("mid_sentence")
             if size > 0 and measured * 5 < size and many:  # the only chunk: nothing to merge with
                 found.append("fragment")
-            if _last_line_is_heading(text, start, piece):
+            if _last_line_is_heading(text, start, end):
                 found.append("orphan_heading")
             if size > 0 and embed_measured > size:
                 found.append("oversize")
@@ -603,6 +645,13 @@ def _without_blanks(text: str, spans: Spans) -> Spans:
     return spans.keep(blank.translate(_NOT))
 
 
+_ALONE_VOLUME = 1.5
+"""Chunks holding at most this many times the document's characters in all are counted one by
+one by an exact tokenizer (see `Document._each_alone`): encoding them costs about that many
+times one encoding of the document, which with its token offsets costs more than twice as much
+(compiled tiktoken; about as much in pure Python)."""
+
+
 def _length(start: int, end: int) -> int:
     return end - start
 
@@ -619,13 +668,17 @@ def _repeats(starts: Sequence[int], ends: Sequence[int], count_span: Callable[[i
     return out
 
 
-def _last_line_is_heading(text: str, start: int, piece: str) -> bool:
-    """Whether the last line of `piece` (text[start:...]) is a heading. A chunk's first line
-    lost its indentation to trimming: it is judged with it, as the document has it ("    # x"
-    is code, not a heading)."""
-    tail = rstripped_tail(piece)
-    if "\n" not in tail and len(tail) < len(piece):  # a last line longer than the tail
-        tail = piece.rstrip()
+def _last_line_is_heading(text: str, start: int, end: int) -> bool:
+    """Whether the last line of text[start:end] is a heading. A chunk's first line lost its
+    indentation to trimming: it is judged with it, as the document has it ("    # x" is code,
+    not a heading)."""
+    tail = tail_of(text, start, end)
+    if "\n" not in tail and len(tail) < end - start:  # a last line longer than the tail
+        stop = stripped_end(text, start, end)
+        line_break = text.rfind("\n", start, stop)
+        if line_break >= 0:
+            return is_heading_line(text[line_break + 1 : stop])
+        tail = text[start:stop]
     if "\n" in tail:
         return is_heading_line(tail[tail.rfind("\n") + 1 :])
     line_start = text.rfind("\n", 0, start) + 1
