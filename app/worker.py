@@ -87,6 +87,10 @@ def _demo_questions(text: str) -> tuple[chunker.Question, ...]:
 
 S = Session()
 
+TELL_CHARS = 1_000_000
+"""Documents this long get a line in the page's status box at each step of a run (the page
+adds the seconds and a Cancel button): shorter ones are done before a line could be read."""
+
 COMPARE_KEPT = 16
 """Settings whose comparison rows are kept (a few kilobytes each)."""
 
@@ -175,7 +179,11 @@ def _name_of(doc: Any) -> str | None:
 def run(doc: Any, settings_json: str) -> dict[str, Any]:
     """Chunk the document (None = unchanged) and return the whole view."""
     text = _text_of(doc)
+    size = len(text) if text is not None else len(S.document.text)
+    tell = lazy.tell if size >= TELL_CHARS else _quiet
+    about = f"{size / 1e6:.1f} MB"
     if text is not None:
+        tell(f"Reading {about}…")
         try:
             S.take(text, _name_of(doc))
         except chunker.ChunkerError as exc:
@@ -184,8 +192,11 @@ def run(doc: Any, settings_json: str) -> dict[str, Any]:
     try:
         settings, limit = _settings(settings_json)
         lazy.ensure(settings.tokenizer)  # an exact tokenizer's vocabulary, fetched on first use
+        tell(f"Chunking {about}…")
         result = S.document.run(settings)
+        tell(f"Checking {len(result.chunks):,} chunks…")
         advice = S.document.advise(result, limit=limit)
+        tell("Building the view…")
         view, S.doc_rest = views.view(S.document, result, advice, chunker.FLAGS, filename=S.filename)
         S.result, S.doc_made = result, []
         # The comparison as far as it is known for these settings: rows of other settings or of
@@ -202,6 +213,10 @@ def run(doc: Any, settings_json: str) -> dict[str, Any]:
         failure = _failure(exc)
         failure["counts"] = _counts(settings_json)
         return failure
+
+
+def _quiet(status: str) -> None:
+    """No status line: a short document's run is over before one could be read."""
 
 
 def _counts(settings_json: str) -> str:
