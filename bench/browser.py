@@ -634,6 +634,12 @@ def ten_megabytes(browser, app_url: str, text: str) -> dict:
         w0 = time.time()
         t0 = paste_text(page, text)
         try:
+            # While it works: the status line's progress and the Cancel button (app/main.py).
+            page.wait_for_selector("#cancel-run", state="visible", timeout=120_000)
+            out["progress"] = page.evaluate(
+                "() => document.getElementById('status').hidden ? '' : document.getElementById('status').textContent.trim()"
+            )
+            out["cancel_offered_ms"] = page.evaluate("() => performance.now()") - t0
             page.wait_for_function(
                 "(t0) => { const B = window.__bench; return !document.getElementById('error').hidden ||"
                 " (document.body.dataset.busy === 'false' && B.renders.some(r => r.t > t0 && r.frame !== null)); }",
@@ -655,6 +661,14 @@ def ten_megabytes(browser, app_url: str, text: str) -> dict:
             p0 = time.time()
             page.evaluate("() => 1 + 1")
             out["responsive_after_ms"] = (time.time() - p0) * 1000
+            # Cancel: the same text again with another size, cancelled a second in; then how
+            # long until the page is idle again.
+            t4 = move_slider(page, 700)
+            page.wait_for_selector("#cancel-run", state="visible", timeout=120_000)
+            c0 = page.evaluate("() => { document.getElementById('cancel-run').click(); return performance.now(); }")
+            page.wait_for_function("() => document.body.dataset.cancels === '1' && document.body.dataset.busy === 'false'")
+            out["cancel_idle_ms"] = page.evaluate("() => performance.now()") - c0
+            out["cancel_after_ms"] = c0 - t4
         except Exception as exc:  # a crash or a timeout is the finding
             out["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
         out["crashed"] = bool(page.crashed)
@@ -683,7 +697,9 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     loads = args.loads or (1 if args.quick else 5)
-    moves = [200, 320, 260, 420, 380, 520, 460, 300, 240, 180][: 5 if args.quick else 10]
+    # 20 moves: enough for a 95th percentile that is not simply the slowest one.
+    moves = [200, 320, 260, 420, 380, 520, 460, 300, 240, 180, 220, 340, 280, 440, 360, 500, 480, 310, 250, 190]
+    moves = moves[: 5 if args.quick else 20]
     only = set(args.only.split(",")) if args.only else None
     want_10 = (only is None and not (args.quick or args.no_10mb)) or (only is not None and "10mb" in only)
     sizes = [0.1, 1.0] + ([10.0] if want_10 else [])
@@ -783,6 +799,15 @@ def chromium_version() -> str:
         return "?"
 
 
+def percentile(xs: list[float], p: float) -> float:
+    """The p-th percentile by linear interpolation between the closest ranks."""
+    xs = sorted(xs)
+    k = (len(xs) - 1) * p / 100
+    lo = int(k)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
 def _verdict(ok) -> str:
     return "n/a" if ok is None else ("PASS" if ok else "FAIL")
 
@@ -875,12 +900,13 @@ def report_rows(f: dict) -> list[list[str]]:
     if "slider 100 KB" in f and not err("slider 100 KB"):
         s = f["slider 100 KB"]
         m = statistics.median(s["moves_ms"])
+        p95 = percentile(s["moves_ms"], 95)
         rows.append(
             [
-                f"slider move -> view updated, 100 KB (median of {len(s['moves_ms'])}; max)",
-                f"{_ms(m)}; max {_ms(max(s['moves_ms']))}",
-                "<= 50 ms median",
-                _verdict(m <= 50),
+                f"slider move -> view updated, 100 KB (median of {len(s['moves_ms'])}; 95th percentile; max)",
+                f"{_ms(m)}; {_ms(p95)}; max {_ms(max(s['moves_ms']))}",
+                "<= 40 ms median, <= 80 ms p95",
+                _verdict(m <= 40 and p95 <= 80),
             ]
         )
         rows.append(["after a drag (10 moves, 30 ms apart) -> final view, 100 KB", _ms(s["drag_after_last_ms"]), "", ""])
@@ -888,20 +914,20 @@ def report_rows(f: dict) -> list[list[str]]:
             [
                 "longest freeze during slider moves, 100 KB",
                 _ms(max(s["freeze_ms"] + [s["drag_freeze_ms"]])),
-                "<= 100 ms",
-                _verdict(max(s["freeze_ms"] + [s["drag_freeze_ms"]]) <= 100),
+                "<= 50 ms",
+                _verdict(max(s["freeze_ms"] + [s["drag_freeze_ms"]]) <= 50),
             ]
         )
     if "1 MB" in f and not err("1 MB"):
         s = f["1 MB"]
-        rows.append(["1 MB pasted -> result on screen", _ms(s["result_ms"]), "<= 1 s", _verdict(s["result_ms"] <= 1000)])
+        rows.append(["1 MB pasted -> result on screen", _ms(s["result_ms"]), "<= 0.5 s", _verdict(s["result_ms"] <= 500)])
         worst = max(s["freeze_ms"], s["freeze_incl_compare_ms"], *s["moves_freeze_ms"], s["o200k_first_freeze_ms"])
         rows.append(
             [
                 "1 MB: longest main-thread freeze (paste, compare table, moves, o200k)",
                 _ms(worst),
-                "<= 100 ms",
-                _verdict(worst <= 100),
+                "<= 50 ms",
+                _verdict(worst <= 50),
             ]
         )
         rows.append(
@@ -937,6 +963,26 @@ def report_rows(f: dict) -> list[list[str]]:
             + (f"; message: {s['error'][:100]}" if s.get("error") else "")
         )
         rows.append(["10 MB paste", what, "no crash (nor the app's own failure message)", _verdict(ok)])
+        if s.get("result_ms"):
+            rows.append(["10 MB pasted -> result on screen", _ms(s["result_ms"]), "<= 4 s", _verdict(s["result_ms"] <= 4000)])
+        if "cancel_offered_ms" in s:
+            rows.append(
+                [
+                    "10 MB: progress shown, Cancel offered (after; the status line then)",
+                    f"{_ms(s['cancel_offered_ms'])}; {s.get('progress', '')[:70]!r}",
+                    "shown",
+                    _verdict(bool(s.get("progress"))),
+                ]
+            )
+        if "cancel_idle_ms" in s:
+            rows.append(
+                [
+                    "10 MB: Cancel pressed -> page idle again (worker replaced)",
+                    _ms(s["cancel_idle_ms"]),
+                    "",
+                    "",
+                ]
+            )
     if "documents" in f and not err("documents"):
         s = f["documents"]
         for label in ("first PDF", "PDF again"):
