@@ -678,6 +678,81 @@ def ten_megabytes(browser, app_url: str, text: str) -> dict:
         ctx.close()
 
 
+def semantic_model() -> Path:
+    """The 64-dimension model the tests train (tests/embedding_fixtures.py), made in the tests'
+    environment and cached under .cache/; bench/semantic.py times the same one in CPython."""
+    py = ROOT / ".venv" / "bin" / "python"
+    code = "from tests import embedding_fixtures; print(embedding_fixtures.trained())"
+    done = subprocess.run([str(py), "-c", code], cwd=str(ROOT), capture_output=True, text=True, timeout=1800)
+    if done.returncode:
+        raise RuntimeError("the 64-dimension model could not be made: " + done.stderr.strip()[-200:])
+    return Path(done.stdout.strip().splitlines()[-1])
+
+
+def semantic_cpython(text_path: Path, model: Path) -> dict:
+    """The same chunking in CPython without numpy (bench/semantic.py's worker process): the
+    first run's CPU seconds and the next one's."""
+    import semantic as sem  # bench/semantic.py
+
+    py = ROOT / ".venv" / "bin" / "python"
+    done = subprocess.run(
+        [str(py), "-c", sem.WORKER, str(ROOT), str(text_path), "semantic-model", str(model), "1", ""],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if done.returncode:
+        raise RuntimeError(done.stderr.strip()[-200:])
+    got = json.loads(done.stdout)
+    return {"first_s": got["first"], "again_s": got["cpu"][0]}
+
+
+def semantic_page(browser, text: str, text_path: Path) -> dict:
+    """The semantic strategy on 1 MB in the page, with the 64-dimension model bundled into a
+    built site (serve.py --build DIR --model PATH): the switch from recursive to semantic, then
+    a size move, each to the view on screen; and its ratio to CPython without numpy."""
+    model = semantic_model()
+    site = OUT / "site-semantic"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "serve.py"), "--build", str(site), "--model", str(model)],
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode:
+        raise RuntimeError("serve.py --build failed: " + done.stderr.strip()[-200:])
+    srv, url = start_server([sys.executable, str(BENCH / "_bare_server.py"), str(site)], r"bare: (http://\S+/)")
+    try:
+        ctx, page = new_page(browser)
+        try:
+            load_settled(page, url)
+            page.wait_for_function("() => document.getElementById('embedding-model').value.startsWith('m2v:')")
+            t0 = paste_text(page, text)
+            wait_idle_after(page, t0, compare=False)
+            t1 = select(page, "strategy", "semantic")
+            wait_idle_after(page, t1, compare=False)
+            first = result_after(page, t1)
+            summary = page.evaluate("() => document.getElementById('summary').textContent")
+            page.wait_for_function("() => document.body.dataset.compare === 'done'")
+            t2 = move_slider(page, 300)
+            wait_idle_after(page, t2, compare=False)
+            again = result_after(page, t2)
+        finally:
+            ctx.close()
+    finally:
+        srv.terminate()
+        srv.wait(timeout=10)
+    cpy = semantic_cpython(text_path, model)
+    return {
+        "first_ms": first["latency_ms"],
+        "again_ms": again["latency_ms"],
+        "freeze_ms": max(first["freeze_ms"], again["freeze_ms"]),
+        "summary": summary,
+        **cpy,
+    }
+
+
 # ---------------------------------------------------------------------------
 
 
@@ -687,7 +762,7 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="one load each, 5 slider moves, no 10 MB paste")
     p.add_argument("--loads", type=int, help="cold/warm loads of each page (default 5; --quick 1)")
     p.add_argument("--no-10mb", action="store_true", help="skip the 10 MB paste")
-    p.add_argument("--only", help="comma-separated steps: start-up,typing,slider,1mb,10mb,documents")
+    p.add_argument("--only", help="comma-separated steps: start-up,typing,slider,1mb,10mb,semantic,documents")
     args = p.parse_args(argv)
     bench.ensure_bench_venv(argv, Path(__file__).resolve())
     if not Path(CHROMIUM).exists():
@@ -703,7 +778,8 @@ def main(argv=None) -> int:
     only = set(args.only.split(",")) if args.only else None
     want_10 = (only is None and not (args.quick or args.no_10mb)) or (only is not None and "10mb" in only)
     sizes = [0.1, 1.0] + ([10.0] if want_10 else [])
-    texts = {mb: path.read_text(encoding="utf-8") for mb, path in bench.build_texts(sizes).items()}
+    text_paths = bench.build_texts(sizes)
+    texts = {mb: path.read_text(encoding="utf-8") for mb, path in text_paths.items()}
     bare = write_bare_page()
     load_start = os.getloadavg()
     print(f"browser bench: load average {load_start[0]:.2f} on {os.cpu_count()} cores", file=sys.stderr, flush=True)
@@ -726,6 +802,7 @@ def main(argv=None) -> int:
                 ]
                 if 10.0 in texts:
                     steps.append(("10 MB paste", lambda: ten_megabytes(browser, app_url, texts[10.0])))
+                steps.append(("semantic 1 MB", lambda: semantic_page(browser, texts[1.0], text_paths[1.0])))
                 steps.append(("documents", lambda: documents(browser, app_url)))
                 keys = {
                     "start-up": "start-up",
@@ -733,6 +810,7 @@ def main(argv=None) -> int:
                     "slider 100 KB": "slider",
                     "1 MB": "1mb",
                     "10 MB paste": "10mb",
+                    "semantic 1 MB": "semantic",
                     "documents": "documents",
                 }
                 steps = [(n, st) for n, st in steps if only is None or keys[n] in only]
@@ -983,6 +1061,26 @@ def report_rows(f: dict) -> list[list[str]]:
                     "",
                 ]
             )
+    if "semantic 1 MB" in f and not err("semantic 1 MB"):
+        s = f["semantic 1 MB"]
+        ratio = s["first_ms"] / 1000 / s["first_s"]
+        rows.append(
+            [
+                "semantic, 64-dim model, 1 MB in the page (switch from recursive) vs CPython without numpy (first run)",
+                f"{_ms(s['first_ms'])} vs {s['first_s']:.2f} s: {ratio:.2f}x ({s['summary']})",
+                "<= 3x",
+                _verdict(ratio <= 3),
+            ]
+        )
+        rows.append(
+            [
+                "same, a size move after it vs CPython's second run",
+                f"{_ms(s['again_ms'])} vs {s['again_s']:.2f} s: {s['again_ms'] / 1000 / s['again_s']:.2f}x; "
+                f"longest freeze {_ms(s['freeze_ms'])}",
+                "",
+                "",
+            ]
+        )
     if "documents" in f and not err("documents"):
         s = f["documents"]
         for label in ("first PDF", "PDF again"):
