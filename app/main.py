@@ -119,7 +119,11 @@ def post_run():
         counts.classList.add("stale")  # its token count is the other tokenizer's
     L.tokenizer = settings.get("tokenizer")
     el("results").setAttribute("aria-busy", "true")
-    return L.worker.run(text, json.dumps(settings))
+    # The "as embedded" view is HTML for up to 30 whole chunks: built only while it is open
+    # (opening it asks the worker for it, app/ui/results.py), not parsed at every slider step.
+    asked = dict(settings)
+    asked["view_embedded"] = bool(el("embedded-view").open)
+    return L.worker.run(text, json.dumps(asked))
 
 
 def kick(now=True):

@@ -21,7 +21,7 @@ import chunker
 import chunker.embeddings
 from app import lazy, panels, questions
 from app import view as views
-from app.cards import cards_html
+from app.cards import cards_html, embedded_html
 from app.html import utf16
 
 SAMPLE = "app/sample.md"
@@ -199,6 +199,8 @@ def run(doc: Any, settings_json: str) -> dict[str, Any]:
         tell("Building the view…")
         view, S.doc_rest = views.view(S.document, result, advice, chunker.FLAGS, filename=S.filename)
         S.result, S.doc_made = result, []
+        if not json.loads(settings_json).get("view_embedded", True):
+            view["embedded"] = ""  # closed on the page: sent when it opens (embedded())
         # The comparison as far as it is known for these settings: rows of other settings or of
         # another document never stay on screen while the new ones are computed.
         view["compare"] = panels.compare_html(
@@ -238,6 +240,11 @@ def cards(start: int, count: int) -> dict[str, str]:
         return {"cards": ""}
     text = S.document.text
     return {"cards": cards_html(S.result.chunks, text, chunker.FLAGS, int(start), int(count), utf16(text))}
+
+
+def embedded() -> dict[str, str]:
+    """The "as embedded" view of the result on screen, for the page that has just opened it."""
+    return {"embedded": embedded_html(S.result.chunks) if S.result is not None else ""}
 
 
 def more_doc(part: int) -> dict[str, str]:
@@ -593,6 +600,7 @@ __export__ = [
     "run",
     "cards",
     "more_doc",
+    "embedded",
     "compare",
     "export",
     "use_tokenizer",
