@@ -21,8 +21,10 @@ __all__ = [
     "embedded_html",
 ]
 
-CARD_PAGE = 80
-"""Cards that come with a view: the first screenfuls of the list."""
+CARD_PAGE = 24
+"""Cards that come with a view: the first screenful of the list and a little more (about ten
+cards fit in it). Every card sent is HTML the main thread parses while the reader waits; the
+list asks for the cards near what it shows as it scrolls (static/chunklist.js)."""
 
 PREVIEW = 80
 """Characters of each chunk shown on its card."""

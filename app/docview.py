@@ -29,13 +29,15 @@ auto``: the browser lays out only the blocks near the visible part of the view, 
 of text costs the layout of a screenful. Cutting just after a newline keeps the text's lines
 exactly as one flow would break them."""
 
-DOC_PART = 100_000
+DOC_PART = 50_000
 """Characters of the document per part of its view. The first part comes with the view, the
-others follow one by one (worker.more_doc), so a megabyte is never parsed or sent in one go."""
+others follow one by one (worker.more_doc), so a megabyte is never parsed or sent in one go,
+and the main thread parses each part in a task short enough not to hold up a frame."""
 
-DOC_FIRST = 20_000
-"""Characters in the first part: several screenfuls, so the view on screen is complete at once
-and the rest of the text follows a moment later."""
+DOC_FIRST = 6_000
+"""Characters in the first part: a screenful and more, so the view on screen is complete at
+once (every character sent with the view is HTML parsed before it shows) and the rest of the
+text follows in the next frames."""
 
 
 def sweep(spans: Sequence[tuple[int, int]], length: int) -> list[tuple[int, int, tuple[int, ...]]]:

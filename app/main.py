@@ -11,17 +11,17 @@ import asyncio
 import json
 
 from pyscript import create_named_worker, window, workers
-from pyscript.ffi import create_proxy
 from ui import controls, inputs, questions, results
-from ui.dom import BRIDGE, bind, el, error_text, hooks, mark, page_setting, show_error, spawn, status
+from ui.dom import BRIDGE, bind, el, error_text, hooks, mark, on, page_setting, show_error, spawn, status
 
 START_TIMEOUT_S = 60  # then say so on the page (the worker may still arrive later)
-SLOW_CALL_S = 2
 # A call still running this long after newer settings or text made it stale is stopped: the
 # worker is terminated and a new one started (about a second from its snapshot), rather than
 # the reader waiting for work nobody will see.
 STALE_S = 2.5
 COMPARE_AUTO_CHARS = 1_500_000  # larger documents are compared on request only
+# A call running this long shows a Cancel button, and the status line counts its seconds.
+CANCEL_AFTER_S = 1
 
 
 class Loop:
@@ -39,6 +39,9 @@ class Loop:
         self.restarts = 0  # workers stopped and started again (body[data-restarts])
         self.replay = False  # a new worker: give it the questions once it has the document
         self.stale_s = STALE_S
+        self.cancel = False  # the reader pressed Cancel: stop the work in hand, start nothing
+        self.cancels = 0  # runs cancelled so far (body[data-cancels])
+        self.tokenizer = None  # the tokenizer of the counts line on screen
 
 
 L = Loop()
@@ -48,11 +51,11 @@ def set_worker(worker):
     L.worker = results.R.worker = questions.P.worker = controls.C.worker = worker
 
 
-async def restart_worker():
+async def restart_worker(why="Stopping work a newer setting made stale…"):
     """Stop the worker (busy with stale work) and start another, giving it what the first had:
     the reader's tokenizer.json and embedding model now, the document with the next run, the
     questions after."""
-    status("Stopping work a newer setting made stale…")
+    status(why)
     BRIDGE.terminateWorkers()
     L.restarts += 1
     mark("restarts", L.restarts)
@@ -80,6 +83,18 @@ async def answer(call):
         if view is not None:
             return view
         waited += 0.5
+        if L.cancel:
+            # A running call cannot be interrupted inside the worker: the worker goes.
+            await restart_worker("Cancelling…")
+            return None
+        if waited >= CANCEL_AFTER_S:
+            # The worker names what it is doing in the status line (app/worker.py); the page
+            # adds the seconds, and a way out.
+            if el("status").hidden:
+                status("Working…")
+            el("load-progress").removeAttribute("value")  # no fraction known: the bar moves
+            el("status-time").textContent = " " + str(int(waited)) + " s"
+            el("cancel-run").hidden = False
         if L.dirty and waited >= L.stale_s:
             await restart_worker()
             return None
@@ -92,11 +107,23 @@ def post_run():
     """
     L.dirty = False
     text = None
+    settings = controls.settings()
+    counts = el("counts")
     if not L.text_sent:
         text = BRIDGE.documentText()
         L.text_sent = True
+        # The counts on screen are the last document's: never shown as this one's meanwhile.
+        counts.textContent = "Counting the new text…"
+        counts.classList.add("stale")
+    elif settings.get("tokenizer") != L.tokenizer:
+        counts.classList.add("stale")  # its token count is the other tokenizer's
+    L.tokenizer = settings.get("tokenizer")
     el("results").setAttribute("aria-busy", "true")
-    return L.worker.run(text, json.dumps(controls.settings()))
+    # The "as embedded" view is HTML for up to 30 whole chunks: built only while it is open
+    # (opening it asks the worker for it, app/ui/results.py), not parsed at every slider step.
+    asked = dict(settings)
+    asked["view_embedded"] = bool(el("embedded-view").open)
+    return L.worker.run(text, json.dumps(asked))
 
 
 def kick(now=True):
@@ -137,10 +164,13 @@ async def pump(call=None):
             if call is not None or L.dirty:
                 if call is None:
                     call = post_run()
-                slow = window.setTimeout(create_proxy(lambda: status("Working…")), SLOW_CALL_S * 1000)
+                el("status-time").textContent = ""
                 view = await answer(call)
                 call = None
-                window.clearTimeout(slow)
+                if view is None and L.cancel:
+                    w = L.worker
+                    cancelled()
+                    break
                 if view is None:  # stale, and stopped: the new worker runs the latest settings
                     w = L.worker
                     L.dirty = True
@@ -148,6 +178,7 @@ async def pump(call=None):
                 if L.dirty and view.ok:
                     continue  # already out of date: skip straight to the latest settings
                 controls.field_error(view.error if not view.ok else "", view.field if not view.ok else "")
+                el("counts").classList.remove("stale")
                 results.render(view, controls.C.notice)
                 if view.ok and L.replay:
                     L.replay = False
@@ -159,13 +190,22 @@ async def pump(call=None):
                 # The rest of a long document, part by part: each is parsed on its own, so the
                 # page keeps drawing frames, and new input stops it (the next view replaces all).
                 part = 1
-                if view.doc_parts > 1:
+                parts = view.doc_parts
+                if parts > 1:
                     await BRIDGE.afterFrame()  # the first part on screen before any more work
-                while part < view.doc_parts and not L.dirty:
+                if parts > 4:
+                    el("cancel-run").hidden = False
+                while part < parts and not L.dirty and not L.cancel:
+                    if parts > 4:
+                        status("Laying out the document view: " + str(part * 100 // parts) + "%", part, parts)
+                        el("status-time").textContent = ""
                     more = await w.more_doc(part)
-                    if not L.dirty:
+                    if not L.dirty and not L.cancel:
                         BRIDGE.appendHTML(el("doc-view"), more, "doc")
                     part += 1
+                if L.cancel:
+                    cancelled()  # the chunks are on screen; the rest of the view stays out
+                    break
                 if L.dirty:
                     continue
                 results.R.doc_chars = view.doc_chars
@@ -201,10 +241,30 @@ async def pump(call=None):
         show_error("The chunking worker failed: " + error_text(exc) + ". Reload the page to retry.")
     finally:
         L.busy = False
+        el("cancel-run").hidden = True
         controls.flush_url()
         if not L.dirty:
             mark("busy", "false")
             status(None)
+
+
+def cancelled():
+    """The reader's Cancel is done: the work stopped, and the page says what is on screen."""
+    L.cancel = False
+    L.cancels += 1
+    el("results").setAttribute("aria-busy", "false")
+    if el("counts").classList.contains("stale"):
+        el("counts").textContent = "Cancelled: not counted"
+    el("summary").textContent = "Cancelled: change the text or a setting to chunk again."
+    mark("cancels", L.cancels)
+
+
+@on("click", "#cancel-run")
+def cancel_run(event):
+    if L.busy:
+        L.cancel = True
+        el("cancel-run").hidden = True
+        status("Cancelling…")
 
 
 def changed(then=None):

@@ -21,7 +21,7 @@ import chunker
 import chunker.embeddings
 from app import lazy, panels, questions
 from app import view as views
-from app.cards import cards_html
+from app.cards import cards_html, embedded_html
 from app.html import utf16
 
 SAMPLE = "app/sample.md"
@@ -88,6 +88,10 @@ def _demo_questions(text: str) -> tuple[chunker.Question, ...]:
 
 
 S = Session()
+
+TELL_CHARS = 1_000_000
+"""Documents this long get a line in the page's status box at each step of a run (the page
+adds the seconds and a Cancel button): shorter ones are done before a line could be read."""
 
 COMPARE_KEPT = 16
 """Settings whose comparison rows are kept (a few kilobytes each)."""
@@ -177,7 +181,11 @@ def _name_of(doc: Any) -> str | None:
 def run(doc: Any, settings_json: str) -> dict[str, Any]:
     """Chunk the document (None = unchanged) and return the whole view."""
     text = _text_of(doc)
+    size = len(text) if text is not None else len(S.document.text)
+    tell = lazy.tell if size >= TELL_CHARS else _quiet
+    about = f"{size / 1e6:.1f} MB"
     if text is not None:
+        tell(f"Reading {about}…")
         try:
             S.take(text, _name_of(doc))
         except chunker.ChunkerError as exc:
@@ -186,10 +194,15 @@ def run(doc: Any, settings_json: str) -> dict[str, Any]:
     try:
         settings, limit = _settings(settings_json)
         lazy.ensure(settings.tokenizer)  # an exact tokenizer's vocabulary, fetched on first use
+        tell(f"Chunking {about}…")
         result = S.document.run(settings)
+        tell(f"Checking {len(result.chunks):,} chunks…")
         advice = S.document.advise(result, limit=limit)
+        tell("Building the view…")
         view, S.doc_rest = views.view(S.document, result, advice, chunker.FLAGS, filename=S.filename)
         S.result, S.doc_made = result, []
+        if not json.loads(settings_json).get("view_embedded", True):
+            view["embedded"] = ""  # closed on the page: sent when it opens (embedded())
         # The comparison as far as it is known for these settings: rows of other settings or of
         # another document never stay on screen while the new ones are computed.
         view["compare"] = panels.compare_html(
@@ -204,6 +217,10 @@ def run(doc: Any, settings_json: str) -> dict[str, Any]:
         failure = _failure(exc)
         failure["counts"] = _counts(settings_json)
         return failure
+
+
+def _quiet(status: str) -> None:
+    """No status line: a short document's run is over before one could be read."""
 
 
 def _counts(settings_json: str) -> str:
@@ -225,6 +242,11 @@ def cards(start: int, count: int) -> dict[str, str]:
         return {"cards": ""}
     text = S.document.text
     return {"cards": cards_html(S.result.chunks, text, chunker.FLAGS, int(start), int(count), utf16(text))}
+
+
+def embedded() -> dict[str, str]:
+    """The "as embedded" view of the result on screen, for the page that has just opened it."""
+    return {"embedded": embedded_html(S.result.chunks) if S.result is not None else ""}
 
 
 def more_doc(part: int) -> dict[str, str]:
@@ -580,6 +602,7 @@ __export__ = [
     "run",
     "cards",
     "more_doc",
+    "embedded",
     "compare",
     "export",
     "use_tokenizer",

@@ -634,6 +634,12 @@ def ten_megabytes(browser, app_url: str, text: str) -> dict:
         w0 = time.time()
         t0 = paste_text(page, text)
         try:
+            # While it works: the status line's progress and the Cancel button (app/main.py).
+            page.wait_for_selector("#cancel-run", state="visible", timeout=120_000)
+            out["progress"] = page.evaluate(
+                "() => document.getElementById('status').hidden ? '' : document.getElementById('status').textContent.trim()"
+            )
+            out["cancel_offered_ms"] = page.evaluate("() => performance.now()") - t0
             page.wait_for_function(
                 "(t0) => { const B = window.__bench; return !document.getElementById('error').hidden ||"
                 " (document.body.dataset.busy === 'false' && B.renders.some(r => r.t > t0 && r.frame !== null)); }",
@@ -655,6 +661,14 @@ def ten_megabytes(browser, app_url: str, text: str) -> dict:
             p0 = time.time()
             page.evaluate("() => 1 + 1")
             out["responsive_after_ms"] = (time.time() - p0) * 1000
+            # Cancel: the same text again with another size, cancelled a second in; then how
+            # long until the page is idle again.
+            t4 = move_slider(page, 700)
+            page.wait_for_selector("#cancel-run", state="visible", timeout=120_000)
+            c0 = page.evaluate("() => { document.getElementById('cancel-run').click(); return performance.now(); }")
+            page.wait_for_function("() => document.body.dataset.cancels === '1' && document.body.dataset.busy === 'false'")
+            out["cancel_idle_ms"] = page.evaluate("() => performance.now()") - c0
+            out["cancel_after_ms"] = c0 - t4
         except Exception as exc:  # a crash or a timeout is the finding
             out["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
         out["crashed"] = bool(page.crashed)
@@ -662,6 +676,81 @@ def ten_megabytes(browser, app_url: str, text: str) -> dict:
         return out
     finally:
         ctx.close()
+
+
+def semantic_model() -> Path:
+    """The 64-dimension model the tests train (tests/embedding_fixtures.py), made in the tests'
+    environment and cached under .cache/; bench/semantic.py times the same one in CPython."""
+    py = ROOT / ".venv" / "bin" / "python"
+    code = "from tests import embedding_fixtures; print(embedding_fixtures.trained())"
+    done = subprocess.run([str(py), "-c", code], cwd=str(ROOT), capture_output=True, text=True, timeout=1800)
+    if done.returncode:
+        raise RuntimeError("the 64-dimension model could not be made: " + done.stderr.strip()[-200:])
+    return Path(done.stdout.strip().splitlines()[-1])
+
+
+def semantic_cpython(text_path: Path, model: Path) -> dict:
+    """The same chunking in CPython without numpy (bench/semantic.py's worker process): the
+    first run's CPU seconds and the next one's."""
+    import semantic as sem  # bench/semantic.py
+
+    py = ROOT / ".venv" / "bin" / "python"
+    done = subprocess.run(
+        [str(py), "-c", sem.WORKER, str(ROOT), str(text_path), "semantic-model", str(model), "1", ""],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if done.returncode:
+        raise RuntimeError(done.stderr.strip()[-200:])
+    got = json.loads(done.stdout)
+    return {"first_s": got["first"], "again_s": got["cpu"][0]}
+
+
+def semantic_page(browser, text: str, text_path: Path) -> dict:
+    """The semantic strategy on 1 MB in the page, with the 64-dimension model bundled into a
+    built site (serve.py --build DIR --model PATH): the switch from recursive to semantic, then
+    a size move, each to the view on screen; and its ratio to CPython without numpy."""
+    model = semantic_model()
+    site = OUT / "site-semantic"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "serve.py"), "--build", str(site), "--model", str(model)],
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode:
+        raise RuntimeError("serve.py --build failed: " + done.stderr.strip()[-200:])
+    srv, url = start_server([sys.executable, str(BENCH / "_bare_server.py"), str(site)], r"bare: (http://\S+/)")
+    try:
+        ctx, page = new_page(browser)
+        try:
+            load_settled(page, url)
+            page.wait_for_function("() => document.getElementById('embedding-model').value.startsWith('m2v:')")
+            t0 = paste_text(page, text)
+            wait_idle_after(page, t0, compare=False)
+            t1 = select(page, "strategy", "semantic")
+            wait_idle_after(page, t1, compare=False)
+            first = result_after(page, t1)
+            summary = page.evaluate("() => document.getElementById('summary').textContent")
+            page.wait_for_function("() => document.body.dataset.compare === 'done'")
+            t2 = move_slider(page, 300)
+            wait_idle_after(page, t2, compare=False)
+            again = result_after(page, t2)
+        finally:
+            ctx.close()
+    finally:
+        srv.terminate()
+        srv.wait(timeout=10)
+    cpy = semantic_cpython(text_path, model)
+    return {
+        "first_ms": first["latency_ms"],
+        "again_ms": again["latency_ms"],
+        "freeze_ms": max(first["freeze_ms"], again["freeze_ms"]),
+        "summary": summary,
+        **cpy,
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -673,7 +762,7 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="one load each, 5 slider moves, no 10 MB paste")
     p.add_argument("--loads", type=int, help="cold/warm loads of each page (default 5; --quick 1)")
     p.add_argument("--no-10mb", action="store_true", help="skip the 10 MB paste")
-    p.add_argument("--only", help="comma-separated steps: start-up,typing,slider,1mb,10mb,documents")
+    p.add_argument("--only", help="comma-separated steps: start-up,typing,slider,1mb,10mb,semantic,documents")
     args = p.parse_args(argv)
     bench.ensure_bench_venv(argv, Path(__file__).resolve())
     if not Path(CHROMIUM).exists():
@@ -683,11 +772,14 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     loads = args.loads or (1 if args.quick else 5)
-    moves = [200, 320, 260, 420, 380, 520, 460, 300, 240, 180][: 5 if args.quick else 10]
+    # 20 moves: enough for a 95th percentile that is not simply the slowest one.
+    moves = [200, 320, 260, 420, 380, 520, 460, 300, 240, 180, 220, 340, 280, 440, 360, 500, 480, 310, 250, 190]
+    moves = moves[: 5 if args.quick else 20]
     only = set(args.only.split(",")) if args.only else None
     want_10 = (only is None and not (args.quick or args.no_10mb)) or (only is not None and "10mb" in only)
     sizes = [0.1, 1.0] + ([10.0] if want_10 else [])
-    texts = {mb: path.read_text(encoding="utf-8") for mb, path in bench.build_texts(sizes).items()}
+    text_paths = bench.build_texts(sizes)
+    texts = {mb: path.read_text(encoding="utf-8") for mb, path in text_paths.items()}
     bare = write_bare_page()
     load_start = os.getloadavg()
     print(f"browser bench: load average {load_start[0]:.2f} on {os.cpu_count()} cores", file=sys.stderr, flush=True)
@@ -710,6 +802,7 @@ def main(argv=None) -> int:
                 ]
                 if 10.0 in texts:
                     steps.append(("10 MB paste", lambda: ten_megabytes(browser, app_url, texts[10.0])))
+                steps.append(("semantic 1 MB", lambda: semantic_page(browser, texts[1.0], text_paths[1.0])))
                 steps.append(("documents", lambda: documents(browser, app_url)))
                 keys = {
                     "start-up": "start-up",
@@ -717,6 +810,7 @@ def main(argv=None) -> int:
                     "slider 100 KB": "slider",
                     "1 MB": "1mb",
                     "10 MB paste": "10mb",
+                    "semantic 1 MB": "semantic",
                     "documents": "documents",
                 }
                 steps = [(n, st) for n, st in steps if only is None or keys[n] in only]
@@ -781,6 +875,15 @@ def chromium_version() -> str:
         return out.split()[1] if len(out.split()) > 1 else out.strip()
     except (OSError, subprocess.TimeoutExpired):
         return "?"
+
+
+def percentile(xs: list[float], p: float) -> float:
+    """The p-th percentile by linear interpolation between the closest ranks."""
+    xs = sorted(xs)
+    k = (len(xs) - 1) * p / 100
+    lo = int(k)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
 def _verdict(ok) -> str:
@@ -875,12 +978,13 @@ def report_rows(f: dict) -> list[list[str]]:
     if "slider 100 KB" in f and not err("slider 100 KB"):
         s = f["slider 100 KB"]
         m = statistics.median(s["moves_ms"])
+        p95 = percentile(s["moves_ms"], 95)
         rows.append(
             [
-                f"slider move -> view updated, 100 KB (median of {len(s['moves_ms'])}; max)",
-                f"{_ms(m)}; max {_ms(max(s['moves_ms']))}",
-                "<= 50 ms median",
-                _verdict(m <= 50),
+                f"slider move -> view updated, 100 KB (median of {len(s['moves_ms'])}; 95th percentile; max)",
+                f"{_ms(m)}; {_ms(p95)}; max {_ms(max(s['moves_ms']))}",
+                "<= 40 ms median, <= 80 ms p95",
+                _verdict(m <= 40 and p95 <= 80),
             ]
         )
         rows.append(["after a drag (10 moves, 30 ms apart) -> final view, 100 KB", _ms(s["drag_after_last_ms"]), "", ""])
@@ -888,20 +992,20 @@ def report_rows(f: dict) -> list[list[str]]:
             [
                 "longest freeze during slider moves, 100 KB",
                 _ms(max(s["freeze_ms"] + [s["drag_freeze_ms"]])),
-                "<= 100 ms",
-                _verdict(max(s["freeze_ms"] + [s["drag_freeze_ms"]]) <= 100),
+                "<= 50 ms",
+                _verdict(max(s["freeze_ms"] + [s["drag_freeze_ms"]]) <= 50),
             ]
         )
     if "1 MB" in f and not err("1 MB"):
         s = f["1 MB"]
-        rows.append(["1 MB pasted -> result on screen", _ms(s["result_ms"]), "<= 1 s", _verdict(s["result_ms"] <= 1000)])
+        rows.append(["1 MB pasted -> result on screen", _ms(s["result_ms"]), "<= 0.5 s", _verdict(s["result_ms"] <= 500)])
         worst = max(s["freeze_ms"], s["freeze_incl_compare_ms"], *s["moves_freeze_ms"], s["o200k_first_freeze_ms"])
         rows.append(
             [
                 "1 MB: longest main-thread freeze (paste, compare table, moves, o200k)",
                 _ms(worst),
-                "<= 100 ms",
-                _verdict(worst <= 100),
+                "<= 50 ms",
+                _verdict(worst <= 50),
             ]
         )
         rows.append(
@@ -937,6 +1041,46 @@ def report_rows(f: dict) -> list[list[str]]:
             + (f"; message: {s['error'][:100]}" if s.get("error") else "")
         )
         rows.append(["10 MB paste", what, "no crash (nor the app's own failure message)", _verdict(ok)])
+        if s.get("result_ms"):
+            rows.append(["10 MB pasted -> result on screen", _ms(s["result_ms"]), "<= 4 s", _verdict(s["result_ms"] <= 4000)])
+        if "cancel_offered_ms" in s:
+            rows.append(
+                [
+                    "10 MB: progress shown, Cancel offered (after; the status line then)",
+                    f"{_ms(s['cancel_offered_ms'])}; {s.get('progress', '')[:70]!r}",
+                    "shown",
+                    _verdict(bool(s.get("progress"))),
+                ]
+            )
+        if "cancel_idle_ms" in s:
+            rows.append(
+                [
+                    "10 MB: Cancel pressed -> page idle again (worker replaced)",
+                    _ms(s["cancel_idle_ms"]),
+                    "",
+                    "",
+                ]
+            )
+    if "semantic 1 MB" in f and not err("semantic 1 MB"):
+        s = f["semantic 1 MB"]
+        ratio = s["first_ms"] / 1000 / s["first_s"]
+        rows.append(
+            [
+                "semantic, 64-dim model, 1 MB in the page (switch from recursive) vs CPython without numpy (first run)",
+                f"{_ms(s['first_ms'])} vs {s['first_s']:.2f} s: {ratio:.2f}x ({s['summary']})",
+                "<= 3x",
+                _verdict(ratio <= 3),
+            ]
+        )
+        rows.append(
+            [
+                "same, a size move after it vs CPython's second run",
+                f"{_ms(s['again_ms'])} vs {s['again_s']:.2f} s: {s['again_ms'] / 1000 / s['again_s']:.2f}x; "
+                f"longest freeze {_ms(s['freeze_ms'])}",
+                "",
+                "",
+            ]
+        )
     if "documents" in f and not err("documents"):
         s = f["documents"]
         for label in ("first PDF", "PDF again"):

@@ -243,7 +243,10 @@ def cards_preview(context: str) -> str:
 
 def embedded_view(app: Page) -> list[dict]:
     """The "as embedded" view, opened: each chunk's index, its context and its whole embed text."""
+    before = app.page.evaluate("String(document.body.dataset.embedded)")
     app.page.click("#embedded-view summary")
+    # Opening it asks the worker for it (a closed view is not sent with every result).
+    app.page.wait_for_function(f"String(document.body.dataset.embedded) !== {json.dumps(before)}")
     return app.page.evaluate("""() => [...document.querySelectorAll('#embedded li')].map(li => ({
         index: +li.dataset.chunkIndex,
         context: li.querySelector('pre.embed .ctx') ? li.querySelector('pre.embed .ctx').textContent : '',

@@ -306,3 +306,32 @@ def test_insert_sample_and_clear_can_be_undone(app):
     app.click("#clear")
     app.set_text("Something else.")
     assert page.is_hidden("#undo-document")
+
+
+def test_a_long_run_shows_its_progress_and_cancel_stops_it_for_new_settings(app):
+    """Ten megabytes take the worker seconds: the status line says what it is doing and for how
+    long, the counts line never passes the last document's numbers off as this one's, and
+    Cancel stops the work (the worker is replaced if it must be); the next text and settings
+    then give exactly the library's chunks."""
+    big = PROSE * (10_000_000 // len(PROSE) + 1)
+    paste(app.page, big)
+    app.page.wait_for_selector("#cancel-run", state="visible", timeout=120_000)
+    assert text_of(app, "#counts") == "Counting the new text…"
+    # Progress: a line of the worker's (what it does, with the size) or the view's share laid
+    # out, and the seconds so far.
+    app.page.wait_for_function(
+        """() => { const s = document.getElementById('status'), t = document.getElementById('status-text').textContent;
+            return !s.hidden && (/10\\.\\d MB|chunks…|the view|Working/.test(t) || /\\d+%/.test(t)); }""",
+        timeout=120_000,
+    )
+    app.page.click("#cancel-run")
+    app.page.wait_for_function("document.body.dataset.cancels === '1' && document.body.dataset.busy === 'false'", timeout=120_000)
+    assert "Cancelled" in text_of(app, "#summary")
+    assert app.page.is_hidden("#cancel-run") and app.page.is_hidden("#error")
+    # The counts shown are not the cancelled document's, and not the old one's as if current.
+    assert "Cancelled" in text_of(app, "#counts") or app.page.eval_on_selector("#counts", "e => !e.classList.contains('stale')")
+    app.set_text(PROSE)
+    app.fill("#size", "120")
+    assert_same_as_python(app, PROSE)
+    stats = chunker.chunk(PROSE, **app.controls()).stats
+    assert text_of(app, "#counts").startswith(f"{stats.document_chars:,} chars · {stats.document_words:,} words")

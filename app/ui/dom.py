@@ -62,7 +62,8 @@ def closest(event, selector):
         return None
 
 
-def status(message, step=None):
+def status(message, step=None, of=3):
+    """The status line: `message`, and the bar at `step` of `of` (start-up has three steps)."""
     box = el("status")
     if message is None:
         box.hidden = True
@@ -70,7 +71,9 @@ def status(message, step=None):
     box.hidden = False
     el("status-text").textContent = message
     if step is not None:
-        el("load-progress").value = step
+        bar = el("load-progress")
+        bar.max = of
+        bar.value = step
 
 
 def show_error(message):

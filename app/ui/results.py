@@ -62,6 +62,18 @@ def on_cards_needed(event):
         spawn(fetch_cards(int(detail.start), int(detail.count), int(detail.version)))
 
 
+@on("toggle", "#embedded-view")
+def embedded_toggled(event):
+    if el("embedded-view").open and R.worker is not None:
+        spawn(fetch_embedded())
+
+
+async def fetch_embedded():
+    view = await R.worker.embedded()
+    BRIDGE.setHTML(el("embedded"), view, "embedded")
+    mark("embedded", R.version)
+
+
 # ---------------------------------------------------------------- linking text and cards
 
 

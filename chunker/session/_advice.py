@@ -214,19 +214,33 @@ def advise(document: Any, result: ChunkResult, *, limit: int | str | ModelLimit 
     """
     text = document if isinstance(document, str) else document.text
     model = model_limit(limit)
-    kind = content_type(text)
+    kind, found, markdown_like = _text_facts(document)
     tips: list[Tip] = []
     if kind is not None:
         tips.append(_preset_tip(kind, result, model))
     if len(result.chunks):
-        tips.extend(_result_tips(text, result, model))
+        tips.extend(_result_tips(text, result, model, markdown_like))
     # Already cut by its structure: the code pitfall has nothing left to say.
-    tips.extend(t for t in pitfalls(text) if not (t.code == "code" and result.settings.strategy == "code"))
+    tips.extend(t for t in found if not (t.code == "code" and result.settings.strategy == "code"))
     if result.settings.splitter:
         tips = _splitter_tips(result) + [_without(t, result.settings) for t in tips]
     tips = [_changes_only(t, result.settings) for t in tips]
     tips.sort(key=lambda t: t.level != "warn")  # stable: warnings first, each group in order
     return Advice(kind, tuple(tips))
+
+
+def _text_facts(document: Any) -> tuple[str | None, tuple[Tip, ...], bool]:
+    """What the text alone says (its kind, its pitfalls, whether it reads as Markdown): read
+    once per `Document`, whose text never changes, so advice on each new setting of the page's
+    controls costs only the result's own tips."""
+    kept: tuple[str | None, tuple[Tip, ...], bool] | None = getattr(document, "_advice_facts", None)
+    if kept is not None:
+        return kept
+    text = document if isinstance(document, str) else document.text
+    facts = (content_type(text), tuple(pitfalls(text)), looks_like_markdown(text))
+    if not isinstance(document, str):
+        document._advice_facts = facts
+    return facts
 
 
 def _splitter_tips(result: ChunkResult) -> list[Tip]:
@@ -319,13 +333,12 @@ def _preset_tip(kind: str, result: ChunkResult, model: ModelLimit | None) -> Tip
     return Tip("tip", "content_type", message + ".", suggest)
 
 
-def _result_tips(text: str, result: ChunkResult, model: ModelLimit | None) -> list[Tip]:
+def _result_tips(text: str, result: ChunkResult, model: ModelLimit | None, markdown_like: bool) -> list[Tip]:
     s, stats, chunks = result.settings, result.stats, result.chunks
     n = stats.chunks
     approx = "" if stats.exact else "≈"
     unit = s.unit
     strategy = s.strategy
-    markdown_like = looks_like_markdown(text)
     out: list[Tip] = []
     if s.size and s.overlap_count * 2 > s.size:
         pct = round(100 * s.overlap_count / s.size)

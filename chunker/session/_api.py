@@ -66,6 +66,7 @@ class Document:
         self._measure: tuple[str, Measure] | None = None  # (tokenizer identity, its token measure)
         self._tokens: dict[str, int] = {}
         self._words: int | None = None
+        self._advice_facts: Any = None  # what advice reads from the text alone (session/_advice.py)
 
     @classmethod
     def open(
