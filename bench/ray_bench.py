@@ -37,20 +37,6 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 
-# Before Ray is imported: its node address on loopback, no usage report, and its head's
-# cloud-metadata probes sent to a closed loopback port (see tests/test_ray.py).
-_LOOPBACK_ONLY = {
-    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
-    "RAY_USAGE_STATS_ENABLED": "0",
-    "http_proxy": "http://127.0.0.1:9",
-    "https_proxy": "http://127.0.0.1:9",
-    "HTTP_PROXY": "http://127.0.0.1:9",
-    "HTTPS_PROXY": "http://127.0.0.1:9",
-    "no_proxy": "127.0.0.1,localhost,::1",
-    "NO_PROXY": "127.0.0.1,localhost,::1",
-    "PYTHONPATH": str(ROOT),  # the workers import chunker from this checkout
-}
-
 
 def documents(n: int) -> list[tuple[str, str]]:
     """`n` pages of the Python docs as (name, Markdown), evenly spread over all pages."""
@@ -127,12 +113,15 @@ def run_cli(docs, options, jobs: int | None = None) -> float:
 
 
 def run_ray(docs, options, *, cpus: int, blocks: int, runs: int):
-    os.environ.update(_LOOPBACK_ONLY)
+    from bench._raycluster import LOOPBACK_ONLY
+
+    # Before Ray is imported: its node address on loopback, no usage report, and its head's
+    # cloud-metadata probes sent to a closed loopback port.
+    os.environ.update(LOOPBACK_ONLY)
     try:
         import ray
     except ImportError:
         sys.exit("ray_bench: needs ray[data]: pip install -r requirements-test.txt")
-    from chunker.ray import chunk_dataset
 
     start = time.perf_counter()
     logging.getLogger("ray").setLevel(logging.ERROR)
@@ -141,19 +130,28 @@ def run_ray(docs, options, *, cpus: int, blocks: int, runs: int):
     ray.data.DataContext.get_current().enable_progress_bars = False
     logging.getLogger("ray.data").setLevel(logging.WARNING)  # no per-run execution log
     startup = time.perf_counter() - start
-    rows = [{"doc_id": i, "source": name, "text": text} for i, (name, text) in enumerate(docs)]
-    times, chunks = [], 0
     try:
-        for _ in range(runs + 1):
-            ds = ray.data.from_items(rows, override_num_blocks=blocks)
-            start = time.perf_counter()
-            done = chunk_dataset(ds, **options).materialize()
-            times.append(time.perf_counter() - start)
-            chunks = done.count()
+        times, chunks = _timed_runs(ray, docs, options, blocks=blocks, runs=runs)
     finally:
         ray.shutdown()
         shutil.rmtree(temp_dir, ignore_errors=True)
     return startup, times[0], times[1:], chunks
+
+
+def _timed_runs(ray, docs, options, *, blocks: int, runs: int) -> tuple[list[float], int]:
+    """`chunk_dataset` over `docs` on the connected Ray, `runs` + 1 times (the first is the
+    cold run): each run's seconds, and the chunks made."""
+    from chunker.ray import chunk_dataset
+
+    rows = [{"doc_id": i, "name": name, "text": text} for i, (name, text) in enumerate(docs)]
+    times, chunks = [], 0
+    for _ in range(runs + 1):
+        ds = ray.data.from_items(rows, override_num_blocks=blocks)
+        start = time.perf_counter()
+        done = chunk_dataset(ds, **options).materialize()
+        times.append(time.perf_counter() - start)
+        chunks = done.count()
+    return times, chunks
 
 
 def run_nodes(docs, options, *, nodes: int, blocks: int, runs: int):
@@ -162,7 +160,6 @@ def run_nodes(docs, options, *, nodes: int, blocks: int, runs: int):
     import ray
 
     from bench._raycluster import Cluster
-    from chunker.ray import chunk_dataset
 
     start = time.perf_counter()
     cluster = Cluster(cpus=(1,) * nodes, dashboard=False).start()
@@ -173,14 +170,7 @@ def run_nodes(docs, options, *, nodes: int, blocks: int, runs: int):
         ray.data.DataContext.get_current().enable_progress_bars = False
         logging.getLogger("ray.data").setLevel(logging.WARNING)
         startup = time.perf_counter() - start
-        rows = [{"doc_id": i, "name": name, "text": text} for i, (name, text) in enumerate(docs)]
-        times, chunks = [], 0
-        for _ in range(runs + 1):
-            ds = ray.data.from_items(rows, override_num_blocks=blocks)
-            t = time.perf_counter()
-            done = chunk_dataset(ds, **options).materialize()
-            times.append(time.perf_counter() - t)
-            chunks = done.count()
+        times, chunks = _timed_runs(ray, docs, options, blocks=blocks, runs=runs)
     finally:
         ray.shutdown()
         cluster.stop()

@@ -206,3 +206,21 @@ def corpus_tree(folder) -> None:
             path.write_text(content, encoding="utf-8", newline="")
         else:
             path.write_bytes(content)
+
+
+def corpus_cli(args: list[str], cwd) -> tuple[int, list[dict], str]:
+    """`python -m chunker ARGS` run in this process from the folder `cwd`, as the engines'
+    tests compare with it: (exit status, the JSON Lines records, stderr)."""
+    import json
+    import os
+
+    from chunker.cli._main import run
+
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        status = run(args, None, out, err)
+    finally:
+        os.chdir(here)
+    return status, [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue()

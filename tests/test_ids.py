@@ -30,7 +30,7 @@ from chunker.documents import source_of
 from chunker.results._records import chunk_id, id_base
 from chunker.results._schema import FIELDS, RECORD_FIELDS, embeds
 from chunker.strategies import STRATEGIES
-from tests.documents import corpus_tree
+from tests.documents import corpus_cli, corpus_tree
 from tests.test_tables import markdown_with_tables
 from tests.texts import ROOT, real_documents
 
@@ -38,12 +38,10 @@ SETTINGS = ["--strategy", "markdown", "--size", "120", "--overlap", "10%", "--to
 OPTIONS = {"strategy": "markdown", "size": 120, "overlap": "10%", "tokenizer": "cl100k"}
 
 
-def cli(args, cwd, monkeypatch):
+def cli(args, cwd):
     """`python -m chunker ARGS` in `cwd`, in this process: (status, records, stderr lines)."""
-    monkeypatch.chdir(cwd)
-    out, err = io.StringIO(), io.StringIO()
-    status = run(args, None, out, err)
-    return status, [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue().splitlines()
+    status, records, err = corpus_cli(args, cwd)
+    return status, records, err.splitlines()
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +63,8 @@ def files_table(folder: Path) -> pa.Table:
     return pa.table({"path": spark_style, "bytes": [Path(p).read_bytes() for p in paths], "size": [len(p) for p in paths]})
 
 
-def test_an_engine_reads_every_file_as_the_command_line_does(tree, monkeypatch):
-    status, want, errors = cli([".", "-r", "--keep-going", *SETTINGS], tree, monkeypatch)
+def test_an_engine_reads_every_file_as_the_command_line_does(tree):
+    status, want, errors = cli([".", "-r", "--keep-going", *SETTINGS], tree)
     assert status == 1 and len(errors) == 1 and "legacy.txt: not UTF-8" in errors[0]
     kinds = {r["source"].rsplit(".", 1)[-1] for r in want}
     assert kinds == {"md", "py", "html", "pdf", "docx"}  # every reader, extraction included
@@ -103,19 +101,19 @@ def test_a_cut_chunk_indexes_the_extracted_text(tree):
 # ------------------------------------------------------------------ sources and ids
 
 
-def test_source_is_the_same_however_the_path_is_typed(tree, monkeypatch):
+def test_source_is_the_same_however_the_path_is_typed(tree):
     target = tree / "guide" / "sample.md"
     seen = set()
     for typed in ["guide/sample.md", "./guide/sample.md", "guide/../guide/./sample.md", str(target)]:
-        status, records, _ = cli([typed, *SETTINGS], tree, monkeypatch)
+        status, records, _ = cli([typed, *SETTINGS], tree)
         assert status == 0 and records
         seen.add(json.dumps(records))
     assert len(seen) == 1
     assert {r["source"] for r in records} == {"guide/sample.md"}  # a single file has its source too
     # From another folder the path is another one, and so are the ids; outside it, absolute.
-    status, records, _ = cli(["sample.md", *SETTINGS], tree / "guide", monkeypatch)
+    status, records, _ = cli(["sample.md", *SETTINGS], tree / "guide")
     assert {r["source"] for r in records} == {"sample.md"}
-    status, records, _ = cli([str(target), *SETTINGS], tree / "notes", monkeypatch)
+    status, records, _ = cli([str(target), *SETTINGS], tree / "notes")
     assert {r["source"] for r in records} == {target.as_posix()}
 
 
@@ -138,8 +136,8 @@ def test_standard_input_has_no_source(monkeypatch, tmp_path):
     assert [r["id"] for r in records] == chunker.chunk("Some text. More text.", size=5, overlap=0).chunks.ids()
 
 
-def test_record_fields_are_the_one_table(tree, monkeypatch):
-    _, records, _ = cli(["docs/handbook.pdf", "web/page.html", *SETTINGS], tree, monkeypatch)
+def test_record_fields_are_the_one_table(tree):
+    _, records, _ = cli(["docs/handbook.pdf", "web/page.html", *SETTINGS], tree)
     order = [f.name for f in RECORD_FIELDS]
     for r in records:
         assert list(r) == [k for k in order if k in r]
@@ -253,13 +251,14 @@ def test_ids_hash_the_options_that_cut_and_no_other(tmp_path):
 
 
 def test_langchain_and_llama_index_carry_the_records_ids(tree, monkeypatch):
+    monkeypatch.chdir(tree)  # the documents' sources are relative to it, as the records'
     from langchain_core.documents import Document
     from llama_index.core import Document as LlamaDocument
 
     from chunker.langchain import ChunkerSplitter
     from chunker.llama_index import ChunkerNodeParser
 
-    _, records, _ = cli(["guide/sample.md", *SETTINGS], tree, monkeypatch)
+    _, records, _ = cli(["guide/sample.md", *SETTINGS], tree)
     text = (tree / "guide" / "sample.md").read_text(encoding="utf-8")
     want = [r["id"] for r in records]
     lc = ChunkerSplitter(**OPTIONS).split_documents([Document(page_content=text, metadata={"source": "./guide/sample.md"})])
@@ -440,7 +439,9 @@ def test_resume_refuses_what_it_cannot_resume(tmp_path, monkeypatch):
 def test_parquet_out_holds_the_jsonl_records(tree, monkeypatch):
     import pyarrow.parquet as pq
 
-    status, want, _ = cli([".", "-r", "--keep-going", *SETTINGS], tree, monkeypatch)
+    monkeypatch.chdir(tree)  # both runs read "." from it
+
+    status, want, _ = cli([".", "-r", "--keep-going", *SETTINGS], tree)
     out = tree.parent / f"{tree.name}.parquet"
     assert run([".", "-r", "--keep-going", *SETTINGS, "--format", "parquet", "-o", str(out)], None, None, io.StringIO()) == 1
     table = pq.read_table(out)
@@ -452,7 +453,7 @@ def test_parquet_out_holds_the_jsonl_records(tree, monkeypatch):
     assert pq.ParquetFile(out).num_row_groups == len({r["source"] for r in want})
 
 
-def test_a_dataset_in_jsonl_or_parquet_is_a_document_a_row(tmp_path, monkeypatch):
+def test_a_dataset_in_jsonl_or_parquet_is_a_document_a_row(tmp_path):
     import pyarrow.parquet as pq
 
     texts = [text for _, text in real_documents()[:4]]
@@ -461,17 +462,17 @@ def test_a_dataset_in_jsonl_or_parquet_is_a_document_a_row(tmp_path, monkeypatch
     (tmp_path / "docs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "docs.parquet")
     args = ["--text-column", "body", "--id-column", "doc", "--keep-going", *SETTINGS]
-    status, from_lines, errors = cli(["docs.jsonl", *args], tmp_path, monkeypatch)
+    status, from_lines, errors = cli(["docs.jsonl", *args], tmp_path)
     assert status == 1 and errors == [
         "chunker: error: docs.jsonl#2 (bad): column 'body' holds null, not text: give every row text, or filter such rows out"
     ]
-    status, from_parquet, _ = cli(["docs.parquet", *args], tmp_path, monkeypatch)
+    status, from_parquet, _ = cli(["docs.parquet", *args], tmp_path)
     assert status == 1 and from_parquet == from_lines
     results = [chunker.chunk(t, source=f"d{k}", **OPTIONS) for k, t in enumerate(texts)]
     want = chunker.records(results)
     assert from_lines == [{"id": w["id"], **w} for w in want]
     # Without an id column a row is FILE#ROW.
-    _, numbered, _ = cli(["docs.jsonl", "--text-column", "body", "--keep-going", *SETTINGS], tmp_path, monkeypatch)
+    _, numbered, _ = cli(["docs.jsonl", "--text-column", "body", "--keep-going", *SETTINGS], tmp_path)
     assert {r["source"] for r in numbered} == {"docs.jsonl#0", "docs.jsonl#1", "docs.jsonl#3", "docs.jsonl#4"}
 
 

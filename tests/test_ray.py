@@ -11,8 +11,6 @@ installed package. Each node is a `ray start --block` process of this one, ended
 
 from __future__ import annotations
 
-import io
-import json
 import logging
 import os
 import pickle
@@ -27,9 +25,8 @@ import pytest
 import chunker
 from bench._raycluster import Cluster
 from chunker.arrow import CHUNK_SCHEMA, EMBED_SCHEMA, chunk_table, schema_for
-from chunker.cli._main import run
 from chunker.ray import chunk_dataset, chunk_files, completed_sources
-from tests.documents import corpus_tree
+from tests.documents import corpus_cli, corpus_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -133,17 +130,6 @@ def test_chunk_dataset_runs_on_both_nodes(ray_cluster):
     assert sorted(r["id"] for r in got) == sorted(want)
 
 
-def _cli(args, cwd):
-    out, err = io.StringIO(), io.StringIO()
-    here = os.getcwd()
-    os.chdir(cwd)
-    try:
-        status = run(args, None, out, err)
-    finally:
-        os.chdir(here)
-    return status, [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue()
-
-
 def _record(row):
     return {
         k: list(v) if isinstance(v, tuple) or hasattr(v, "tolist") else v
@@ -159,7 +145,7 @@ def _key(r):
 def test_chunk_files_reads_files_as_the_command_line_does_and_resumes(ray_cluster, tmp_path):
     corpus = tmp_path / "corpus"
     corpus_tree(corpus)
-    status, want, err = _cli([".", "-r", "--keep-going", "--strategy", "markdown", "--size", "100"], corpus)
+    status, want, err = corpus_cli([".", "-r", "--keep-going", "--strategy", "markdown", "--size", "100"], corpus)
     assert status == 1 and "legacy.txt" in err
     assert any("embed_text" in r for r in want)  # README.md's split table: its later parts' header rows
     got = chunk_files([str(corpus)], root=str(corpus), strategy="markdown", size=100, override_num_blocks=4).take_all()
@@ -219,7 +205,7 @@ def test_a_killed_ray_job_resumed_gives_the_records_of_one_that_was_not(cluster,
     docs = [text for _, text in real_documents()]
     for k in range(40):
         (corpus / f"d{k:03d}.md").write_text(docs[k % len(docs)][:6000] + f"\n\nFile {k}.\n", encoding="utf-8")
-    status, want, _ = _cli([".", "-r", "--strategy", "markdown", "--size", "200"], corpus)
+    status, want, _ = corpus_cli([".", "-r", "--strategy", "markdown", "--size", "200"], corpus)
     assert status == 0
     out, gate = tmp_path / "out", tmp_path / "gate"
     gate.touch()
@@ -265,7 +251,7 @@ def test_the_job_submission_recipe_runs_as_written(cluster, ray_cluster, tmp_pat
     import pyarrow.parquet as pq
 
     written = pq.read_table(tmp_path / "chunks").to_pylist()
-    status, want, _ = _cli(
+    status, want, _ = corpus_cli(
         ["docs", "-r", "--keep-going", "--strategy", "markdown", "--size", "512", "--overlap", "10%"], tmp_path
     )
     assert sorted((_record(r) for r in written if r["error"] is None), key=_key) == sorted(want, key=_key)

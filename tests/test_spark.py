@@ -9,8 +9,6 @@ repository through PYTHONPATH, as a cluster's executors import the installed pac
 
 from __future__ import annotations
 
-import io
-import json
 import os
 import re
 import runpy
@@ -20,8 +18,7 @@ from pathlib import Path
 import pytest
 
 import chunker
-from chunker.cli._main import run
-from tests.documents import corpus_tree
+from tests.documents import corpus_cli, corpus_tree
 
 pyspark = pytest.importorskip("pyspark")
 
@@ -72,17 +69,6 @@ def spark():
             yield session
         finally:
             session.stop()
-
-
-def _cli(args, cwd):
-    out, err = io.StringIO(), io.StringIO()
-    here = os.getcwd()
-    os.chdir(cwd)
-    try:
-        status = run(args, None, out, err)
-    finally:
-        os.chdir(here)
-    return status, [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue()
 
 
 def _plain(row):
@@ -151,7 +137,7 @@ def test_chunk_files_reads_a_tree_as_the_command_line_does(spark, tmp_path):
     from chunker.spark import chunk_files
 
     corpus_tree(tmp_path)
-    status, want, err = _cli([".", "-r", "--keep-going", "--strategy", "markdown", "--size", "100"], tmp_path)
+    status, want, err = corpus_cli([".", "-r", "--keep-going", "--strategy", "markdown", "--size", "100"], tmp_path)
     assert status == 1 and "legacy.txt" in err
     out = chunk_files(spark, [str(tmp_path)], root=str(tmp_path), strategy="markdown", size=100).collect()
     rows = [_plain(r) for r in out]
@@ -183,7 +169,7 @@ def test_the_docs_recipe_runs_as_written(spark, tmp_path):
     import pyarrow.parquet as pq
 
     written = pq.read_table(tmp_path / "chunks").to_pylist()
-    status, want, _ = _cli(
+    status, want, _ = corpus_cli(
         ["docs", "-r", "--keep-going", "--strategy", "markdown", "--size", "512", "--overlap", "10%"], tmp_path
     )
     good = [{k: v for k, v in r.items() if v is not None} for r in written if r["error"] is None]
