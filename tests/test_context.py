@@ -21,6 +21,7 @@ import chunker
 from chunker.settings._context import render
 from chunker.tokens._tokenizers import get_tokenizer
 from tests.test_properties import STRATEGIES, options, texts
+from tests.test_tables import reference_tables
 from tests.texts import ROOT, sample_document
 
 TEMPLATES = [
@@ -46,6 +47,15 @@ def _pages_of(text: str, cuts: list[int]) -> tuple[int, ...]:
     return tuple(sorted({0, *(c for c in cuts if 0 < c <= len(text))}))
 
 
+def _header_of(text: str, c: chunker.Chunk) -> str:
+    """The header rows a later part of a split table carries (flagged table_continued) at the
+    end of its context: its table's header and delimiter rows, as tests/test_tables finds them."""
+    if "table_continued" not in c.flags:
+        return ""
+    (header,) = [text[a:h] + "\n" for a, h, e, _ in reference_tables(text) if h <= c.start_char < e]
+    return header
+
+
 def check_context(text: str, opts: dict, *, source: str | None = None, pages: tuple[int, ...] = ()):
     doc = chunker.Document(text, source=source, pages=pages)
     try:
@@ -63,7 +73,8 @@ def check_context(text: str, opts: dict, *, source: str | None = None, pages: tu
         assert text[c.start_char : c.end_char] == c.text, "offsets index the document"
         assert c.embed_text == c.context + c.text
         page = c.page_start
-        assert c.context == render(res.settings.context, c.headings, title=doc.title, source=source or "", page=page)
+        rendered = render(res.settings.context, c.headings, title=doc.title, source=source or "", page=page)
+        assert c.context == rendered + _header_of(text, c), "the setting's context, then a split table's header"
         assert c.embed_tokens == count(c.embed_text)
         if size > 0:
             assert ("oversize" in c.flags) == (own(c.embed_text) > size), "oversize is judged on the embed text"
@@ -105,7 +116,9 @@ def test_embed_text_fits_the_size_unless_flagged(text, opts, template, source, d
     doc, res = check_context(text, {**opts, "context": template, "model_max": model_max}, source=source, pages=pages)
     # The same split with no context: offsets, texts and headings are what a context adds to.
     plain = doc.chunk(**opts)
-    assert all(c.embed_text == c.text and c.embed_tokens == c.tokens and not c.context for c in plain)
+    for c in plain:
+        assert c.context == _header_of(text, c), "no context but a split table's header rows"
+        assert c.embed_text == c.context + c.text and c.embed_tokens == get_tokenizer(opts["tokenizer"]).count(c.embed_text)
     if all(not c.context for c in res):
         assert [c.text for c in res] == [c.text for c in plain]
 
