@@ -12,6 +12,7 @@ closed loopback port (see LOOPBACK_ONLY).
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -100,25 +101,39 @@ class Cluster:
         self.nodes.append(self._ray(*head, *common, log="head.log"))
         self._wait(1, timeout)
         for k, n in enumerate(self.cpus[1:], 1):
-            self.nodes.append(self._ray("start", "--address", self.address, "--num-cpus", str(n), *common, log=f"worker{k}.log"))
+            # A folder of its own, as each machine of a cluster has: nodes sharing one would
+            # share the folders a job's working directory is unpacked into, and one node's
+            # unpacking or clean-up would pull files from under the other's tasks.
+            own = Path(self.temp_dir) / f"n{k}"
+            worker = ["start", "--address", self.address, "--num-cpus", str(n), "--temp-dir", str(own)]
+            self.nodes.append(self._ray(*worker, *common, log=f"worker{k}.log"))
         self._wait(len(self.cpus), timeout)
         return self
 
     def _wait(self, nodes: int, timeout: float) -> None:
         """Until `nodes` nodes are alive, as a driver of another process sees them (this one
-        connects only once the cluster is whole)."""
+        connects only once the cluster is whole). The newest node's `ray start` says first when
+        its node runs; only then is a driver started to count them (a driver costs seconds)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            for p in self.nodes:
-                if p.poll() is not None:
-                    raise RuntimeError(f"ray start ended ({p.returncode}): {self.tail()}")
+            self._check_running()
+            if _STARTED in self.logs[-1].read_bytes():
+                break
+            time.sleep(0.2)
+        while time.monotonic() < deadline:
+            self._check_running()
             done = subprocess.run(
                 [sys.executable, "-c", _COUNT, self.address], env=self.env, capture_output=True, text=True, timeout=120
             )
             if done.returncode == 0 and done.stdout.strip() == str(nodes):
                 return
-            time.sleep(1)
+            time.sleep(0.5)
         raise RuntimeError(f"the cluster did not have {nodes} nodes within {timeout:.0f} s: {self.tail()}")
+
+    def _check_running(self) -> None:
+        for p in self.nodes:
+            if p.poll() is not None:
+                raise RuntimeError(f"ray start ended ({p.returncode}): {self.tail()}")
 
     def tail(self) -> str:
         return " | ".join(p.read_text(errors="replace")[-600:] for p in self.logs if p.exists())
@@ -135,6 +150,7 @@ class Cluster:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait(10)
         self.nodes.clear()
+        shutil.rmtree(self.temp_dir, ignore_errors=True)  # the nodes' sessions, logs and spilled objects
 
     def __enter__(self) -> Cluster:
         return self.start()
@@ -142,6 +158,9 @@ class Cluster:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+
+_STARTED = b"Ray runtime started."
+"""What `ray start` prints once its node runs."""
 
 # Asked in a subprocess, a driver of its own: how many nodes are alive.
 _COUNT = """
