@@ -53,9 +53,11 @@ def vocab_size(tokenizer_json: str) -> int:
     return Tokenizer.from_str(tokenizer_json).get_vocab_size(with_added_tokens=True)
 
 
-def english_pages() -> list[tuple[str, str]]:
-    """(page, prose) of the Python documentation, as bench/corpus.py selects plain prose."""
-    return [(name, text) for name, text in corpus._english_docs()]
+@functools.cache
+def english_pages() -> tuple[tuple[str, str], ...]:
+    """(page, prose) of the Python documentation, as bench/corpus.py selects plain prose (read
+    once a process: megabytes of JSON)."""
+    return tuple((name, text) for name, text in corpus._english_docs())
 
 
 def _train(dim: int, window: int) -> dict[str, bytes]:

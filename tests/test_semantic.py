@@ -3,6 +3,7 @@ offsets exact, and it finds where unrelated documents meet better than chance.""
 
 from __future__ import annotations
 
+import functools
 import random
 import shutil
 
@@ -62,10 +63,14 @@ def semantic_options(draw, folder: str):
     )
 
 
+@functools.cache
+def _six_pages() -> str:
+    return "\n\n".join(_pages(6, seed=1, chars=1500))
+
+
 @st.composite
 def real_slices(draw):
-    docs = _pages(6, seed=1, chars=1500)
-    text = "\n\n".join(docs)
+    text = _six_pages()  # read once: the corpus is megabytes of JSON
     a = draw(st.integers(0, len(text) - 1))
     b = draw(st.integers(a, min(len(text), a + 3000)))
     return text[a:b]
