@@ -116,9 +116,10 @@ def test_embed_text_fits_the_size_unless_flagged(text, opts, template, source, d
     doc, res = check_context(text, {**opts, "context": template, "model_max": model_max}, source=source, pages=pages)
     # The same split with no context: offsets, texts and headings are what a context adds to.
     plain = doc.chunk(**opts)
+    count = get_tokenizer(opts["tokenizer"]).count
     for c in plain:
         assert c.context == _header_of(text, c), "no context but a split table's header rows"
-        assert c.embed_text == c.context + c.text and c.embed_tokens == get_tokenizer(opts["tokenizer"]).count(c.embed_text)
+        assert c.embed_text == c.context + c.text and c.embed_tokens == count(c.embed_text)
     if all(not c.context for c in res):
         assert [c.text for c in res] == [c.text for c in plain]
 

@@ -193,8 +193,8 @@ def test_mutated_files_never_end_in_a_traceback_and_what_hf_refuses_is_refused(n
                 continue
             # The one field changed in place, written out, and put back as it was (a copy of
             # the whole file per mutation took most of the test's time).
-            kept = list(node.items()) if isinstance(node, dict) else None
             was = node[path[-1]]
+            kept = list(node.items()) if value is _DELETE else None  # its keys' order, for after
             if value is _DELETE:
                 del node[path[-1]]
             else:

@@ -423,18 +423,15 @@ def _own_count(opts):
     return len if unit == "chars" else (lambda s: len(s.split())) if unit == "words" else get_tokenizer(opts["tokenizer"]).count
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def _table_parts_apart(text, a, b) -> bool:
-    """Whether chunks a and b (a first) lie in a table split by rows with a part boundary
-    between them: a table's parts are kept apart, as a heading keeps sections apart."""
+    """Whether chunks a and b (a first) both lie in one table: two such chunks are parts of a
+    table split by rows, which are kept apart as a heading keeps sections apart."""
     from chunker.text._tables import find_tables
 
-    for t in find_tables(text):
-        if t.start <= a.start_char and b.end_char <= t.end:
-            return True
-    return False
+    return any(t.start <= a.start_char and b.end_char <= t.end for t in find_tables(text))
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(texts, options(), st.integers(1, 400))
 def test_min_size_only_merges_neighbours_and_never_breaks_the_size(text, opts, min_size):
     """With min_size every chunk is a run of neighbouring chunks made without it (from the first
