@@ -161,15 +161,21 @@ function otherVersion(rel) {
 
 // The page while this worker hands over to a new version: nothing to load, so that nothing
 // holds the handover up (Chromium waits until the old version has no request in hand, and a page
-// starting on it can keep it busy for good). It reloads once the new version controls it.
+// starting on it can keep it busy for good). It reloads once no version waits any more (the new
+// one is taking over), asking every quarter second: Chromium often fires no controllerchange
+// here, which left the page to the 10-second fallback.
 function handover(nonce) {
   return `<!doctype html><html lang="en"><meta charset="utf-8"><title>Chunker</title>
 <p>Updating the page's offline copy…</p>
 <script nonce="${nonce}">
 const sw = navigator.serviceWorker;
-sw.addEventListener("controllerchange", () => location.reload());
-sw.getRegistration().then((r) => { if (!r || !r.waiting) location.reload(); });
-setTimeout(() => location.reload(), 10000);
+let leaving = false;
+const reload = () => { if (!leaving) { leaving = true; location.reload(); } };
+sw.addEventListener("controllerchange", reload);
+const check = () => sw.getRegistration().then((r) => { if (!r || !r.waiting) reload(); });
+check();
+setInterval(check, 250);
+setTimeout(reload, 10000);
 </script></html>`;
 }
 const HANDOVER_AGAIN_MS = 30000;
