@@ -161,21 +161,26 @@ function otherVersion(rel) {
 
 // The page while this worker hands over to a new version: nothing to load, so that nothing
 // holds the handover up (Chromium waits until the old version has no request in hand, and a page
-// starting on it can keep it busy for good). It reloads once no version waits any more (the new
-// one is taking over), asking every quarter second: Chromium often fires no controllerchange
-// here, which left the page to the 10-second fallback.
+// starting on it can keep it busy for good). It reloads once the new version is the active one,
+// asking every quarter second: Chromium often fires no controllerchange here, which left the
+// page to the 10-second fallback.
 function handover(nonce) {
   return `<!doctype html><html lang="en"><meta charset="utf-8"><title>Chunker</title>
 <p>Updating the page's offline copy…</p>
 <script nonce="${nonce}">
 const sw = navigator.serviceWorker;
-let leaving = false;
-const reload = () => { if (!leaving) { leaving = true; location.reload(); } };
+// Once in 2 s at most: a reload whose navigation is held up is tried again, not every 250 ms.
+let reloadedAt = -Infinity;
+const reload = () => { if (Date.now() - reloadedAt > 2000) { reloadedAt = Date.now(); location.reload(); } };
 sw.addEventListener("controllerchange", reload);
-const check = () => sw.getRegistration().then((r) => { if (!r || !r.waiting) reload(); });
+// Not while the new version is still activating: a navigation then waits on its activation,
+// which can wait on that navigation in turn (the page never loaded).
+const check = () => sw.getRegistration().then((r) => {
+  if (!r || (!r.waiting && (!r.active || r.active.state === "activated"))) reload();
+});
 check();
 setInterval(check, 250);
-setTimeout(reload, 10000);
+setTimeout(() => location.reload(), 10000);
 </script></html>`;
 }
 const HANDOVER_AGAIN_MS = 30000;
