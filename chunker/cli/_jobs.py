@@ -76,7 +76,7 @@ def render(job: Job, item: Input, data: bytes | str | None = None) -> Iterator[b
     notes = [f"{item.label}: {note}" for note in result.notes]
     if job.show == "records":
         frame = job.frame
-        return itertools.chain(notes, _blocks(frame, frame.rendered(result)))
+        return itertools.chain(notes, _blocks(frame, frame.rendered_utf8(result)))
     obj = result.stats.to_dict() if job.show == "stats" else doc.advise(result).to_dict()
     return iter([*notes, OBJECTS.body([{"source": source, **obj} if job.named else obj]).encode("utf-8")])
 
@@ -88,23 +88,23 @@ that a worker sends few messages. (Measured: a 60 KB file written 200 times over
 file's output held whole.)"""
 
 
-def _blocks(frame: Frame, rendered: Iterator[str]) -> Iterator[bytes]:
-    """The records, each rendered (`Frame.rendered`), joined in blocks of UTF-8."""
-    sep = frame.sep
-    batch: list[str] = []
+def _blocks(frame: Frame, rendered: Iterator[bytes]) -> Iterator[bytes]:
+    """The records, each rendered in UTF-8 (`Frame.rendered_utf8`), joined in blocks."""
+    sep = frame.sep.encode("utf-8")
+    batch: list[bytes] = []
     held = 0
     first = True
     for piece in rendered:
-        if not first:
+        if not first and sep:
             piece = sep + piece
         first = False
         batch.append(piece)
         held += len(piece)
         if held >= BLOCK_CHARS:
-            yield "".join(batch).encode("utf-8")
+            yield b"".join(batch)
             batch, held = [], 0
     if batch:
-        yield "".join(batch).encode("utf-8")
+        yield b"".join(batch)
 
 
 Outcome = tuple[Input, str, Any]

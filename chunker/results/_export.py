@@ -13,6 +13,8 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import re
+from binascii import hexlify
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
@@ -89,6 +91,8 @@ class Frame:
     render: Callable[[Results], Iterator[str]] | None = None
     """Every record of a result rendered, as `record` renders its `iter_records`, by a quicker
     way (from the chunks' columns, no record made), for a format that has one."""
+    render_utf8: Callable[[Results], Iterator[bytes]] | None = None
+    """`render`'s pieces in UTF-8, made as bytes (the command line writes bytes)."""
 
     def body(self, recs: Iterable[dict[str, Any]]) -> str:
         """Records rendered and joined, without the text before, after or around them."""
@@ -97,6 +101,12 @@ class Frame:
     def rendered(self, res: Results) -> Iterator[str]:
         """Every record of `res` rendered, one a piece."""
         return self.render(res) if self.render is not None else map(self.record, iter_records(res))
+
+    def rendered_utf8(self, res: Results) -> Iterator[bytes]:
+        """`rendered` in UTF-8 (a lone surrogate raises UnicodeEncodeError)."""
+        if self.render_utf8 is not None:
+            return self.render_utf8(res)
+        return (piece.encode("utf-8") for piece in self.rendered(res))
 
     def join(self, bodies: Iterable[str]) -> Iterator[str]:
         """The whole output from bodies (`body`) in order; an empty body holds no record."""
@@ -143,31 +153,78 @@ def _jsonl_record(r: dict[str, Any]) -> str:
 
 
 def _jsonl_lines(res: Results) -> Iterator[str]:
-    """`_jsonl_record` of every record, written from the chunks' columns: the very characters
-    ``json.dumps(record, ensure_ascii=False)`` gives (the keys in `Chunk.to_dict`'s order, ", "
-    and ": " between, strings by json's own encoder), without a `Chunk` or a dict a chunk. The
+    """`_jsonl_record` of every record (see `_jsonl_utf8`), as str."""
+    for line in _jsonl_utf8(res, strict=False):
+        yield line.decode("utf-8", "surrogatepass")
+
+
+# Characters json escapes other than the quote, the backslash, LF, CR and tab (as \\u00XX, \\b
+# or \\f): rare enough that one look at the whole document tells whether a chunk can hold one.
+_RARE_CONTROLS = bytes(c for c in range(32) if c not in b"\t\n\r")
+_RARE_CONTROLS_TEXT = re.compile("[" + re.escape(_RARE_CONTROLS.decode("ascii")) + "]")
+_SEPARATORS_UTF8 = (("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029"), ("\x85".encode(), b"\\u0085"))
+
+
+# A record up to its pages and embedded text: id (and source), index, offsets, text, counts, flags.
+_RECORD_HEAD = (
+    b'{"id": "%s%s"index": %d, "start_char": %d, "end_char": %d, "text": %s, "chars": %d, "words": %d, '
+    b'"tokens": %d, "tokens_estimated": %s, "overlap_chars": %d, "flags": %s, "headings": %s'
+)
+
+
+def _json_utf8(data: bytes) -> bytes:
+    """``encode_basestring(s).encode()`` for ``data = s.encode()`` when `s` holds none of
+    `_RARE_CONTROLS`: five C-speed replaces of the UTF-8 bytes, which the id hashes anyway
+    (json's encoder took four times as long on the docs' chunks)."""
+    return (
+        b'"'
+        + (
+            data.replace(b"\\", b"\\\\")
+            .replace(b'"', b'\\"')
+            .replace(b"\n", b"\\n")
+            .replace(b"\r", b"\\r")
+            .replace(b"\t", b"\\t")
+        )
+        + b'"'
+    )
+
+
+def _jsonl_utf8(res: Results, *, strict: bool = True) -> Iterator[bytes]:
+    """`_jsonl_record` of every record in UTF-8, written from the chunks' columns: the very
+    bytes ``json.dumps(record, ensure_ascii=False)`` encodes to (the keys in `Chunk.to_dict`'s
+    order, ", " and ": " between, strings escaped as json's own encoder escapes them), without
+    a `Chunk` or a dict a chunk. A chunk's text is encoded once, for its id and its line. The
     words are counted from one reading of the document (`word_counter`), told once whether it
-    holds whitespace outside ASCII."""
+    holds whitespace outside ASCII. `strict`: a lone surrogate raises UnicodeEncodeError, as
+    encoding the str would (else it is written as its own three bytes, "surrogatepass")."""
+    encode = (lambda s: s.encode("utf-8")) if strict else utf8
     for r in _results(res):
         chunks = r.chunks
         if type(chunks) is not Chunks:
-            yield from map(_jsonl_record, iter_records(r))
+            yield from (encode(_jsonl_record(d)) for d in iter_records(r))
             continue
         text, starts, ends, tokens = chunks._text, chunks._starts, chunks._ends, chunks._tokens
         flags, headings, pages = chunks._flags, chunks._headings, chunks._pages
         embed = chunks.embedded
         contexts, own = chunks._contexts, chunks._embeds  # own: a pasted splitter's texts
         embed_tokens = chunks._embed_tokens if embed or contexts is not None or own is not None else None
-        estimated = "true" if chunks._estimated else "false"
+        estimated = b"true" if chunks._estimated else b"false"
         wide = chunks._wide_space if chunks._wide_space is not None else has_wide_space(text)
-        words = word_counter(text, wide)
+        # One byte a character (outside Latin-1 "?", no control) for the words and the controls.
+        latin1 = None if wide else text.encode("latin-1", "replace")
+        words = word_counter(text, wide, latin1)
+        if latin1 is not None:
+            plain = len(latin1.translate(None, _RARE_CONTROLS)) == len(latin1)
+            latin1 = None  # not held through the records: a byte a character of the document
+        else:
+            plain = _RARE_CONTROLS_TEXT.search(text) is None
         # The line separators are whitespace outside ASCII: a document without any holds none,
         # and nor do its records, but for what a context, a framework's text or the source adds
-        # (an id is hexadecimal).
-        separators = wide or contexts is not None or own is not None or (r.source is not None and has_wide_space(r.source))
-        after_id = '", ' if r.source is None else '", "source": ' + encode_basestring(r.source) + ", "
+        # (an id is hexadecimal): a line is searched for them only then.
+        separators = wide or (r.source is not None and has_wide_space(r.source))
+        after_id = b'", ' if r.source is None else b'", "source": ' + encode(encode_basestring(r.source)) + b", "
         copy = chunks._id_base.copy  # each id: the document's hash, then the span and its text (chunk_id)
-        lists: dict[tuple[str, ...], str] = {}  # flags and headings repeat: each rendered once
+        lists: dict[tuple[str, ...], bytes] = {}  # flags and headings repeat: each rendered once
         end_before = 0
         for k in range(len(starts)):
             start, end = starts[k], ends[k]
@@ -175,37 +232,48 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
             fs = flags[k]
             f = lists.get(fs)
             if f is None:
-                f = lists[fs] = _json_list(fs)
+                f = lists[fs] = encode(_json_list(fs))
             hs = headings[k] if headings else ()
             h = lists.get(hs)
             if h is None:
-                h = lists[hs] = _json_list(hs)
+                h = lists[hs] = encode(_json_list(hs))
             shared = max(0, min(end_before, end) - start) if k else 0
             end_before = end
+            data = encode(piece)
             hashed = copy()
             hashed.update(b"%d %d " % (start, end))
-            try:
-                hashed.update(piece.encode("utf-8"))
-            except UnicodeEncodeError:  # a lone surrogate: as chunk_id hashes it
-                hashed.update(utf8(piece))
-            line = (
-                f'{{"id": "{hashed.hexdigest()[:32]}{after_id}"index": {k}, "start_char": {start}, "end_char": {end}, "text": '
-                f'{encode_basestring(piece)}, "chars": {end - start}, "words": {words(start, end)}, '
-                f'"tokens": {tokens[k]}, "tokens_estimated": {estimated}, "overlap_chars": {shared}, '
-                f'"flags": {f}, "headings": {h}'
+            hashed.update(data)  # as chunk_id hashes it (utf8: a lone surrogate as its own three bytes)
+            line = _RECORD_HEAD % (
+                hexlify(hashed.digest()[:16]),
+                after_id,
+                k,
+                start,
+                end,
+                _json_utf8(data) if plain else encode(encode_basestring(piece)),
+                end - start,
+                words(start, end),
+                tokens[k],
+                estimated,
+                shared,
+                f,
+                h,
             )
             if pages:
                 first = max(1, bisect.bisect_right(pages, start))
                 last = max(first, bisect.bisect_right(pages, max(start, end - 1)))
-                line += f', "page_start": {first}, "page_end": {last}'
+                line += b', "page_start": %d, "page_end": %d' % (first, last)
             context = contexts[k] if contexts is not None else ""
             framework = own[k] if own is not None else None
+            added = False  # a context or a framework's text with a line separator
             if embed_tokens is not None and (embed or context or framework is not None):
-                line += f', "embed_text": {encode_basestring(context + (piece if framework is None else framework))}'
-                line += f', "embed_tokens": {embed_tokens[k]}'
-            line += "}\n"
-            if separators and ("\u2028" in line or "\u2029" in line or "\x85" in line):
-                line = line.translate(_SEPARATORS)
+                embedded_text = context + (piece if framework is None else framework)
+                line += b', "embed_text": %s, "embed_tokens": %d' % (encode(encode_basestring(embedded_text)), embed_tokens[k])
+                added = has_wide_space(context) or (framework is not None and has_wide_space(framework))
+            line += b"}\n"
+            if separators or added:
+                for raw, escaped in _SEPARATORS_UTF8:
+                    if raw in line:
+                        line = line.replace(raw, escaped)
             yield line
 
 
@@ -235,7 +303,7 @@ def _chonkie_record(r: dict[str, Any]) -> str:
     return _dumps(out) + "\n"
 
 
-JSONL_FRAME = Frame(_jsonl_record, render=_jsonl_lines)
+JSONL_FRAME = Frame(_jsonl_record, render=_jsonl_lines, render_utf8=_jsonl_utf8)
 CHONKIE_FRAME = Frame(_chonkie_record)
 TEXT_FRAME = Frame(_text_record, sep="\n")
 

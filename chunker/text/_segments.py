@@ -126,7 +126,7 @@ def count_words(text: str, wide_space: bool | None = None) -> int:
     return b.count(b"\x00\x01") + (b[:1] == b"\x01")
 
 
-def word_counter(text: str, wide_space: bool | None = None) -> Callable[[int, int], int]:
+def word_counter(text: str, wide_space: bool | None = None, latin1: bytes | None = None) -> Callable[[int, int], int]:
     """``count_words(text[start:end])`` as a function of (start, end), for counting many spans
     of one text (the JSON Lines writer counts every chunk's words).
 
@@ -144,7 +144,8 @@ def word_counter(text: str, wide_space: bool | None = None) -> Callable[[int, in
         wide_space = has_wide_space(text)
     if wide_space:
         return lambda start, end: len(text[start:end].split())
-    marks = text.encode("latin-1", "replace").translate(_WORD_TABLE)
+    # `latin1`: the caller's own ``text.encode("latin-1", "replace")``, when it has one.
+    marks = (latin1 if latin1 is not None else text.encode("latin-1", "replace")).translate(_WORD_TABLE)
     count = marks.count
 
     def words(start: int, end: int) -> int:
