@@ -214,7 +214,11 @@ def _jsonl_utf8(res: Results, *, strict: bool = True) -> Iterator[bytes]:
         latin1 = None if wide else text.encode("latin-1", "replace")
         words = word_counter(text, wide, latin1)
         if latin1 is not None:
-            plain = len(latin1.translate(None, _RARE_CONTROLS)) == len(latin1)
+            # A megabyte at a time: the copies stay small beside the document's.
+            plain = all(
+                len(piece) == len(piece.translate(None, _RARE_CONTROLS))
+                for piece in (latin1[i : i + (1 << 20)] for i in range(0, len(latin1), 1 << 20))
+            )
             latin1 = None  # not held through the records: a byte a character of the document
         else:
             plain = _RARE_CONTROLS_TEXT.search(text) is None
