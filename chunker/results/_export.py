@@ -162,7 +162,7 @@ def _jsonl_lines(res: Results) -> Iterator[str]:
 # or \\f): rare enough that one look at the whole document tells whether a chunk can hold one.
 _RARE_CONTROLS = bytes(c for c in range(32) if c not in b"\t\n\r")
 _RARE_CONTROLS_TEXT = re.compile("[" + re.escape(_RARE_CONTROLS.decode("ascii")) + "]")
-_SEPARATORS_UTF8 = (("\u2028".encode(), b"\\u2028"), ("\u2029".encode(), b"\\u2029"), ("\x85".encode(), b"\\u0085"))
+_SEPARATORS_UTF8 = tuple((chr(c).encode(), escaped.encode()) for c, escaped in _SEPARATORS.items())  # `_SEPARATORS` in bytes
 
 
 # A record up to its pages and embedded text: id (and source), index, offsets, text, counts, flags.
@@ -197,7 +197,7 @@ def _jsonl_utf8(res: Results, *, strict: bool = True) -> Iterator[bytes]:
     words are counted from one reading of the document (`word_counter`), told once whether it
     holds whitespace outside ASCII. `strict`: a lone surrogate raises UnicodeEncodeError, as
     encoding the str would (else it is written as its own three bytes, "surrogatepass")."""
-    encode = (lambda s: s.encode("utf-8")) if strict else utf8
+    encode: Callable[[str], bytes] = str.encode if strict else utf8  # str.encode: UTF-8, strict
     for r in _results(res):
         chunks = r.chunks
         if type(chunks) is not Chunks:
