@@ -472,6 +472,27 @@ def test_index_counts_any_span_as_the_span_alone(target, text, data):
         assert index.count(start, end) == estimate_tokens(text[start:end], target=target), (start, end)
 
 
+@pytest.mark.parametrize("target", _estimate.TARGETS)
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(SEAMY, st.text(alphabet=ANY_CHAR, max_size=80)), data=st.data())
+def test_index_counts_many_spans_at_once_as_each_span_alone(target, text, data):
+    # `counts` takes trimmed spans (a non-space first, seams at both ends) a class at a time and
+    # hands every other span to `count`: both kinds, mixed, in any order.
+    index = _estimate.EstimateIndex(text, target=target)
+    words = [m.span() for m in re.finditer(r"\S+", text)]
+    spans = []
+    for _ in range(data.draw(st.integers(0, 12))):
+        if words and data.draw(st.booleans()):
+            i = data.draw(st.integers(0, len(words) - 1))
+            j = data.draw(st.integers(i, len(words) - 1))
+            spans.append((words[i][0], words[j][1]))
+        else:
+            start = data.draw(st.integers(0, len(text)))
+            spans.append((start, data.draw(st.integers(start, len(text)))))
+    starts, ends = [a for a, _ in spans], [b for _, b in spans]
+    assert index.counts(starts, ends) == [estimate_tokens(text[a:b], target=target) for a, b in spans]
+
+
 # Long runs of one class: the masks carry digit groups, line breaks through runs of
 # whitespace and letter positions inside words by doubling strides, which only runs this long
 # (and of every length around a power of two) take through several steps.
@@ -606,7 +627,9 @@ def test_index_keeps_the_rule_that_letter_pairs_need_a_word(target):
     text = "\u212a\u212a\u212a\u212a ok \u212a\u212a\u212a\u212a \u212a\u212a"
     index = _estimate.EstimateIndex(text, target=target)
     spans = [(a, b) for a in range(len(text) + 1) for b in range(a, len(text) + 1)]
-    assert [index.count(a, b) for a, b in spans] == [estimate_tokens(text[a:b], target=target) for a, b in spans]
+    expected = [estimate_tokens(text[a:b], target=target) for a, b in spans]
+    assert [index.count(a, b) for a, b in spans] == expected
+    assert index.counts([a for a, _ in spans], [b for _, b in spans]) == expected
 
 
 @pytest.mark.parametrize("target", _estimate.TARGETS)
@@ -616,7 +639,9 @@ def test_index_maps_letter_pairs_past_a_dotted_capital_i(target):
     text = "İstanbul aa İİ kk zz İjk ijzer tz\u212a\u212a naar " * 3
     index = _estimate.EstimateIndex(text, target=target)
     spans = [(a, b) for a in range(0, len(text) + 1, 3) for b in range(a, len(text) + 1, 2)]
-    assert [index.count(a, b) for a, b in spans] == [estimate_tokens(text[a:b], target=target) for a, b in spans]
+    expected = [estimate_tokens(text[a:b], target=target) for a, b in spans]
+    assert [index.count(a, b) for a, b in spans] == expected
+    assert index.counts([a for a, _ in spans], [b for _, b in spans]) == expected
 
 
 @settings(max_examples=300, deadline=None)

@@ -325,7 +325,7 @@ class Document:
         # document only when the stats are read (records alone never need them).
         assert isinstance(counter, EstimateTokenMeasure)
         estimate = counter
-        counts = array("q", map(estimate.count, spans.starts, spans.ends))
+        counts = estimate.counts(spans.starts, spans.ends)
         rest: list[tuple[Sequence[int], int]] = []
 
         def overlaps_and_document() -> tuple[Sequence[int], int]:

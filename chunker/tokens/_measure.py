@@ -7,6 +7,8 @@ document once: exact tokenizers encode it a single time and answer from the toke
 from __future__ import annotations
 
 import bisect
+from array import array
+from collections.abc import Sequence
 
 from ..text._segments import word_columns
 from ._tokenizers import TokenizerLike
@@ -32,6 +34,10 @@ class Measure:
 
     def count(self, start: int, end: int) -> int:
         raise NotImplementedError
+
+    def counts(self, starts: Sequence[int], ends: Sequence[int]) -> Sequence[int]:
+        """`count` of every span (starts[k], ends[k]): the chunks' counts, once they are packed."""
+        return array("q", map(self.count, starts, ends))
 
     def over(self, start: int, end: int, size: int) -> bool:
         """Whether the span is too big to be a chunk as it stands."""
@@ -334,7 +340,9 @@ class IndexedEstimateMeasure(EstimateTokenMeasure):
         super().__init__(text, tokenizer)
         from ._estimate import EstimateIndex  # only this tokenizer needs it
 
-        self.count = EstimateIndex(text).count  # type: ignore[method-assign]
+        index = EstimateIndex(text)
+        self.count = index.count  # type: ignore[method-assign]
+        self.counts = index.counts  # type: ignore[method-assign]
 
 
 def make_measure(text: str, unit: str, tokenizer: TokenizerLike) -> Measure:
