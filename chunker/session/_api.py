@@ -325,7 +325,7 @@ class Document:
         # document only when the stats are read (records alone never need them).
         assert isinstance(counter, EstimateTokenMeasure)
         estimate = counter
-        counts = estimate.counts(spans.starts, spans.ends)
+        found = estimate.counts(spans.starts, spans.ends)
         rest: list[tuple[Sequence[int], int]] = []
 
         def overlaps_and_document() -> tuple[Sequence[int], int]:
@@ -335,7 +335,7 @@ class Document:
                 rest.append((_repeats(spans.starts, spans.ends, estimate.count), doc_tokens))
             return rest[0]
 
-        return counts, overlaps_and_document
+        return found, overlaps_and_document
 
     def _each_alone(self, text: str, spans: Spans, tok: TokenizerLike) -> bool:
         """Whether an exact tokenizer counts chunks sized in characters or words by encoding
