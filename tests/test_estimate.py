@@ -581,6 +581,16 @@ def test_stand_ins_share_every_class_of_the_characters_they_replace():
         assert kinds.translate(table) == members(pattern.pattern[: pattern.pattern.index("]") + 1]), pattern.pattern
 
 
+def test_latin1_characters_have_the_kinds_their_classes_give():
+    # `_kind` reads the classes without compiling them (the test above checks every character
+    # beyond Latin-1); Latin-1's kinds are a table, `_T_KIND`: "O" where the class of other
+    # scripts' letters holds the character, and no Latin-1 character is in any other class.
+    latin1 = "".join(map(chr, range(256)))
+    other = re.compile(_estimate._OTHER_RUN.pattern[: _estimate._OTHER_RUN.pattern.index("]") + 1])
+    expected = bytes(ord("O") if other.fullmatch(c) else ord(".") for c in latin1)
+    assert _estimate._T_KIND == expected == latin1.translate(_estimate._KIND_OF).encode("ascii")
+
+
 def test_only_two_characters_beyond_ascii_lower_case_to_ascii_letters():
     # The letter pairs are read from a byte a character: that holds because lower-casing turns
     # only these two into letters a-z, and only "İ" into more than one character.

@@ -32,7 +32,7 @@ import re
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from operator import mul
 
@@ -52,16 +52,21 @@ _HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
 
 
 def _run(chars: str, least: int = 1) -> re.Pattern[str]:
+    """`_run_spelled`, compiled."""
+    return re.compile(_run_spelled(chars, least))
+
+
+def _run_spelled(chars: str, least: int = 1) -> str:
     """A run of at least `least` characters of the class `chars`, spelled as the bare class
     and then its repetition ("[c][c]*", not "[c]+"): ``re`` skips at C speed over every
     position whose character cannot start a match only when a pattern begins with a bare
     class (or a literal); one that begins with a repeat or an alternation is tried at every
     position, which takes up to twice as long. The matches are the same.
 
-    >>> _run("0-9", 2).pattern
+    >>> _run_spelled("0-9", 2)
     '[0-9][0-9][0-9]*'
     """
-    return re.compile(f"[{chars}]" * least + f"[{chars}]*")
+    return f"[{chars}]" * least + f"[{chars}]*"
 
 
 # Every pattern begins with a bare character class or a literal, for the reason `_run` gives.
@@ -84,12 +89,41 @@ _SPACES = _run(r"^\S\r\n", 2)
 # Applied only to the non-ASCII runs of a text, joined by spaces:
 _NON_ASCII = _run(r"^\x00-\x7f")
 _ACCENTED = re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]")
-_HAN_RUN = _run(_HAN)
-_KANA_RUN = _run(_KANA)
-_HANGUL_RUN = _run(_HANGUL)
-_CJK_RUN = _run(f"{_HAN}{_KANA}{_HANGUL}")
-_OTHER_RUN = _run(f"^\\W\\d_A-Za-z\u00c0-\u024f{_HAN}{_KANA}{_HANGUL}")
-_EMOJI = re.compile("[^\\w\\s\u0000-\uffff]")  # symbols outside the BMP: emoji and the like
+
+
+class _Deferred:
+    """A regular expression compiled when first used. The classes of other scripts hold tens of
+    thousands of code points, which ``re`` puts in its tables one by one, in Python: some 15 ms
+    for the six below (as much as estimating 50 KB), and only text in those scripts needs them
+    (a character's kind does not: see `_kind`)."""
+
+    __slots__ = ("pattern", "_compiled")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def _re(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled
+
+    def findall(self, text: str) -> list[str]:
+        return self._re().findall(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self._re().finditer(text)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return self._re().fullmatch(text)
+
+
+_HAN_RUN = _Deferred(_run_spelled(_HAN))
+_KANA_RUN = _Deferred(_run_spelled(_KANA))
+_HANGUL_RUN = _Deferred(_run_spelled(_HANGUL))
+_CJK_RUN = _Deferred(_run_spelled(f"{_HAN}{_KANA}{_HANGUL}"))
+_OTHER_RUN = _Deferred(_run_spelled(f"^\\W\\d_A-Za-z\u00c0-\u024f{_HAN}{_KANA}{_HANGUL}"))
+_EMOJI = _Deferred("[^\\w\\s\u0000-\uffff]")  # symbols outside the BMP: emoji and the like
 
 # Letter pairs found in none of the first 4,000 tokens of three or more letters in
 # cl100k's vocabulary (lower-cased, leading space dropped), as "first:seconds". Token ids
@@ -276,6 +310,10 @@ def _raw_counts(text: str) -> list[int]:
         # space so runs from different places never join).
         rest = " ".join(_NON_ASCII.findall(text))
         counts[_ACCENTED_AT] = len(_ACCENTED.findall(rest))
+        # A few such characters (quotes, dashes, accents) are first looked up by kind: the
+        # classes of other scripts are compiled only for text that holds some (see `_Deferred`).
+        if len(rest) < 256 and rest.translate(_KIND_OF).count(".") == len(rest):
+            return counts
         cjk = _CJK_RUN.findall(rest)
         if cjk:
             cjk_text = " ".join(cjk)
@@ -548,14 +586,38 @@ _T_LOWER = bytes(i + 32 if 65 <= i <= 90 else i if 97 <= i <= 122 else 32 for i 
 # word character). Only OTHER_RUN's class holds Latin-1 characters ("ª", "µ", "²", "¼" ...);
 # the rest are set from the runs beyond Latin-1.
 _KINDS = {"H": (_HAN_RUN,), "K": (_KANA_RUN,), "G": (_HANGUL_RUN,), "O": (_OTHER_RUN,), "E": (_EMOJI,), "F": (_HAN_RUN, _EMOJI)}
-_T_KIND = bytes(0x4F if _OTHER_RUN.fullmatch(chr(i)) else 0x2E for i in range(256))
 _T_KINDS = {k: bytes(0x31 if i == ord(k) else 0x30 for i in range(256)) for k in _KINDS}
 
 
+def _code_ranges(chars: str) -> tuple[tuple[int, int], ...]:
+    """The ranges of a class spelled as ranges only ("a-zA-Z"), as code points."""
+    found = tuple((ord(a), ord(b)) for a, b in re.findall("(.)-(.)", chars, re.DOTALL))
+    assert "".join(f"{chr(a)}-{chr(b)}" for a, b in found) == chars
+    return found
+
+
+_HAN_CODES, _KANA_CODES, _HANGUL_CODES = map(_code_ranges, (_HAN, _KANA, _HANGUL))
+
+
 def _kind(c: str) -> str:
-    """The letter of `_KINDS` whose classes are exactly those `c` is in."""
-    held = {pattern for pattern in (_HAN_RUN, _KANA_RUN, _HANGUL_RUN, _OTHER_RUN, _EMOJI) if pattern.fullmatch(c)}
-    return next((k for k, patterns in _KINDS.items() if held == set(patterns)), ".")
+    """The letter of `_KINDS` whose classes are exactly those `c` is in, read as ``re`` reads
+    them, without compiling them: ``\\w`` is ``isalnum()`` or "_", ``\\d`` is ``isdecimal()``
+    and ``\\s`` is ``isspace()`` (CPython's own rules; a test checks every code point)."""
+    code = ord(c)
+    word = c.isalnum() or c == "_"
+    emoji = code > 0xFFFF and not word and not c.isspace()
+    if any(a <= code <= b for a, b in _HAN_CODES):
+        return "F" if emoji else "H"
+    if any(a <= code <= b for a, b in _KANA_CODES):
+        return "K"
+    if any(a <= code <= b for a, b in _HANGUL_CODES):
+        return "G"
+    if word and not (c.isdecimal() or c.isascii() or "\u00c0" <= c <= "\u024f"):
+        return "O"  # a letter or number of another script: _OTHER_RUN's class
+    return "E" if emoji else "."
+
+
+_T_KIND = bytes(0x4F if _kind(chr(i)) == "O" else 0x2E for i in range(256))
 
 
 def _stand_in(c: str) -> str:
