@@ -461,11 +461,16 @@ SEAMY = st.lists(
 ).map("".join)
 
 
+@pytest.mark.parametrize("rare_chars", [_estimate._RARE_CHARS, 1], ids=["as-set", "every-class-rare"])
 @pytest.mark.parametrize("target", _estimate.TARGETS)
 @settings(max_examples=300, deadline=None)
 @given(text=st.one_of(SEAMY, st.text(alphabet=ANY_CHAR, max_size=80)), data=st.data())
-def test_index_counts_any_span_as_the_span_alone(target, text, data):
-    index = _estimate.EstimateIndex(text, target=target)
+def test_index_counts_any_span_as_the_span_alone(target, rare_chars, text, data):
+    # Classes rarer than one in `_RARE_CHARS` characters are counted from their positions: with
+    # 1, every class a text holds at all but the words is.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_estimate, "_RARE_CHARS", rare_chars)
+        index = _estimate.EstimateIndex(text, target=target)
     for _ in range(10):
         start = data.draw(st.integers(0, len(text)))
         end = data.draw(st.integers(start, len(text)))
@@ -477,8 +482,11 @@ def test_index_counts_any_span_as_the_span_alone(target, text, data):
 @given(text=st.one_of(SEAMY, st.text(alphabet=ANY_CHAR, max_size=80)), data=st.data())
 def test_index_counts_many_spans_at_once_as_each_span_alone(target, text, data):
     # `counts` takes trimmed spans (a non-space first, seams at both ends) a class at a time and
-    # hands every other span to `count`: both kinds, mixed, in any order.
-    index = _estimate.EstimateIndex(text, target=target)
+    # hands every other span to `count`: both kinds, mixed, in any order; with the classes
+    # counted from their bits, or from their positions (rare, see the test above).
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_estimate, "_RARE_CHARS", data.draw(st.sampled_from([_estimate._RARE_CHARS, 1])))
+        index = _estimate.EstimateIndex(text, target=target)
     words = [m.span() for m in re.finditer(r"\S+", text)]
     spans = []
     for _ in range(data.draw(st.integers(0, 12))):
@@ -491,6 +499,53 @@ def test_index_counts_many_spans_at_once_as_each_span_alone(target, text, data):
             spans.append((start, data.draw(st.integers(start, len(text)))))
     starts, ends = [a for a, _ in spans], [b for _, b in spans]
     assert index.counts(starts, ends) == [estimate_tokens(text[a:b], target=target) for a, b in spans]
+
+
+# Paragraphs: blank lines between pieces, indented starts, digits after spaces, trailing blanks.
+PARAGRAPHS = st.lists(
+    st.sampled_from(
+        ["\n\n", "\n \n", "\n\t\n  ", " 12", "\t3", "x", "Tz", "aa", ". ", "日本", "\u00e4", "__", "  ", "\n", "\r\n\r\n"]
+    ),
+    max_size=40,
+).map("".join)
+
+
+@pytest.mark.parametrize("target", _estimate.TARGETS)
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(PARAGRAPHS, SEAMY), rare_chars=st.sampled_from([_estimate._RARE_CHARS, 1]), data=st.data())
+def test_an_index_that_learnt_the_paragraphs_counts_the_same(target, text, rare_chars, data):
+    # `learn` keeps the sums at the paragraphs' ends, from the pieces and the blanks between
+    # them (a blank counted from the classes of whitespace alone): spans between those ends,
+    # and any other span, still count as the span alone.
+    from chunker.text._segments import paragraph_spans
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_estimate, "_RARE_CHARS", rare_chars)
+        index = _estimate.EstimateIndex(text, target=target)
+    paragraphs = paragraph_spans(text)
+    index.learn(iter(paragraphs))
+    ends = sorted({p for span in paragraphs for p in span} | {0, len(text)})
+    for _ in range(12):
+        if data.draw(st.booleans()):
+            i = data.draw(st.integers(0, len(ends) - 1))
+            start, end = ends[i], ends[data.draw(st.integers(i, len(ends) - 1))]
+        else:
+            start = data.draw(st.integers(0, len(text)))
+            end = data.draw(st.integers(start, len(text)))
+        assert index.count(start, end) == estimate_tokens(text[start:end], target=target), (start, end)
+
+
+def test_only_the_blank_classes_fall_on_whitespace(corpora):
+    # `learn` counts the blanks between paragraphs from `_BLANK_CLASSES` alone: no other class
+    # may have a bit on a whitespace character, in real text of every kind and at the edges.
+    texts = ["".join(corpora.samples(kind)[:20]) for kind in ("markdown", "code", "german", "cjk")]
+    texts.append(" \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000 12 \t7 x_ _ __ \n\n.. 🎉 ж " * 9)
+    for text in texts:
+        masks = _estimate._DocumentMasks(text)
+        space = int("".join("1" if c.isspace() else "0" for c in reversed(text)) or "0", 2)
+        for name, bits in masks.bits.items():
+            if name not in _estimate._BLANK_CLASSES:
+                assert not int.from_bytes(bits, "little") & space, name
 
 
 # Long runs of one class: the masks carry digit groups, line breaks through runs of

@@ -32,8 +32,8 @@ import re
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from itertools import accumulate
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate, chain
 from operator import mul
 
 from .._errors import ChunkerError
@@ -413,11 +413,25 @@ class EstimateIndex:
         self._pair_weight = w["rare_pairs"]
         masks = _DocumentMasks(text)
         self._pairs = masks.pairs
-        # (weight, mask as little-endian bytes) of every class the document has, the words first.
         names = ["words"] + [name for name in masks.bits if name != "words"]
-        self._masks = [(w[name], masks.bits.get(name, b"")) for name in names]
         self._totals = [(w[name], masks.totals.get(name, 0)) for name in names]
+        # (weight, mask as little-endian bytes) of every class the document has, the words first;
+        # the classes it has less than once a kilobyte of text (other scripts, accents in English,
+        # emoji) are read as one: where their bits are, in order, and their weights summed from
+        # the start, so that a span takes two look-ups for all of them instead of one each.
+        rare = [name for name in names[1:] if masks.totals[name] * _RARE_CHARS < len(text)]
+        dense = [name for name in names if name not in rare]
+        self._masks = [(w[name], masks.bits.get(name, b"")) for name in dense]
+        # The classes whitespace can hold: a run of blanks is counted from these alone (see `learn`).
+        self._blank_masks = [(w[name], masks.bits[name]) for name in dense if name in _BLANK_CLASSES]
+        held = sorted((p, w[name]) for name in rare for p in _set_bits(masks.bits[name]))
+        self._rare_at = array(position_kind(len(text)), [p for p, _ in held])
+        self._rare_sums = array("q", accumulate((weight for _, weight in held), initial=0))
         self._known: dict[int, tuple[int, int]] = {}  # seam -> `_before` it (see `_inside`)
+        # Seams whose `_before` is learnt (see `learn`), ascending, and their sums.
+        self._learnt_at = array(position_kind(len(text)))
+        self._learnt_totals = array("q")
+        self._learnt_words = array("q")
         self._asked: set[int] = set()
         self._stretches: list[tuple[int, int]] | None = None
 
@@ -437,7 +451,9 @@ class EstimateIndex:
             return sum(map(mul, (weight for weight, _ in self._totals), counts)), counts[0]
         lo, hi, shift, keep = a >> 3, (b + 7) >> 3, a & 7, (1 << (b - a)) - 1
         counts = [((int.from_bytes(mask[lo:hi], "little") >> shift) & keep).bit_count() for _, mask in self._masks]
-        return sum(map(mul, (weight for weight, _ in self._masks), counts)), counts[0]
+        at, sums = self._rare_at, self._rare_sums
+        rare = sums[bisect.bisect_left(at, b)] - sums[bisect.bisect_left(at, a)]
+        return sum(map(mul, (weight for weight, _ in self._masks), counts)) + rare, counts[0]
 
     def _before(self, p: int) -> tuple[int, int]:
         """`_between(0, p)`, from the sums at the start of p's stretch of `_STRETCH` characters."""
@@ -500,26 +516,72 @@ class EstimateIndex:
             return out
         heads = [starts[k] for k in plain]
         tails = [ends[k] for k in plain]
+        totals, found_words = self._sums(heads, tails)
+        left = bisect.bisect_left
+        pairs_at = self._pairs
+        pairs = [left(pairs_at, b) - left(pairs_at, a) for a, b in zip(heads, tails)]
+        pair_weight = self._pair_weight
+        # The words are the first class (see `_masks`): pairs count only beside a word (`_gate`).
+        for k, total, words, n in zip(plain, totals, found_words, pairs):
+            out[k] = _tokens(total + pair_weight * n if words else total)
+        return out
+
+    def _sums(
+        self, heads: Sequence[int], tails: Sequence[int], masks: Sequence[tuple[int, bytes | bytearray]] | None = None
+    ) -> tuple[list[int], list[int]]:
+        """(weighted counts but the pairs, words) of every span [heads[k], tails[k]), a class at a
+        time (`_between` of each). Given `masks`, those of the dense classes only, and no words:
+        the spans hold no bit of any other (the blanks of `learn`)."""
+        dense = self._masks if masks is None else masks
         # Where each span's bits are: its bytes, the bits to drop below its start, its width.
         where = [(a >> 3, (b + 7) >> 3, a & 7, (1 << (b - a)) - 1) for a, b in zip(heads, tails)]
         from_bytes = int.from_bytes
         found = [
             [((from_bytes(mask[lo:hi], "little") >> shift) & keep).bit_count() for lo, hi, shift, keep in where]
-            for _, mask in self._masks
+            for _, mask in dense
         ]
-        weights = [weight for weight, _ in self._masks]
-        totals = [sum(map(mul, weights, column)) for column in zip(*found)]
-        pairs_at, left = self._pairs, bisect.bisect_left
-        pairs = [left(pairs_at, b) - left(pairs_at, a) for a, b in zip(heads, tails)]
-        pair_weight = self._pair_weight
-        # The words are the first class (see `_masks`): pairs count only beside a word (`_gate`).
-        for k, total, words, n in zip(plain, totals, found[0], pairs):
-            out[k] = _tokens(total + pair_weight * n if words else total)
-        return out
+        weights = [weight for weight, _ in dense]
+        at, sums, left = self._rare_at, self._rare_sums, bisect.bisect_left
+        columns = zip(*found) if found else ((),) * len(heads)
+        totals = [
+            sum(map(mul, weights, column)) + sums[left(at, b)] - sums[left(at, a)] for column, a, b in zip(columns, heads, tails)
+        ]
+        return totals, found[0] if masks is None else [0] * len(heads)
+
+    def learn(self, spans: Iterable[tuple[int, int]]) -> None:
+        """Learn `_before` at both ends of every span: pieces of the text, ascending, with nothing
+        but whitespace between them (a document's paragraphs). Packing asks for the spans
+        between such ends again and again (is a piece over the size, how many pieces fit); each
+        is then two look-ups. The sums run over the pieces and the blanks between them, taken a
+        class at a time, and a blank only holds the classes of whitespace (`_BLANK_CLASSES`)."""
+        ends = [0, *chain.from_iterable(spans), len(self.text)]
+        blanks = (ends[0::2], ends[1::2])  # [0, first start), [an end, the next start), ...
+        pieces = (ends[1:-1:2], ends[2:-1:2])
+        blank_totals, _ = self._sums(*blanks, self._blank_masks)
+        piece_totals, piece_words = self._sums(*pieces)
+        zero = [0] * len(blank_totals)
+        totals = array("q", accumulate(chain.from_iterable(zip(blank_totals, piece_totals + [0]))))
+        words = array("q", accumulate(chain.from_iterable(zip(zero, piece_words + [0]))))
+        # Only seams: a piece starting with a digit after a space or tab has its edge counted as
+        # text (`count`); every piece's end is one (the whitespace after it).
+        keep = [k for k, p in enumerate(ends[1:-1]) if k % 2 or self._is_seam(p)]
+        self._learnt_at = array(position_kind(len(self.text)), [ends[1 + k] for k in keep])
+        self._learnt_totals = array("q", [totals[k] for k in keep])
+        self._learnt_words = array("q", [words[k] for k in keep])
 
     def count(self, start: int, end: int) -> int:
         """``estimate_tokens(text[start:end])`` for this index's target."""
         text = self.text
+        at = self._learnt_at
+        if at and start < end and not text[start].isspace():
+            i = bisect.bisect_left(at, start)
+            j = bisect.bisect_left(at, end, i)
+            if j < len(at) and at[i] == start and at[j] == end:  # both ends learnt (see `learn`)
+                total = self._learnt_totals[j] - self._learnt_totals[i]
+                pairs = bisect.bisect_left(self._pairs, end) - bisect.bisect_left(self._pairs, start)
+                if self._learnt_words[j] - self._learnt_words[i]:
+                    total += self._pair_weight * pairs
+                return _tokens(total)
         if end <= start or _NON_SPACE.search(text, start, end) is None:
             return 0
         head = start
@@ -685,6 +747,26 @@ def _encode(text: str) -> tuple[bytes, list[tuple[int, str]]]:
         return text.encode("latin-1", "chunker.estimate"), runs
     finally:
         del _MET.runs
+
+
+# The classes whose bits can fall on whitespace (a test checks that no other class's can).
+_BLANK_CLASSES = frozenset({"newline_runs", "space_runs"})
+_RARE_CHARS = 1 << 10  # a class of fewer bits than this many characters each is read from its positions (see EstimateIndex)
+# Where the set bits of each byte value are; every byte value but 0 as 1.
+_BITS_OF = [tuple(k for k in range(8) if value >> k & 1) for value in range(256)]
+_MARK_NONZERO = bytes([0] + [1] * 255)
+
+
+def _set_bits(bits: bytes | bytearray) -> list[int]:
+    """The positions of the set bits of a little-endian mask, in order: the bytes holding any
+    found by `find` (at C speed, past the zeros), their bits looked up (a few: `_RARE_CHARS`)."""
+    marks = bits.translate(_MARK_NONZERO)
+    found: list[int] = []
+    j = marks.find(1)
+    while j >= 0:
+        found.extend(8 * j + k for k in _BITS_OF[bits[j]])
+        j = marks.find(1, j + 1)
+    return found
 
 
 _KNOWN_MAX = 1 << 15  # edges whose sums an index keeps (some 150 bytes each), then starts afresh

@@ -9,9 +9,13 @@ from __future__ import annotations
 import bisect
 from array import array
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from ..text._segments import word_columns
+from ..text._segments import iter_paragraph_spans, word_columns
 from ._tokenizers import TokenizerLike
+
+if TYPE_CHECKING:
+    from ._estimate import EstimateIndex
 
 __all__ = ["Measure", "make_measure"]
 
@@ -343,6 +347,16 @@ class IndexedEstimateMeasure(EstimateTokenMeasure):
         index = EstimateIndex(text)
         self.count = index.count  # type: ignore[method-assign]
         self.counts = index.counts  # type: ignore[method-assign]
+        self._index: EstimateIndex | None = index
+
+    def over(self, start: int, end: int, size: int) -> bool:
+        # Asked first when packing begins (a piece that may not fit): the paragraphs' ends are
+        # learnt then, once per document, since packing asks about the spans between them.
+        # Counting chunks made by characters never asks, and never pays for it.
+        if self._index is not None:
+            self._index.learn(iter_paragraph_spans(self.text))
+            self._index = None
+        return self.count(start, end) > size
 
 
 def make_measure(text: str, unit: str, tokenizer: TokenizerLike) -> Measure:
