@@ -599,6 +599,22 @@ def test_index_counts_prose_with_a_few_characters_beyond_latin1(target, extras, 
         assert index.count(start, end) == estimate_tokens(text[start:end], target=target), (start, end)
 
 
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(SEAMY, st.text(alphabet=ANY_CHAR, max_size=80)), copies=st.integers(1, 40))
+def test_classes_read_together_are_the_classes_read_one_by_one(text, copies):
+    # Two or four classes from one pass (`_masks_together`): the same masks as one
+    # translation and `int(..., 2)` each, at every length (odd ones, past a byte of digits).
+    back = _estimate._encode(text * copies)[0][::-1]
+    plans = {
+        "_T_FOUR": ("_T_LETTER", "_T_UPPER", "_T_SPACE", "_T_LINE_FEED"),
+        "_T_FOUR_CR": ("_T_LETTER", "_T_UPPER", "_T_SPACE", "_T_LINE"),
+        "_T_DIGIT_UNDERSCORE": ("_T_DIGIT", "_T_UNDERSCORE"),
+    }
+    for plan, tables in plans.items():
+        one_by_one = [int(back.translate(getattr(_estimate, t)), 2) if back else 0 for t in tables]
+        assert _estimate._masks_together(back, getattr(_estimate, plan)) == one_by_one, plan
+
+
 def test_stand_ins_share_every_class_of_the_characters_they_replace():
     # Beyond Latin-1 the index reads each character as its stand-in: every class a mask is
     # read from must hold the one exactly when it holds the other, for every code point; and
@@ -618,7 +634,9 @@ def test_stand_ins_share_every_class_of_the_characters_they_replace():
         "_T_ACCENTED": _estimate._ACCENTED.pattern,
     }
     assert sorted(classes) == sorted(
-        n for n in dir(_estimate) if n.startswith("_T_") and n not in ("_T_LOWER", "_T_KIND", "_T_KINDS")
+        n
+        for n in dir(_estimate)
+        if n.startswith("_T_") and n not in ("_T_LOWER", "_T_KIND", "_T_KINDS", "_T_FOUR", "_T_FOUR_CR", "_T_DIGIT_UNDERSCORE")
     )
 
     def members(pattern):

@@ -661,6 +661,42 @@ def _code_ranges(chars: str) -> tuple[tuple[int, int], ...]:
 _HAN_CODES, _KANA_CODES, _HANGUL_CODES = map(_code_ranges, (_HAN, _KANA, _HANGUL))
 
 
+def _together(*tables: bytes) -> tuple[int, bytes, int, list[bytes]]:
+    """What reads two or four classes in one pass (see `_masks_together`): the base of the
+    first pass's digits, the table that writes each byte as a digit whose bit j says it is in
+    class j, the base of the second pass's, and each class's table of those bytes to its bits."""
+    k = len(tables)
+    assert k in (2, 4)
+    per_byte = 8 // k  # characters a byte of the first pass's number holds
+    first = bytes(_NUMERALS[sum(1 << j for j, t in enumerate(tables) if t[i] == 0x31)] for i in range(256))
+    second = [bytes(_NUMERALS[sum(((b >> (j + k * c)) & 1) << c for c in range(per_byte))] for b in range(256)) for j in range(k)]
+    return 1 << k, first, 1 << per_byte, second
+
+
+_NUMERALS = b"0123456789abcdef"  # the digits of bases up to 16
+
+
+def _masks_together(back: bytes, plan: tuple[int, bytes, int, list[bytes]]) -> list[int]:
+    """The masks of two or four classes of the reversed bytes `back`, as `int(back.translate(t),
+    2)` makes each, in less time: ``int`` of one translation packs a character's classes into a
+    digit (base 4 or 16), so that a byte of that number holds four or two characters; each class
+    is then a translation of those bytes to digits of its bits alone, and ``int`` of a quarter or
+    half as many."""
+    base, first, second_base, second = plan
+    if not back:
+        return [0] * len(second)
+    per_byte = 8 // len(second)
+    packed = int(back.translate(first), base).to_bytes((len(back) + per_byte - 1) // per_byte, "little")[::-1]
+    return [int(packed.translate(table), second_base) for table in second]
+
+
+# Letters, capitals, whitespace and line breaks ("\r" one too where the text has one), and
+# digits with underscores, each read together (`_masks_together`).
+_T_FOUR = _together(_T_LETTER, _T_UPPER, _T_SPACE, _T_LINE_FEED)
+_T_FOUR_CR = _together(_T_LETTER, _T_UPPER, _T_SPACE, _T_LINE)
+_T_DIGIT_UNDERSCORE = _together(_T_DIGIT, _T_UNDERSCORE)
+
+
 def _kind(c: str) -> str:
     """The letter of `_KINDS` whose classes are exactly those `c` is in, read as ``re`` reads
     them, without compiling them: ``\\w`` is ``isalnum()`` or "_", ``\\d`` is ``isdecimal()``
@@ -833,7 +869,7 @@ class _Masks:
         # classes follow from the others when none of those is.
         extra = data.translate(None, _PLAIN)
         rare = set(extra)
-        letter, upper = mask(_T_LETTER), mask(_T_UPPER)
+        letter, upper, space, line = _masks_together(back, _T_FOUR_CR if 13 in rare else _T_FOUR)
         lower = letter ^ upper
         # A word starts at a letter after no letter, and at a capital after a lower-case letter
         # (camelCase); the rest of its letters go on from the letter before.
@@ -849,16 +885,14 @@ class _Masks:
         c["caps"] = upper & ((upper << 1) | (upper >> 1))
         if not rare.isdisjoint(_ACCENTED_BYTES):
             c["accented"] = mask(_T_ACCENTED)
-        space, line = mask(_T_SPACE), mask(_T_LINE) if 13 in rare else mask(_T_LINE_FEED)
         flat = space & ~line
-        digit = mask(_T_DIGIT)
+        digit, under = _masks_together(back, _T_DIGIT_UNDERSCORE) if b"_" in data else (mask(_T_DIGIT), 0)
         if digit:
             first = digit & ~(digit << 1)
             c["digit_groups"] = _every_third(digit, first)
             # Spaces and tabs are the flat whitespace unless the text has another kind.
             spaced = flat if rare.isdisjoint(_OTHER_SPACES) else mask(_T_SPACE_OR_TAB)
             c["space_digits"] = first & (spaced << 1)
-        under = mask(_T_UNDERSCORE) if b"_" in data else 0
         c["underscores"] = under
         c["dunders"] = under & ~(under << 1) & (under >> 1)
         if rare.isdisjoint(_OTHER_WORD_BYTES):
