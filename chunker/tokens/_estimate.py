@@ -33,8 +33,8 @@ import threading
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate, chain
-from operator import mul
+from itertools import accumulate, chain, repeat
+from operator import add, mul
 
 from .._errors import ChunkerError
 from ..text._segments import position_kind
@@ -830,7 +830,7 @@ class _DocumentMasks:
                 m = _SEAM.search(text, start + _BLOCK)
                 stop = m.start() if m is not None else n
             block = _Masks(text[start:stop])
-            self.pairs.extend([p + start for p in block.pairs])
+            self.pairs.extend(map(add, block.pairs, repeat(start)))
             for name, mask in block.classes.items():
                 if mask:
                     self._write(name, mask, start, n)
@@ -998,7 +998,9 @@ def _pairs(data: bytes, runs: list[tuple[int, str]]) -> array[int]:
     """
     low = data.translate(_T_LOWER)
     dotted: set[int] = set()
-    if runs:
+    # Past Latin-1, only the Kelvin sign and "İ" lower-case to letters a-z: looked for in all the
+    # runs at once (in prose, thousands of quotes and dashes), then where they are.
+    if runs and _LOWER_TO_ASCII.search("".join([run for _, run in runs])) is not None:
         patched = bytearray(low)
         for at, run in runs:
             for m in _LOWER_TO_ASCII.finditer(run):
