@@ -132,3 +132,18 @@ def test_chunks_counted_one_by_one_match_the_documents_encoding(monkeypatch, whi
     assert alone == kept
     assert [r.stats for r in alone] == [r.stats for r in kept]
     assert chunker.to_jsonl(alone) == chunker.to_jsonl(kept)
+
+
+@pytest.mark.parametrize("strategy", ["recursive", "sentence", "paragraph", "markdown"])
+@pytest.mark.parametrize("text", ["\x1b", "\x1b\x1b\n\nA line.", "Two words."])
+def test_a_size_below_the_special_tokens_still_chunks_every_character(strategy, text):
+    # A BERT-style tokenizer counts [CLS] and [SEP] in every span: with a size of 1, not even an
+    # empty span fits. Packing by token offsets then asks how far a count reaches (`reach`, `back`)
+    # for a count below those two: no end and no start fits. A text the normalizer drops (a lone
+    # control character) has no token offsets at all. Every character is still in a chunk.
+    from hf_fixtures import wordpiece
+
+    tok = chunker.load_tokenizer(wordpiece(True))
+    res = chunker.chunk(text, strategy=strategy, unit="tokens", size=1, overlap=0, tokenizer=tok)
+    assert "".join("".join(c.text.split()) for c in res.chunks) == "".join(text.split())
+    assert all(text[c.start_char : c.end_char] == c.text for c in res.chunks)

@@ -150,10 +150,14 @@ class ExactTokenMeasure(Measure):
         return bisect.bisect_left(off, end) - bisect.bisect_left(off, start) + self.specials
 
     def reach(self, start: int, n: int) -> float:
+        if n < self.specials:
+            return start  # even an empty span holds the special tokens: no end fits
         k = bisect.bisect_left(self.offsets, start) + n - self.specials
         return self.offsets[k] if k < len(self.offsets) else _INF
 
     def back(self, end: int, n: int) -> float:
+        if n < self.specials:
+            return end  # no start fits, as above
         k = bisect.bisect_left(self.offsets, end) - (n - self.specials) - 1
         return self.offsets[k] + 1 if k >= 0 else -_INF
 
