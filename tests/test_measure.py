@@ -134,13 +134,14 @@ def test_chunks_counted_one_by_one_match_the_documents_encoding(monkeypatch, whi
     assert chunker.to_jsonl(alone) == chunker.to_jsonl(kept)
 
 
-@pytest.mark.parametrize("strategy", ["recursive", "sentence", "paragraph", "markdown"])
+@pytest.mark.parametrize("strategy", ["recursive", "sentence", "paragraph", "markdown", "fixed"])
 @pytest.mark.parametrize("text", ["\x1b", "\x1b\x1b\n\nA line.", "Two words."])
 def test_a_size_below_the_special_tokens_still_chunks_every_character(strategy, text):
     # A BERT-style tokenizer counts [CLS] and [SEP] in every span: with a size of 1, not even an
     # empty span fits. Packing by token offsets then asks how far a count reaches (`reach`, `back`)
     # for a count below those two: no end and no start fits. A text the normalizer drops (a lone
-    # control character) has no token offsets at all. Every character is still in a chunk.
+    # control character) has no token offsets at all; the fixed windows start at tokens, and the
+    # characters before the first are the first window's. Every character is still in a chunk.
     from hf_fixtures import wordpiece
 
     tok = chunker.load_tokenizer(wordpiece(True))

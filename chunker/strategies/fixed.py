@@ -53,6 +53,15 @@ def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple
         # A tokenizer that adds special tokens to every sequence counts them in every window.
         room = max(1, size - measure.specials)
         starts, ends = _token_windows(measure, n, room, min(overlap, room - 1), kind)
+        # Characters the tokenizer drops (a normalizer's control characters) hold no token, and
+        # windows start at tokens: those before the first token go to the first window, and a
+        # text of nothing else is one window, so that no text is lost.
+        first = len(text) - len(text.lstrip())
+        if starts and first < starts[0]:
+            starts[0] = first
+        elif not starts and first < n:
+            starts.append(first)
+            ends.append(n)
     else:
         # Estimated tokens have no boundaries of their own: grow each window as far as the
         # estimate allows, and start the next one where `overlap` tokens of it remain. (Stepping
