@@ -56,11 +56,11 @@ def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple
         # Characters the tokenizer drops (a normalizer's control characters) hold no token, and
         # windows start at tokens: those before the first token go to the first window, and a
         # text of nothing else is one window, so that no text is lost.
-        first = len(text) - len(text.lstrip())
-        if starts and first < starts[0]:
-            starts[0] = first
-        elif not starts and first < n:
-            starts.append(first)
+        lead = len(text) - len(text.lstrip())
+        if starts and lead < starts[0]:
+            starts[0] = lead
+        elif not starts and lead < n:
+            starts.append(lead)
             ends.append(n)
     else:
         # Estimated tokens have no boundaries of their own: grow each window as far as the
