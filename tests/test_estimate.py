@@ -497,6 +497,8 @@ def test_index_counts_many_spans_at_once_as_each_span_alone(target, text, data):
         else:
             start = data.draw(st.integers(0, len(text)))
             spans.append((start, data.draw(st.integers(start, len(text)))))
+    # And spans past the end, as `count` takes them (the text they hold).
+    spans += [(len(text), len(text) + 1), (max(0, len(text) - 2), len(text) + 3)]
     starts, ends = [a for a, _ in spans], [b for _, b in spans]
     assert index.counts(starts, ends) == [estimate_tokens(text[a:b], target=target) for a, b in spans]
 
@@ -533,6 +535,7 @@ def test_an_index_that_learnt_the_paragraphs_counts_the_same(target, text, rare_
             start = data.draw(st.integers(0, len(text)))
             end = data.draw(st.integers(start, len(text)))
         assert index.count(start, end) == estimate_tokens(text[start:end], target=target), (start, end)
+    assert index.count(len(text), len(text) + 1) == 0  # past the end: nothing, as before learning
 
 
 def test_only_the_blank_classes_fall_on_whitespace(corpora):

@@ -10,11 +10,14 @@ start to its last word's end.
 from __future__ import annotations
 
 import bisect
+import re
 from array import array
 
 from ..text._segments import ends_sentence, position_kind
 from ..tokens._measure import CharMeasure, ExactTokenMeasure, Measure, WordMeasure
 from ._spans import Spans
+
+_NON_SPACE = re.compile(r"\S")
 
 
 def _windows(n_units: int, size: int, overlap: int, kind: str = "q") -> tuple[array[int], array[int]]:
@@ -56,7 +59,8 @@ def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple
         # Characters the tokenizer drops (a normalizer's control characters) hold no token, and
         # windows start at tokens: those before the first token go to the first window, and a
         # text of nothing else is one window, so that no text is lost.
-        lead = len(text) - len(text.lstrip())
+        found = _NON_SPACE.search(text)
+        lead = found.start() if found is not None else n
         if starts and lead < starts[0]:
             starts[0] = lead
         elif not starts and lead < n:

@@ -505,7 +505,8 @@ class EstimateIndex:
         bits are counted over all of them in one pass (a third of the time of the spans one
         at a time, which look up kept sums and pairs for each). Any other span is `count`ed."""
         text, seam = self.text, self._is_seam
-        plain = [k for k, (a, b) in enumerate(zip(starts, ends)) if a < b and not text[a].isspace() and seam(a) and seam(b)]
+        n = len(text)
+        plain = [k for k, (a, b) in enumerate(zip(starts, ends)) if a < b <= n and not text[a].isspace() and seam(a) and seam(b)]
         out = [0] * len(starts)
         if len(plain) < len(starts):
             done = set(plain)
@@ -565,15 +566,17 @@ class EstimateIndex:
         # Only seams: a piece starting with a digit after a space or tab has its edge counted as
         # text (`count`); every piece's end is one (the whitespace after it).
         keep = [k for k, p in enumerate(ends[1:-1]) if k % 2 or self._is_seam(p)]
-        self._learnt_at = array(position_kind(len(self.text)), [ends[1 + k] for k in keep])
+        # The sums before the points: `count` looks at the points first (a count on another
+        # thread meanwhile finds none learnt yet, never points without their sums).
         self._learnt_totals = array("q", [totals[k] for k in keep])
         self._learnt_words = array("q", [words[k] for k in keep])
+        self._learnt_at = array(position_kind(len(self.text)), [ends[1 + k] for k in keep])
 
     def count(self, start: int, end: int) -> int:
         """``estimate_tokens(text[start:end])`` for this index's target."""
         text = self.text
         at = self._learnt_at
-        if at and start < end and not text[start].isspace():
+        if at and start < end <= len(text) and not text[start].isspace():
             i = bisect.bisect_left(at, start)
             j = bisect.bisect_left(at, end, i)
             if j < len(at) and at[i] == start and at[j] == end:  # both ends learnt (see `learn`)
