@@ -56,16 +56,6 @@ def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple
         # A tokenizer that adds special tokens to every sequence counts them in every window.
         room = max(1, size - measure.specials)
         starts, ends = _token_windows(measure, n, room, min(overlap, room - 1), kind)
-        # Characters the tokenizer drops (a normalizer's control characters) hold no token, and
-        # windows start at tokens: those before the first token go to the first window, and a
-        # text of nothing else is one window, so that no text is lost.
-        found = _NON_SPACE.search(text)
-        lead = found.start() if found is not None else n
-        if starts and lead < starts[0]:
-            starts[0] = lead
-        elif not starts and lead < n:
-            starts.append(lead)
-            ends.append(n)
     else:
         # Estimated tokens have no boundaries of their own: grow each window as far as the
         # estimate allows, and start the next one where `overlap` tokens of it remain. (Stepping
@@ -96,7 +86,9 @@ def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int, 
     token start is left to move back to, the window is cut between two characters inside a
     token, and the next starts there. A start never passes the previous end (no text is lost)
     and starts ascend. Only a character of more than `size` tokens gets a window that is over
-    (and flagged).
+    (and flagged). Characters the tokenizer drops (a normalizer's control characters) hold no
+    token: those before the first token are the first window's, and a text of nothing else is
+    one window.
     """
     off, count, mid = measure.offsets, len(measure.offsets), measure.mid_chars
     over, specials = measure.over, measure.specials
@@ -114,8 +106,13 @@ def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int, 
     def at(i: int) -> int:
         return int(off[i]) if i < count else n
 
+    found = _NON_SPACE.search(measure.text)
+    lead = found.start() if found is not None else n  # where the first window starts at the latest
     starts, ends = array(kind), array(kind)
     if not count:
+        if lead < n:
+            starts.append(lead)
+            ends.append(n)
         return starts, ends
     stride = size - overlap
     prev_s = prev_e = -1
@@ -159,6 +156,7 @@ def _token_windows(measure: ExactTokenMeasure, n: int, size: int, overlap: int, 
             break
         prev_s, prev_e = s, e
         i += stride
+    starts[0] = min(starts[0], lead)
     return starts, ends
 
 

@@ -523,8 +523,8 @@ class EstimateIndex:
         pairs = [left(pairs_at, b) - left(pairs_at, a) for a, b in zip(heads, tails)]
         pair_weight = self._pair_weight
         # The words are the first class (see `_masks`): pairs count only beside a word (`_gate`).
-        for k, total, words, n in zip(plain, totals, found_words, pairs):
-            out[k] = _tokens(total + pair_weight * n if words else total)
+        for k, total, words, held in zip(plain, totals, found_words, pairs):
+            out[k] = _tokens(total + pair_weight * held if words else total)
         return out
 
     def _sums(
@@ -558,11 +558,10 @@ class EstimateIndex:
         ends = [0, *chain.from_iterable(spans), len(self.text)]
         blanks = (ends[0::2], ends[1::2])  # [0, first start), [an end, the next start), ...
         pieces = (ends[1:-1:2], ends[2:-1:2])
-        blank_totals, _ = self._sums(*blanks, self._blank_masks)
+        blank_totals, blank_words = self._sums(*blanks, self._blank_masks)  # no words in a blank
         piece_totals, piece_words = self._sums(*pieces)
-        zero = [0] * len(blank_totals)
         totals = array("q", accumulate(chain.from_iterable(zip(blank_totals, piece_totals + [0]))))
-        words = array("q", accumulate(chain.from_iterable(zip(zero, piece_words + [0]))))
+        words = array("q", accumulate(chain.from_iterable(zip(blank_words, piece_words + [0]))))
         # Only seams: a piece starting with a digit after a space or tab has its edge counted as
         # text (`count`); every piece's end is one (the whitespace after it).
         keep = [k for k, p in enumerate(ends[1:-1]) if k % 2 or self._is_seam(p)]

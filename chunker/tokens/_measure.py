@@ -351,15 +351,15 @@ class IndexedEstimateMeasure(EstimateTokenMeasure):
         index = EstimateIndex(text)
         self.count = index.count  # type: ignore[method-assign]
         self.counts = index.counts  # type: ignore[method-assign]
-        self._index: EstimateIndex | None = index
+        self._unlearnt: EstimateIndex | None = index  # until it learns the paragraphs (`over`)
 
     def over(self, start: int, end: int, size: int) -> bool:
         # Asked first when packing begins (a piece that may not fit): the paragraphs' ends are
         # learnt then, once per document, since packing asks about the spans between them.
         # Counting chunks made by characters never asks, and never pays for it.
-        if self._index is not None:
-            self._index.learn(iter_paragraph_spans(self.text))
-            self._index = None
+        if self._unlearnt is not None:
+            self._unlearnt.learn(iter_paragraph_spans(self.text))
+            self._unlearnt = None
         return self.count(start, end) > size
 
 
