@@ -167,14 +167,15 @@ def test_a_file_that_cannot_be_read_says_why_in_one_line_and_keeps_the_document(
 
 
 def test_a_worker_started_again_extracts_the_file_again(app, chromium, tmp_path):
-    # Stale work (a model's tokenizer.json on the whole handbook, cut at 3 tokens: some 12,000
-    # chunks each counted exactly, seconds of work) makes the page stop its worker and start
+    # Stale work (a model's tokenizer.json on a 200 KB handbook, cut at 3 tokens: some 23,000
+    # chunks each counted exactly, well over a second of the worker's time, even on a fast
+    # machine: half of that was once over before the page's patience ran out) makes the page stop its worker and start
     # another (see test_page_questions); the new one is given the PDF again, not its text, so
     # the chunks still know their pages.
     from conftest import Page
 
     pdf = tmp_path / "handbook.pdf"
-    pdf.write_bytes(handbook(parts=16).pdf)
+    pdf.write_bytes(handbook(parts=32).pdf)
     page = Page(chromium, app.url, context=app.context)
     try:
         page.page.add_init_script("window.chunkerStaleSeconds = 0.5; window.chunkerCompareAutoChars = 1")
