@@ -3,7 +3,7 @@
     python tools/lock.py
 
 requirements-test.txt -> requirements-test.lock (and -nodeps), bench/requirements.txt ->
-bench/requirements.lock: every package, its dependencies included, pinned by version and by the
+bench/requirements.lock, tools/uv.txt -> tools/uv.lock: every package, its dependencies included, pinned by version and by the
 registry's hashes of every file of that version (for any platform: --universal). It runs `uv`
 from a throwaway virtual environment (PyPI), so a lock is made the same way on any machine.
 """
@@ -22,6 +22,7 @@ SOURCES = [
     (ROOT / "requirements-test.txt", []),
     (ROOT / "requirements-test-nodeps.txt", ["--no-deps"]),
     (ROOT / "bench" / "requirements.txt", []),
+    (ROOT / "tools" / "uv.txt", []),  # the installer tools/bootstrap.py installs the others with
 ]
 
 
@@ -54,7 +55,7 @@ def main() -> int:
             header = (
                 f"# Made by `python tools/lock.py` ({UV}) from {source.relative_to(ROOT)}: do not edit.\n"
                 "# Every package pinned by version and hash; tools/bootstrap.py installs it with\n"
-                "# pip --require-hashes.\n"
+                "# --require-hashes (uv's, or pip's).\n"
             )
             lock.write_text(header + lock.read_text(encoding="utf-8"), encoding="utf-8")
             print(f"{lock.relative_to(ROOT)}: {sum(1 for x in lock.read_text().splitlines() if '==' in x)} packages")
