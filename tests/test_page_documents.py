@@ -168,8 +168,7 @@ def test_a_file_that_cannot_be_read_says_why_in_one_line_and_keeps_the_document(
 
 def test_a_worker_started_again_extracts_the_file_again(app, chromium, tmp_path):
     # Stale work (a model's tokenizer.json on a 200 KB handbook, cut at 3 tokens: some 23,000
-    # chunks each counted exactly, well over a second of the worker's time, even on a fast
-    # machine: half of that was once over before the page's patience ran out) makes the page stop its worker and start
+    # chunks each counted exactly, over a second of the worker's time) makes the page stop its worker and start
     # another (see test_page_questions); the new one is given the PDF again, not its text, so
     # the chunks still know their pages.
     from conftest import Page
@@ -181,7 +180,14 @@ def test_a_worker_started_again_extracts_the_file_again(app, chromium, tmp_path)
         page.page.add_init_script("window.chunkerStaleSeconds = 0.5; window.chunkerCompareAutoChars = 1")
         page.open("?strategy=recursive&unit=tokens&size=3&overlap=1")
         open_file(page, pdf)
-        outdate_model_work(page)
+        # The stale work must still be running when the page's patience runs out: on a busy
+        # machine it has been over before that (seen in 2 of 3 full runs, never in this module
+        # alone), so the test provokes it again, up to three times, until the page restarts.
+        for _ in range(3):
+            outdate_model_work(page)
+            if page.page.get_attribute("body", "data-restarts") == "1":
+                break
+            page.wait_idle()
         assert page.page.get_attribute("body", "data-restarts") == "1"
         result = chunker.Document.open(pdf).chunk(**page.controls())
         assert [(c["start"], c["end"]) for c in page.cards()] == [
