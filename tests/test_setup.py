@@ -22,6 +22,7 @@ def test_uv_installs_the_locks_and_is_handed_pips_registry_and_certificate(monke
         pytest.skip("this environment was not made by the set-up (no uv beside its python)")
     command, env = bootstrap._installer(python)
     assert command[:3] == [str(python.parent / "uv"), "pip", "install"] and ["--python", str(python)] == command[3:5]
+    assert "--link-mode=copy" in command
     assert env["UV_DEFAULT_INDEX"] == "https://registry.example/simple"
     assert env["SSL_CERT_FILE"] == "/etc/ssl/certs/example.pem"
 
@@ -37,3 +38,13 @@ def test_the_uv_lock_pins_the_uv_the_locks_are_made_with():
 
     text = bootstrap.UV_LOCK.read_text()
     assert f"\n{lock.UV} \\\n" in text and "--hash=sha256:" in text
+
+
+def test_installed_files_are_not_hard_links():
+    # nltk opens no multiply-linked file (its guard against links out of its data folder), and
+    # LlamaIndex's sentence splitter reads its stopwords through it: uv's default hard links
+    # from its cache broke both on a fresh set-up.
+    import llama_index.core
+
+    stopwords = Path(llama_index.core.__file__).parent / "_static" / "nltk_cache" / "corpora" / "stopwords" / "english"
+    assert stopwords.is_file() and stopwords.stat().st_nlink == 1

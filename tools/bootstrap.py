@@ -76,7 +76,10 @@ def _installer(python: Path) -> tuple[list, dict | None]:
     takes a quarter of pip's time for the test lock (22 s against 60 s, wheels not yet cached);
     pip's own when uv cannot be had (no wheel for this platform, say). uv reads no pip
     configuration: a registry or certificate pip is configured with by the environment is
-    handed on. Returns the command and its environment."""
+    handed on. uv copies each file out of its cache (`--link-mode=copy`): its default hard links
+    make every installed file multiply-linked, and nltk refuses to open such a file (the
+    stopwords LlamaIndex ships), as a guard against links out of its data folder. Returns the
+    command and its environment."""
     pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     if UV_LOCK.is_file():
         got = subprocess.run([*pip, "--require-hashes", "-r", str(UV_LOCK)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -87,7 +90,7 @@ def _installer(python: Path) -> tuple[list, dict | None]:
                 env.setdefault("UV_DEFAULT_INDEX", env["PIP_INDEX_URL"])
             if env.get("PIP_CERT"):
                 env.setdefault("SSL_CERT_FILE", env["PIP_CERT"])
-            return [str(uv), "pip", "install", "--python", str(python), "-q"], env
+            return [str(uv), "pip", "install", "--python", str(python), "--link-mode=copy", "-q"], env
     return pip, None
 
 
