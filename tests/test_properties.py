@@ -540,3 +540,70 @@ def test_code_never_cuts_a_definition_that_fits(text, opts):
     for start, end, _ in definitions(text):
         if own(text[start:end]) <= res.settings.size:
             assert any(c.start_char <= start and end <= c.end_char for c in res), text[start:end][:80]
+
+
+_PARAGRAPH_ATOMS = st.sampled_from(
+    [
+        "x",
+        "y z",
+        " ",
+        "\t",
+        "\n",
+        "\n\n",
+        "\r\n",
+        "\r\n\r\n",
+        "\n \n",
+        "\u2028",
+        "\xa0",
+        "```",
+        "~~~~",
+        "```py\n",
+        "   ```",
+        "\n```\n",
+    ]
+)
+paragraph_texts = st.lists(_PARAGRAPH_ATOMS, max_size=60).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(paragraph_texts, st.data())
+def test_the_paragraph_level_on_columns_is_the_one_a_paragraph_at_a_time(text, data):
+    """The recursive cascade's paragraph level (paragraph_columns, glue_columns, runs placed
+    as array slices) gives the very pieces and hard boundaries of the reference: each
+    paragraph of paragraph_spans through _glued, one at a time."""
+    from array import array
+
+    from chunker.strategies import _pack
+    from chunker.text._segments import Fences, paragraph_columns, paragraph_spans
+    from chunker.tokens._measure import CharMeasure, WordMeasure
+
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    starts, ends = paragraph_columns(text, start, end, "q")
+    reference = paragraph_spans(text, start, end)
+    assert list(zip(starts, ends)) == reference
+    fences = Fences.of(text)
+    assert list(zip(*_pack.glue_columns(starts, ends, fences))) == list(_pack._glued(reference, fences))
+
+    size = data.draw(st.integers(0, 12))
+    measure = data.draw(st.sampled_from([CharMeasure, WordMeasure]))(text)
+
+    def leaves(place):
+        got = _pack.Leaves("q")
+        place(got)
+        return list(got.starts), list(got.ends), bytes(got.cut), sorted(got.hard)
+
+    def reference_place(got):
+        # What the cascade did before its paragraph level took columns: the generic loop.
+        segments = _pack._glued(_pack.iter_paragraph_spans(text, start, end), fences)
+        for a, b in segments:
+            if size and measure.over(a, b, size):
+                got.hard.add(len(got.starts))
+                _pack.cascade(text, a, b, 1, measure=measure, size=size, leaves=got, fences=fences)
+                got.hard.add(len(got.starts))
+            else:
+                got.add(a, b)
+
+    columns = leaves(lambda got: _pack.cascade(text, start, end, 0, measure=measure, size=size, leaves=got, fences=fences))
+    assert columns == leaves(reference_place)
+    assert array("q", columns[0]) == array("q", sorted(columns[0]))
