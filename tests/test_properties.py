@@ -542,27 +542,10 @@ def test_code_never_cuts_a_definition_that_fits(text, opts):
             assert any(c.start_char <= start and end <= c.end_char for c in res), text[start:end][:80]
 
 
-_PARAGRAPH_ATOMS = st.sampled_from(
-    [
-        "x",
-        "y z",
-        " ",
-        "\t",
-        "\n",
-        "\n\n",
-        "\r\n",
-        "\r\n\r\n",
-        "\n \n",
-        "\u2028",
-        "\xa0",
-        "```",
-        "~~~~",
-        "```py\n",
-        "   ```",
-        "\n```\n",
-    ]
+# The shared atoms (blank lines, CRLF, fence markers, wide spaces...), and fence lines of both kinds.
+paragraph_texts = st.lists(_atoms | st.sampled_from(["~~~~", "```py\n", "   ```", "\n```\n", "\u2028", "\xa0"]), max_size=60).map(
+    "".join
 )
-paragraph_texts = st.lists(_PARAGRAPH_ATOMS, max_size=60).map("".join)
 
 
 @settings(max_examples=400, deadline=None)
