@@ -542,10 +542,15 @@ def test_code_never_cuts_a_definition_that_fits(text, opts):
             assert any(c.start_char <= start and end <= c.end_char for c in res), text[start:end][:80]
 
 
-# The shared atoms (blank lines, CRLF, fence markers, wide spaces...), and fence lines of both kinds.
-paragraph_texts = st.lists(_atoms | st.sampled_from(["~~~~", "```py\n", "   ```", "\n```\n", "\u2028", "\xa0"]), max_size=60).map(
-    "".join
-)
+# Paragraphs, fence lines among them, between separators of every kind the level knows
+# (blank lines with spaces, CRLF, a lone line break that joins two lines into one paragraph).
+paragraph_texts = st.lists(
+    st.tuples(
+        st.sampled_from(["x", "y z", "```", "~~~~", "```py", "   ```", "x\n```", "\xa0", "\u2028"]),
+        st.sampled_from(["\n\n", "\r\n\r\n", "\n \n", "\n", " \n\n\t", ""]),
+    ),
+    max_size=30,
+).map(lambda parts: "".join(p + sep for p, sep in parts))
 
 
 @settings(max_examples=400, deadline=None)
