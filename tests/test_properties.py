@@ -595,3 +595,19 @@ def test_the_paragraph_level_on_columns_is_the_one_a_paragraph_at_a_time(text, d
     columns = leaves(lambda got: _pack.cascade(text, start, end, 0, measure=measure, size=size, leaves=got, fences=fences))
     assert columns == leaves(reference_place)
     assert array("q", columns[0]) == array("q", sorted(columns[0]))
+
+
+def test_paragraph_columns_past_a_batch_of_last_characters():
+    # The paragraphs' last characters are read 2**14 at a time: ragged paragraphs (a space, a
+    # CR before the blank line) on both sides of the batches' edges are trimmed as one at a time.
+    from random import Random
+
+    from chunker.text._segments import paragraph_columns, paragraph_spans
+
+    rng = Random(7)
+    text = "".join(
+        rng.choice(["x", "ab", "c ", "d\r", "e\t "]) + rng.choice(["\n\n", "\r\n\r\n", "\n \n"]) for _ in range(40_000)
+    )
+    for start, end in ((0, len(text)), (5, len(text) - 3), (1 << 16, 1 << 17)):
+        starts, ends = paragraph_columns(text, start, end, "i")
+        assert list(zip(starts, ends)) == paragraph_spans(text, start, end)
