@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -553,12 +554,58 @@ paragraph_texts = st.lists(
 ).map(lambda parts: "".join(p + sep for p, sep in parts))
 
 
+_SEPARATOR = re.compile(r"\n[^\S\n]*\n\s*")  # a blank line and the whitespace after it
+
+
+def _paragraphs_one_at_a_time(text, start, end):
+    """The reference paragraphs of text[start:end]: the pieces between blank lines, each
+    stripped of its whitespace, the empty ones dropped."""
+    pieces, pos = [], start
+    for m in _SEPARATOR.finditer(text, start, end):
+        pieces.append((pos, m.start()))
+        pos = m.end()
+    pieces.append((pos, end))
+    found = []
+    for a, b in pieces:
+        piece = text[a:b]
+        if piece.strip():
+            a += len(piece) - len(piece.lstrip())
+            found.append((a, a + len(piece.strip())))
+    return found
+
+
+def _glued_one_at_a_time(pieces, fences):
+    """The reference glue: a piece that is exactly a fence line joins the piece before it if it
+    closes a block (and there is one), else the piece after it (the one before, at the end)."""
+    if fences is None:
+        return list(pieces)
+    found, waiting = [], None
+    for a, b in pieces:
+        if waiting is not None:
+            found.append((waiting[0], b))
+            waiting = None
+            continue
+        closes = fences.line(a, b)
+        if closes is None:
+            found.append((a, b))
+        elif closes and found:
+            found[-1] = (found[-1][0], b)
+        else:
+            waiting = (a, b)
+    if waiting is not None:
+        if found:
+            found[-1] = (found[-1][0], waiting[1])
+        else:
+            found.append(waiting)
+    return found
+
+
 @settings(max_examples=400, deadline=None)
 @given(paragraph_texts, st.data())
 def test_the_paragraph_level_on_columns_is_the_one_a_paragraph_at_a_time(text, data):
     """The recursive cascade's paragraph level (paragraph_columns, glue_columns, runs placed
     as array slices) gives the very pieces and hard boundaries of the reference: each
-    paragraph of paragraph_spans through _glued, one at a time."""
+    paragraph found and glued one at a time."""
     from array import array
 
     from chunker.strategies import _pack
@@ -568,10 +615,10 @@ def test_the_paragraph_level_on_columns_is_the_one_a_paragraph_at_a_time(text, d
     start = data.draw(st.integers(0, len(text)))
     end = data.draw(st.integers(start, len(text)))
     starts, ends = paragraph_columns(text, start, end, "q")
-    reference = paragraph_spans(text, start, end)
-    assert list(zip(starts, ends)) == reference
+    reference = _paragraphs_one_at_a_time(text, start, end)
+    assert list(zip(starts, ends)) == reference == paragraph_spans(text, start, end)
     fences = Fences.of(text)
-    assert list(zip(*_pack.glue_columns(starts, ends, fences))) == list(_pack._glued(reference, fences))
+    assert list(zip(*_pack.glue_columns(starts, ends, fences))) == _glued_one_at_a_time(reference, fences)
 
     size = data.draw(st.integers(0, 12))
     measure = data.draw(st.sampled_from([CharMeasure, WordMeasure]))(text)
@@ -582,9 +629,8 @@ def test_the_paragraph_level_on_columns_is_the_one_a_paragraph_at_a_time(text, d
         return list(got.starts), list(got.ends), bytes(got.cut), sorted(got.hard)
 
     def reference_place(got):
-        # What the cascade did before its paragraph level took columns: the generic loop.
-        segments = _pack._glued(_pack.iter_paragraph_spans(text, start, end), fences)
-        for a, b in segments:
+        # What the cascade did before its paragraph level took columns: a piece at a time.
+        for a, b in _glued_one_at_a_time(reference, fences):
             if size and measure.over(a, b, size):
                 got.hard.add(len(got.starts))
                 _pack.cascade(text, a, b, 1, measure=measure, size=size, leaves=got, fences=fences)
@@ -602,7 +648,7 @@ def test_paragraph_columns_past_a_batch_of_last_characters():
     # CR before the blank line) on both sides of the batches' edges are trimmed as one at a time.
     from random import Random
 
-    from chunker.text._segments import paragraph_columns, paragraph_spans
+    from chunker.text._segments import paragraph_columns
 
     rng = Random(7)
     text = "".join(
@@ -610,4 +656,4 @@ def test_paragraph_columns_past_a_batch_of_last_characters():
     )
     for start, end in ((0, len(text)), (5, len(text) - 3), (1 << 16, 1 << 17)):
         starts, ends = paragraph_columns(text, start, end, "i")
-        assert list(zip(starts, ends)) == paragraph_spans(text, start, end)
+        assert list(zip(starts, ends)) == _paragraphs_one_at_a_time(text, start, end)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import bisect
 from array import array
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import compress, repeat
 from operator import sub
 
 from ..text._segments import (  # noqa: F401 - paragraph_spans, for a doctest
     Fences,
-    iter_paragraph_spans,
     line_spans,
     paragraph_columns,
     paragraph_spans,
@@ -43,8 +42,8 @@ def _clauses(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return clause_spans(text, start, end)
 
 
-SEGMENTERS: dict[str, Callable[[str, int, int], Iterable[tuple[int, int]]]] = {
-    "paragraph": iter_paragraph_spans,  # a document's paragraphs, one at a time
+# The levels below the paragraph (`paragraph_columns` finds paragraphs).
+SEGMENTERS: dict[str, Callable[[str, int, int], list[tuple[int, int]]]] = {
     "line": line_spans,
     "sentence": _sentences,
     "clause": _clauses,
@@ -97,7 +96,7 @@ def _wrapped_prose(text: str, lines: Sequence[tuple[int, int]]) -> bool:
     return soft * 2 > len(lines) - 1
 
 
-def glue_fences(segments: list[tuple[int, int]], fences: Fences | None) -> list[tuple[int, int]]:
+def glue_fences(segments: Sequence[tuple[int, int]], fences: Fences | None) -> list[tuple[int, int]]:
     """`segments` with every piece that is exactly a code fence line joined to a neighbour: an
     opening fence to the piece after it, a closing fence to the piece before it (or the other
     way round at the edge of `segments`). A fence line alone is no chunk to embed.
@@ -106,45 +105,17 @@ def glue_fences(segments: list[tuple[int, int]], fences: Fences | None) -> list[
     >>> paragraph_spans(text), glue_fences(paragraph_spans(text), Fences.of(text))
     ([(0, 4), (6, 12), (14, 17), (19, 24)], [(0, 4), (6, 17), (19, 24)])
     """
-    return list(_glued(segments, fences))
-
-
-def _glued(segments: Iterable[tuple[int, int]], fences: Fences | None) -> Iterator[tuple[int, int]]:
-    """`glue_fences` one piece at a time: each piece is held back until the next one shows
-    whether it is a closing fence that joins it."""
-    if fences is None:
-        yield from segments
-        return
-    # `Fences.line` inlined: one dict look-up a piece, most pieces being no fence line.
-    lines = fences.lines.get
-    held: tuple[int, int] | None = None
-    waiting: tuple[int, int] | None = None  # a fence line waiting for the piece after it
-    for a, b in segments:
-        if waiting is not None:
-            piece, waiting = (waiting[0], b), None
-        else:
-            found = lines(a)
-            closes = found[0] if found is not None and found[1] == b else None
-            if closes is None:
-                piece = (a, b)
-            elif closes and held is not None:
-                held = (held[0], b)
-                continue
-            else:
-                waiting = (a, b)
-                continue
-        if held is not None:
-            yield held
-        held = piece
-    if waiting is not None:  # a fence line ends the segments: it joins the piece before it
-        held = (held[0] if held is not None else waiting[0], waiting[1])
-    if held is not None:
-        yield held
+    if fences is None or not segments or not fences.markers_in(segments[0][0], segments[-1][1]):
+        return list(segments)  # most pieces have no fence line among them: one bisection says so
+    kind = position_kind(segments[-1][1])
+    glued = glue_columns(array(kind, [a for a, _ in segments]), array(kind, [b for _, b in segments]), fences)
+    return list(zip(*glued))
 
 
 def glue_columns(starts: array[int], ends: array[int], fences: Fences | None) -> tuple[array[int], array[int]]:
-    """`_glued` on pieces held as columns: the same pieces, found by looking up the fence lines
-    that fall among them (a bisection each) instead of each piece in the fence lines.
+    """`glue_fences` on pieces held as columns. The fence lines that fall among the pieces are
+    looked up (a bisection each), not each piece among the fence lines: a megabyte of Markdown
+    holds some 600 fence lines and 9,000 paragraphs.
 
     >>> text = "Run:\\n\\n```\\nls\\n\\n```\\n\\nDone."
     >>> [list(c) for c in glue_columns(array("q", [0, 6, 14, 19]), array("q", [4, 12, 17, 24]), Fences.of(text))]
@@ -153,9 +124,9 @@ def glue_columns(starts: array[int], ends: array[int], fences: Fences | None) ->
     n = len(starts)
     if fences is None or not n:
         return starts, ends
-    markers, lines = fences.markers, fences.lines
+    lines = fences.lines
     hits = []
-    for marker in markers[bisect.bisect_left(markers, starts[0]) : bisect.bisect_right(markers, ends[-1])]:
+    for marker in fences.markers_in(starts[0], ends[-1]):
         k = bisect.bisect_left(starts, marker)
         if k < n and starts[k] == marker and ends[k] == lines[marker][1]:
             hits.append((k, lines[marker][0]))
@@ -208,7 +179,7 @@ def cascade(
     with a neighbour's text: no chunk joins the tail of a split piece to the next piece. Levels
     up to `split_all_until` are split even when they fit: the sentence strategy packs sentences, not paragraphs. A code
     fence line is never a piece of its own (see `glue_fences`; `fences` are the document's).
-    Pieces go to `leaves` as they are found: a document's paragraphs are never all held at once.
+    A document's paragraphs are held as columns (8 bytes each), never as a list of pairs.
     """
     name = levels[level]
     if name == "char":
@@ -229,15 +200,18 @@ def cascade(
             leaves.add(pos, stop, cut=True)
             pos = stop
         return
-    if name == "paragraph" and level >= split_all_until:
-        _place_paragraphs(text, start, end, level, measure=measure, size=size, leaves=leaves, levels=levels, fences=fences)
-        return
-    segments: Iterable[tuple[int, int]] = SEGMENTERS[name](text, start, end)
-    if name == "line":
-        segments = list(segments)
-        if _wrapped_prose(text, segments):
+    segments: Iterable[tuple[int, int]]
+    if name == "paragraph":
+        starts, ends = glue_columns(*paragraph_columns(text, start, end, leaves.starts.typecode), fences)
+        if level >= split_all_until:
+            _place_paragraphs(text, starts, ends, level, measure=measure, size=size, leaves=leaves, levels=levels, fences=fences)
+            return
+        segments = zip(starts, ends)
+    else:
+        segments = SEGMENTERS[name](text, start, end)
+        if name == "line" and _wrapped_prose(text, segments):
             segments = [(start, end)]  # skip the line level for this paragraph
-    segments = _glued(segments, fences)
+        segments = glue_fences(segments, fences)
     if level < split_all_until:
         # A coarser break than the strategy packs: segment further, no fences.
         for a, b in segments:
@@ -281,8 +255,8 @@ def cascade(
 
 def _place_paragraphs(
     text: str,
-    start: int,
-    end: int,
+    starts: array[int],
+    ends: array[int],
     level: int,
     *,
     measure: Measure,
@@ -293,10 +267,9 @@ def _place_paragraphs(
 ) -> None:
     """`cascade`'s paragraph level, on columns: the paragraphs that fit go to `leaves` in runs,
     as array slices, and only those over `size` take a step of Python (and a cascade of their
-    own). A paragraph a time through three generators (`iter_paragraph_spans`, `_glued`, the
+    own). A paragraph a time through three generators (the paragraphs, the fence glue, the
     loop) took 5.2 ms for the 9,000 paragraphs of a megabyte of Markdown, this 4.6, where
     LangChain's whole split of it takes about 7.5."""
-    starts, ends = glue_columns(*paragraph_columns(text, start, end, leaves.starts.typecode), fences)
     n = len(starts)
     if not size:
         over: list[int] = []

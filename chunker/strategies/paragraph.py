@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from array import array
 
-from ..text._segments import Fences, paragraph_spans, position_kind
+from ..text._segments import Fences, paragraph_columns, position_kind
 from ..tokens._measure import Measure
-from ._pack import Spans, glue_fences, pack_columns
+from ._pack import Spans, glue_columns, pack_columns
 
 
 def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple[str, ...] = ()) -> Spans:
@@ -21,8 +21,7 @@ def split(text: str, *, size: int, overlap: int, measure: Measure, breaks: tuple
     ['A.\\n\\nB.', 'C.']
     """
     kind = position_kind(len(text))
-    spans = glue_fences(paragraph_spans(text), Fences.of(text))  # a fence line is no paragraph of its own
-    starts, ends = array(kind, [s for s, _ in spans]), array(kind, [e for _, e in spans])
-    del spans
+    # A fence line is no paragraph of its own.
+    starts, ends = glue_columns(*paragraph_columns(text, 0, len(text), kind), Fences.of(text))
     firsts, lasts = pack_columns(starts, ends, size=size, overlap=overlap, measure=measure)
     return Spans(array(kind, map(starts.__getitem__, firsts)), array(kind, map(ends.__getitem__, lasts)))
