@@ -175,3 +175,98 @@ def test_the_docs_recipe_runs_as_written(spark, tmp_path):
     good = [{k: v for k, v in r.items() if v is not None} for r in written if r["error"] is None]
     assert sorted(good, key=lambda r: (r["source"], r["index"])) == sorted(want, key=lambda r: (r["source"], r["index"]))
     assert [r["source"] for r in written if r["error"] is not None] == ["docs/legacy.txt"]
+
+
+def _resumable_job(gate: Path) -> str:
+    """docs/pipelines.md's resumable Spark job, its write held while `gate` exists for the
+    tasks of partitions 4 and on: a job killed then has written partitions 0-3 and nothing of
+    the rest, mid-corpus every time, not by luck of timing."""
+    job = re.findall(r"```python\n(.*?)```", PIPELINES.split("## Spark", 1)[1].split("\n## ", 1)[0], re.S)[1]
+    hold = f"""
+def hold(batches, gate={str(gate)!r}):
+    import os, time
+    from pyspark import TaskContext
+
+    part = TaskContext.get().partitionId()
+    for batch in batches:
+        while part >= 4 and os.path.exists(gate):
+            time.sleep(0.05)
+        yield batch
+"""
+    assert job.count("\nchunks.write.") == 1
+    return hold + job.replace("\nchunks.write.", "\nchunks.mapInArrow(hold, chunks.schema).write.")
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a process of the process group `pgid` is still there (zombies aside)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def test_a_killed_spark_job_resumed_gives_the_records_of_one_that_was_not(spark, tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    import pyarrow.parquet as pq
+
+    from chunker.spark import complete_files, completed_sources
+    from tests.texts import real_documents
+
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    texts = [text for _, text in real_documents()]
+    for k in range(40):
+        (corpus / f"d{k:03d}.md").write_text(texts[k % len(texts)][:6000] + f"\n\nFile {k}.\n", encoding="utf-8")
+    status, want, _ = corpus_cli(["docs", "-r", "--strategy", "markdown", "--size", "512", "--overlap", "10%"], tmp_path)
+    assert status == 0
+    out, gate, script = tmp_path / "chunks", tmp_path / "gate", tmp_path / "resumable_job.py"
+    gate.touch()
+    script.write_text(_resumable_job(gate), encoding="utf-8")
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    env.update(SPARK_LOCAL_IP="127.0.0.1", PYTHONPATH=str(ROOT), PYSPARK_SUBMIT_ARGS="--master local[2] pyspark-shell")
+    # In a process group of its own: the driver, its JVM and the JVM's Python workers die at
+    # once, as they do when the machine goes, with no clean-up of any kind.
+    killed = subprocess.Popen(
+        [sys.executable, str(script), "docs", str(out)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while killed.poll() is None and len(complete_files(out)) < 4 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert killed.poll() is None, killed.stderr.read().decode(errors="replace")[-3000:]
+        time.sleep(1)  # the held tasks run on: nothing more may land
+        os.killpg(killed.pid, signal.SIGKILL)
+    finally:
+        killed.wait()
+        killed.stderr.close()
+        while _group_alive(killed.pid):
+            time.sleep(0.05)
+    done = completed_sources(out)
+    assert len(complete_files(out)) == 4 and 4 <= len(done) < 40  # partitions 0-3, none of the rest
+    assert (out / "run0" / "_temporary").is_dir()  # the held tasks' attempts, where the kill left them
+    # Run again as it is, the gate open, here in the tests' session: the rest, in a folder of its own.
+    gate.unlink()
+    argv, here = sys.argv, os.getcwd()
+    os.chdir(tmp_path)
+    sys.argv = [str(script), "docs", str(out)]  # the JVM's paths are its own folder's: absolute
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    finally:
+        sys.argv = argv
+        os.chdir(here)
+    assert sorted(p.name for p in out.iterdir()) == ["run0", "run1"]
+    rows = [{k: v for k, v in r.items() if v is not None} for r in pq.read_table(complete_files(out)).to_pylist()]
+    assert sorted(rows, key=lambda r: (r["source"], r["index"])) == sorted(want, key=lambda r: (r["source"], r["index"]))
+    assert len({r["id"] for r in rows}) == len(want)  # each chunk once, none lost
