@@ -67,15 +67,19 @@ def checked_text(text: object) -> tuple[str, bool | None]:
         raise ChunkerError(f"text must be a str, got {type(text).__name__}: decode bytes as UTF-8 first")
     if text.isascii():
         return text, False
-    if sys.getsizeof(text) - _COMPACT_HEADER < 4 * (len(text) + 1):
+    if type(text) is str and sys.getsizeof(text) - _COMPACT_HEADER < 4 * (len(text) + 1):
         # One or two bytes a character (PEP 393): UTF-16 is that string widened or copied, and
         # its encoder refuses a lone surrogate, at about a quarter of `non_ascii`'s cost (0.5
-        # against 2.3 ms a MB). The wide spaces are left to whoever counts words. The size is
-        # only a guess at the storage: any string is checked exactly, a wrong guess only costs time.
-        try:
-            text.encode("utf-16-le")
-        except UnicodeEncodeError as e:
-            raise _lone_surrogate(text, e.start) from None
+        # against 2.3 ms a MB), a megabyte at a time as `non_ascii` reads. The wide spaces are
+        # left to whoever counts words. The size is only a guess at the storage: any string is
+        # checked exactly, and a wrong guess only costs time. A subclass takes the path below,
+        # which reads plain slices of it (its own encode or size may say anything).
+        step = 1 << 20
+        for i in range(0, len(text), step):
+            try:
+                text[i : i + step].encode("utf-16-le")
+            except UnicodeEncodeError as e:
+                raise _lone_surrogate(text, i + e.start) from None
         return text, None
     # Four bytes a character: UTF-16 would pair every astral character, slower than the
     # non-ASCII characters alone, which the wide spaces are then found in too.
