@@ -148,9 +148,9 @@ def test_chunk_files_reads_a_tree_as_the_command_line_does(spark, tmp_path):
     assert {"_top.md", "pkg/__init__.py", "pkg/_private.md", "notes/50%.md", "docs/handbook.pdf"} <= {r["source"] for r in got}
 
 
-def _recipe(title: str) -> str:
+def _recipe(title: str, index: int = 0) -> str:
     section = PIPELINES.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", section, re.S)[0]
+    return re.findall(r"```python\n(.*?)```", section, re.S)[index]
 
 
 def test_the_docs_recipe_runs_as_written(spark, tmp_path):
@@ -181,7 +181,7 @@ def _resumable_job(gate: Path) -> str:
     """docs/pipelines.md's resumable Spark job, its write held while `gate` exists for the
     tasks of partitions 4 and on: a job killed then has written partitions 0-3 and nothing of
     the rest, mid-corpus every time, not by luck of timing."""
-    job = re.findall(r"```python\n(.*?)```", PIPELINES.split("## Spark", 1)[1].split("\n## ", 1)[0], re.S)[1]
+    job = _recipe("Spark", 1)
     hold = f"""
 def hold(batches, gate={str(gate)!r}):
     import os, time

@@ -587,7 +587,7 @@ class EstimateIndex:
                 total = self._learnt_totals[j] - self._learnt_totals[i]
                 if self._learnt_words[j] - self._learnt_words[i]:
                     total += self._pair_weight * (self._learnt_pairs[j] - self._learnt_pairs[i])
-                return max(1, (total + _SCALE // 2) // _SCALE)  # `_tokens`, inline: asked thousands of times a move
+                return _tokens(total)
         if end <= start or _NON_SPACE.search(text, start, end) is None:
             return 0
         head = start
