@@ -75,8 +75,8 @@ def chunk_options(settings: dict[str, Any], *, owner: str, others: Iterable[str]
             raise ChunkerError(f"{owner} has no setting {name!r}: choose from {known}")
     limit = given.pop("max_chunk_chars", None)
     canonical = Settings(**given)
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0):
-        raise ChunkerError(f"max_chunk_chars must be a positive whole number or None, got {limit!r}")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise ChunkerError(f"max_chunk_chars must be a whole number (0: no limit) or None (the default limit), got {limit!r}")
     return {**{o.name: getattr(canonical, o.name) for o in options}, "max_chunk_chars": limit}
 
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._adapters import METADATA_KEYS, chunk_metadata, chunk_options, setting_names
+from ._adapters import METADATA_KEYS, chunk_metadata, chunk_options, setting_names, settings_of
 from ._errors import ChunkerError
 from .documents import source_of
 from .results._records import Chunk
-from .session._api import chunk
+from .session._api import Document as TextDocument
 from .settings._context import NONE
 from .settings._options import options_for
 from .text._segments import count_words
@@ -86,6 +86,14 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
     An empty text is one empty node; `split_text` gives the chunk texts of a text, and every
     text cut raises LlamaIndex's CHUNKING callback event, as its own splitters do.
 
+    With a pasted splitter (the `splitter` setting), the nodes are that class's: their text is
+    the framework's own (`Chunk.framework_text` where it is not the slice; the offsets are the
+    slice covering it), an empty text gives what the class gives, and LlamaIndex's
+    SentenceSplitter and TokenTextSplitter size each input's chunks within what its metadata
+    string leaves (``split_text_metadata_aware``), while `split_text` is the class's own
+    ``split_text``. LangChain's classes cut as LlamaIndex's ``LangchainNodeParser`` runs them,
+    without the metadata.
+
     With a context (the `context` setting, or a strategy's own, such as a table's header
     rows), the node's metadata holds it as `context` and the node is templated so that
     ``node.get_content(metadata_mode=MetadataMode.EMBED)`` is the record's `embed_text`: the
@@ -131,9 +139,14 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
             # hash it (made canonical, as the command line's `source` is).
             name = node.metadata.get("file_path") or node.metadata.get("source") or node.metadata.get("file_name")
             path = source_of(name) if isinstance(name, str) and name else None
-            # With the context setting, the context is what the size holds beside the text.
-            sized = options if options.get("context", NONE) != NONE else _metadata_sized(node, options)
-            chunks = self._chunks(text, sized, path)
+            if options.get("splitter"):
+                # The class sizes its chunks itself, with the metadata string where it is
+                # LlamaIndex's (the longer of its two forms, as MetadataAwareTextSplitter takes it).
+                chunks = self._chunks(text, options, path, metadata=_metadata_str(node))
+            else:
+                # With the context setting, the context is what the size holds beside the text.
+                sized = options if options.get("context", NONE) != NONE else _metadata_sized(node, options)
+                chunks = self._chunks(text, sized, path)
             with_context = any(c.context for c in chunks)
             if with_context:  # the embedded text is the context and the text, nothing else
                 hidden_embed = [*hidden_embed, *(k for k in node.metadata if k not in hidden_embed)]
@@ -147,7 +160,7 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
                         # The record's id (the one the command line and the engines write), unless
                         # an id_func of the caller's was given; LlamaIndex's own is a random uuid.
                         id_=c.id if c.id and self.id_func is default_id_func else self.id_func(c.index, node),
-                        text=c.text,
+                        text=c.text if c.framework_text is None else c.framework_text,
                         start_char_idx=c.start_char,
                         end_char_idx=c.end_char,
                         metadata=metadata,
@@ -163,20 +176,30 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
 
     def split_text(self, text: str) -> list[str]:
         """The chunk texts of `text` under these settings, as a LlamaIndex `TextSplitter` gives
-        them (an empty text is one empty chunk)."""
-        return [c.text for c in self._chunks(text, self.settings)]
+        them (an empty text is one empty chunk; a pasted splitter's are its ``split_text``'s)."""
+        return [
+            c.text if c.framework_text is None else c.framework_text for c in self._chunks(text, self.settings, metadata=None)
+        ]
 
     def split_texts(self, texts: list[str]) -> list[str]:
         """`split_text` of each text, one list."""
         return [t for text in texts for t in self.split_text(text)]
 
-    def _chunks(self, text: str, options: dict[str, Any], source: str | None = None) -> list[Chunk]:
+    def _chunks(self, text: str, options: dict[str, Any], source: str | None = None, *, metadata: str | None = "") -> list[Chunk]:
         """The chunks of one text, inside a CHUNKING event (an empty text: one empty chunk, and
-        no event, as SentenceSplitter has it)."""
-        if text == "":
+        no event, as SentenceSplitter has it; a pasted splitter's own, whatever they are).
+        `metadata`: the node's metadata string a pasted splitter is sized with (see
+        `chunker.splitters.splitter_spans`)."""
+        splitter = options.get("splitter")
+        if text == "" and not splitter:
             return [Chunk(0, 0, 0, "", 0, False)]
+        doc = TextDocument(text, source=source)
+        doc._keep = False  # one run, as chunk() makes it: the measure goes before the records are made
+        limit = options.get("max_chunk_chars")
+        if text == "":
+            return list(doc.run(settings_of(options), max_chunk_chars=limit, splitter_metadata=metadata).chunks)
         with self.callback_manager.event(CBEventType.CHUNKING, payload={EventPayload.CHUNKS: [text]}) as event:
-            chunks = list(chunk(text, source=source, **options).chunks)
+            chunks = list(doc.run(settings_of(options), max_chunk_chars=limit, splitter_metadata=metadata).chunks)
             event.on_end(payload={EventPayload.CHUNKS: [c.text for c in chunks]})
         return chunks
 
@@ -212,16 +235,20 @@ def _with_context(metadata: dict[str, Any], context: str) -> tuple[dict[str, Any
     return out, "{value}", lead + "{metadata_str}" + trail + "{content}"
 
 
+def _metadata_str(node: BaseNode) -> str:
+    """The node's metadata string a LlamaIndex splitter sizes chunks with: the longer of its
+    embed and LLM forms (MetadataAwareTextSplitter's ``_get_metadata_str``)."""
+    embed = node.get_metadata_str(mode=MetadataMode.EMBED)
+    llm = node.get_metadata_str(mode=MetadataMode.LLM)
+    return embed if len(embed) > len(llm) else llm
+
+
 def _metadata_sized(node: BaseNode, options: dict[str, Any]) -> dict[str, Any]:
     """`options` with the size the node's metadata string leaves (SentenceSplitter's
     ``split_text_metadata_aware``): the longer of the embed and LLM forms, measured in the
     unit; an overlap or min_size the smaller size cannot hold is brought under it."""
     size = options["size"]
-    if options.get("splitter"):  # a pasted splitter fixes its own size: its chunks are its split_text's
-        return options
-    embed = node.get_metadata_str(mode=MetadataMode.EMBED)
-    llm = node.get_metadata_str(mode=MetadataMode.LLM)
-    meta = embed if len(embed) > len(llm) else llm
+    meta = _metadata_str(node)
     if not size or not meta:
         return options
     unit = options["unit"]

@@ -173,12 +173,25 @@ def test_textsplitter_own_create_documents_would_be_wrong_for_our_chunks():
         ({"strategy": "neural"}, "unknown strategy 'neural'"),
         ({"chunk_size": 200, "size": 100}, "ChunkerSplitter has both 'chunk_size' and 'size': give one of them"),
         ({"chunk_size": 0}, "size must be a positive number, got 0"),
-        ({"max_chunk_chars": -1}, "max_chunk_chars must be a positive whole number"),
+        ({"max_chunk_chars": -1}, r"max_chunk_chars must be a whole number \(0: no limit\) or None"),
+        ({"max_chunk_chars": 2.5}, r"max_chunk_chars must be a whole number .*got 2.5"),
     ],
 )
 def test_langchain_bad_settings_fail_at_construction(bad, message):
     with pytest.raises(chunker.ChunkerError, match=message):
         ChunkerSplitter(**bad)
+
+
+def test_max_chunk_chars_zero_lifts_the_limit_in_the_adapters_as_in_chunk():
+    text = "word " * 10_000  # windows a character apart repeat it 100 times: past the default limit
+    options = {"strategy": "fixed", "unit": "chars", "size": 100, "overlap": 99}
+    with pytest.raises(chunker.ChunkerError, match="past the limit of 2,000,000"):
+        chunker.chunk(text, **options)
+    want = [c.text for c in chunker.chunk(text, max_chunk_chars=0, **options).chunks]
+    assert ChunkerSplitter(max_chunk_chars=0, **options).split_text(text) == want
+    assert ChunkerNodeParser(max_chunk_chars=0, **options).split_text(text) == want
+    with pytest.raises(chunker.ChunkerError, match="past the limit of 2,000,000"):
+        ChunkerSplitter(**options).split_text(text)
 
 
 def test_langchain_takes_its_own_chunk_size_and_every_option_of_the_table():

@@ -423,3 +423,77 @@ def test_copy_as_code_runs_and_gives_the_same_chunks(line):
     )
     res = chunker.chunk(text, splitter=line)
     assert namespace["chunks"] == [c.embed_text if c.embed_text is not None else c.text for c in res.chunks]
+
+
+# ---------------------------------------------------------------- ChunkerNodeParser with a pasted line
+
+_NODE_LINES = [(line, cls(**kw)) for line, cls, kw in PASTED] + [
+    ("SentenceSplitter(chunk_size=20, chunk_overlap=0)", SentenceSplitter(chunk_size=20, chunk_overlap=0)),
+    (
+        "SentenceSplitter(chunk_size=3, chunk_overlap=0, secondary_chunking_regex='\\\\w+')",
+        SentenceSplitter(chunk_size=3, chunk_overlap=0, secondary_chunking_regex="\\w+"),
+    ),
+    ("llama_index:TokenTextSplitter(chunk_size=5, chunk_overlap=0)", TokenTextSplitter(chunk_size=5, chunk_overlap=0)),
+    ("llama_index:TokenTextSplitter(chunk_size=24, chunk_overlap=4)", TokenTextSplitter(chunk_size=24, chunk_overlap=4)),
+]
+_NODE_TEXTS = [
+    DOCS["sample.md"][:4000],
+    DOCS["german"][:3000],
+    "One sentence here. Two sentence here. Three sentence here. Four sentence here. Five sentence here.",
+    "one two three four five six seven eight nine ten",
+    "#\tTitle\nBody",
+    "one, two; three.",
+    "",
+]
+# None, a file's name, and metadata long enough to leave a small chunk_size little room (or none).
+_NODE_METADATA = [{}, {"file_name": "report.txt"}, {"title": "A longer title of a report, " * 3, "page": 7}]
+
+
+@pytest.mark.parametrize("line, theirs", _NODE_LINES, ids=[line for line, _ in _NODE_LINES])
+def test_the_node_parser_with_a_pasted_line_makes_that_classes_nodes(line, theirs):
+    """`get_nodes_from_documents` sized with each input's metadata as the class sizes it
+    (SentenceSplitter and TokenTextSplitter keep its tokens, TokenTextSplitter two more), the
+    framework's own text on every node, an empty document as the class has it, and `split_text`
+    the class's own; where LlamaIndex refuses the metadata, so does the parser."""
+    from chunker.llama_index import ChunkerNodeParser
+
+    ours = ChunkerNodeParser(splitter=line)
+    for text in _NODE_TEXTS:
+        if hasattr(theirs, "split_text"):
+            assert ours.split_text(text) == theirs.split_text(text), text[:40]
+        for meta in _NODE_METADATA:
+            docs = [Document(text=text, metadata=meta)]
+            try:
+                expected = [n.text for n in theirs.get_nodes_from_documents(docs)]
+            except ValueError as e:
+                assert "Metadata length" in str(e)
+                with pytest.raises(ChunkerError, match="the metadata measures"):
+                    ours.get_nodes_from_documents(docs)
+                continue
+            nodes = ours.get_nodes_from_documents(docs)
+            assert [n.text for n in nodes] == expected, (text[:40], meta)
+            for n in nodes:  # the node's offsets are the slice its text came from
+                covered = text[n.start_char_idx : n.end_char_idx]
+                assert covered == n.text or (covered[:1], covered[-1:]) == (n.text[:1], n.text[-1:]) or not n.text.strip()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "CharacterTextSplitter(separator=' ', chunk_size=3, chunk_overlap=0)",
+        "RecursiveCharacterTextSplitter(chunk_size=40, chunk_overlap=5, keep_separator=False)",
+    ],
+)
+def test_the_node_parser_with_a_langchain_line_is_llama_indexs_langchain_node_parser(line):
+    """A LangChain class in a LlamaIndex pipeline is LlamaIndex's LangchainNodeParser around it:
+    split_text's chunks, the metadata left out of the sizing, nothing for an empty text."""
+    langchain_splitters = pytest.importorskip("langchain_text_splitters")
+    from llama_index.core.node_parser import LangchainNodeParser
+
+    from chunker.llama_index import ChunkerNodeParser
+
+    reference = LangchainNodeParser(eval(line, vars(langchain_splitters)))
+    ours = ChunkerNodeParser(splitter=line)
+    for text in ["a  b  c", "", "# A\nx\n\ny", DOCS["sample.md"][:3000]]:
+        docs = [Document(text=text, metadata={"title": "t" * 50})]
+        assert [n.text for n in ours.get_nodes_from_documents(docs)] == [n.text for n in reference.get_nodes_from_documents(docs)]

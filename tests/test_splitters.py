@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 import pathlib
+import re
 import sysconfig
 from unittest import mock
 
@@ -188,6 +189,57 @@ def test_perl_is_refused_as_langchain_refuses_it():
         RecursiveCharacterTextSplitter.from_language(Language.PERL)
     with pytest.raises(chunker.ChunkerError, match="PERL"):
         chunker.chunk("x", splitter="RecursiveCharacterTextSplitter.from_language(Language.PERL)")
+
+
+def test_from_language_without_a_language_is_refused_as_langchain_refuses_it():
+    with pytest.raises(TypeError):
+        RecursiveCharacterTextSplitter.from_language(chunk_size=50, chunk_overlap=0)
+    for line in (
+        "RecursiveCharacterTextSplitter.from_language()",
+        "RecursiveCharacterTextSplitter.from_language(chunk_size=50, chunk_overlap=0)",
+    ):
+        with pytest.raises(chunker.ChunkerError, match="from_language needs a language"):
+            chunker.Settings(splitter=line)
+
+
+# A separator with an inline global flag compiles alone, but not inside the group LangChain
+# splits with to keep it: LangChain raises where it splits with it, and only there.
+_FLAGGED = [
+    "RecursiveCharacterTextSplitter(separators=['(?i)b'], is_separator_regex=True, chunk_size=2, chunk_overlap=0)",
+    "RecursiveCharacterTextSplitter(separators=['(?i)b', 'y'], is_separator_regex=True, chunk_size=2, chunk_overlap=0)",
+    "RecursiveCharacterTextSplitter(separators=['(?i)b', 'y'], is_separator_regex=True, keep_separator=False, chunk_size=2, "
+    "chunk_overlap=0)",
+    "CharacterTextSplitter(separator='(?i)b', is_separator_regex=True, keep_separator=True, chunk_size=2, chunk_overlap=0)",
+    "CharacterTextSplitter(separator='(?i)b', is_separator_regex=True, chunk_size=2, chunk_overlap=0)",
+]
+
+
+@pytest.mark.parametrize("line", _FLAGGED)
+def test_a_separator_langchain_cannot_keep_fails_where_langchain_fails(line):
+    for text in ("aBa", "xyxyx", "abcb yy bb"):
+        try:
+            expected = _theirs(line).split_text(text)
+        except re.error:
+            with pytest.raises(chunker.ChunkerError, match=r"fails in LangChain.*keep_separator=False"):
+                chunker.chunk(text, splitter=line)
+            continue
+        assert framework_texts(chunker.chunk(text, splitter=line)) == expected
+
+
+@pytest.mark.parametrize("overlap", [0, 29, 30, 59])
+@pytest.mark.parametrize("context", ["{title}\n\n", "{headings}\n\n", "{source}: "])
+def test_a_context_beside_a_pasted_splitter_never_changes_its_chunks(context, overlap):
+    """The splitter's chunks are its own, whatever a context takes: a context over the size is
+    flagged on the chunks it makes too long, never refused."""
+    text = "# A fairly long document title\n\nSome body text that goes on. And on and on for a while here.\n\n## Part\n\nMore."
+    line = f"RecursiveCharacterTextSplitter(chunk_size=60, chunk_overlap={overlap})"
+    bare = chunker.chunk(text, splitter=line)
+    res = chunker.chunk(text, splitter=line, context=context, source="notes/a-long-file-name-for-a-source.md")
+    assert [(c.start_char, c.end_char) for c in res.chunks] == [(c.start_char, c.end_char) for c in bare.chunks]
+    for c in res.chunks:
+        assert text[c.start_char : c.end_char] == c.text
+        assert c.embed_text == c.context + c.text
+        assert ("oversize" in c.flags) == (len(c.embed_text) > 60)
 
 
 @pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])

@@ -197,8 +197,10 @@ class Document:
         """Advice on `result`, a chunking of this document (see `chunker.advise`)."""
         return advise(self, result, limit=limit if limit is not None else result.settings.model_tokens)
 
-    def run(self, settings: Settings, *, max_chunk_chars: int | None = None) -> ChunkResult:
-        """Split the document under settings already validated."""
+    def run(self, settings: Settings, *, max_chunk_chars: int | None = None, splitter_metadata: str | None = "") -> ChunkResult:
+        """Split the document under settings already validated. `splitter_metadata` is the
+        metadata string a LlamaIndex node parser sizes a pasted splitter's chunks with (see
+        `chunker.splitters.splitter_spans`; ``""``, a document without metadata, as `chunk` cuts)."""
         text = self.text
         limit = _limit(text, max_chunk_chars)
         tok = get_tokenizer(settings.tokenizer)
@@ -214,9 +216,17 @@ class Document:
             if len(text) * times > limit * 1.1:
                 raise ChunkerError(_volume_message(f"about {len(text) * times:,.0f}", times, settings, limit))
         with Fences.held_for(text):  # the strategy and the records read the same fences
-            return self._run(text, strategy, settings, tok, limit)
+            return self._run(text, strategy, settings, tok, limit, splitter_metadata)
 
-    def _run(self, text: str, strategy: Strategy, settings: Settings, tok: TokenizerLike, limit: int | None) -> ChunkResult:
+    def _run(
+        self,
+        text: str,
+        strategy: Strategy,
+        settings: Settings,
+        tok: TokenizerLike,
+        limit: int | None,
+        splitter_metadata: str | None,
+    ) -> ChunkResult:
         overlap_count = settings.overlap_count
         tokens_unit = settings.unit == "tokens"
         measure = self._token_measure(tok) if tokens_unit else make_measure(text, settings.unit, tok)
@@ -233,7 +243,7 @@ class Document:
             splitter fixed min_size at 0), whatever a context leaves (it knows of none)."""
             piece = text if start == 0 and end == len(text) else text[start:end]
             if settings.splitter:
-                return Spans.of(splitter_spans(piece, settings.splitter, tok), len(piece)), ()
+                return Spans.of(splitter_spans(piece, settings.splitter, tok, metadata=splitter_metadata), len(piece)), ()
             raw = strategy.split(piece, size=budget, overlap=overlap_count, measure=sizer, breaks=settings.breaks, **wanted)
             notes: tuple[str, ...] = tuple(getattr(raw, "notes", ()))
             spans = Spans.of(raw, len(piece))
@@ -702,12 +712,15 @@ class _Fit:
     The strategy is told the size less `reserve`, what the contexts take: at first the
     context every chunk shares (the template with no heading and the first page); after a
     split, the most any chunk's context turned out to add to its text. A strategy's own
-    context (`Span.context`) is the strategy's to fit within the size it is told.
+    context (`Span.context`) is the strategy's to fit within the size it is told. A pasted
+    splitter's chunks are the framework's, cut at its own size: their contexts are rendered
+    and measured, never fitted (a chunk they take over the size is flagged, not refused).
     """
 
     def __init__(self, doc: Document, settings: Settings, tok: TokenizerLike, measure: Measure) -> None:
         self.doc, self.settings, self.tok, self.measure = doc, settings, tok, measure
         self.template = settings.context
+        self.framework = bool(settings.splitter)  # the spans are a pasted splitter's: nothing to fit
         self.fields = fields_of(self.template)
         self.size = settings.size
         self.unit = settings.unit
@@ -770,7 +783,7 @@ class _Fit:
     def budget(self) -> int:
         """The size the strategy is told: what the contexts leave."""
         size, reserve = self.size, self.reserve
-        if not reserve:
+        if not reserve or self.framework:
             return size
         if reserve >= size:
             raise self._too_long(reserve, self._widest)
@@ -824,7 +837,7 @@ class _Fit:
                 costs[k] = embed_size - body_size
                 if costs[k] > need:
                     need, self._widest = costs[k], context
-        if need > reserve:
+        if need > reserve and not self.framework:
             if need >= size:
                 raise self._too_long(need, self._widest)
             if by_sections and spans.walls and self.tries == 1:

@@ -33,10 +33,16 @@ __all__ = [
 ]
 
 
-def splitter_spans(text: str, splitter: str | SplitterCall, tokenizer: TokenizerLike) -> list[Span]:
+def splitter_spans(text: str, splitter: str | SplitterCall, tokenizer: TokenizerLike, *, metadata: str | None = "") -> list[Span]:
     """The chunks the framework's splitter makes of `text`, as `Span` records (offsets into
     `text`; `embed` where the framework's chunk text is not that slice; the `framework_offset` flag where its own
     start index is elsewhere). `tokenizer` is the run's, for a splitter counting with the
-    user's own tokenizer."""
+    user's own tokenizer.
+
+    `metadata` is the metadata string of the node a LlamaIndex node parser cuts (its
+    ``split_text_metadata_aware``, which sizes the chunks within what the metadata leaves):
+    ``""`` for a document without metadata, as ``get_nodes_from_documents`` cuts one; None for
+    the class's ``split_text``. LangChain's classes, and LlamaIndex's that are not sized with
+    the metadata, make the same chunks either way."""
     call = splitter if isinstance(splitter, SplitterCall) else parse_splitter(splitter)
-    return list(call.kind.split(text, call, tokenizer))
+    return list(call.kind.split(text, call, tokenizer, metadata=metadata))

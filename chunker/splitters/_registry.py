@@ -80,7 +80,8 @@ class SplitterClass:
     framework: str
     name: str
     module: str
-    """The module of chunker/splitters/ holding ``split(text, call, tokenizer)``."""
+    """The module of chunker/splitters/ holding ``split(text, call, tokenizer, *, metadata)``
+    (`metadata`: see `chunker.splitters.splitter_spans`)."""
     imports: tuple[str, ...]
     """Module paths it is imported from; an import line from any of them names this class."""
     params: tuple[Param, ...]
@@ -118,9 +119,9 @@ class SplitterClass:
                 found.setdefault(p.name, p)
         return found
 
-    def split(self, text: str, call: Any, tokenizer: Any) -> Any:
+    def split(self, text: str, call: Any, tokenizer: Any, *, metadata: str | None = "") -> Any:
         module = importlib.import_module(f"{__package__}.{self.module}")
-        return module.split(text, call, tokenizer)
+        return module.split(text, call, tokenizer, metadata=metadata)
 
 
 SPLITTERS: dict[tuple[str, str], SplitterClass] = {}
@@ -367,6 +368,12 @@ _FROM_HF = Constructor(
 
 
 def _sizes(values: Mapping[str, Any], constructor: str) -> None:
+    if constructor == "from_language" and values.get("language") is None:
+        raise ChunkerError(
+            "from_language needs a language (LangChain raises without one): write "
+            "RecursiveCharacterTextSplitter.from_language(Language.PYTHON, chunk_size=..., chunk_overlap=...)",
+            field="splitter",
+        )
     size, overlap = values["chunk_size"], values["chunk_overlap"]
     if overlap > size:
         raise ChunkerError(
@@ -440,7 +447,9 @@ def _headed(values: Mapping[str, Any], constructor: str) -> dict[str, Any]:
     return {"strategy": "markdown", "overlap": 0, "min_size": 0}
 
 
-_LANGUAGE = Param("language", None, language, "a Language", names=tuple(LANGUAGE_NAMES))
+# Language.PERL is a name too: LangChain has the member but no separators for it, which
+# `language` says.
+_LANGUAGE = Param("language", None, language, "a Language", names=(*LANGUAGE_NAMES, "Language.PERL"))
 
 for _kind in (
     SplitterClass(

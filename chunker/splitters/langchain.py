@@ -35,7 +35,9 @@ SPECIAL_TOKENS: dict[str, tuple[str, ...]] = {
 (``disallowed_special="all"``)."""
 
 
-def split(text: str, call: SplitterCall, tokenizer: TokenizerLike) -> list[Span]:
+def split(text: str, call: SplitterCall, tokenizer: TokenizerLike, *, metadata: str | None = "") -> list[Span]:
+    """The registry's entry. LangChain's splitters size their chunks alone, so `metadata`
+    (a LlamaIndex node's, see `chunker.splitters.splitter_spans`) changes nothing."""
     values = call.values()
     if call.cls == "MarkdownHeaderTextSplitter":
         return _markdown_headers(text, values)

@@ -12,7 +12,8 @@ carries LlamaIndex's text as `embed`, the text an embedder is handed.
 
 `split` is the registry's entry (chunker/splitters/_registry.py): the chunks a node parser makes
 of a document without metadata (``get_nodes_from_documents``, which is ``split_text`` but for
-TokenTextSplitter's two tokens kept for the metadata's format), as `Span` records,
+TokenTextSplitter's two tokens kept for the metadata's format), or of a node with the metadata
+given (``split_text_metadata_aware``), or ``split_text``'s own, as `Span` records,
 each flagged `framework_offset` where LlamaIndex's own ``start_char_idx`` (a ``str.find`` from just after
 the previous node's start) lands elsewhere than the chunk is.
 
@@ -92,17 +93,22 @@ def llama_counter(text: str, tokenizer: str | TokenizerLike = "cl100k") -> Count
     return lambda a, b: exact(a, b) if b > a else 0
 
 
-def split(text: str, call: SplitterCall, tokenizer: TokenizerLike) -> list[Span]:
+def split(text: str, call: SplitterCall, tokenizer: TokenizerLike, *, metadata: str | None = "") -> list[Span]:
     """The registry's entry: the class `call` names, with its arguments. LlamaIndex counts in
-    its own tokenizer (cl100k), whatever the run's `tokenizer` is."""
+    its own tokenizer (cl100k), whatever the run's `tokenizer` is.
+
+    SentenceSplitter and TokenTextSplitter are sized with the node's `metadata` (see
+    `chunker.splitters.splitter_spans`): its tokens are kept from each chunk's size, and
+    TokenTextSplitter keeps two more for the metadata's format, even for a document without
+    metadata (``""``); None is ``split_text``, which keeps nothing."""
     values = call.values()
     pieces: list[Piece]
+    kept = 0 if metadata is None else llama_counter(metadata)(0, len(metadata)) if metadata else 0
     if call.cls == "SentenceSplitter":
-        pieces = sentence_splitter(text, **{k: values[k] for k in _SENTENCE_PARAMS})
+        pieces = sentence_splitter(text, **{k: values[k] for k in _SENTENCE_PARAMS}, reserve=kept)
     elif call.cls == "TokenTextSplitter":
-        # As a node parser (get_nodes_from_documents, an IngestionPipeline) it keeps two tokens
-        # for the metadata's format even when the document has no metadata.
-        pieces = token_text_splitter(text, **{k: values[k] for k in _TOKEN_PARAMS}, reserve=_METADATA_FORMAT)
+        reserve = 0 if metadata is None else kept + _METADATA_FORMAT
+        pieces = token_text_splitter(text, **{k: values[k] for k in _TOKEN_PARAMS}, reserve=reserve)
     else:
         pieces = markdown_node_parser(text, header_path_separator=values["header_path_separator"])
     return [

@@ -31,6 +31,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -299,6 +300,21 @@ def _cached_measure(text: str, length: Callable[[str], int], size: int) -> Calla
     return measure
 
 
+@functools.lru_cache(maxsize=64)
+def _kept_compiles(sep: str) -> None:
+    """LangChain keeps a separator by splitting on it inside a group, ``re.split(f"({sep})")``,
+    when it splits with it: a pattern that compiles alone but not so (an inline global flag,
+    "(?i)b", which must open the whole expression) makes LangChain raise there, and so here."""
+    try:
+        re.compile(f"({sep})")
+    except (re.error, RecursionError, OverflowError) as e:
+        raise ChunkerError(
+            f"separator {sep[:80]!r} fails in LangChain, which splits on it as {f'({sep})'[:82]!r} to keep it: {e}; "
+            "write the flag into the pattern instead (such as [bB] or (?i:b)), or set keep_separator=False",
+            field="splitter",
+        ) from None
+
+
 class Configured(_Splitter):
     """LangChain's splitters with every option of theirs: separators taken as regular
     expressions, ``keep_separator`` True/"start", "end" or False, ``strip_whitespace`` off.
@@ -342,6 +358,8 @@ class Configured(_Splitter):
         """LangChain's `_split_text_with_regex` on ``text[a:b]``, as offsets; empty pieces left out."""
         if not sep:
             return [(i, i + 1) for i in range(a, b)]
+        if self.regex and self.keep:
+            _kept_compiles(sep)
         # A regular expression is matched on the piece itself, as LangChain matches it: its
         # lookarounds and anchors must not see the text around the piece.
         sub = self.text[a:b] if self.regex else self.text
