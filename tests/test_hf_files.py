@@ -305,3 +305,56 @@ def test_bpe_dropout_is_refused_unless_null_or_zero():
         js = json.dumps(config)
         text = "Hello world, the dropout is off."
         assert load_tokenizer(js).encode(text) == F.reference(js).encode(text).ids
+
+
+# ------------------------------------------------------------------ long tokens
+
+
+def _long_token_files(length: int) -> dict[str, str]:
+    """WordPiece and Unigram files with tokens longer than the prefix set holds (tokens that
+    share long prefixes, one of them `length` characters), beside short ones."""
+    long = ["ab" * (length // 2), "ab" * 20, "ab" * 20 + "c", "ab" * 13, "abac" * 9, "x" * 30 + "y"]
+    short = ["a", "b", "c", "x", "y", "ab", "ba", "abc"]
+    wp_vocab = {"[UNK]": 0, **{t: i + 1 for i, t in enumerate(short + long)}}
+    wp_vocab.update({f"##{t}": len(wp_vocab) + i for i, t in enumerate(short + long[1:])})
+    wordpiece = {
+        "model": {
+            "type": "WordPiece",
+            "unk_token": "[UNK]",
+            "continuing_subword_prefix": "##",
+            "vocab": wp_vocab,
+            "max_input_chars_per_word": length + 50,
+        },
+        "pre_tokenizer": {"type": "Whitespace"},
+    }
+    pieces = [["<unk>", 0.0]] + [[t, -len(t) / 3 - 1.0] for t in short] + [[t, -2.0 - i] for i, t in enumerate(long)]
+    unigram = {"model": {"type": "Unigram", "unk_id": 0, "vocab": pieces}, "pre_tokenizer": {"type": "Whitespace"}}
+    return {"wordpiece": json.dumps(wordpiece), "unigram": json.dumps(unigram)}
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "unigram"])
+def test_long_tokens_are_found_as_hf_finds_them_in_memory_linear_in_the_file(kind):
+    """Past the prefixes kept in a set, a token's longer prefixes are found by bisection: the
+    same ids as HF, for texts that follow long tokens to their end, stop one short, or go past."""
+    js = _long_token_files(3000)[kind]
+    tok, ref = load_tokenizer(js), F.reference(js)
+    texts = [
+        "ab" * 1500, "ab" * 1499 + "a", "ab" * 1500 + "abab", "ab" * 20 + "c", "ab" * 20 + "cab", "ab" * 19 + "a",
+        "abac" * 9 + "ab", "abac" * 8 + "ab", "x" * 30 + "y", "x" * 30, "x" * 31 + "y", "ab" * 13 + "c abab xyx",
+    ]  # fmt: skip
+    for text in texts:
+        assert tok.encode(text) == ref.encode(text).ids, text[:60]
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "unigram"])
+def test_one_long_token_costs_memory_linear_in_its_length(kind):
+    """Every prefix of a 200,000-character token in one set would be 20 GB of strings; the
+    prefixes kept are bounded by a multiple of the file's own size."""
+    from chunker.tokens._hf._models import _SHORT
+
+    js = _long_token_files(200_000)[kind]
+    tok = load_tokenizer(js)
+    prefixes = [getattr(tok.model, a) for a in ("_ext", "_cont_ext", "extends") if hasattr(tok.model, a)]
+    assert prefixes and tok.count("ab" * 100) > 0
+    for p in prefixes:
+        assert sum(map(len, p.short)) <= _SHORT * len(js)

@@ -7,7 +7,9 @@ per word, so these run once per distinct word.
 
 from __future__ import annotations
 
+import bisect
 import heapq
+from collections.abc import Iterable
 from typing import Any
 
 from ..._errors import ChunkerError
@@ -15,6 +17,33 @@ from ..._errors import ChunkerError
 Start = tuple[int, int, bool]
 _ID_MASK = (1 << 32) - 1
 _NONE = 1 << 62
+
+
+_SHORT = 24  # prefixes up to this many characters are kept in a set (see `Prefixes`)
+
+
+class Prefixes:
+    """Whether some token is longer than a string and starts with it (a proper prefix), in
+    memory linear in the vocabulary's characters: the prefixes of up to `_SHORT` characters
+    in a set, longer ones found by bisection among the sorted tokens longer than that (every
+    prefix of a token in a set would hold the square of its length: a 100 KB file with one
+    long token took gigabytes). Real vocabularies' tokens are nearly all short: the set
+    answers, and the bisection is for the rare long ones."""
+
+    __slots__ = ("short", "_long")
+
+    def __init__(self, tokens: Iterable[str]) -> None:
+        tokens = list(tokens)
+        self.short = {t[:k] for t in tokens for k in range(1, min(len(t), _SHORT + 1))}
+        self._long = sorted(t for t in tokens if len(t) > _SHORT + 1)
+
+    def extends(self, s: str) -> bool:
+        if len(s) <= _SHORT:
+            return s in self.short
+        found, i = self._long, bisect.bisect_left(self._long, s)
+        if i < len(found) and found[i] == s:  # s itself, the first of those starting with it
+            i += 1
+        return i < len(found) and found[i].startswith(s)
 
 
 class Model:
@@ -30,8 +59,8 @@ class Model:
 
 class WordPiece(Model):
     """Greedy longest-match-first. At each position the candidate grows one character at a
-    time while some token starts with it (`_ext`), keeping the longest token met: a few
-    lookups per position instead of one per possible length."""
+    time while some token starts with it (`_ext`, see `Prefixes`), keeping the longest token
+    met: a few lookups per position instead of one per possible length."""
 
     kind = "WordPiece"
 
@@ -48,8 +77,8 @@ class WordPiece(Model):
         self._cont = {t[len(p) :]: i for t, i in self.vocab.items() if p and t.startswith(p) and len(t) > len(p)}
         if not p:
             self._cont = self.vocab
-        self._ext = {t[:k] for t in self.vocab for k in range(1, len(t))}
-        self._cont_ext = {t[:k] for t in self._cont for k in range(1, len(t))}
+        self._ext = Prefixes(self.vocab)
+        self._cont_ext = Prefixes(self._cont)
 
     def starts(self, word: str) -> list[Start]:
         n = len(word)
@@ -61,13 +90,14 @@ class WordPiece(Model):
         while start < n:
             found = None
             end = k = start
+            short, longer = ext.short, ext.extends
             while k < n:
                 k += 1
                 sub = word[start:k]
                 t = get(sub)
                 if t is not None:
                     found, end = t, k
-                if sub not in ext:
+                if (sub not in short) if k - start <= _SHORT else not longer(sub):
                     break
             if found is None:
                 return [(self.unk_id, 0, False)]
@@ -265,7 +295,7 @@ class Unigram(Model):
         # Every proper prefix of a piece: the Viterbi stops extending a candidate as soon as
         # no piece starts with it (most positions then try two or three lengths, not the
         # longest piece's).
-        self.extends = {p[:k] for p in self.vocab for k in range(1, len(p))}
+        self.extends = Prefixes(self.vocab)
         self.unk_id = d.get("unk_id")
         if self.unk_id is not None and not 0 <= self.unk_id < len(vocab):
             raise ChunkerError(f"Unigram unk_id {self.unk_id} is outside the vocabulary; the tokenizer.json is inconsistent")
@@ -277,7 +307,8 @@ class Unigram(Model):
         """Viterbi over characters: (start, end, id) pieces, unknowns fused. Ties keep the
         first candidate found, as HF's lattice does."""
         n = len(word)
-        get, scores, extends = self.vocab.get, self.scores, self.extends
+        get, scores = self.vocab.get, self.scores
+        short, longer = self.extends.short, self.extends.extends
         best: list[float] = [_MINUS_INF] * (n + 1)
         best[0] = 0.0
         back: list[int] = [-1] * (n + 1)
@@ -298,7 +329,7 @@ class Unigram(Model):
             if cand > best[i + 1]:
                 best[i + 1], back[i + 1], tok[i + 1] = cand, i, t
             j = i + 1
-            while sub in extends and j < n:
+            while ((sub in short) if j - i <= _SHORT else longer(sub)) and j < n:
                 j += 1
                 sub = word[i:j]
                 t = get(sub)
