@@ -65,6 +65,11 @@ class Matcher:
             if tok.rstrip:
                 while stop < len(s) and s[stop] in WHITESPACE:
                     stop += 1
+            if start >= stop:
+                # The match lies in whitespace the token before took with its rstrip: HF's
+                # split there is empty, and it drops it (no token).
+                out.append((start, start, tok, False))
+                continue
             out.append((start, stop, tok, True))
             last = stop
         return out

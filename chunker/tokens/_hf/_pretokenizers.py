@@ -296,36 +296,50 @@ class Sequence(PreTokenizer):
                     self.cut = ISOLATES
                 break
 
+    # A piece starts the input (HF: its original offset is 0) only if it starts where the piece
+    # it came from did: after a split that drops leading whitespace (" hi" -> "hi"), the first
+    # word does not, and a Metaspace "first" after it prepends nothing.
     def split(self, s: str, first: bool) -> list[str]:
         pieces = [(s, first)]
         for p in self.parts:
-            pieces = [(w, f and k == 0) for piece, f in pieces for k, w in enumerate(p.split(piece, f))]
+            if p.transform is None:  # words are slices: they start the piece where they start at 0
+                pieces = [(piece[a:b], f and a == 0) for piece, f in pieces for a, b in p.spans(piece, f)]
+            else:  # a rewriting part keeps the piece's start in its first word
+                pieces = [(w, f and k == 0) for piece, f in pieces for k, w in enumerate(p.split(piece, f))]
         return [w for w, _ in pieces]
 
     def split_aligned(self, s: str, al: list[int], first: bool) -> list[AlPiece]:
         pieces: list[tuple[str, list[int], bool]] = [(s, al, first)]
         for p in self.parts:
-            pieces = [(w, a, f and k == 0) for piece, pal, f in pieces for k, (w, a) in enumerate(p.split_aligned(piece, pal, f))]
+            pieces = [
+                (w, a, f and bool(a) and bool(pal) and a[0] == pal[0])
+                for piece, pal, f in pieces
+                for w, a in p.split_aligned(piece, pal, f)
+            ]
         return [(w, a) for w, a, _ in pieces]
 
     def keyed(self, s: str, first: bool, base: int) -> Keyed:
-        keys, starts = [s], [base]
+        keys, starts, firsts = [s], [base], [first]
         for part in self.key_parts:
             if not part.splits:
                 continue
             new_keys: list[str] = []
             new_starts: list[int] = []
-            for k, (piece, p) in enumerate(zip(keys, starts)):
-                ks, ps = part.keyed(piece, first and k == 0, p)
+            new_firsts: list[bool] = []
+            for piece, p, f in zip(keys, starts, firsts):
+                ks, ps = part.keyed(piece, f, p)
                 if part.drops_ws:
                     kept = [i for i, x in enumerate(ks) if x[0] not in WHITESPACE]
                     ks, ps = [ks[i] for i in kept], [ps[i] for i in kept]
                 new_keys += ks
                 new_starts += ps
-            keys, starts = new_keys, new_starts
+                new_firsts += [f and q <= p for q in ps]  # a prepended key starts one before
+            keys, starts, firsts = new_keys, new_starts, new_firsts
         return keys, starts
 
     def keys(self, s: str, first: bool) -> list[str]:
+        if first and any(p.uses_first for p in self.key_parts[1:]):
+            return self.keyed(s, first, 0)[0]  # which key starts the input takes positions
         keys = [s]
         for part in self.key_parts:
             if not keys:
