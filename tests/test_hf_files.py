@@ -139,8 +139,8 @@ def test_a_bad_file_is_one_line_and_hf_refuses_it_too(what, source, needle, tmp_
     assert not _hf_accepts(data), what
     path = tmp_path / "tokenizer.json"
     path.write_bytes(data)
-    for given in (path, data):
-        assert needle in _refused(given), what
+    for source_given in (path, data):
+        assert needle in _refused(source_given), what
 
 
 # A file picked by mistake: a model's config.json, a text file, one or many megabytes of it.
