@@ -456,3 +456,20 @@ def test_metaspace_first_after_a_split_that_drops_the_leading_space_prepends_as_
     tok = load_tokenizer(js)
     assert tok.encode(text) == F.reference(js).encode(text).ids
     assert tok.count(text) == len(F.reference(js).encode(text).ids)
+
+
+def test_added_tokens_take_ids_after_every_piece_of_a_unigram_list_a_piece_given_twice_included():
+    """HF numbers the added tokens from the length of the model's list of pieces: a piece listed
+    twice still takes an id there, and the next added token comes after it."""
+    pieces = [["<unk>", 0.0], ["a", -1.0], ["a", -1.5], ["b", -1.0]]
+    js = json.dumps(
+        {
+            "version": "1.0", "truncation": None, "padding": None, "normalizer": None, "post_processor": None, "decoder": None,
+            "added_tokens": [{"id": 4, "content": "<x>", "single_word": False, "lstrip": False, "rstrip": False,
+                              "normalized": False, "special": True}],
+            "pre_tokenizer": {"type": "WhitespaceSplit"},
+            "model": {"type": "Unigram", "unk_id": 0, "vocab": pieces},
+        }
+    )  # fmt: skip
+    for text in ("b <x>", "a b <x> a"):
+        assert load_tokenizer(js).encode(text) == F.reference(js).encode(text).ids

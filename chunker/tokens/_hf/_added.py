@@ -91,12 +91,13 @@ class Matcher:
 
 
 def build(
-    entries: list[dict[str, Any]], model_vocab: dict[str, int], normalize: Callable[[str], str] | None
+    entries: list[dict[str, Any]], model_vocab: dict[str, int], normalize: Callable[[str], str] | None, *, size: int | None = None
 ) -> tuple[Matcher, Matcher, list[AddedToken]]:
     """(raw matcher, normalized matcher, all tokens), with HF's id assignment: a token
-    already in the model's vocabulary keeps that id, others get ids after it in order."""
+    already in the model's vocabulary keeps that id, others get ids after it in order, from
+    `size` (the model's vocabulary size, by default the vocabulary's length)."""
     by_content: dict[str, AddedToken] = {}
-    next_id = len(model_vocab)
+    next_id = len(model_vocab) if size is None else size
     for e in entries:
         content = e.get("content", "")
         if not content:

@@ -50,6 +50,11 @@ class Model:
     kind = ""
     vocab: dict[str, int]
 
+    @property
+    def size(self) -> int:
+        """HF's ``get_vocab_size()``: where the added tokens' ids begin."""
+        return len(self.vocab)
+
     def ids(self, word: str) -> list[int]:
         return [t for t, _, _ in self.starts(word)]
 
@@ -278,6 +283,10 @@ _MINUS_INF = float("-inf")
 class Unigram(Model):
     kind = "Unigram"
 
+    @property
+    def size(self) -> int:
+        return self._size
+
     def __init__(self, d: dict[str, Any]) -> None:
         vocab = d["vocab"]
         self.vocab = {}
@@ -296,6 +305,7 @@ class Unigram(Model):
         # no piece starts with it (most positions then try two or three lengths, not the
         # longest piece's).
         self.extends = Prefixes(self.vocab)
+        self._size = len(vocab)  # the pieces, a piece given twice included (HF counts its list)
         self.unk_id = d.get("unk_id")
         if self.unk_id is not None and not 0 <= self.unk_id < len(vocab):
             raise ChunkerError(f"Unigram unk_id {self.unk_id} is outside the vocabulary; the tokenizer.json is inconsistent")

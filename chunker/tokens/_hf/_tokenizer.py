@@ -70,7 +70,9 @@ class HFTokenizer(Cuts):
         trunc = config.get("truncation")
         self.model_max: int | None = trunc.get("max_length") if isinstance(trunc, dict) else None
         norm_text = self.normalizer.text if self.normalizer is not None else None
-        self.raw_added, self.norm_added, self.added = _added.build(config.get("added_tokens") or [], self.model.vocab, norm_text)
+        self.raw_added, self.norm_added, self.added = _added.build(
+            config.get("added_tokens") or [], self.model.vocab, norm_text, size=self.model.size
+        )
         self._lead_precompiled = _lead_precompiled(self.normalizer)
         self.needs_first = self._uses_first(self.pre)
         self._tail = getattr(self.pre, "tail", None)
