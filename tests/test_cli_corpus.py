@@ -512,3 +512,127 @@ def test_keep_going_past_a_folder_without_permission(tmp_path):
     finally:
         (root / "b").chmod(0o755)
     assert code == 1 and sources(out) == [str(root / "a.md")] and "cannot list the folder" in err
+
+
+def test_resume_after_its_output_was_removed_does_it_all_again(tmp_path):
+    names = [str(write(tmp_path / f"f{i}.txt", f"File {i}. Some text here.")) for i in range(4)]
+    output = tmp_path / "out.jsonl"
+    assert cli(*names, "-o", str(output), "--resume")[0] == 0
+    whole = output.read_bytes()
+    output.unlink()  # the journal stays, counting records no longer there
+    assert cli(*names, "-o", str(output), "--resume") == (0, "", "")
+    assert output.read_bytes() == whole and b"\0" not in whole
+
+
+def test_resume_refuses_an_output_shorter_than_its_journal_says(tmp_path):
+    names = [str(write(tmp_path / f"f{i}.txt", f"File {i}. Some text here.")) for i in range(4)]
+    output = tmp_path / "out.jsonl"
+    assert cli(*names, "-o", str(output), "--resume")[0] == 0
+    cut = output.read_bytes()[:100]
+    output.write_bytes(cut)  # changed by someone else: neither padded nor wiped
+    code, out, err = cli(*names, "-o", str(output), "--resume")
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "is shorter than the records its journal counts" in err
+    assert output.read_bytes() == cut
+
+
+def test_a_file_over_the_limit_is_refused_by_its_size_unread(tmp_path, monkeypatch):
+    import tracemalloc
+
+    from chunker.cli import _inputs
+
+    monkeypatch.setattr(_inputs, "MAX_BYTES", 1000, raising=False)
+    sparse = tmp_path / "sparse.txt"
+    with open(sparse, "wb") as f:
+        f.truncate(20_000_000)  # takes no disk, and would take 20 MB read
+    tracemalloc.start()
+    try:
+        code, out, err = cli(str(sparse))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (code, out) == (2, "")
+    assert err.startswith(f"chunker: error: {sparse}: is 20 MB, over the 0.0 MB limit for one document: split it")
+    assert peak < 5_000_000
+
+
+class _Endless(io.StringIO):
+    """Standard input that never ends (`cat /dev/zero |`): reading it whole is a failure."""
+
+    class _Zeros:
+        def read(self, n=-1):
+            if n is None or n < 0:
+                raise AssertionError("standard input read whole")
+            return b"\0" * n
+
+    buffer = _Zeros()  # type: ignore[assignment]
+
+
+def test_standard_input_over_the_limit_is_read_no_further(monkeypatch):
+    from chunker.cli import _inputs
+
+    monkeypatch.setattr(_inputs, "MAX_BYTES", 1000, raising=False)
+    out, err = io.StringIO(), io.StringIO()
+    assert run([], _Endless(), out, err) == 2 and out.getvalue() == ""
+    line = "standard input is over the 0.001 MB limit for one document: split it, or give it as files"
+    assert err.getvalue() == f"chunker: error: {line}\n"
+
+
+@pytest.mark.parametrize("content", [b"", b"not parquet at all"], ids=["empty", "garbage"])
+def test_a_parquet_file_that_cannot_be_read_is_one_failure(tmp_path, content):
+    pytest.importorskip("pyarrow")
+    bad = write(tmp_path / "bad.parquet", content)
+    good = write(tmp_path / "good.jsonl", '{"text": "Fine."}\n')
+    code, out, err = cli(str(bad), str(good), "--text-column", "text", "--keep-going")
+    assert code == 1 and [json.loads(x)["text"] for x in out.splitlines()] == ["Fine."]
+    assert err.startswith(f"chunker: error: {bad}: cannot read it as Parquet (") and err.count("\n") == 1
+    code, out, err = cli(str(bad), str(good), "--text-column", "text")
+    assert (code, out) == (2, "") and err.startswith(f"chunker: error: {bad}: cannot read it as Parquet (")
+
+
+@pytest.mark.parametrize(
+    "line, reason",
+    [
+        ('{"text": ' + "[" * 100_000 + "]" * 100_000 + "}", "line 2 nests too deep to read"),
+        ('{"text": "Two.", "id": ' + "7" * 5000 + "}", "line 2 holds a number too long to read"),
+    ],
+    ids=["deep", "long-number"],
+)
+def test_a_json_lines_row_past_pythons_limits_is_one_failure(tmp_path, line, reason):
+    rows = write(tmp_path / "rows.jsonl", '{"text": "One.", "id": 1}\n' + line + "\n")
+    good = write(tmp_path / "good.jsonl", '{"text": "Fine.", "id": 2}\n')
+    code, out, err = cli(str(rows), str(good), "--text-column", "text", "--id-column", "id", "--keep-going")
+    assert code == 1 and [json.loads(x)["text"] for x in out.splitlines()] == ["Fine."]
+    assert err.startswith(f"chunker: error: {rows}: {reason}") and err.count("\n") == 1
+    code, out, err = cli(str(rows), "--text-column", "text", "--id-column", "id")
+    assert (code, out) == (2, "") and err.startswith(f"chunker: error: {rows}: {reason}")
+
+
+def test_a_lone_surrogate_in_the_id_column_is_a_row_failure(tmp_path):
+    rows = write(tmp_path / "rows.jsonl", '{"text": "One.", "id": "a\\ud800"}\n{"text": "Two.", "id": "b"}\n')
+    code, out, err = cli(str(rows), "--text-column", "text", "--id-column", "id", "--keep-going")
+    assert code == 1 and [json.loads(x)["source"] for x in out.splitlines()] == ["b"]
+    assert err == f"chunker: error: {rows}#0: column 'id' holds a lone surrogate, not Unicode text: give every row a text id\n"
+    assert cli(str(rows), "--text-column", "text", "--id-column", "id") == (2, "", err)
+
+
+def test_a_row_over_the_limit_for_one_document_is_a_row_failure(tmp_path, monkeypatch):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from chunker.cli import _datasets
+
+    monkeypatch.setattr(_datasets, "MAX_BYTES", 1000, raising=False)
+    path = tmp_path / "rows.parquet"
+    pq.write_table(pa.table({"text": ["x" * 1001, "Short.", "é" * 501]}), path)  # 1,002 bytes of UTF-8
+    code, out, err = cli(str(path), "--text-column", "text", "--keep-going")
+    line = "column 'text' holds over 0.001 MB of text, the limit for one document: split the row"
+    assert code == 1 and [json.loads(x)["text"] for x in out.splitlines()] == ["Short."]
+    assert err == f"chunker: error: {path}#0: {line}\nchunker: error: {path}#2: {line}\n"
+    assert cli(str(path), "--text-column", "text") == (2, "", f"chunker: error: {path}#0: {line}\n")
+
+
+def test_a_row_that_fails_while_chunked_is_named_without_keep_going_too(tmp_path):
+    rows = write(tmp_path / "rows.jsonl", '{"text": "Fine."}\n{"text": "bad \\ud800 text"}\n')
+    code, out, err = cli(str(rows), "--text-column", "text", "--keep-going")
+    assert code == 1 and err.startswith(f"chunker: error: {rows}#1: the text holds a lone surrogate")
+    assert cli(str(rows), "--text-column", "text") == (2, "", err)

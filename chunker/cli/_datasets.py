@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._errors import ChunkerError
-from ..documents import shown_name
+from ..documents import MAX_BYTES, shown_name
 from ..results._schema import record_fields
 from ._inputs import Input
 
@@ -48,14 +48,44 @@ def dataset_rows(items: Sequence[Input], text_column: str, id_column: str | None
         base = item.source or item.name
         for k, (text, ident) in enumerate(zip(texts, ids)):
             source = str(ident) if ident is not None else f"{base}#{k}"
-            label = f"{item.name}#{k}" if id_column is None else f"{item.name}#{k} ({shown_name(source)[:60]})"
+            label = f"{item.name}#{k}"
+            if id_column is not None and not _unicode(source):
+                # A lone surrogate (JSON's "\ud800") is no text a record or a message can carry.
+                error = f"{label}: column {id_column!r} holds a lone surrogate, not Unicode text: give every row a text id"
+                out.append(Input(item.path, label, 0, error, row_source=base))
+                continue
+            if id_column is not None:
+                label = f"{label} ({shown_name(source)[:60]})"
             if not isinstance(text, str):
                 what = "null" if text is None else type(text).__name__
                 error = f"{label}: column {text_column!r} holds {what}, not text: give every row text, or filter such rows out"
                 out.append(Input(item.path, label, 0, error, row_source=source))
+            elif _over(text):
+                # A row is a document: held to a file's limit, as a few bytes of Parquet can
+                # hold megabytes of text.
+                error = (
+                    f"{label}: column {text_column!r} holds over {MAX_BYTES / 1e6:g} MB of text, "
+                    "the limit for one document: split the row"
+                )
+                out.append(Input(item.path, label, 0, error, row_source=source))
             else:
                 out.append(Input(item.path, label, len(text), None, text, source))
     return out
+
+
+def _unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _over(text: str) -> bool:
+    """Whether `text` is more than `MAX_BYTES` of UTF-8 (counted without encoding a short one)."""
+    if len(text) * 4 <= MAX_BYTES:
+        return False
+    return len(text) > MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES
 
 
 def _columns(item: Input, text_column: str, id_column: str | None) -> tuple[list[Any], list[Any]]:
@@ -64,17 +94,17 @@ def _columns(item: Input, text_column: str, id_column: str | None) -> tuple[list
         raise ChunkerError(f"{name}: --text-column reads Parquet (.parquet) and JSON Lines (.jsonl) files, not this one")
     wanted = [text_column, *([id_column] if id_column else [])]
     if item.path.lower().endswith(_PARQUET):
+        pyarrow = _arrow()
         import pyarrow.parquet as pq
 
-        _arrow()
         try:
             schema = pq.read_schema(item.path)
             missing = [c for c in wanted if c not in schema.names]
             if missing:
                 raise ChunkerError(f"{name}: has no column {missing[0]!r} (it has {', '.join(schema.names)})")
             table = pq.read_table(item.path, columns=wanted)
-        except OSError as e:
-            raise ChunkerError(f"{name}: cannot read it as Parquet ({e})") from None
+        except (OSError, pyarrow.ArrowException) as e:  # ArrowInvalid: empty, cut short, not Parquet
+            raise ChunkerError(f"{name}: cannot read it as Parquet ({' '.join(str(e).split())})") from None
         texts = table.column(text_column).to_pylist()
         return texts, table.column(id_column).to_pylist() if id_column else [None] * len(texts)
     texts, ids = [], []
@@ -87,6 +117,10 @@ def _columns(item: Input, text_column: str, id_column: str | None) -> tuple[list
                     row = json.loads(line)
                 except json.JSONDecodeError as e:
                     raise ChunkerError(f"{name}: line {number} is not JSON ({e.msg}): one JSON object a line") from None
+                except RecursionError:
+                    raise ChunkerError(f"{name}: line {number} nests too deep to read: one flat JSON object a line") from None
+                except ValueError:  # Python's limit on an integer's digits (4,300)
+                    raise ChunkerError(f"{name}: line {number} holds a number too long to read: write it as a string") from None
                 if not isinstance(row, dict):
                     raise ChunkerError(f"{name}: line {number} is not a JSON object: one object a line")
                 for c in wanted:

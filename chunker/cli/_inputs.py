@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from .._errors import ChunkerError
-from ..documents import read_file, shown_name, source_of
+from ..documents import MAX_BYTES, read_file, shown_name, source_of
 from ..session._api import Document
 
 _MAGIC = re.compile(r"[*?[]")
@@ -229,15 +229,30 @@ def _size(path: str) -> int:
 
 
 def read_bytes(name: str, stdin: TextIO | None) -> bytes | str:
-    """A file's bytes, or standard input's ('-'; text when it has no binary buffer)."""
+    """A file's bytes, or standard input's ('-'; text when it has no binary buffer), refused
+    past `MAX_BYTES`, the limit of one document, with no more than one byte past it read (a
+    pipe from /dev/zero never ends)."""
     if name == "-":
         if stdin is None:
             raise ChunkerError("standard input is closed: give a file name instead")
         try:
-            return stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+            if hasattr(stdin, "buffer"):
+                # In blocks: read(n) takes n bytes of memory before it reads one.
+                blocks, total = [], 0
+                while total <= MAX_BYTES and (block := stdin.buffer.read(min(1 << 20, MAX_BYTES + 1 - total))):
+                    blocks.append(block)
+                    total += len(block)
+                data: bytes | str = b"".join(blocks)
+            else:
+                data = stdin.read(MAX_BYTES + 1)
         except OSError as e:
             raise ChunkerError(f"cannot read standard input ({e.strerror or e})") from None
-    return read_file(name, folder="add --recursive to chunk every file under it")
+        if len(data) > MAX_BYTES:
+            raise ChunkerError(
+                f"standard input is over the {MAX_BYTES / 1e6:g} MB limit for one document: split it, or give it as files"
+            )
+        return data
+    return read_file(name, folder="add --recursive to chunk every file under it", max_bytes=MAX_BYTES)
 
 
 def read_document(

@@ -271,7 +271,7 @@ def _chunk_into(
                 begun = False
                 if kind == "error":
                     if not args.keep_going:
-                        raise ChunkerError(payload)
+                        raise ChunkerError(_naming(item.label, payload))
                     failed.append(_naming(item.label, payload))
                 if isinstance(sink, ResumeSink):
                     sink.done(item, failed[-1] if kind == "error" else None)

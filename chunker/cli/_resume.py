@@ -44,6 +44,13 @@ def journal_path(output: str) -> str:
     return os.path.join(folder, JOURNAL_PREFIX + name + JOURNAL_SUFFIX)
 
 
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # a dangling link: no records there either
+
+
 class ResumeSink:
     """The output of a --resume run: `skip` inputs are done already, `first` whether no record
     has been written yet, `failed` the done inputs' errors (in order)."""
@@ -53,6 +60,14 @@ class ResumeSink:
         self.journal = journal_path(output)
         self.skip, self.first, self.failed, self.complete = 0, True, [], False
         size = 0
+        if not os.path.lexists(output) and os.path.lexists(self.journal):
+            # The output is gone and its journal is about nothing: the records it counts are
+            # lost already, so doing every input again loses nothing, where extending a new
+            # file to the size the journal gives would write NUL bytes as if they were records.
+            try:
+                os.remove(self.journal)
+            except OSError as e:
+                raise OutputError(f"{shown_name(self.journal)}: cannot remove it ({e.strerror or e})") from None
         entries = self._read_journal()
         if entries is None:  # a new run
             if os.path.lexists(output):
@@ -77,6 +92,14 @@ class ResumeSink:
                     self.failed.append(entry["error"])
                 self.skip = k + 1
         self.first = size == 0
+        if entries is not None and size > 0 and _size(output) < size:
+            # Shorter than the records the journal counts: cut or replaced since, by someone
+            # else. Carrying on would pad it with NUL bytes and starting again would wipe what
+            # it holds, so it is left as it is for its owner to decide.
+            raise ChunkerError(
+                f"{shown_name(output)}: is shorter than the records its journal counts (it was changed "
+                "since): remove it and its journal to start again"
+            )
         try:
             fd = os.open(output, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
             self.file = os.fdopen(fd, "r+b")

@@ -21,6 +21,7 @@ import bisect
 import codecs
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -415,10 +416,11 @@ def source_of(path: str | os.PathLike[str], root: str | os.PathLike[str] | None 
     return shown_name(chosen).replace(os.sep, "/")
 
 
-def read_file(path: str | os.PathLike[str], *, folder: str = "give the files inside it") -> bytes:
+def read_file(path: str | os.PathLike[str], *, folder: str = "give the files inside it", max_bytes: int | None = None) -> bytes:
     """A file's bytes: the one reader of files, for the library and the command line alike, so
     the same mistake reads the same everywhere. `folder` says what to do when `path` is a folder
-    (the command line offers --recursive).
+    (the command line offers --recursive). `max_bytes`: a file over it is refused, in
+    `extract`'s words, having read at most `max_bytes` + 1 bytes (None: read it whole).
 
     >>> read_file("no/such/file.md")
     Traceback (most recent call last):
@@ -428,7 +430,27 @@ def read_file(path: str | os.PathLike[str], *, folder: str = "give the files ins
     label = shown_name(path)
     try:
         with open(path, "rb") as f:
-            return f.read()
+            if max_bytes is None:
+                return f.read()
+            # A regular file's size is known before a byte is read (a sparse file of a terabyte
+            # takes no memory to refuse); a device or pipe (/dev/zero) is read no further than
+            # one byte past the limit, which is enough to know it is over. read(n) takes n bytes
+            # of memory before it reads one: n is the file's size, or blocks for the rest.
+            limit = f"the {_mb(max_bytes)} limit for one document: split it, or raise the limit (max_bytes)"
+            st = os.fstat(f.fileno())
+            if stat.S_ISREG(st.st_mode) and st.st_size > max_bytes:
+                raise ChunkerError(f"{label} is {_mb(st.st_size)}, over {limit}")
+            known = st.st_size if stat.S_ISREG(st.st_mode) else 0
+            data = f.read(known + 1)
+            if len(data) > known:  # no size to tell, or it grew since
+                blocks, total = [data], len(data)
+                while total <= max_bytes and (block := f.read(min(1 << 20, max_bytes + 1 - total))):
+                    blocks.append(block)
+                    total += len(block)
+                data = b"".join(blocks)
+            if len(data) > max_bytes:
+                raise ChunkerError(f"{label} is over {limit}")
+            return data
     except FileNotFoundError:
         raise ChunkerError(f"{label}: no such file") from None
     except IsADirectoryError:
