@@ -10,6 +10,7 @@ import struct
 import numpy as np
 import pytest
 
+import chunker
 from chunker import ChunkerError
 from chunker import embeddings as E
 from chunker.embeddings._floats import pairwise_sum_f32
@@ -226,3 +227,51 @@ def test_safetensors_reader_reads_what_safetensors_writes(tmp_path):
         t = got[name]
         assert t.shape == want.shape
         assert bytes(t.data) == want.astype(want.dtype.newbyteorder("<")).tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_a_model_holding_nan_or_infinity_is_refused_when_loaded(tmp_path, dtype, bad):
+    # It loaded before, and the first semantic chunking died in a bare ValueError
+    # ("cannot convert float NaN to integer") from the fixed-point sums.
+    tok = TOKENIZERS["wordpiece"]()
+    vectors = _vectors(np.random.default_rng(5), fx.vocab_size(tok), 24, dtype)
+    vectors[3, 5] = bad
+    folder = fx.save(tmp_path / "m", vectors, tok, normalize=True)
+    with pytest.raises(ChunkerError) as e:
+        E.load(folder)
+    msg = _one_line(e)
+    assert "m/model.safetensors's tensor 'embeddings'" in msg and f"holds {bad} at row 3, column 5" in msg
+    with pytest.raises(ChunkerError):
+        chunker.chunk("The harbour opens at six.\n\nThe tide is low.", strategy="semantic", embedding_model=str(folder))
+
+
+def test_nan_weights_are_refused_and_large_finite_values_still_load(tmp_path):
+    tok = TOKENIZERS["wordpiece"]()
+    n = fx.vocab_size(tok)
+    weights = np.ones(n, dtype=np.float32)
+    weights[-1] = np.nan
+    folder = fx.save(tmp_path / "w", _vectors(np.random.default_rng(6), n, 8, "float32"), tok, normalize=True, weights=weights)
+    with pytest.raises(ChunkerError) as e:
+        E.load(folder)
+    assert f"tensor 'weights' holds nan at value {n - 1:,}" in _one_line(e)
+    # Values past 2**127 share the high byte of infinity's; finite, they load as before.
+    big = np.full((n, 4), np.finfo(np.float32).max, dtype=np.float32)
+    big[0, 0] = -big[0, 0]
+    model = E.load(fx.save(tmp_path / "big", big, tok, normalize=True))
+    assert model.directions(["hello there"])[0]
+
+
+def test_rows_times_weights_that_overflow_are_one_line(tmp_path):
+    files = _files(tmp_path)
+    n = fx.vocab_size(files["tokenizer.json"].decode())
+    rows = np.full((n, 2), 1e300).tobytes()
+    weights = np.full(n, 1e300).tobytes()
+    header = {
+        "embeddings": {"dtype": "F64", "shape": [n, 2], "data_offsets": [0, len(rows)]},
+        "weights": {"dtype": "F64", "shape": [n], "data_offsets": [len(rows), len(rows) + len(weights)]},
+    }
+    model = E.load({**files, "model.safetensors": _tensors(header, rows + weights)})
+    with pytest.raises(ChunkerError) as e:
+        model.directions(["hello there", "the tide"])
+    assert "weights overflow float64" in _one_line(e)

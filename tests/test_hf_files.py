@@ -473,3 +473,59 @@ def test_added_tokens_take_ids_after_every_piece_of_a_unigram_list_a_piece_given
     )  # fmt: skip
     for text in ("b <x>", "a b <x> a"):
         assert load_tokenizer(js).encode(text) == F.reference(js).encode(text).ids
+
+
+def _normalized(normalizer: dict) -> str:
+    return json.dumps({"model": json.loads(F.wordpiece(True))["model"], "normalizer": normalizer})
+
+
+def _replace(literal: str, content: str, regex: bool = False) -> dict:
+    return {"type": "Replace", "pattern": {"Regex" if regex else "String": literal}, "content": content}
+
+
+@pytest.mark.parametrize(
+    "normalizer,needle",
+    [
+        # 10**8 times: this 730-byte file took 15.8 s and 4.4 GB to count 53 characters.
+        ({"type": "Sequence", "normalizers": [_replace("a", "a" * 10)] * 8}, "100 times longer (with the steps before it)"),
+        (_replace("a", "a" * 10_000), "10,000 times longer"),
+        ({"type": "Sequence", "normalizers": [_replace("ab", "x" * 9)] * 3}, "20 times longer"),
+        (_replace("x*", "y" * 20, regex=True), "21 times longer plus 20 characters"),
+        ({"type": "Prepend", "prepend": "\u2581" * 2000}, "plus 2,000 characters"),
+    ],
+)
+def test_normalizers_that_multiply_a_texts_length_are_refused_at_load(normalizer, needle):
+    msg = _refused(_normalized(normalizer))
+    assert needle in msg and ("normalizer Replace" in msg or "normalizer Prepend" in msg)
+    assert "more than the 16 times plus 1,024 allowed" in msg
+
+
+@pytest.mark.parametrize(
+    "normalizer",
+    [
+        {"type": "Sequence", "normalizers": [{"type": "Prepend", "prepend": "\u2581"}, _replace(" ", "\u2581")]},
+        {"type": "Sequence", "normalizers": [_replace("a", "a" * 4), _replace("b", "bbbb"), _replace("``", '"')]},
+        _replace(" {2,}", " ", regex=True),
+        _replace("a", "a" * 16),
+    ],
+)
+def test_normalizers_within_the_bound_load_and_count_as_hf(normalizer):
+    text = _normalized(normalizer)
+    ours, theirs = load_tokenizer(text), F.hf().Tokenizer.from_str(text)
+    for s in ["Hello world, Größe 42.", "a  bb ``quote'' " * 50, "aaaa" * 300]:
+        assert ours.encode(s) == theirs.encode(s).ids
+
+
+def test_chained_unicode_growth_is_stopped_while_normalizing():
+    # Chinese padding puts a space on each side of a character; k of them chained make 2k + 1
+    # characters of one. Fifteen (31 times) still count; sixteen (33 times) pass the 32 times
+    # normalization may expand a text to, and stop with one line naming the step.
+    bert = {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True, "lowercase": True}
+    fifteen = _normalized({"type": "Sequence", "normalizers": [bert] * 15})
+    assert load_tokenizer(fifteen).encode("\u4e2d" * 2000) == F.hf().Tokenizer.from_str(fifteen).encode("\u4e2d" * 2000).ids
+    tok = load_tokenizer(_normalized({"type": "Sequence", "normalizers": [bert] * 16}))
+    for count in (tok.count, tok.encode, tok.offsets):
+        with pytest.raises(ChunkerError) as e:
+            count("\u4e2d" * 2000)
+        msg = str(e.value)
+        assert "normalizer BertNormalizer turned 2,000 characters into 66,000" in msg and "\n" not in msg

@@ -813,3 +813,31 @@ def test_token_windows_match_langchain_on_any_text(text, size, overlap, encoding
         theirs = TokenTextSplitter(encoding_name=encoding, chunk_size=size, chunk_overlap=overlap)
         expr = f"langchain:TokenTextSplitter(encoding_name={encoding!r}, chunk_size={size}, chunk_overlap={overlap})"
         assert_same(text, expr, theirs)
+
+
+@pytest.mark.parametrize("pattern", [r"(?:a+)+$", r"(?:a|aa)*b", r"(?:\s*x)+\n", r"(?:ab|a){2,}$"])
+def test_a_separator_regex_that_backtracks_exponentially_is_refused(pattern):
+    # (?:a+)+$ took 51 s on 29 characters before the screen; now the setting is refused, so
+    # no text is ever split with it.
+    line = f"RecursiveCharacterTextSplitter(separators=[{pattern!r}], is_separator_regex=True, chunk_size=10, chunk_overlap=0)"
+    with pytest.raises(chunker.ChunkerError) as e:
+        chunker.Settings(splitter=line)
+    message = str(e.value)
+    assert "can match the same text in more than one way" in message and repr(pattern) in message
+    assert "\n" not in message and e.value.field == "separator"
+
+
+def test_langchains_own_separators_pass_the_backtracking_screen():
+    from chunker.splitters._registry import pattern_checked
+    from chunker.strategies._languages import LANGUAGES
+
+    defaults = ["\n\n", "\n", " ", ""]
+    for sep in [*defaults, *(s for lang in LANGUAGES.values() for s in lang.separators)]:
+        pattern_checked(sep, "separator")
+    for name in LANGUAGES:
+        chunker.Settings(
+            splitter=f"RecursiveCharacterTextSplitter.from_language(Language.{name.upper()}, chunk_size=50, chunk_overlap=0)"
+        )
+    # Atomic and possessive forms of the refused patterns do not backtrack and pass.
+    for sep in [r"(?>a+)+$", r"(?:a++)+$", r"a+$"]:
+        pattern_checked(sep, "separator")

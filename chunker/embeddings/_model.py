@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from math import fsum, sqrt
+from math import fsum, isfinite, sqrt
 from operator import add, mul
 from typing import Any
 
@@ -211,6 +211,13 @@ class EmbeddingModel:
             top = max((max(map(abs, r)) for r in rows), default=0.0)
             if self._w_list is not None:
                 top *= max(map(abs, self._w_list), default=0.0)
+            # The file's values are finite (read_safetensors), but float64 rows times float64
+            # weights can still overflow, and infinity has no fixed-point field.
+            if not isfinite(top):
+                raise ChunkerError(
+                    f"{self.label}/model.safetensors's embeddings times its weights overflow float64: "
+                    "scale the model's values down (make or save it again)"
+                )
             self._scale = (1 << 30) / top if top > 0 else 1.0
             cache = self._packed = [None] * self.vocab_size
         got = cache[token]

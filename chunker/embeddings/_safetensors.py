@@ -5,15 +5,18 @@ shape and [begin, end) byte offsets into the data that follows, and an optional
 ``__metadata__`` of strings), then the data. Everything a header claims is checked before a
 byte of data is read as a number: the header's length is capped, every shape's size must be
 exactly its byte range, and every range must lie inside the file, so a damaged or hostile file
-costs one line of error, never a huge allocation.
+costs one line of error, never a huge allocation. A float tensor holding NaN or an infinity
+is refused too: no arithmetic on it means anything (the fixed-point sums of `_model` cannot
+even hold it).
 """
 
 from __future__ import annotations
 
 import json
+import struct
 import sys
 from dataclasses import dataclass
-from math import prod
+from math import isfinite, prod
 from typing import Any
 
 from .._errors import ChunkerError
@@ -100,4 +103,30 @@ def _tensor(name: str, entry: Any, body: memoryview, label: str) -> Tensor:
         raise ChunkerError(
             f"{where} has shape {shape[:4]} of {dtype}, which is not its {end - begin:,} bytes: the file is damaged"
         )
-    return Tensor(dtype, tuple(shape), body[begin:end])
+    tensor = Tensor(dtype, tuple(shape), body[begin:end])
+    _finite(tensor, where)
+    return tensor
+
+
+# Per float dtype: its size, and the bits of a value's last (high) byte that are all set in a
+# NaN or an infinity (the top bits of the exponent). Scanning only those bytes (a C-speed slice
+# and translate) clears a model in milliseconds; the few values past 2**127 (float32) that
+# share them are looked at one by one.
+_HIGH = {"F64": (8, 0x7F), "F32": (4, 0x7F), "F16": (2, 0x7C)}
+_MAYBE = {dtype: bytes(int(b & mask == mask) for b in range(256)) for dtype, (_, mask) in _HIGH.items()}
+_FORMAT = {"F64": "d", "F32": "f", "F16": "e"}
+
+
+def _finite(t: Tensor, where: str) -> None:
+    if t.dtype not in _HIGH or not t.size:
+        return
+    size = _HIGH[t.dtype][0]
+    if 1 not in bytes(t.data[size - 1 :: size]).translate(_MAYBE[t.dtype]):
+        return
+    for i, x in enumerate(struct.unpack(f"<{t.size}{_FORMAT[t.dtype]}", t.data)):
+        if not isfinite(x):
+            at = f"row {i // t.shape[-1]:,}, column {i % t.shape[-1]:,}" if len(t.shape) == 2 else f"value {i:,}"
+            raise ChunkerError(
+                f"{where} holds {x} at {at}: every value must be a finite number; the file is damaged, "
+                "or the model overflowed when it was made (make or save it again)"
+            )

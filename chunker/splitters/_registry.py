@@ -21,6 +21,7 @@ from typing import Any
 
 from .._errors import ChunkerError
 from ..strategies._languages import LANGUAGES
+from ..tokens._hf._regex import check_backtracking
 
 __all__ = [
     "Param",
@@ -204,6 +205,19 @@ def pattern_checked(pattern: str, name: str) -> None:
         raise ChunkerError(f"{name} {_shown(pattern)} is not a valid regular expression: {e}", field=name) from None
     if groups:
         raise ChunkerError(f"{name} {_shown(pattern)} has a capturing group: write (?:...) instead of (...)", field=name)
+    # The framework splits with Python's re, which has no time limit: a group that can match
+    # the same text in more than one way backtracks exponentially ((?:a+)+$ takes most of a
+    # minute on 29 characters). The screen tokenizer.json regexes go through; its message
+    # speaks of tokenizer files, so it is said again here for a separator.
+    try:
+        check_backtracking(pattern)
+    except ChunkerError:
+        raise ChunkerError(
+            f"{name} {_shown(pattern)} repeats a group that can match the same text in more than one "
+            "way (a quantifier or | inside a group under * + or {n,m}), which can take exponential "
+            "time on a short text: make the group atomic (?>...) or its quantifier possessive (*+, ++)",
+            field=name,
+        ) from None
 
 
 LANGUAGE_NAMES: dict[str, str] = {f"Language.{n.upper()}": n for n in LANGUAGES}

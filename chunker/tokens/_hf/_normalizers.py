@@ -26,6 +26,32 @@ from ._chartable import Aligned, Alignment, CharTable, Normalizer, compose, expa
 from ._regex import Pattern, translate
 from ._unicode import WHITESPACE, hf_mark, hf_nonspacing, hf_other, unknown_to_hf_normalizers
 
+# What normalization may make of a text, two ways. A file decides what its Replace and Prepend
+# steps insert: a Sequence of k Replace 'a' -> 'a'*10 multiplies a text's length by 10**k
+# (k=8 took 16 s and 4.4 GB on 53 characters), so a file whose steps can multiply it by more
+# than MAX_GROWTH, or add more than MAX_ADDED characters, is refused when it is loaded
+# (`check_growth`). The other steps grow a text by Unicode's rules (NFKD makes 18 characters
+# of U+FDFA, Chinese padding 3 of one), which chained can still compound: while a Sequence
+# normalizes, a step that leaves more than CAP_FACTOR x the input plus CAP_ADDED characters
+# stops it with an error. CAP_FACTOR is above anything one real step does to real text, and
+# at least what check_growth lets through, so a real file never meets it.
+MAX_GROWTH = 16
+MAX_ADDED = 1024
+CAP_FACTOR = 32
+CAP_ADDED = MAX_ADDED
+
+
+def _cap(n: int) -> int:
+    return CAP_FACTOR * n + CAP_ADDED
+
+
+def _too_long(step: Normalizer, n: int, got: int) -> ChunkerError:
+    return ChunkerError(
+        f"normalizer {describe(step)} turned {n:,} characters into {got:,}, more than the "
+        f"{CAP_FACTOR} times plus {CAP_ADDED:,} normalization may expand a text to: use a "
+        "tokenizer.json whose normalizers do not multiply a text's length"
+    )
+
 
 class CharMap(Normalizer):
     """A normalizer that maps each character on its own (`one`)."""
@@ -299,15 +325,26 @@ class Sequence(Normalizer):
             if p is not None:
                 self._runs.append(p)
 
-    def text(self, s: str) -> str:
+    # Each step's length is held to the cap of the outermost input: a nested Sequence gets
+    # the same budget (the input's length, the cap, the outer step it is part of), so one step
+    # at most, never a chain, runs past it. A BertNormalizer (a Sequence) is named as itself.
+    def text(self, s: str, budget: tuple[int, int, Normalizer | None] | None = None) -> str:
+        n, limit, named = budget or (len(s), _cap(len(s)), None)
+        named = named or (self if self.kind not in ("", "Sequence") else None)
         for p in self._runs:
-            s = p.text(s)
+            s = p.text(s, (n, limit, named or p)) if isinstance(p, Sequence) else p.text(s)
+            if len(s) > limit:
+                raise _too_long(named or p, n, len(s))
         return s
 
-    def aligned(self, s: str) -> Aligned:
+    def aligned(self, s: str, budget: tuple[int, int, Normalizer | None] | None = None) -> Aligned:
+        n, limit, named = budget or (len(s), _cap(len(s)), None)
+        named = named or (self if self.kind not in ("", "Sequence") else None)
         al: Alignment = None
         for p in self._runs:
-            s, step = p.aligned(s)
+            s, step = p.aligned(s, (n, limit, named or p)) if isinstance(p, Sequence) else p.aligned(s)
+            if len(s) > limit:
+                raise _too_long(named or p, n, len(s))
             al = compose(al, step)
         return s, al
 
@@ -337,6 +374,10 @@ class _Fused(Normalizer):
         r = c
         for k, p in enumerate(self.parts):
             r = p.text(r)
+            # One character's entry is held to CAP_FACTOR characters, so the table's output
+            # is within the Sequence's cap (chained Chinese padding would make 3**k of one).
+            if len(r) > CAP_FACTOR:
+                raise _too_long(p, 1, len(r))
             if isinstance(p, Unicode):
                 rest = Sequence(self.parts[k + 1 :], fuse=False)
                 if any(unicodedata.combining(x) and rest.text(x) for x in r):
@@ -429,6 +470,16 @@ class Replace(Normalizer):
             self.onig = pattern["Regex"]
             self.rx = translate(pattern["Regex"])
         self.content = content
+        # At most how much longer it makes a text: (factor, characters added). Each match
+        # of a string is len(literal) characters; a regex's match is taken as 1 (a bound,
+        # not its shortest), and one that can match empty inserts between any two.
+        n = len(content)
+        if self.literal is not None:
+            self.growth = (max(1.0, n / len(self.literal)) if self.literal else 1.0), 0
+        elif self.rx.empty:
+            self.growth = 1.0 + n, n
+        else:
+            self.growth = max(1.0, float(n)), 0
 
     def text(self, s: str) -> str:
         if self.literal is not None:
@@ -484,8 +535,64 @@ _BUILDERS: dict[str, Callable[[dict[str, Any]], Normalizer]] = {
     "Prepend": lambda d: Prepend(d["prepend"]),
     "Strip": lambda d: Strip(d.get("strip_left", True), d.get("strip_right", True)),
     "Precompiled": _precompiled,
-    "Sequence": lambda d: Sequence([build(x) for x in d["normalizers"]]),
+    "Sequence": lambda d: _sequence([build(x) for x in d["normalizers"]]),
 }
+
+
+def describe(n: Normalizer) -> str:
+    """A normalizer as an error names it: its type, and what it inserts."""
+    if isinstance(n, Replace):
+        return f"Replace {n.onig[:30]!r} -> {n.content[:30]!r}" + ("..." if len(n.content) > 30 else "")
+    if isinstance(n, Prepend):
+        return f"Prepend {n.prefix[:30]!r}" + ("..." if len(n.prefix) > 30 else "")
+    if isinstance(n, _Fused):
+        return " + ".join(p.kind for p in n.parts if p.kind) or "BertNormalizer"
+    return n.kind
+
+
+def _growth(n: Normalizer) -> tuple[float, int]:
+    """(factor, added): n makes a text of L characters at most factor x L + added long, as far
+    as the file decides it (Replace and Prepend; see MAX_GROWTH). Raises ChunkerError naming
+    the step at which a Sequence passes the limits."""
+    if isinstance(n, Replace):
+        return n.growth
+    if isinstance(n, Prepend):
+        return 1.0, len(n.prefix)
+    if not isinstance(n, Sequence):
+        return 1.0, 0
+    return _chain(n.parts)
+
+
+def _chain(parts: list[Normalizer]) -> tuple[float, int]:
+    factor, added = 1.0, 0
+    for k, p in enumerate(parts):
+        f, a = _growth(p)
+        factor, added = factor * f, int(min(f * added + a, 1e18))
+        if factor > MAX_GROWTH or added > MAX_ADDED:
+            raise _grows(p, factor, added, chained=k > 0)
+    return factor, added
+
+
+def _grows(step: Normalizer, factor: float, added: int, chained: bool = False) -> ChunkerError:
+    times = f"{factor:,.0f}" if factor < 1e12 else f"{factor:.1e}"
+    plus = f" plus {added:,} characters" if added else ""
+    return ChunkerError(
+        f"normalizer {describe(step)} can make a text {times} times longer{plus}"
+        f"{' (with the steps before it)' if chained else ''}, more than the {MAX_GROWTH} times plus {MAX_ADDED:,} allowed: use a "
+        "tokenizer.json whose Replace and Prepend normalizers do not multiply a text's length"
+    )
+
+
+def check_growth(n: Normalizer) -> None:
+    """Refuse a normalizer that can expand a text past MAX_GROWTH x its length plus MAX_ADDED."""
+    factor, added = _growth(n)
+    if factor > MAX_GROWTH or added > MAX_ADDED:
+        raise _grows(n, factor, added)
+
+
+def _sequence(parts: list[Normalizer]) -> Normalizer:
+    _chain(parts)  # before the Sequence learns its tables, which runs the steps
+    return Sequence(parts)
 
 
 def build(d: dict[str, Any]) -> Normalizer:
@@ -495,4 +602,5 @@ def build(d: dict[str, Any]) -> Normalizer:
     n = _BUILDERS[kind](d)
     if kind != "BertNormalizer":
         n.kind = kind
+    check_growth(n)
     return n
