@@ -178,8 +178,9 @@ def test_nav_and_footer_are_dropped_as_boilerplate():
 _WORD_NS = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 
 
-def docx(body: str, *, extra: dict[str, str] | None = None) -> bytes:
-    """A .docx zipped by hand: just the parts mammoth needs, and `body` as the document."""
+def docx(body: str, *, extra: dict[str, str | bytes] | None = None, main: str = "word/document.xml") -> bytes:
+    """A .docx zipped by hand: just the parts mammoth needs, and `body` as the document
+    (`main` the member _rels/.rels names as the document, there being none by default)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr(
@@ -194,7 +195,7 @@ def docx(body: str, *, extra: dict[str, str] | None = None) -> bytes:
             '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxm'
             'lformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://sch'
             'emas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target='
-            '"word/document.xml"/></Relationships>',
+            f'"{main}"/></Relationships>',
         )
         z.writestr(
             "word/document.xml",
@@ -205,10 +206,101 @@ def docx(body: str, *, extra: dict[str, str] | None = None) -> bytes:
     return buf.getvalue()
 
 
-def test_a_docx_is_read_and_a_huge_run_is_linear():
+def test_a_docx_is_read_and_a_long_run_is_read_up_to_its_limit():
+    from chunker.documents._docx import MAX_TEXT_RUN
+
     assert extract(docx("<w:p><w:r><w:t>Hello there.</w:t></w:r></w:p>"), name="a.docx").text == "Hello there."
-    text = extract(docx("<w:p><w:r><w:t>" + "word " * 2_000_000 + "</w:t></w:r></w:p>"), name="run.docx").text
-    assert len(text) == 10_000_000 - 1
+    # A paragraph of 1 MB, past any real one, is still read.
+    text = extract(docx("<w:p><w:r><w:t>" + "word " * 200_000 + "</w:t></w:r></w:p>"), name="run.docx").text
+    assert len(text) == 1_000_000 - 1 < MAX_TEXT_RUN
+
+
+def test_a_docx_text_run_past_the_limit_is_one_line():
+    # minidom builds one text node by repeated concatenation: 24 MB of text in a 47 KB file
+    # took 33 s. The run is refused however it falls across the blocks it is read in.
+    from chunker.documents._docx import MAX_TEXT_RUN
+
+    for before in (0, 10, MAX_TEXT_RUN - 5):
+        filler = "<w:p/>" * (before // 6)
+        run = docx(filler + "<w:p><w:r><w:t>" + "a" * (MAX_TEXT_RUN + 1) + "</w:t></w:r></w:p>")
+        with pytest.raises(
+            ChunkerError,
+            match=r"^run.docx: word/document.xml holds a run of over 1 MB of text between two tags, "
+            r"far past any paragraph .*: split it into paragraphs, or save it as .txt$",
+        ):
+            extract(run, name="run.docx")
+
+
+def test_a_docx_main_part_not_named_xml_is_measured(monkeypatch):
+    # _rels/.rels may name any member as the document: mammoth reads word/body.bin here, and
+    # a 53 KB file of this shape unzipped to 1.45 GB past a measure of the .xml parts alone.
+    from chunker.documents import _docx
+
+    body = '<?xml version="1.0"?><w:document ' + _WORD_NS + "><w:body>" + "<w:p><w:r><w:t>hi</w:t></w:r></w:p>" * 300
+    data = docx(
+        "<w:p><w:r><w:t>decoy</w:t></w:r></w:p>", main="word/body.bin", extra={"word/body.bin": body + "</w:body></w:document>"}
+    )
+    assert extract(data, name="bin.docx").text.startswith("hi\n\nhi")
+    monkeypatch.setattr(_docx, "MAX_TAGS", 1_000)
+    with pytest.raises(ChunkerError, match=r"^bin.docx holds over 1,000 XML tags"):
+        extract(data, name="bin.docx")
+    monkeypatch.setattr(_docx, "MAX_UNZIPPED", 10_000)
+    with pytest.raises(ChunkerError, match=r"^bin.docx unzips to 0 MB of XML, over the 0 MB limit"):
+        extract(data, name="bin.docx")
+    # A picture is not XML (expat stops at its first byte), so it does not count.
+    monkeypatch.setattr(_docx, "MAX_UNZIPPED", 100_000_000)
+    monkeypatch.setattr(_docx, "MAX_TAGS", 500_000)
+    picture = b"\x89PNG\r\n\x1a\n" + b"<" * 600_000
+    assert extract(docx("<w:p><w:r><w:t>x</w:t></w:r></w:p>", extra={"word/media/a.png": picture}), name="p.docx").text == "x"
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16-le", "utf-16-be"])
+def test_a_docx_part_with_a_dtd_is_one_line(encoding, tmp_path):
+    # Three entities of ten references each: 952 bytes took 18 s and 385 MB in mammoth.
+    para = "<w:p><w:r><w:t>hello world </w:t></w:r></w:p>"
+    dtd = f'<!DOCTYPE w:document [<!ENTITY a "{para * 10}"><!ENTITY b "{"&a;" * 10}"><!ENTITY c "{"&b;" * 10}">]>'
+    part = f"{dtd}<w:document {_WORD_NS}><w:body>" + "&c;" * 10 + "</w:body></w:document>"
+    data = docx("<w:p/>", extra={"word/footnotes.xml": part.encode(encoding)})
+    with pytest.raises(
+        ChunkerError,
+        match=r"^ent.docx: word/footnotes.xml declares a DTD \(<!DOCTYPE or <!ENTITY\), which Word "
+        r"never writes .*: save the document again from Word$",
+    ):
+        extract(data, name="ent.docx")
+    path = tmp_path / "ent.docx"
+    path.write_bytes(data)
+    code, out, err = cli("extract", str(path))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "declares a DTD" in err
+
+
+def test_a_docx_dtd_split_between_two_read_blocks_is_found():
+    from chunker.documents._docx import MAX_TEXT_RUN
+
+    # "<!DOCTYPE" straddles the first block's end (blocks are MAX_TEXT_RUN bytes).
+    pad = MAX_TEXT_RUN - len('<?xml version="1.0"?>') - 4
+    part = '<?xml version="1.0"?>' + "<!--" + " " * (pad - 7) + "-->" + "<!DOCTYPE x><x/>"
+    assert part.index("<!DOCTYPE") < MAX_TEXT_RUN < part.index("<!DOCTYPE") + 9
+    with pytest.raises(ChunkerError, match=r"declares a DTD"):
+        extract(docx("<w:p/>", extra={"word/endnotes.xml": part}), name="split.docx")
+
+
+def test_an_encrypted_docx_member_is_one_line(tmp_path):
+    data = bytearray(docx("<w:p><w:r><w:t>secret</w:t></w:r></w:p>"))
+    # Set the encrypted flag of every member in the zip's central directory.
+    at = data.find(b"PK\x01\x02")
+    while at >= 0:
+        data[at + 8] |= 0x1
+        at = data.find(b"PK\x01\x02", at + 4)
+    with pytest.raises(
+        ChunkerError,
+        match=r"^enc.docx: the file is encrypted \(\[Content_Types\].xml needs a password\): "
+        r"remove the password in Word",
+    ):
+        extract(bytes(data), name="enc.docx")
+    path = tmp_path / "enc.docx"
+    path.write_bytes(bytes(data))
+    code, out, err = cli("extract", str(path))
+    assert code == 2 and err.count("\n") == 1 and "encrypted" in err and "Traceback" not in err
 
 
 def test_a_docx_that_unzips_past_the_limit_is_one_line(tmp_path):
@@ -412,3 +504,43 @@ def test_a_glyph_mapped_to_a_lone_surrogate_reads_as_a_replacement_character(tmp
     code, out, err = cli(str(path), "--unit", "chars", "--size", "100")
     assert code == 0, err
     assert '"text": "A\\ufffd A"' in out or '"text": "A\ufffd A"' in out
+
+
+# -- HTML: pre fences and nested tables, linear ------------------------------------------------
+
+
+@pytest.mark.parametrize("run", [0, 1, 2, 3, 4, 7])
+def test_a_pre_fence_is_one_longer_than_its_longest_backtick_run(run):
+    fence = "`" * max(3, run + 1)
+    body = "a" + "`" * run + "b ` c"
+    assert html_to_text(f"<pre>{body}</pre>") == f"{fence}\n{body}\n{fence}"
+
+
+def test_a_pre_of_a_long_backtick_run_is_fenced_in_one_pass():
+    # The fence grew one backtick at a time, each time searching the body: 320 KB took 115 s.
+    assert html_to_text("<pre>" + "`" * 300_000 + "</pre>") == "\n".join(["`" * 300_001, "`" * 300_000, "`" * 300_001])
+
+
+def test_nested_tables_are_read_in_linear_work(monkeypatch):
+    # Each table's close re-read all the text of the tables inside it: 400 KB of
+    # "<table><tr><td>word " took 59 s. Count the characters normalised into cells.
+    from chunker.documents import _html
+
+    work = 0
+    inline = _html._inline
+
+    def counting(pieces):
+        nonlocal work
+        work += sum(map(len, pieces))
+        return inline(pieces)
+
+    monkeypatch.setattr(_html, "_inline", counting)
+    markup = "<table><tr><td>word " * 2_000
+    text = html_to_text(markup)
+    assert text.split().count("word") == 2_000
+    assert work < 20 * len(markup)
+    # Past eight levels the tables are words of the eighth one's cell, as each inner table
+    # already was of its outer cell; shallower nesting reads as before.
+    assert html_to_text("<table><tr><td>a<table><tr><td>b<td>c</table></table>") == "| a b c |\n|---|"
+    nine = "<table><tr><td>x" * 9 + "<td>y" + "</table>" * 9
+    assert html_to_text(nine).split() == ["|", "x", "x", "x", "x", "x", "x", "x", "x", "x", "y", "|", "|---|"]

@@ -5,8 +5,15 @@ rest, so Word's "Heading 1".."Heading 6" styles (mammoth's h1..h6) become ``#`` 
 Before mammoth sees a file, its XML parts are measured: mammoth builds a DOM of them and spends
 tens of microseconds on every element, so a small zip that unzips to a huge or very busy
 document is refused, in one line, instead of taking minutes and gigabytes. The bounds are on
-what the zip says its members unzip to (which zipfile enforces as it reads them) and on the
-number of tags in them, counted in one streaming pass.
+what the zip says its members unzip to (which zipfile enforces as it reads them), on the
+number of tags in them and on the longest text between two tags, counted in one streaming
+pass; a part declaring a DTD (whose entities expand past any count of the source) is refused
+outright, and so is a zip whose members are encrypted.
+
+Every member that could be read as XML is measured, whatever its name: mammoth finds the main
+document through _rels/.rels, which may name any member (word/body.bin as well as
+word/document.xml). A member that cannot be XML (an image: its first byte is not "<") costs
+mammoth nothing even if named, since expat stops at that byte, so pictures are not counted.
 
 mammoth is imported here, lazily: nothing else needs it.
 """
@@ -38,6 +45,22 @@ MAX_TAGS = 500_000
 # spends a minute on it.
 DENSE_TAGS = 50_000
 TAGS_PER_BYTE = 4
+# minidom's expat builder appends each 16 KB buffer of one text node to the text read so far
+# (node.data + data), so a run of text costs the square of its length: 24 MB of it, 47 KB
+# zipped, took 33 s. The longest real paragraph is tens of KB (a 20-page one with no change
+# of formatting is about 60 KB), so 1 MiB between two tags, some 300 pages, is far above any
+# document, and costs mammoth well under a second. Parts are read in blocks of the same size,
+# so any longer run spans a whole block (see _measure).
+MAX_TEXT_RUN = 1 << 20
+# Internal entities expand past the tag count (952 bytes took 18 s and 385 MB), and external
+# ones name files; Word never writes a DTD. Searched for in each encoding expat reads a part in
+# (single-byte encodings it accepts keep ASCII's bytes).
+_DTD = re.compile(
+    b"|".join(
+        re.escape(word.encode(codec)) for word in ("<!DOCTYPE", "<!ENTITY") for codec in ("ascii", "utf-16-le", "utf-16-be")
+    )
+)
+_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 # mammoth's own style map reads "Heading 1".."Heading 6"; Word's Title style is a heading too.
 _STYLE_MAP = "p[style-name='Title'] => h1:fresh"
 
@@ -95,9 +118,17 @@ def docx_to_text(data: bytes, *, label: str) -> str:
 
 
 def _measure(z: zipfile.ZipFile, label: str, packed: int) -> None:
-    """Refuse a .docx whose XML unzips to more than MAX_UNZIPPED bytes or MAX_TAGS tags, or
-    holds more than TAGS_PER_BYTE tags a byte of its `packed` size (past DENSE_TAGS)."""
-    parts = [info for info in z.infolist() if info.filename.endswith((".xml", ".rels"))]
+    """Refuse a .docx that is encrypted, or whose XML unzips to more than MAX_UNZIPPED bytes or
+    MAX_TAGS tags, holds more than TAGS_PER_BYTE tags a byte of its `packed` size (past
+    DENSE_TAGS), a text run longer than MAX_TEXT_RUN, or a DTD."""
+    for info in z.infolist():
+        if info.flag_bits & 0x1:  # zipfile would raise RuntimeError when mammoth opens it
+            raise ChunkerError(
+                f"{label}: the file is encrypted ({info.filename} needs a password): "
+                "remove the password in Word (File > Info > Protect Document) and save it again"
+            )
+    # Empty members are skipped unopened: a zip of 200,000 of them costs nothing to measure.
+    parts = [info for info in z.infolist() if info.file_size and _xml(z, info)]
     size = sum(info.file_size for info in parts)
     if size > MAX_UNZIPPED:
         raise ChunkerError(
@@ -107,9 +138,30 @@ def _measure(z: zipfile.ZipFile, label: str, packed: int) -> None:
         )
     tags = 0
     for info in parts:
+        run = 0  # bytes since the part's last "<", carried from block to block
+        tail = b""  # the previous block's end, for a "<!DOCTYPE" split between two blocks
         with z.open(info) as part:
-            while block := part.read(1 << 20):
+            while block := part.read(MAX_TEXT_RUN):
                 tags += block.count(b"<")
+                if _DTD.search(tail + block[:32]) or _DTD.search(block):
+                    raise ChunkerError(
+                        f"{label}: {info.filename} declares a DTD (<!DOCTYPE or <!ENTITY), which "
+                        "Word never writes and whose entities can expand without bound: "
+                        "save the document again from Word"
+                    )
+                tail = block[-32:]
+                # A run that starts and ends in one block is shorter than the block, so only
+                # the run across blocks, up to this block's first "<", can pass MAX_TEXT_RUN.
+                first = block.find(b"<")
+                run += first if first >= 0 else len(block)
+                if run > MAX_TEXT_RUN:
+                    raise ChunkerError(
+                        f"{label}: {info.filename} holds a run of over {MAX_TEXT_RUN / 1e6:.0f} MB of text "
+                        "between two tags, far past any paragraph (reading it takes time that grows "
+                        "with the square of its length): split it into paragraphs, or save it as .txt"
+                    )
+                if first >= 0:
+                    run = len(block) - 1 - block.rfind(b"<")
         if tags > MAX_TAGS:
             raise ChunkerError(
                 f"{label} holds over {MAX_TAGS:,} XML tags, more than one Word "
@@ -122,3 +174,14 @@ def _measure(z: zipfile.ZipFile, label: str, packed: int) -> None:
             "a Word document's text (it would take minutes to read): open it in Word and "
             "save it again, or split it"
         )
+
+
+def _xml(z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bool:
+    """Whether expat would read past the member's first bytes: after a byte-order mark and
+    white space (or the NULs of UTF-16), XML starts with "<"; an image never does."""
+    with z.open(info) as part:
+        head = part.read(256)
+    for bom in _BOMS:
+        head = head.removeprefix(bom)
+    head = head.lstrip(b" \t\r\n\x00")
+    return not head or head.startswith(b"<")

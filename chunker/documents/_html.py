@@ -10,7 +10,9 @@ decides how structure becomes text:
   ``|`` escaped and line breaks flattened; a cell spanning columns is followed by empty ones,
   and short rows are padded to the table's width, but a row spans at most 1,000 columns and
   a page gets at most 200,000 such empty cells (past that, rows keep only their own cells), so
-  a few bytes of ``colspan`` cannot expand to megabytes;
+  a few bytes of ``colspan`` cannot expand to megabytes; a table inside a cell becomes words of
+  that cell, and tables nested more than eight deep are read as text of the eighth one's cell
+  (each level re-reads the text of the ones inside it, so the depth bounds that work);
 - ``<pre>`` is kept verbatim in a fenced block; everywhere else runs of whitespace become one
   space and ``<br>`` one line break;
 - blocks are separated by one blank line;
@@ -56,6 +58,9 @@ _SKIP = frozenset(
 _MAX_LIST_DEPTH = 8
 _MAX_COLUMNS = 1000
 _MAX_EMPTY_CELLS = 200_000
+_MAX_TABLE_DEPTH = 8
+# The longest run of backticks in a <pre>: its fence is one longer.
+_BACKTICKS = re.compile(r"`+")
 _BLOCK = frozenset(
     {
         "p",
@@ -160,6 +165,7 @@ class _Converter:
         self.lists: list[_List] = []
         self.list_lines: list[str] = []
         self.tables: list[_Table] = []
+        self.deep_tables = 0  # tables open past _MAX_TABLE_DEPTH, read as the innermost cell's text
         self.empty_cells = _MAX_EMPTY_CELLS  # how many more empty cells tables may add
 
     def _sink(self) -> list[str]:
@@ -292,6 +298,9 @@ class _Converter:
             item.marker = item.indent + (f"{item.number}. " if item.ordered else "- ")
             item.hang = " " * len(item.marker)
             item.number += 1
+        elif tag in _TABLE_PARTS and (self.deep_tables or (tag == "table" and len(self.tables) >= _MAX_TABLE_DEPTH)):
+            self.deep_tables += tag == "table"
+            self._sink().append(" ")  # its cells and rows: words apart, as in a flattened table
         elif tag == "table":
             self._flush()
             self.tables.append(_Table())
@@ -331,6 +340,9 @@ class _Converter:
             if not self.lists and self.list_lines:
                 lines, self.list_lines = self.list_lines, []
                 self._emit("\n".join(lines))
+        elif self.deep_tables and tag in _TABLE_PARTS:
+            self.deep_tables -= tag == "table"
+            self._sink().append(" ")
         elif self.tables and tag == "table":
             self._close_table()
         elif self.tables and tag == "caption":
@@ -359,9 +371,9 @@ class _Converter:
         if self.tables:
             self._emit(_SPACE.sub(" ", body).strip())
             return
-        fence = "```"
-        while fence in body:
-            fence += "`"
+        # Longer than any run of backticks in the body (searched for once: growing the fence
+        # until it is not in the body was quadratic in the run's length).
+        fence = "`" * max(3, 1 + max(map(len, _BACKTICKS.findall(body)), default=0))
         self._emit(f"{fence}{self.pre_lang}\n{body}\n{fence}")
 
     def result(self) -> str:
@@ -376,6 +388,7 @@ class _Converter:
         return "\n\n".join(self.blocks)
 
 
+_TABLE_PARTS = frozenset({"table", "caption", "tr", "td", "th"})
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr", "param"})
 
 
