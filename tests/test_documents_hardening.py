@@ -544,3 +544,42 @@ def test_nested_tables_are_read_in_linear_work(monkeypatch):
     assert html_to_text("<table><tr><td>a<table><tr><td>b<td>c</table></table>") == "| a b c |\n|---|"
     nine = "<table><tr><td>x" * 9 + "<td>y" + "</table>" * 9
     assert html_to_text(nine).split() == ["|", "x", "x", "x", "x", "x", "x", "x", "x", "x", "y", "|", "|---|"]
+
+
+def test_a_page_naming_many_inflating_forms_is_refused_at_the_first_past_the_budget(monkeypatch):
+    """Each form is decoded, then spent: a page naming twenty forms of 5 MB each (a 100 KB file)
+    is refused after the first, not after decoding all of them (pypdf keeps each decoded)."""
+    import zlib
+
+    import pypdf.generic
+
+    packed = zlib.compress(b" " * 5_000_000, 9)
+    form = b"<< /Type /XObject /Subtype /Form /BBox [0 0 1 1] /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed)
+    forms = [form + packed + b"\nendstream" for _ in range(20)]
+    names = " ".join(f"/X{i} {6 + i} 0 R" for i in range(20))
+    page = (
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        f"/Resources << /Font << /F1 5 0 R >> /XObject << {names} >> >> /Contents 4 0 R >>"
+    )
+    data = pdf(
+        [
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            page,
+            pdf_stream("BT /F1 12 Tf 72 700 Td (Hello) Tj ET"),
+            HELVETICA,
+            *forms,
+        ]
+    )
+    decoded: list[int] = []
+    real = pypdf.generic.EncodedStreamObject.get_data
+
+    def counted(self):
+        out = real(self)
+        decoded.append(len(out))
+        return out
+
+    monkeypatch.setattr(pypdf.generic.EncodedStreamObject, "get_data", counted)
+    with pytest.raises(ChunkerError, match=r"page 1 of 1 draws more than its \d+ KB"):
+        extract(data, name="forms.pdf")
+    assert sum(n >= 5_000_000 for n in decoded) == 1

@@ -77,7 +77,8 @@ def pdf_to_text(
         for number in range(count):
             try:
                 page = reader.pages[number]
-                budget.spend(PAGE_COST + _content_bytes(page, forms) // 8)
+                budget.spend(PAGE_COST)
+                _spend_content(page, forms, budget)
                 pages.append(_page_lines(page, budget))
             except _Overdrawn:
                 raise _too_much(label, f"page {number + 1} of {count} draws more than its {_size(len(data))} can hold") from None
@@ -120,14 +121,24 @@ def _open(pypdf: Any, data: bytes, label: str) -> Any:
     return reader
 
 
-def _content_bytes(page: Any, forms: set[int]) -> int:
-    """How many bytes of drawing operations pypdf will parse for the page: its contents and
-    the forms its resources name (each form once in the document; drawing one again costs its
-    operations, which the budget counts as they run)."""
-    total = 0
+def _spend_content(page: Any, forms: set[int], budget: _Budget) -> None:
+    """Spend a unit of `budget` for every 8 bytes of drawing operations pypdf will parse for the
+    page: its contents and the forms its resources name (each form once in the document;
+    drawing one again costs its operations, which the budget counts as they run). Spent stream
+    by stream, as each is decoded: a page naming many forms of megabytes each is refused at the
+    first one past the budget, not after every one is decoded (pypdf keeps each decoded
+    stream: 1,000 times the file's size)."""
+    total = spent = 0
+
+    def add(n: int) -> None:
+        nonlocal total, spent
+        total += n
+        budget.spend(total // 8 - spent)
+        spent = total // 8
+
     contents = page.get_contents()
     if contents is not None:
-        total += len(contents.get_data())
+        add(len(contents.get_data()))
     todo = [page.get("/Resources")]
     while todo:
         resources = todo.pop()
@@ -143,12 +154,13 @@ def _content_bytes(page: Any, forms: set[int]) -> int:
             forms.add(key)
             try:
                 form = ref.get_object()
-                if form.get("/Subtype") == "/Form":
-                    total += len(form.get_data())
-                    todo.append(form.get("/Resources"))
+                if form.get("/Subtype") != "/Form":
+                    continue
+                data = form.get_data()
             except Exception:
                 continue
-    return total
+            add(len(data))  # outside the try: an overdrawn budget is not a damaged form
+            todo.append(form.get("/Resources"))
 
 
 def _page_lines(page: Any, budget: _Budget | None = None) -> list[Line]:
