@@ -139,12 +139,22 @@ def test_a_component_chunker_cannot_count_is_one_clear_error(tmp_path):
 
 
 def test_a_model_limit_of_zero_is_refused_in_the_library_as_in_the_cli(tmp_path):
-    for value in (0, "0", -3):
-        with pytest.raises(chunker.ChunkerError, match="model limit") as e:
+    for value in (0, "0", -3, "-3", 1.5, "1.5"):
+        # A number that is no count of tokens is said to be one, not taken for an unknown name.
+        with pytest.raises(chunker.ChunkerError, match=r"^model limit .* must be a whole number of tokens above 0") as e:
             chunker.chunk("Some text to chunk.", size=50, overlap=0, model_max=value)
         assert "\n" not in str(e.value)
+    with pytest.raises(chunker.ChunkerError, match="unknown model limit 'nope'"):
+        chunker.chunk("Some text to chunk.", model_max="nope")
     doc = tmp_path / "doc.txt"
     doc.write_text("Some text to chunk.", encoding="utf-8")
     out, err = io.StringIO(), io.StringIO()
     assert run([str(doc), "--model-max", "0"], None, out, err) == 2 and "model limit" in err.getvalue()
     assert chunker.chunk("Some text.", size=50, overlap=0, model_max="").settings.model_tokens is None
+
+
+def test_a_folder_given_as_the_tokenizer_is_said_to_be_a_folder(tmp_path):
+    with pytest.raises(chunker.ChunkerError, match=r"^tokenizer '.*': a folder; give the path of a model's tokenizer.json"):
+        chunker.chunk("text", tokenizer=str(tmp_path))
+    with pytest.raises(chunker.ChunkerError, match=r": no such file; give the path"):
+        chunker.chunk("text", tokenizer=str(tmp_path / "missing.json"))

@@ -4,6 +4,7 @@ and selects are drawn from here."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,6 +130,15 @@ def model_limit(value: int | str | ModelLimit | None) -> ModelLimit | None:
     if isinstance(value, str) and value in MODEL_LIMITS:
         return MODEL_LIMITS[value]
     text = str(value).strip()
+    # A number that is no count of tokens (0, -5, 1.5) is said to be one, not an unknown name.
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number or re.fullmatch(r"[+-]?\d+(?:\.\d*)?", text):
+        if not (text.isascii() and text.isdigit()) or int(text) <= 0:
+            raise ChunkerError(
+                f"model limit {str(value)[:40]!r} must be a whole number of tokens above 0, or a name: one of "
+                f"{', '.join(MODEL_LIMITS)}",
+                field="model_max",
+            )
     if not (text.isascii() and text.isdigit()) or int(text) <= 0:
         raise ChunkerError(
             f"unknown model limit {str(value)[:40]!r}: name one of {', '.join(MODEL_LIMITS)}, or give a number of tokens",

@@ -429,9 +429,9 @@ def load_tokenizer(source: str | bytes | os.PathLike[str], *, name: str | None =
     if isinstance(source, os.PathLike) or (isinstance(source, str) and not is_text(source)):
         path = os.fspath(source)
         if not os.path.isfile(path):
+            what = "a folder" if os.path.isdir(path) else "no such file"
             raise ChunkerError(
-                f"tokenizer {path!r}: no such file; give the path of a model's "
-                "tokenizer.json, or one of " + ", ".join(TOKENIZERS),
+                f"tokenizer {path!r}: {what}; give the path of a model's tokenizer.json, or one of " + ", ".join(TOKENIZERS),
                 field="tokenizer",
             )
     # Read (and hashed) before parsing: a file loaded again is found by its content, unparsed.
