@@ -555,6 +555,24 @@ def test_a_file_over_the_limit_is_refused_by_its_size_unread(tmp_path, monkeypat
     assert peak < 5_000_000
 
 
+def test_document_open_refuses_a_file_over_its_limit_by_its_size_unread(tmp_path):
+    import tracemalloc
+
+    import chunker
+
+    sparse = tmp_path / "sparse.txt"
+    with open(sparse, "wb") as f:
+        f.truncate(20_000_000)
+    tracemalloc.start()
+    try:
+        with pytest.raises(chunker.ChunkerError, match="over the .* limit for one document"):
+            chunker.Document.open(sparse, max_bytes=1000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000
+
+
 class _Endless(io.StringIO):
     """Standard input that never ends (`cat /dev/zero |`): reading it whole is a failure."""
 

@@ -92,14 +92,15 @@ class Document:
         """
         from ..documents import MAX_BYTES, read_file, shown_name, source_of  # only files need it
 
-        data = read_file(path)
+        limit = MAX_BYTES if max_bytes is None else max_bytes
+        data = read_file(path, max_bytes=limit)  # read no further than the limit (/dev/zero never ends)
         return cls.from_bytes(
             data,
             name=shown_name(path),
             source=source_of(path),  # the command line's: its records' ids are the same
             keep_running=keep_running,
             raw=raw,
-            max_bytes=MAX_BYTES if max_bytes is None else max_bytes,
+            max_bytes=limit,
             encoding=encoding,
         )
 
