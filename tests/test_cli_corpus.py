@@ -649,6 +649,46 @@ def test_a_row_over_the_limit_for_one_document_is_a_row_failure(tmp_path, monkey
     assert cli(str(path), "--text-column", "text") == (2, "", f"chunker: error: {path}#0: {line}\n")
 
 
+def test_a_parquet_file_whose_rows_decode_past_a_hundred_times_its_size_is_one_failure(tmp_path, monkeypatch):
+    """A compression bomb: rows that compress to nearly nothing. Read a batch at a time, the
+    file is refused once its rows pass what its size can honestly hold, not after all of them."""
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from chunker.cli import _datasets
+
+    monkeypatch.setattr(_datasets, "_DATASET_FLOOR", 0)
+    monkeypatch.setattr(_datasets, "_BATCH_ROWS", 16)
+    bomb = tmp_path / "bomb.parquet"
+    pq.write_table(pa.table({"text": ["x" * 20_000] * 2000}), bomb, compression="zstd", row_group_size=2000)
+    size = bomb.stat().st_size
+    assert 2000 * 20_000 > 100 * size  # 40 MB of rows from a file of a few KB
+    seen: list[int] = []
+    real = _datasets._parquet_rows
+
+    def counting(pyarrow, file, *args):
+        batches = file.iter_batches
+
+        def each(*a, **k):
+            for batch in batches(*a, **k):
+                seen.append(batch.num_rows)
+                yield batch
+
+        file.iter_batches = each
+        return real(pyarrow, file, *args)
+
+    monkeypatch.setattr(_datasets, "_parquet_rows", counting)
+    code, out, err = cli(str(bomb), "--text-column", "text", "--keep-going")
+    assert code == 1 and out == ""
+    assert err.startswith(f"chunker: error: {bomb}: its rows hold over ") and "more than 100 times its size" in err
+    assert sum(seen) < 2000  # stopped part of the way
+    # An honest file of the same rows, each different, is read.
+    honest = tmp_path / "honest.parquet"
+    pq.write_table(pa.table({"text": [f"Row {k} of the dataset." for k in range(200)]}), honest)
+    code, out, err = cli(str(honest), "--text-column", "text")
+    assert code == 0 and len(out.splitlines()) == 200
+
+
 def test_a_row_that_fails_while_chunked_is_named_without_keep_going_too(tmp_path):
     rows = write(tmp_path / "rows.jsonl", '{"text": "Fine."}\n{"text": "bad \\ud800 text"}\n')
     code, out, err = cli(str(rows), "--text-column", "text", "--keep-going")

@@ -88,6 +88,40 @@ def _over(text: str) -> bool:
     return len(text) > MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES
 
 
+# What one Parquet file's rows may hold in all, beside the limit of one row (MAX_BYTES): real
+# text compresses some 3 to 20 times, so a file whose rows decode past 100 times its size (and
+# past 256 MB) is a compression bomb (an 808-byte file held a 4 MB row, 3 KB a million rows).
+_DATASET_GROWTH = 100
+_DATASET_FLOOR = 256_000_000
+_BATCH_ROWS = 256  # rows decoded at a time: the total is checked before the next batch is
+
+
+def _parquet_rows(pyarrow: Any, file: Any, item: Input, text_column: str, id_column: str | None) -> tuple[list[Any], list[Any]]:
+    """The columns' values, batch by batch, refused once the rows' bytes pass what the file's
+    size can honestly hold (`_DATASET_GROWTH`)."""
+    import pyarrow.compute as pc
+
+    wanted = [text_column, *([id_column] if id_column else [])]
+    limit = max(_DATASET_FLOOR, _DATASET_GROWTH * max(item.size, 1))
+    texts: list[Any] = []
+    ids: list[Any] = []
+    held = 0
+    for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=wanted):
+        for column in wanted:
+            values = batch.column(column)
+            if pyarrow.types.is_string(values.type) or pyarrow.types.is_large_string(values.type):
+                held += pc.sum(pc.binary_length(values)).as_py() or 0
+            held += len(values)  # a row's own cost, whatever it holds
+        if held > limit:
+            raise ChunkerError(
+                f"{item.name}: its rows hold over {limit / 1e6:,.0f} MB, more than {_DATASET_GROWTH} times its size: "
+                "a Parquet file this small cannot honestly hold that much; split it or rewrite it uncompressed"
+            )
+        texts += batch.column(text_column).to_pylist()
+        ids += batch.column(id_column).to_pylist() if id_column else [None] * batch.num_rows
+    return texts, ids
+
+
 def _columns(item: Input, text_column: str, id_column: str | None) -> tuple[list[Any], list[Any]]:
     name = item.name
     if item.path == "-" or not item.path.lower().endswith(_PARQUET + _LINES):
@@ -102,11 +136,10 @@ def _columns(item: Input, text_column: str, id_column: str | None) -> tuple[list
             missing = [c for c in wanted if c not in schema.names]
             if missing:
                 raise ChunkerError(f"{name}: has no column {missing[0]!r} (it has {', '.join(schema.names)})")
-            table = pq.read_table(item.path, columns=wanted)
+            texts, ids = _parquet_rows(pyarrow, pq.ParquetFile(item.path), item, text_column, id_column)
         except (OSError, pyarrow.ArrowException) as e:  # ArrowInvalid: empty, cut short, not Parquet
             raise ChunkerError(f"{name}: cannot read it as Parquet ({' '.join(str(e).split())})") from None
-        texts = table.column(text_column).to_pylist()
-        return texts, table.column(id_column).to_pylist() if id_column else [None] * len(texts)
+        return texts, ids
     texts, ids = [], []
     try:
         with open(item.path, encoding="utf-8") as f:
