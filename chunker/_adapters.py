@@ -15,7 +15,7 @@ from ._errors import ChunkerError
 from .results._records import Chunk
 from .settings._options import Settings, options_for
 
-__all__ = ["METADATA_KEYS", "SETTING_NAMES", "setting_names", "chunk_metadata", "chunk_options", "settings_of"]
+__all__ = ["METADATA_KEYS", "SETTING_NAMES", "setting_names", "chunk_metadata", "chunk_options", "settings_of", "chunk_content"]
 
 SETTING_NAMES = (*(o.name for o in options_for("adapters")), "max_chunk_chars")
 """The keyword arguments of `chunker.chunk` an adapter takes (`source` is per document), as the
@@ -100,3 +100,9 @@ def chunk_metadata(c: Chunk) -> dict[str, Any]:
         "flags": list(c.flags),
         "headings": list(c.headings),
     }
+
+
+def chunk_content(c: Chunk) -> str:
+    """A chunk's text as a framework hands it on: the framework's own for a pasted splitter,
+    else the text."""
+    return c.text if c.framework_text is None else c.framework_text

@@ -26,7 +26,7 @@ import copy
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ._adapters import METADATA_KEYS, chunk_metadata, chunk_options, settings_of
+from ._adapters import METADATA_KEYS, chunk_content, chunk_metadata, chunk_options, settings_of
 from ._errors import ChunkerError
 from .documents import source_of
 from .results._records import Chunks
@@ -128,7 +128,7 @@ class ChunkerSplitter(TextSplitter):
         chunks = chunk(text, **self._options).chunks
         if isinstance(chunks, Chunks) and chunks._embeds is None:
             return [text[a:b] for a, b in chunks.spans()]
-        return [_content(c) for c in chunks]
+        return [chunk_content(c) for c in chunks]
 
     def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None) -> list[Document]:
         if not metadatas:
@@ -157,7 +157,7 @@ class ChunkerSplitter(TextSplitter):
                 if self._add_start_index:
                     metadata["start_index"] = c.start_char
                 # The record's id: the one the command line and the engines write for this chunk.
-                documents.append(Document(page_content=_content(c), metadata=metadata, id=c.id))
+                documents.append(Document(page_content=chunk_content(c), metadata=metadata, id=c.id))
         return documents
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -172,11 +172,6 @@ class ChunkerSplitter(TextSplitter):
 
 def _splitter(options: dict[str, Any], add_start_index: bool = False, metadata: Any = False) -> ChunkerSplitter:
     return ChunkerSplitter(add_start_index=add_start_index, metadata=metadata, **options)
-
-
-def _content(c: Any) -> str:
-    """A chunk's page_content: the framework's own text for a pasted splitter, else the text."""
-    return str(c.text if c.framework_text is None else c.framework_text)
 
 
 def _metadata_keys(metadata: bool | Iterable[str]) -> tuple[str, ...]:

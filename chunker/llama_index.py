@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._adapters import METADATA_KEYS, chunk_metadata, chunk_options, setting_names, settings_of
+from ._adapters import METADATA_KEYS, chunk_content, chunk_metadata, chunk_options, setting_names, settings_of
 from ._errors import ChunkerError
 from .documents import source_of
 from .results._records import Chunk
@@ -160,7 +160,7 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
                         # The record's id (the one the command line and the engines write), unless
                         # an id_func of the caller's was given; LlamaIndex's own is a random uuid.
                         id_=c.id if c.id and self.id_func is default_id_func else self.id_func(c.index, node),
-                        text=c.text if c.framework_text is None else c.framework_text,
+                        text=chunk_content(c),
                         start_char_idx=c.start_char,
                         end_char_idx=c.end_char,
                         metadata=metadata,
@@ -177,9 +177,7 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
     def split_text(self, text: str) -> list[str]:
         """The chunk texts of `text` under these settings, as a LlamaIndex `TextSplitter` gives
         them (an empty text is one empty chunk; a pasted splitter's are its ``split_text``'s)."""
-        return [
-            c.text if c.framework_text is None else c.framework_text for c in self._chunks(text, self.settings, metadata=None)
-        ]
+        return [chunk_content(c) for c in self._chunks(text, self.settings, metadata=None)]
 
     def split_texts(self, texts: list[str]) -> list[str]:
         """`split_text` of each text, one list."""
@@ -195,11 +193,15 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
             return [Chunk(0, 0, 0, "", 0, False)]
         doc = TextDocument(text, source=source)
         doc._keep = False  # one run, as chunk() makes it: the measure goes before the records are made
-        limit = options.get("max_chunk_chars")
+
+        def run() -> list[Chunk]:
+            res = doc.run(settings_of(options), max_chunk_chars=options.get("max_chunk_chars"), splitter_metadata=metadata)
+            return list(res.chunks)
+
         if text == "":
-            return list(doc.run(settings_of(options), max_chunk_chars=limit, splitter_metadata=metadata).chunks)
+            return run()
         with self.callback_manager.event(CBEventType.CHUNKING, payload={EventPayload.CHUNKS: [text]}) as event:
-            chunks = list(doc.run(settings_of(options), max_chunk_chars=limit, splitter_metadata=metadata).chunks)
+            chunks = run()
             event.on_end(payload={EventPayload.CHUNKS: [c.text for c in chunks]})
         return chunks
 
