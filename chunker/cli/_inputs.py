@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from .._errors import ChunkerError
-from ..documents import MAX_BYTES, read_file, shown_name, source_of
+from ..documents import MAX_BYTES, read_bounded, read_file, shown_name, source_of
 from ..session._api import Document
 
 _MAGIC = re.compile(r"[*?[]")
@@ -237,12 +237,7 @@ def read_bytes(name: str, stdin: TextIO | None) -> bytes | str:
             raise ChunkerError("standard input is closed: give a file name instead")
         try:
             if hasattr(stdin, "buffer"):
-                # In blocks: read(n) takes n bytes of memory before it reads one.
-                blocks, total = [], 0
-                while total <= MAX_BYTES and (block := stdin.buffer.read(min(1 << 20, MAX_BYTES + 1 - total))):
-                    blocks.append(block)
-                    total += len(block)
-                data: bytes | str = b"".join(blocks)
+                data: bytes | str = read_bounded(stdin.buffer, MAX_BYTES)
             else:
                 data = stdin.read(MAX_BYTES + 1)
         except OSError as e:

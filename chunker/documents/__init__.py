@@ -24,6 +24,7 @@ import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from .._errors import ChunkerError
 
@@ -34,6 +35,7 @@ __all__ = [
     "decode_text",
     "detect_kind",
     "extract",
+    "read_bounded",
     "read_file",
     "shown_name",
     "source_of",
@@ -443,11 +445,7 @@ def read_file(path: str | os.PathLike[str], *, folder: str = "give the files ins
             known = st.st_size if stat.S_ISREG(st.st_mode) else 0
             data = f.read(known + 1)
             if len(data) > known:  # no size to tell, or it grew since
-                blocks, total = [data], len(data)
-                while total <= max_bytes and (block := f.read(min(1 << 20, max_bytes + 1 - total))):
-                    blocks.append(block)
-                    total += len(block)
-                data = b"".join(blocks)
+                data = read_bounded(f, max_bytes, first=data)
             if len(data) > max_bytes:
                 raise ChunkerError(f"{label} is over {limit}")
             return data
@@ -457,6 +455,23 @@ def read_file(path: str | os.PathLike[str], *, folder: str = "give the files ins
         raise ChunkerError(f"{label}: is a directory: {folder}") from None
     except OSError as e:
         raise ChunkerError(f"{label}: cannot read it ({e.strerror or e})") from None
+
+
+def read_bounded(stream: BinaryIO, limit: int, *, first: bytes = b"") -> bytes:
+    """`first` and what follows it in `stream`, read in blocks until the end or until more
+    than `limit` bytes are held (at most `limit` + 1: enough to know the input is over it). A
+    device or pipe (/dev/zero) never ends, and read(n) takes n bytes of memory before it reads
+    one: blocks keep both bounded.
+
+    >>> import io
+    >>> len(read_bounded(io.BytesIO(b"x" * 10), 4)), len(read_bounded(io.BytesIO(b"xy"), 4))
+    (5, 2)
+    """
+    blocks, total = [first], len(first)
+    while total <= limit and (block := stream.read(min(1 << 20, limit + 1 - total))):
+        blocks.append(block)
+        total += len(block)
+    return b"".join(blocks)
 
 
 # ---------------------------------------------------------------- titles
