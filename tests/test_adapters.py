@@ -183,8 +183,8 @@ def test_langchain_bad_settings_fail_at_construction(bad, message):
 
 
 def test_max_chunk_chars_zero_lifts_the_limit_in_the_adapters_as_in_chunk():
-    text = "word " * 10_000  # windows a character apart repeat it 100 times: past the default limit
-    options = {"strategy": "fixed", "unit": "chars", "size": 100, "overlap": 99}
+    text = "word " * 800  # windows a character apart repeat it 1,000 times: past the default limit
+    options = {"strategy": "fixed", "unit": "chars", "size": 1000, "overlap": 999}
     with pytest.raises(chunker.ChunkerError, match="past the limit of 2,000,000"):
         chunker.chunk(text, **options)
     want = [c.text for c in chunker.chunk(text, max_chunk_chars=0, **options).chunks]
