@@ -88,8 +88,55 @@ def reading_options(settings: dict[str, Any], root: str | os.PathLike[str] | Non
             raise ChunkerError(f"{k} must be True or False, got {out[k]!r}")
     if out.setdefault("encoding", None) is not None:
         text_encoding(out["encoding"])
-    out["root"] = os.path.abspath(os.fsdecode(root) if root is not None else os.getcwd())
+    out["root"] = root_path(root)
     return out
+
+
+def root_path(root: Any) -> str:
+    """`root` made absolute (by default the current folder); `ChunkerError` for what is no path."""
+    if root is not None and not isinstance(root, (str, bytes, os.PathLike)):
+        raise ChunkerError(f"root must be a folder's path, got {type(root).__name__}: give the folder sources are relative to")
+    return os.path.abspath(os.fsdecode(root) if root is not None else os.getcwd())
+
+
+def worker_paths(settings: dict[str, Any], *, owner: str) -> dict[str, str]:
+    """The `tokenizer` (a tokenizer.json) and `embedding_model` of `settings` as absolute paths,
+    for an engine's worker processes to load them from. The checked settings name what they
+    load by its content (``hf:...``, ``m2v:...``), which only the process that loaded it knows:
+    a worker handed that name failed every block ("is not loaded in this process"). A loaded
+    object or such a name, which no path stands behind, is refused here, on the driver."""
+    from .embeddings import CONTENT_PREFIX as MODEL_PREFIX
+    from .tokens._hf import CONTENT_PREFIX as TOKENIZER_PREFIX
+    from .tokens._tokenizers import TOKENIZERS
+
+    out: dict[str, str] = {}
+    for name, prefix, what in (
+        ("tokenizer", TOKENIZER_PREFIX, "the path of its tokenizer.json"),
+        ("embedding_model", MODEL_PREFIX, "the path of its folder"),
+    ):
+        value = settings.get(name)
+        if value is None or value == "" or (name == "tokenizer" and value in TOKENIZERS):
+            continue
+        if isinstance(value, os.PathLike) or (isinstance(value, str) and not value.startswith(prefix)):
+            out[name] = os.path.abspath(os.fsdecode(value))
+        else:
+            shown = value if isinstance(value, str) else f"a loaded {type(value).__name__}"
+            raise ChunkerError(
+                f"{owner} cuts in worker processes, which cannot use {name} {shown[:60]}: give {what}, "
+                "which every worker can read"
+            )
+    return out
+
+
+def skip_set(skip_sources: Any) -> frozenset[str]:
+    """`skip_sources` as a set; `ChunkerError` for a single str (a set of its characters would
+    skip nothing, silently) or anything that is no collection."""
+    if isinstance(skip_sources, (str, bytes)) or not isinstance(skip_sources, Iterable):
+        raise ChunkerError(
+            f"skip_sources must be a collection of sources, got {type(skip_sources).__name__}: "
+            'pass completed_sources(folder), or a list such as ["docs/a.md"]'
+        )
+    return frozenset(skip_sources)
 
 
 def chunk_table(
@@ -138,7 +185,7 @@ def chunk_table(
     if table.num_rows == 0 and text_column not in table.column_names:
         return schema.empty_table()  # an engine's empty block may come without columns
     others = check_columns(table.column_names, text_column, source_column)
-    skip = frozenset(skip_sources)
+    skip = skip_set(skip_sources)
     texts = table.column(text_column).to_pylist()
     names = table.column(source_column).to_pylist() if source_column is not None else [None] * len(texts)
     rows: list[int] = []
@@ -151,7 +198,10 @@ def chunk_table(
             continue
         try:
             if file_column is not None:
-                text = read_file(str(text))  # a file that cannot be read: its error row
+                if not isinstance(text, str):  # str(None) would be looked for as a file "None"
+                    what = "null" if text is None else type(text).__name__
+                    raise ChunkerError(f"a row: column {file_column!r} holds {what}, not a file's path")
+                text = read_file(text)  # a file that cannot be read: its error row
             records = _records(text, source, text_column, reading, options, embed)
         except ChunkerError as e:
             records = [{**blank, "source": source, "error": str(e)}]

@@ -37,7 +37,10 @@ try:
         complete_files,
         completed_sources,
         reading_options,
+        root_path,
         schema_for,
+        skip_set,
+        worker_paths,
     )
 except ModuleNotFoundError as e:  # only a missing Ray; a broken one keeps its own error
     if (e.name or "").split(".")[0] not in ("ray", "pyarrow"):
@@ -80,6 +83,7 @@ def chunk_dataset(
     is one row with its `error` and never stops the job.
     """
     reading = reading_options(settings, root)
+    paths = worker_paths(settings, owner="chunk_dataset")  # before the check names them by content
     options = chunk_options(settings, owner="chunk_dataset", others=("raw", "keep_running", "encoding", "root"))
     # When the columns are already known (an in-memory dataset, Parquet's footer), a wrong
     # column or a clashing name fails here; otherwise the workers say so.
@@ -92,9 +96,10 @@ def chunk_dataset(
         "text_column": text_column,
         "source_column": source_column,
         "root": reading.pop("root"),
-        "skip_sources": sorted(set(skip_sources)),
+        "skip_sources": sorted(skip_set(skip_sources)),
         **reading,
         **options,
+        **paths,  # each worker loads them from their files (they are checked above)
     }
     # batch_size=None: a whole block per call, so blocks are never bundled together and the
     # dataset's own partitioning decides the parallelism. The function ships by reference
@@ -126,7 +131,7 @@ def chunk_files(
     given = [paths] if isinstance(paths, str) else list(paths)
     # Every path made absolute before Ray starts: in a submitted job, connecting to the
     # cluster can take away the working folder the job started in.
-    root = os.path.abspath(os.fsdecode(root) if root is not None else os.getcwd())
+    root = root_path(root)
     local = [p for p in given if "://" not in p]
     found, _ = find_inputs(local, recursive=True) if local else ([], False)
     files = [os.path.abspath(i.path) for i in found] + [p for p in given if "://" in p]

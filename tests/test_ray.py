@@ -336,3 +336,78 @@ def test_chunk_table_with_two_columns_of_one_name_is_one_line(names):
     dup = names[-1]
     with pytest.raises(chunker.ChunkerError, match=f"^the data has two columns named '{dup}': rename one"):
         chunk_table(block)
+
+
+class _Dataset:
+    """Just what `chunk_dataset` asks of a dataset on the driver, keeping what it would ship."""
+
+    def __init__(self, columns):
+        self._columns, self.shipped = columns, None
+
+    def columns(self, fetch_if_missing=True):
+        return self._columns
+
+    def map_batches(self, fn, **kwargs):
+        self.shipped = (fn, kwargs["fn_kwargs"])
+        return self
+
+
+def test_a_tokenizer_json_and_a_model_reach_the_workers_by_their_paths(tmp_path):
+    # The settings name a tokenizer.json or a model by its content (hf:..., m2v:...), which only
+    # the driver had loaded: every worker block failed "... is not loaded in this process", and
+    # the whole job with it.
+    import json as _json
+    import sys
+
+    import numpy as np
+
+    from tests import embedding_fixtures as fx
+    from tests import hf_fixtures
+
+    tok = hf_fixtures.wordpiece(True)
+    (tmp_path / "tok.json").write_text(tok, encoding="utf-8")
+    rng = np.random.default_rng(0)
+    fx.save(tmp_path / "m", rng.standard_normal((fx.vocab_size(tok), 8)).astype("float32"), tok, normalize=True)
+    text = "The harbour opens at six. The tide is low. Boats moor at the east quay."
+    cases = [
+        {"tokenizer": str(tmp_path / "tok.json"), "size": 8, "overlap": 0},
+        {"strategy": "semantic", "embedding_model": str(tmp_path / "m"), "size": 10, "overlap": 0},
+    ]
+    for options in cases:
+        ds = _Dataset(["text"])
+        chunk_dataset(ds, **options)
+        fn, kwargs = ds.shipped
+        assert fn is chunk_table
+        # A fresh process, as a worker is: it has loaded nothing.
+        script = (
+            "import json, sys, pickle, pyarrow as pa\n"
+            "from chunker.arrow import chunk_table\n"
+            "kwargs = pickle.loads(sys.stdin.buffer.read())\n"
+            f"rows = chunk_table(pa.table({{'text': [{text!r}]}}), **kwargs).to_pylist()\n"
+            "print(json.dumps([(r['error'], r['id']) for r in rows]))\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script], input=pickle.dumps(kwargs), capture_output=True, cwd=ROOT, timeout=120
+        )
+        assert done.returncode == 0, done.stderr.decode()[-500:]
+        rows = _json.loads(done.stdout)
+        assert [e for e, _ in rows] == [None] * len(rows)
+        assert [i for _, i in rows] == [c.id for c in chunker.chunk(text, **options).chunks]
+    loaded = chunker.Settings(tokenizer=str(tmp_path / "tok.json")).tokenizer  # hf:...: no path behind it
+    with pytest.raises(chunker.ChunkerError, match=r"^chunk_dataset cuts in worker processes, which cannot use tokenizer hf:"):
+        chunk_dataset(_Dataset(["text"]), tokenizer=loaded)
+
+
+def test_chunk_table_refuses_what_is_no_collection_no_root_or_no_path():
+    block = pa.table({"text": ["One.", "Two."], "src": ["ab", "a"]})
+    # A str was taken as the set of its characters: "ab" skipped the source "a", and not "ab".
+    with pytest.raises(chunker.ChunkerError, match="^skip_sources must be a collection of sources, got str"):
+        chunk_table(block, source_column="src", skip_sources="ab")
+    with pytest.raises(chunker.ChunkerError, match="^skip_sources must be a collection of sources, got NoneType"):
+        chunk_table(block, source_column="src", skip_sources=None)
+    assert chunk_table(block, source_column="src", skip_sources=["ab"]).column("source").to_pylist() == ["a"]
+    with pytest.raises(chunker.ChunkerError, match="^root must be a folder's path, got int"):
+        chunk_table(block, root=5)
+    # A null path was looked for as a file named "None".
+    out = chunk_table(pa.table({"path": [None]}), file_column="path")
+    assert out.column("error").to_pylist() == ["a row: column 'path' holds null, not a file's path"]
