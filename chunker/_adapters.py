@@ -67,14 +67,18 @@ def chunk_options(settings: dict[str, Any], *, owner: str, others: Iterable[str]
             raise ChunkerError(f"{owner} has both {alias!r} and {ours!r}: give one of them")
         given[ours] = value
     names = setting_names()
+    # chunk()'s options no adapter uses (the retriever ranks a result for the retrieval check;
+    # an adapter hands on chunks): checked with the rest, so settings written for chunk() work
+    # here too, then left out.
+    unused = {o.name for o in options_for("chunk") if "adapters" not in o.surfaces}
     for name in given:
-        if name not in names:
+        if name not in names and name not in unused:
             if name in _INSTEAD:
                 raise ChunkerError(f"{owner} has no setting {name!r}: use {_INSTEAD[name]}")
             known = ", ".join((*names, *others))
             raise ChunkerError(f"{owner} has no setting {name!r}: choose from {known}")
     limit = given.pop("max_chunk_chars", None)
-    canonical = Settings(**given)
+    canonical = Settings(**given)  # the unused ones checked too
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ChunkerError(f"max_chunk_chars must be a whole number (0: no limit) or None (the default limit), got {limit!r}")
     return {**{o.name: getattr(canonical, o.name) for o in options}, "max_chunk_chars": limit}

@@ -495,3 +495,33 @@ def test_the_adapters_read_the_code_language_from_the_documents_file_name():
         [llama.Document(text=js, metadata={"file_name": "app.js"})]
     )
     assert [n.text for n in nodes] == want
+
+
+def test_every_keyword_argument_of_chunk_is_taken_by_the_adapters():
+    # chunk() takes retriever (a result carries it to evaluate()); every adapter refused it
+    # ("has no setting 'retriever'"), so settings written for chunk() failed in a pipeline.
+    import inspect
+
+    import pyarrow as pa
+    from haystack import Document as HaystackDocument
+
+    from chunker.arrow import chunk_table
+    from chunker.haystack import ChunkerSplitter as HaystackSplitter
+
+    names = [p for p in inspect.signature(chunker.chunk).parameters if p not in ("text", "source")]
+    assert "retriever" in names
+    text = "# Tides\n\nThe tide is high. The harbour is busy.\n\nBoats moor at the east quay."
+    options = {"strategy": "markdown", "unit": "words", "size": 6, "overlap": 1, "retriever": "bm25"}
+    want = [(c.start_char, c.end_char) for c in chunker.chunk(text, **options).chunks]
+    docs = ChunkerSplitter(metadata=True, **options).create_documents([text])
+    assert [(d.metadata["start_index"], d.metadata["end_index"]) for d in docs] == want
+    nodes = ChunkerNodeParser(**options).get_nodes_from_documents([LlamaDocument(text=text)])
+    assert [(n.start_char_idx, n.end_char_idx) for n in nodes] == want
+    split = HaystackSplitter(**options).run([HaystackDocument(content=text)])["documents"]
+    assert [(d.meta["split_idx_start"], d.meta["split_idx_start"] + len(d.content)) for d in split] == want
+    rows = chunk_table(pa.table({"text": [text]}), **options).to_pylist()
+    assert [(r["start_char"], r["end_char"]) for r in rows] == want
+    # Checked as chunk() checks it, at once.
+    for make in (ChunkerSplitter, ChunkerNodeParser, HaystackSplitter):
+        with pytest.raises(chunker.ChunkerError, match="the dense retriever needs an embedding model"):
+            make(retriever="dense")
