@@ -76,3 +76,14 @@ def test_the_command_line_writes_it(tmp_path):
     assert done.returncode == 0, done.stderr
     recs = [json.loads(x) for x in done.stdout.splitlines()]
     assert recs and all(list(r)[: len(CHONKIE_KEYS)] == CHONKIE_KEYS for r in recs)
+
+
+def test_a_chunks_context_is_its_context():
+    # The records were made from `Chunk.to_dict`, which holds the context only inside
+    # embed_text: every chunk's context was null, even with context="headings".
+    doc = "# Install\n\nRun the installer.\n\n## Linux\n\nUse the package manager.\n"
+    res = chunker.chunk(doc, strategy="markdown", size=16, overlap=0, context="headings", source="guide.md")
+    recs = lines(res)
+    assert [r["context"] for r in recs] == [c.context for c in res.chunks] == ["Install\n\n", "Install > Linux\n\n"]
+    assert all(r["context"] + r["text"] == c.embed_text and r["source"] == "guide.md" for r, c in zip(recs, res.chunks))
+    assert all(r["context"] is None for r in lines(chunker.chunk(doc, strategy="markdown", size=16, overlap=0)))

@@ -307,8 +307,17 @@ def _chonkie_record(r: dict[str, Any]) -> str:
     return _dumps(out) + "\n"
 
 
+def _chonkie_lines(res: Results) -> Iterator[str]:
+    """`_chonkie_record` of every chunk, read from the chunks: a record (`Chunk.to_dict`) holds
+    the context only inside `embed_text`, so its `context` was null even with one."""
+    for r in _results(res):
+        for c in r.chunks:
+            fields = {"start_char": c.start_char, "end_char": c.end_char, "text": c.text, "tokens": c.tokens}
+            yield _chonkie_record({**fields, "context": c.context, "source": r.source})
+
+
 JSONL_FRAME = Frame(_jsonl_record, render=_jsonl_lines, render_utf8=_jsonl_utf8)
-CHONKIE_FRAME = Frame(_chonkie_record)
+CHONKIE_FRAME = Frame(_chonkie_record, render=_chonkie_lines)
 TEXT_FRAME = Frame(_text_record, sep="\n")
 
 
