@@ -275,3 +275,32 @@ def test_rows_times_weights_that_overflow_are_one_line(tmp_path):
     with pytest.raises(ChunkerError) as e:
         model.directions(["hello there", "the tide"])
     assert "weights overflow float64" in _one_line(e)
+
+
+def test_a_model_of_no_tokens_or_no_dimensions_is_one_line(tmp_path):
+    # A 0-dimension matrix loaded, then dense retrieval died in a bare ValueError ("max() arg
+    # is an empty sequence"); a tokenizer.json of no tokens died loading, in an IndexError.
+    files = _files(tmp_path)
+    n = fx.vocab_size(files["tokenizer.json"].decode())
+    flat = _tensors({"embeddings": {"dtype": "F32", "shape": [n, 0], "data_offsets": [0, 0]}}, b"")
+    with pytest.raises(ChunkerError) as e:
+        E.load({**files, "model.safetensors": flat})
+    assert f"embeddings of 0 dimensions ({n:,} rows)" in _one_line(e)
+    empty = json.dumps({"model": {"type": "BPE", "vocab": {}, "merges": []}}).encode()
+    none = _tensors({"embeddings": {"dtype": "F32", "shape": [0, 2], "data_offsets": [0, 0]}}, b"")
+    with pytest.raises(ChunkerError) as e:
+        E.load({**files, "tokenizer.json": empty, "model.safetensors": none})
+    assert "no tokens in its tokenizer.json" in _one_line(e)
+
+
+def test_rows_whose_sums_overflow_when_squared_still_have_a_direction(tmp_path):
+    # Float64 rows of 1e200 are finite, but their sum squared is not: the norm was inf, and
+    # the directions NaN (NaN scores rank arbitrarily) or all zeros.
+    files = _files(tmp_path)
+    n = fx.vocab_size(files["tokenizer.json"].decode())
+    rows = np.full((n, 2), 1e200)
+    rows[:, 1] *= 2
+    header = {"embeddings": {"dtype": "F64", "shape": [n, 2], "data_offsets": [0, rows.nbytes]}}
+    model = E.load({**files, "model.safetensors": _tensors(header, rows.tobytes())})
+    for v in model.directions(["hello there", "the tide", "hello"]):
+        assert v == pytest.approx([5**-0.5, 2 * 5**-0.5])

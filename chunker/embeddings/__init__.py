@@ -148,6 +148,11 @@ def _build(files: dict[str, bytes], key: str, label: str) -> EmbeddingModel:
             f"{where}'s embeddings are {emb.dtype} of shape {list(emb.shape)[:4]}: a model2vec model's are a "
             "matrix (tokens x dimensions) of float32, float16, int8 or float64"
         )
+    if not vocab or not emb.shape[1]:
+        # No token, or vectors of no dimension: such a model embeds nothing (and the median
+        # token length and the fixed-point sums of `_model` have nothing to work on).
+        what = "no tokens in its tokenizer.json" if not vocab else f"embeddings of 0 dimensions ({emb.shape[0]:,} rows)"
+        raise ChunkerError(f"{label} has {what}, so it embeds nothing: pass the folder of a trained model ({_HINT})")
     mapping, weights = tensors.get("mapping"), tensors.get("weights")
     top = max(vocab.values(), default=-1)
     if mapping is not None:

@@ -244,15 +244,23 @@ class EmbeddingModel:
 
     def directions(self, texts: Sequence[str]) -> list[list[float]]:
         """Each text's mean vector scaled to length 1 (empty for a text with no known token),
-        from packed sums, with correctly rounded sums (math.fsum): the same floats on every
-        Python, the page's included, so rankings by them agree everywhere."""
+        from packed sums, with exact integer sums and one correctly rounded square root: the
+        same floats on every Python, the page's included, so rankings by them agree everywhere."""
         out: list[list[float]] = []
         for ids in self.tokenize(texts):
             if not ids:
                 out.append([])
                 continue
-            v = self.unpacked(sum(map(self.packed, ids)), len(ids))
-            norm = sqrt(fsum(map(mul, v, v)))
+            # The sum's direction from its fixed-point fields as exact ints (the mean and the
+            # scale only stretch it): the floats of `unpacked` would overflow when squared for
+            # values past 1e154 (a float64 model), giving NaN scores.
+            fields = array("Q")
+            fields.frombytes(sum(map(self.packed, ids)).to_bytes(8 * self.dim, "little"))
+            if not LITTLE:
+                fields.byteswap()
+            offset = len(ids) * _HALF
+            v = [f - offset for f in fields]
+            norm = sqrt(sum(x * x for x in v))
             out.append([x / norm for x in v] if norm else [])
         return out
 
