@@ -30,7 +30,15 @@ try:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql import types as T
 
-    from .arrow import check_columns, chunk_batches, complete_files, completed_sources, reading_options
+    from .arrow import (
+        check_columns,
+        chunk_batches,
+        complete_files,
+        completed_sources,
+        reading_options,
+        skip_set,
+        worker_paths,
+    )
 except ModuleNotFoundError as e:  # only a missing pyspark or pyarrow; a broken one keeps its own error
     if (e.name or "").split(".")[0] not in ("pyspark", "pyarrow", "py4j"):
         raise
@@ -79,6 +87,7 @@ def chunk_dataframe(
     the driver. Lazy, like every DataFrame transform.
     """
     reading = reading_options(settings, root)
+    paths = worker_paths(settings, owner="chunk_dataframe")  # before the check names them by content
     options = chunk_options(settings, owner="chunk_dataframe", others=("raw", "keep_running", "encoding", "root"))
     if file_column is not None:
         text_column, source_column = file_column, file_column
@@ -89,9 +98,10 @@ def chunk_dataframe(
         "source_column": source_column,
         "file_column": file_column,
         "root": reading.pop("root"),
-        "skip_sources": sorted(set(skip_sources)),
+        "skip_sources": sorted(skip_set(skip_sources)),
         **reading,
         **options,
+        **paths,  # each executor loads them from their files (they are checked above)
     }
     # A module function with plain keyword arguments: what an executor unpickles is its name
     # and the settings, nothing of the driver's.
@@ -123,7 +133,7 @@ def chunk_files(
     from .cli._inputs import find_inputs
 
     given = [paths] if isinstance(paths, str) else list(paths)
-    skip = sorted(set(skip_sources))
+    skip = sorted(skip_set(skip_sources))
     local = [p for p in given if "://" not in p]
     found, _ = find_inputs(local, recursive=True) if local else ([], False)
     files = [os.path.abspath(i.path) for i in found]

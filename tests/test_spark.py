@@ -105,6 +105,33 @@ def test_chunk_dataframe_rows_are_chunk_records(spark, options):
         assert DOCUMENTS[r["doc_id"]][r["start_char"] : r["end_char"]] == r["text"]
 
 
+def test_a_tokenizer_json_and_a_model_reach_the_executors_by_their_paths(spark, tmp_path):
+    # The checked settings name a tokenizer.json or a model by its content (hf:..., m2v:...),
+    # which only the driver had loaded: every executor's batch failed "... is not loaded in
+    # this process". The executors are handed the paths.
+    import numpy as np
+
+    from chunker.spark import chunk_dataframe
+    from tests import embedding_fixtures as fx
+    from tests import hf_fixtures
+
+    tok = hf_fixtures.wordpiece(True)
+    (tmp_path / "tok.json").write_text(tok, encoding="utf-8")
+    rng = np.random.default_rng(0)
+    fx.save(tmp_path / "m", rng.standard_normal((fx.vocab_size(tok), 8)).astype("float32"), tok, normalize=True)
+    text = "The harbour opens at six. The tide is low. Boats moor at the east quay."
+    df = spark.createDataFrame([(text,)], "text string")
+    for options in (
+        {"tokenizer": str(tmp_path / "tok.json"), "size": 8, "overlap": 0},
+        {"strategy": "semantic", "embedding_model": str(tmp_path / "m"), "size": 10, "overlap": 0},
+    ):
+        rows = sorted((r.asDict() for r in chunk_dataframe(df, **options).collect()), key=lambda r: r["index"])
+        assert [r["error"] for r in rows] == [None] * len(rows)
+        assert [r["id"] for r in rows] == [c.id for c in chunker.chunk(text, **options).chunks]
+    with pytest.raises(chunker.ChunkerError, match="^skip_sources must be a collection of sources, got str"):
+        chunk_dataframe(df, skip_sources="docs/a.md")
+
+
 def test_the_schema_is_the_record_table(spark):
     from chunker.results._schema import FIELDS
     from chunker.spark import chunk_dataframe, schema
