@@ -584,6 +584,9 @@ def test_cli_file_errors(tmp_path):
     for args, message in (
         ([doc, str(bad)], f"{bad}: line {n}, reference 1: [0, 99999) lies outside"),
         ([doc, str(tmp_path / "none.jsonl")], "none.jsonl: no such file"),
+        # A folder gets advice for eval, not the chunking command's --recursive.
+        ([doc, str(tmp_path)], f"{tmp_path}: is a directory: name the questions file (JSON Lines)\n"),
+        ([str(tmp_path), doc], f"{tmp_path}: is a directory: eval checks one document: name one of its files\n"),
         (["-", "-"], "cannot both be standard input"),
         ([doc], "required: QUESTIONS.jsonl"),
     ):

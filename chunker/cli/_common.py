@@ -11,7 +11,7 @@ from .._errors import ChunkerError
 from ..documents import decode_text, shown_name
 from ..settings._options import MAX_CHUNK_CHARS_HELP, OPTIONS, Settings, options_for
 from ..settings._settings import whole_number
-from ._inputs import read_bytes
+from ._inputs import FOLDER, read_bytes
 
 PROG = "python -m chunker"
 
@@ -74,10 +74,10 @@ def _max_chunk_chars(value: str | None) -> int | None:
     return n
 
 
-def read_input(name: str, stdin: TextIO | None, *, encoding: str | None = None) -> str:
+def read_input(name: str, stdin: TextIO | None, *, encoding: str | None = None, folder: str = FOLDER) -> str:
     """A file (or standard input for '-') read as text: strict UTF-8 (or `encoding`), with a
-    byte order mark and CR LF line breaks kept."""
-    data = read_bytes(name, stdin)
+    byte order mark and CR LF line breaks kept. `folder`: what to do when `name` is a folder."""
+    data = read_bytes(name, stdin, folder=folder)
     if isinstance(data, str):
         return data
     label = "standard input" if name == "-" else shown_name(name)

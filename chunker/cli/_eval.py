@@ -349,9 +349,16 @@ def run(
             k1_b = k1 if other.k1 is None else _number("--k1", other.k1)
             b_b = b if other.b is None else _number("--b", other.b)
             headings_b = args.with_headings or bool(other.with_headings)
-        document = read_document(args.document, stdin, raw=args.raw, keep_running=args.keep_running, encoding=args.encoding)
+        document = read_document(
+            args.document,
+            stdin,
+            raw=args.raw,
+            keep_running=args.keep_running,
+            encoding=args.encoding,
+            folder="eval checks one document: name one of its files",
+        )
         name = "standard input" if args.questions == "-" else shown_name(args.questions)
-        text = read_input(args.questions, stdin)  # its errors name the file themselves
+        text = read_input(args.questions, stdin, folder="name the questions file (JSON Lines)")  # its errors name the file
         try:
             questions = load_questions(text, document.text)
         except ChunkerError as e:

@@ -228,10 +228,14 @@ def _size(path: str) -> int:
         return 0  # reading it will say what is wrong
 
 
-def read_bytes(name: str, stdin: TextIO | None) -> bytes | str:
+FOLDER = "add --recursive to chunk every file under it"
+"""What to do when a folder is named where a file was read (`read_bytes`'s default)."""
+
+
+def read_bytes(name: str, stdin: TextIO | None, *, folder: str = FOLDER) -> bytes | str:
     """A file's bytes, or standard input's ('-'; text when it has no binary buffer), refused
     past `MAX_BYTES`, the limit of one document, with no more than one byte past it read (a
-    pipe from /dev/zero never ends)."""
+    pipe from /dev/zero never ends). `folder`: what to do instead when `name` is a folder."""
     if name == "-":
         if stdin is None:
             raise ChunkerError("standard input is closed: give a file name instead")
@@ -247,7 +251,7 @@ def read_bytes(name: str, stdin: TextIO | None) -> bytes | str:
                 f"standard input is over the {MAX_BYTES / 1e6:g} MB limit for one document: split it, or give it as files"
             )
         return data
-    return read_file(name, folder="add --recursive to chunk every file under it", max_bytes=MAX_BYTES)
+    return read_file(name, folder=folder, max_bytes=MAX_BYTES)
 
 
 def read_document(
@@ -259,12 +263,13 @@ def read_document(
     source: str | None = None,
     data: bytes | str | None = None,
     encoding: str | None = None,
+    folder: str = FOLDER,
 ) -> Document:
     """A file (or standard input for '-') as the offsets will index it: a PDF, Word or HTML file
     extracted to text, anything else strict UTF-8 with its byte order mark and CR LF kept
-    (`raw`: every file as text). `data`: its bytes, already read."""
+    (`raw`: every file as text). `data`: its bytes, already read. `folder`: as `read_bytes`."""
     if data is None:
-        data = read_bytes(name, stdin)
+        data = read_bytes(name, stdin, folder=folder)
     if isinstance(data, str):
         return Document(data, source=source)
     label = "standard input" if name == "-" else shown_name(name)
