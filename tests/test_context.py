@@ -209,6 +209,15 @@ def test_a_bad_template_is_one_line_naming_the_fields(value, said):
         assert "{headings}, {title}, {source}, {page}" in message
 
 
+def test_a_template_with_a_lone_surrogate_is_refused_in_one_line():
+    # What a command line makes of undecodable bytes: it would reach every embed_text, which
+    # the JSON Lines writer cannot encode (a traceback, before this check).
+    with pytest.raises(chunker.ChunkerError) as e:
+        chunker.chunk("# H\n\nbody", strategy="markdown", context="\udcff{title}")
+    message = str(e.value)
+    assert "lone surrogate (U+DCFF) at offset 0" in message and "\n" not in message
+
+
 def test_a_context_longer_than_the_size_says_how_long():
     text = "# A very long heading that fills the budget on its own\n\nShort body here.\n"
     with pytest.raises(chunker.ChunkerError) as e:

@@ -29,6 +29,7 @@ chunker._errors.ChunkerError: context '{heading}' has an unknown field {heading}
 
 from __future__ import annotations
 
+import re
 import string
 from typing import Any
 
@@ -45,6 +46,7 @@ _HEADINGS_TEMPLATE = "{headings}\n\n"
 _SEP = " > "
 _FIELDS_TEXT = ", ".join("{" + f + "}" for f in FIELDS)
 _FORMATTER = string.Formatter()
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _bad(value: str, why: str) -> ChunkerError:
@@ -72,6 +74,15 @@ def check_context(value: Any, so_far: Any = None) -> str:
         raise ChunkerError(f"context must be text ({NONE}, {HEADINGS} or a template), got {value!r}", field="context")
     if value in (NONE, HEADINGS):
         return value
+    bad = _SURROGATE.search(value)
+    if bad:
+        # A lone surrogate (what a command line's undecodable bytes become) would reach every
+        # chunk's embed_text, which no UTF-8 output can write: refuse it here, by its place.
+        raise ChunkerError(
+            f"context holds a lone surrogate (U+{ord(bad.group()):04X}) at offset {bad.start()}, which is "
+            "not Unicode text: give the template as UTF-8 text",
+            field="context",
+        )
     if value.strip().lower() in (NONE, HEADINGS, ""):
         return value.strip().lower() or NONE
     template = unescaped(value)
