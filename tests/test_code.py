@@ -173,6 +173,37 @@ def test_overlap_is_whole_trailing_units():
             assert repeated.endswith(a.text.splitlines()[-1]) and re.fullmatch(r"(x\d+ = \d+\n?)+", repeated)
 
 
+def test_many_statements_on_one_line_are_one_unit():
+    # Each statement sharing the line copied the unit's statements so far: 400 KB of "x=1;"
+    # took over 30 s, quadratic; now parsing it is most of the cost. (Speed is measured, not
+    # asserted: this checks what the in-place append gives, one unit of them all.)
+    from chunker.strategies.code import _units
+
+    n = 20_000
+    tree = python_tree("x=1;" * n + "\ny = 2\n")
+    assert tree is not None
+    units = _units(tree.body)
+    assert [(a, b, len(nodes)) for a, b, nodes in units] == [(1, 1, n), (2, 2, 1)]
+    assert units[0][2] == tree.body[:n]
+
+
+def test_a_long_elif_chain_that_parses_is_cut_at_separators_with_a_note():
+    # Each elif is an `if` in the orelse of the one before: 600 branches parse, and splitting
+    # them branch into branch raised RecursionError out of chunk().
+    text = "if x == 0:\n    y = 0\n" + "".join(f"elif x == {i}:\n    y = {i}\n" for i in range(1, 600))
+    assert python_tree(text) is not None
+    res = chunker.chunk(text, strategy="code", language="python", unit="chars", size=40, overlap=0)
+    assert all(text[c.start_char : c.end_char] == c.text and c.chars <= 40 for c in res)
+    assert " ".join(c.text for c in res).split() == text.split()
+    (note,) = res.notes
+    assert "nested too deeply" in note and "\n" not in note
+    # A short chain still follows the tree.
+    short = chunker.chunk(
+        text[: text.index("elif x == 5:")], strategy="code", language="python", unit="chars", size=40, overlap=0
+    )
+    assert short.notes == ()
+
+
 def test_offsets_are_code_points_past_non_ascii_and_every_line_end():
     # ast's columns are UTF-8 bytes within a line; the strategy cuts at lines, so none is used
     # as an offset. Lines end at \n, \r\n and \r only, as Python's tokenizer has them; \f,

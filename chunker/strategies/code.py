@@ -69,9 +69,19 @@ def split(
     tree = python_tree(text) if lang == "python" else None
     note = ""
     if tree is not None:
-        _Python(text, measure, size, leaves, paths).module(tree)
-    else:
-        if lang == "python" and text.strip():
+        try:
+            _Python(text, measure, size, leaves, paths).module(tree)
+        except RecursionError:
+            # An elif is an `if` inside the one before it, with no indentation to bound how
+            # deep: a chain of some 500 branches parses, but splitting it branch into branch
+            # goes past the interpreter's recursion limit. Start again at the separators.
+            tree, leaves, paths = None, Leaves(position_kind(len(text))), []
+            note = (
+                "Python nested too deeply to follow (a long elif chain): "
+                "cut at Python's separators instead, with no heading paths"
+            )
+    if tree is None:
+        if lang == "python" and text.strip() and not note:
             note = f"not Python that parses ({_why_not_python(text)}): cut at Python's separators instead, with no heading paths"
         _separated(text, 0, len(text), LANGUAGES[lang].separators, measure, size, leaves)
         paths = [()] * len(leaves)
@@ -186,7 +196,10 @@ def _units(nodes: Sequence[ast.stmt]) -> list[tuple[int, int, list[ast.stmt]]]:
         first, last = _first_line(node), node.end_lineno or node.lineno
         if units and first <= units[-1][1]:
             top, bottom, group = units[-1]
-            units[-1] = (top, max(bottom, last), [*group, node])
+            # Appended in place: copying the group for each statement would be quadratic on
+            # a line of many (``x=1;x=1;...``).
+            group.append(node)
+            units[-1] = (top, max(bottom, last), group)
         else:
             units.append((first, last, [node]))
     return units
