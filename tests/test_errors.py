@@ -33,6 +33,30 @@ def test_a_lone_surrogate_is_refused_by_name(tokenizer):
         chunker.count_tokens(SURROGATE, tokenizer)
 
 
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(pages=(0, 2.5)), "pages must be whole-number start offsets, got 2.5 in (0, 2.5)"),
+        (dict(pages=(0, True)), "pages must be whole-number start offsets, got True"),
+        (dict(pages=None), "pages must be a sequence of start offsets, got NoneType: give () for a text without pages"),
+        (dict(pages=(5, 2)), "pages must be ascending start offsets from 0 within the text"),
+        (dict(source=5), "source must be text or None, got int 5: give it as a str"),
+        (dict(title=b"T"), "title must be text or None, got bytes b'T'"),
+        (dict(source="a\udcffb.md"), "source holds a lone surrogate (U+DCFF) at offset 1"),
+        (dict(title="\ud800"), "title holds a lone surrogate (U+D800) at offset 0"),
+        (dict(name=["x.py"]), "name must be text or None, got list"),
+    ],
+)
+def test_a_documents_pages_source_title_and_name_are_checked_where_given(kwargs, message):
+    # Each escaped before: TypeError for pages=(0, 2.5) or None; source=5 an AttributeError once
+    # a context read {source}; a surrogate in a source or title reached every embed_text, which
+    # the JSON Lines writer cannot encode. (Found by a sweep.)
+    with pytest.raises(ChunkerError) as raised:
+        chunker.Document("One sentence. Another one.", **kwargs)
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+    assert chunker.Document("One. Two.", source="a.md", title="T", pages=[0, 5]).pages == (0, 5)
+
+
 @pytest.mark.parametrize("value", [None, b"bytes", 42])
 def test_count_tokens_of_something_not_text(value):
     with pytest.raises(ChunkerError, match=f"text must be a str, got {type(value).__name__}"):

@@ -15,12 +15,12 @@ version of the document. Other keys (Chroma's ``corpus_id``) are ignored.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from .._errors import ChunkerError
+from ..text._segments import LONE_SURROGATE
 
 __all__ = ["Question", "Reference", "dump_questions", "load_questions"]
 
@@ -223,9 +223,6 @@ def _parse_int(digits: str) -> int:
     return int(digits)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _surrogates(raw: Any, where: str) -> None:
     """A \\ud800-style escape that is not half of a pair is no character: no UTF-8 text (and
     no document read from one) can hold it. json.loads joins the pairs, so any surrogate left
@@ -234,7 +231,7 @@ def _surrogates(raw: Any, where: str) -> None:
     while stack:
         v = stack.pop()
         if isinstance(v, str):
-            m = _SURROGATE.search(v)
+            m = LONE_SURROGATE.search(v)
             if m is not None:
                 raise ChunkerError(
                     f"{where}: the escape \\u{ord(m.group()):04x} is half of a surrogate "

@@ -17,12 +17,55 @@ from ..settings._settings import DEFAULTS, volume_limit, whole_number
 from ..splitters import splitter_spans
 from ..strategies import STRATEGIES, Span, Spans, Strategy
 from ..strategies._merge import merge_small
-from ..text._segments import Fences, checked_text, count_words, is_heading_line, span_ends_sentence, stripped_end, tail_of
+from ..text._segments import (
+    LONE_SURROGATE,
+    Fences,
+    checked_text,
+    count_words,
+    is_heading_line,
+    span_ends_sentence,
+    stripped_end,
+    tail_of,
+)
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
 from ..tokens._tokenizers import TokenizerLike, get_tokenizer
 from ._advice import Advice, advise
 
 __all__ = ["Document", "chunk"]
+
+
+def _label(what: str, value: Any) -> str | None:
+    """A document's `source`, `name` or `title`: text or None. Each can reach every chunk's
+    embed_text (a context's {source} and {title}) and every record, so a lone surrogate, which
+    no UTF-8 output can write, is refused here, where it is given. (The readers make a file
+    name's undecodable bytes U+FFFD: see `chunker.documents.shown_name`.)"""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ChunkerError(f"{what} must be text or None, got {type(value).__name__} {value!r:.60}: give it as a str")
+    bad = LONE_SURROGATE.search(value)
+    if bad is not None:
+        raise ChunkerError(
+            f"{what} holds a lone surrogate (U+{ord(bad.group()):04X}) at offset {bad.start()}, which is not "
+            "Unicode text: give it as UTF-8 text (os.fsencode(name).decode('utf-8', 'replace') for a file name)"
+        )
+    return value
+
+
+def _pages(pages: Any, length: int) -> tuple[int, ...]:
+    """`pages` checked: ascending whole-number start offsets from 0 within the text."""
+    try:
+        starts = tuple(pages)
+    except TypeError:
+        raise ChunkerError(
+            f"pages must be a sequence of start offsets, got {type(pages).__name__}: give () for a text without pages"
+        ) from None
+    wrong = next((p for p in starts if isinstance(p, bool) or not isinstance(p, int)), None)
+    if wrong is not None:
+        raise ChunkerError(f"pages must be whole-number start offsets, got {wrong!r} in {starts[:5]}...")
+    if starts and (starts[0] != 0 or any(b <= a for a, b in zip(starts, starts[1:])) or starts[-1] > length):
+        raise ChunkerError(f"pages must be ascending start offsets from 0 within the text, got {starts[:5]}...")
+    return starts
 
 
 class Document:
@@ -51,16 +94,13 @@ class Document:
         title: str | None = None,
     ) -> None:
         self.text, self._wide_space = checked_text(text)
-        self.source = source
-        self.name = name
+        self.source = _label("source", source)
+        self.name = _label("name", name)
         """The file name the text was read from, if any: the code strategy's language comes from
         its extension (or from `source`'s). Records do not carry it."""
-        pages = tuple(pages)
-        if pages and (pages[0] != 0 or any(b <= a for a, b in zip(pages, pages[1:])) or pages[-1] > len(text)):
-            raise ChunkerError(f"pages must be ascending start offsets from 0 within the text, got {pages[:5]}...")
-        self.pages = pages
+        self.pages = _pages(pages, len(self.text))
         """Where each page starts in `text` (a PDF's); records then carry page_start/page_end."""
-        self._title = title
+        self._title = _label("title", title)
         self._read_from = name  # the file's name, for the context's {source} and {title}, whatever its kind
         self._keep = True
         self._measure: tuple[str, Measure] | None = None  # (tokenizer identity, its token measure)

@@ -29,11 +29,11 @@ chunker._errors.ChunkerError: context '{heading}' has an unknown field {heading}
 
 from __future__ import annotations
 
-import re
 import string
 from typing import Any
 
 from .._errors import ChunkerError
+from ..text._segments import LONE_SURROGATE
 
 __all__ = ["NONE", "HEADINGS", "FIELDS", "check_context", "render", "fields_of", "escaped", "unescaped"]
 
@@ -46,7 +46,6 @@ _HEADINGS_TEMPLATE = "{headings}\n\n"
 _SEP = " > "
 _FIELDS_TEXT = ", ".join("{" + f + "}" for f in FIELDS)
 _FORMATTER = string.Formatter()
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _bad(value: str, why: str) -> ChunkerError:
@@ -74,7 +73,7 @@ def check_context(value: Any, so_far: Any = None) -> str:
         raise ChunkerError(f"context must be text ({NONE}, {HEADINGS} or a template), got {value!r}", field="context")
     if value in (NONE, HEADINGS):
         return value
-    bad = _SURROGATE.search(value)
+    bad = LONE_SURROGATE.search(value)
     if bad:
         # A lone surrogate (what a command line's undecodable bytes become) would reach every
         # chunk's embed_text, which no UTF-8 output can write: refuse it here, by its place.

@@ -41,7 +41,8 @@ _WORD_TABLE = bytes(0 if b in _WS_BYTES else 1 for b in range(256))
 _WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A lone surrogate: what decoding with errors='surrogateescape' leaves, which no UTF-8 output can write."""
 
 
 def check_text(text: object) -> str:
@@ -84,8 +85,8 @@ def checked_text(text: object) -> tuple[str, bool | None]:
     # Four bytes a character: UTF-16 would pair every astral character, slower than the
     # non-ASCII characters alone, which the wide spaces are then found in too.
     rare = non_ascii(text)
-    if _SURROGATE.search(rare) is not None:
-        bad = _SURROGATE.search(text)
+    if LONE_SURROGATE.search(rare) is not None:
+        bad = LONE_SURROGATE.search(text)
         if bad is not None:  # always: found where it is
             raise _lone_surrogate(text, bad.start())
     return text, _WIDE_SPACE.search(rare) is not None
