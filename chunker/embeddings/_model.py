@@ -233,14 +233,20 @@ class EmbeddingModel:
             got = cache[token] = int.from_bytes(fields.tobytes(), "little")
         return got
 
-    def unpacked(self, total: int, count: int) -> list[float]:
-        """The sum of `count` rows, from the sum of their `packed` ints."""
+    def fixed(self, total: int, count: int) -> list[int]:
+        """The sum of `count` rows in fixed point (`unpacked` times the model's scale), exact,
+        from the sum of their `packed` ints."""
         fields = array("Q")
         fields.frombytes(total.to_bytes(8 * self.dim, "little"))
         if not LITTLE:
             fields.byteswap()
-        offset, scale = count * _HALF, self._scale
-        return [(f - offset) / scale for f in fields]
+        offset = count * _HALF
+        return [f - offset for f in fields]
+
+    def unpacked(self, total: int, count: int) -> list[float]:
+        """The sum of `count` rows, from the sum of their `packed` ints."""
+        scale = self._scale
+        return [f / scale for f in self.fixed(total, count)]
 
     def directions(self, texts: Sequence[str]) -> list[list[float]]:
         """Each text's mean vector scaled to length 1 (empty for a text with no known token),
@@ -251,15 +257,10 @@ class EmbeddingModel:
             if not ids:
                 out.append([])
                 continue
-            # The sum's direction from its fixed-point fields as exact ints (the mean and the
-            # scale only stretch it): the floats of `unpacked` would overflow when squared for
-            # values past 1e154 (a float64 model), giving NaN scores.
-            fields = array("Q")
-            fields.frombytes(sum(map(self.packed, ids)).to_bytes(8 * self.dim, "little"))
-            if not LITTLE:
-                fields.byteswap()
-            offset = len(ids) * _HALF
-            v = [f - offset for f in fields]
+            # The sum's direction from its exact fixed-point fields (the mean and the scale only
+            # stretch it): the floats of `unpacked` would overflow when squared for values past
+            # 1e154 (a float64 model), giving NaN scores.
+            v = self.fixed(sum(map(self.packed, ids)), len(ids))
             norm = sqrt(sum(x * x for x in v))
             out.append([x / norm for x in v] if norm else [])
         return out

@@ -25,6 +25,7 @@ from ..text._segments import (
     is_heading_line,
     span_ends_sentence,
     stripped_end,
+    surrogate_error,
     tail_of,
 )
 from ..tokens._measure import EstimateTokenMeasure, ExactTokenMeasure, Measure, make_measure
@@ -45,10 +46,8 @@ def _label(what: str, value: Any) -> str | None:
         raise ChunkerError(f"{what} must be text or None, got {type(value).__name__} {value!r:.60}: give it as a str")
     bad = LONE_SURROGATE.search(value)
     if bad is not None:
-        raise ChunkerError(
-            f"{what} holds a lone surrogate (U+{ord(bad.group()):04X}) at offset {bad.start()}, which is not "
-            "Unicode text: give it as UTF-8 text (os.fsencode(name).decode('utf-8', 'replace') for a file name)"
-        )
+        instead = "give it as UTF-8 text (os.fsencode(name).decode('utf-8', 'replace') for a file name)"
+        raise surrogate_error(what, value, bad.start(), instead)
     return value
 
 

@@ -33,7 +33,7 @@ import string
 from typing import Any
 
 from .._errors import ChunkerError
-from ..text._segments import LONE_SURROGATE
+from ..text._segments import LONE_SURROGATE, surrogate_error
 
 __all__ = ["NONE", "HEADINGS", "FIELDS", "check_context", "render", "fields_of", "escaped", "unescaped"]
 
@@ -77,11 +77,7 @@ def check_context(value: Any, so_far: Any = None) -> str:
     if bad:
         # A lone surrogate (what a command line's undecodable bytes become) would reach every
         # chunk's embed_text, which no UTF-8 output can write: refuse it here, by its place.
-        raise ChunkerError(
-            f"context holds a lone surrogate (U+{ord(bad.group()):04X}) at offset {bad.start()}, which is "
-            "not Unicode text: give the template as UTF-8 text",
-            field="context",
-        )
+        raise surrogate_error("context", value, bad.start(), "give the template as UTF-8 text", field="context")
     if value.strip().lower() in (NONE, HEADINGS, ""):
         return value.strip().lower() or NONE
     template = unescaped(value)

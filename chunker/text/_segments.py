@@ -12,6 +12,7 @@ from array import array
 from collections.abc import Callable, Iterator
 from itertools import islice
 from operator import itemgetter
+from typing import Any
 
 from .._errors import ChunkerError
 from ._punct import CLOSERS, TERMINALS
@@ -80,7 +81,7 @@ def checked_text(text: object) -> tuple[str, bool | None]:
             try:
                 text[i : i + step].encode("utf-16-le")
             except UnicodeEncodeError as e:
-                raise _lone_surrogate(text, i + e.start) from None
+                raise surrogate_error("the text", text, i + e.start, _DECODE) from None
         return text, None
     # Four bytes a character: UTF-16 would pair every astral character, slower than the
     # non-ASCII characters alone, which the wide spaces are then found in too.
@@ -88,7 +89,7 @@ def checked_text(text: object) -> tuple[str, bool | None]:
     if LONE_SURROGATE.search(rare) is not None:
         bad = LONE_SURROGATE.search(text)
         if bad is not None:  # always: found where it is
-            raise _lone_surrogate(text, bad.start())
+            raise surrogate_error("the text", text, bad.start(), _DECODE)
     return text, _WIDE_SPACE.search(rare) is not None
 
 
@@ -97,10 +98,16 @@ def checked_text(text: object) -> tuple[str, bool | None]:
 _COMPACT_HEADER = sys.getsizeof("\u0101") - 2 * 2
 
 
-def _lone_surrogate(text: str, at: int) -> ChunkerError:
+_DECODE = "decode the source with errors='replace', or fix it"
+
+
+def surrogate_error(what: str, value: str, at: int, instead: str, **error: Any) -> ChunkerError:
+    """The one message for a lone surrogate at `at` in `value`, which `what` names (the text, a
+    source, a title, a context template), with what to give `instead`; `error`: the
+    `ChunkerError`'s other fields."""
     return ChunkerError(
-        f"the text holds a lone surrogate (U+{ord(text[at]):04X}) at offset {at}, which is not "
-        "Unicode text: decode the source with errors='replace', or fix it"
+        f"{what} holds a lone surrogate (U+{ord(value[at]):04X}) at offset {at}, which is not Unicode text: {instead}",
+        **error,
     )
 
 
