@@ -529,3 +529,30 @@ def test_chained_unicode_growth_is_stopped_while_normalizing():
             count("\u4e2d" * 2000)
         msg = str(e.value)
         assert "normalizer BertNormalizer turned 2,000 characters into 66,000" in msg and "\n" not in msg
+
+
+def _charsmap(mutate_blob) -> str:
+    """The real nmt_nfkc charsmap of unigram_precompiled with its replacement strings changed."""
+    import base64
+
+    config = json.loads(F.unigram_precompiled())
+    step = config["normalizer"]["normalizers"][0]
+    charsmap = base64.b64decode(step["precompiled_charsmap"])
+    size = int.from_bytes(charsmap[:4], "little")
+    step["precompiled_charsmap"] = base64.b64encode(charsmap[: 4 + size] + mutate_blob(charsmap[4 + size :])).decode()
+    return json.dumps(config)
+
+
+def test_a_charsmap_whose_replacements_multiply_a_text_is_refused_at_load():
+    # Without its NULs every replacement runs to the end of the strings: each fullwidth letter
+    # of a text became 31,451 characters before any cap saw the result, and a replacement of a
+    # megabyte made a megabyte of every character. The real charsmap's longest is 18 (U+FDFA).
+    real = _charsmap(lambda blob: blob)
+    assert load_tokenizer(real).encode("Ｈｅｌｌｏ ﷺ") == F.hf().Tokenizer.from_str(real).encode("Ｈｅｌｌｏ ﷺ").ids
+    for blob, needle in [
+        (lambda b: b.replace(b"\x00", b"x") + b"\x00", "characters, more than the 32"),
+        (lambda b: b + b"y" * 1_000_000 + b"\x00", "a replacement of 1,000,000 characters, more than the 32"),
+        (lambda b: b + b"\xff\x00", "replacement strings are not UTF-8"),
+    ]:
+        msg = _refused(_charsmap(blob))
+        assert needle in msg and "Precompiled normalizer" in msg, msg

@@ -518,7 +518,16 @@ def _precompiled(d: dict[str, Any]) -> Normalizer:
         charsmap = base64.b64decode(d["precompiled_charsmap"] or "", validate=True)
     except (binascii.Error, ValueError):
         raise ChunkerError("Precompiled normalizer: precompiled_charsmap is not base64; the tokenizer.json is damaged") from None
-    return Precompiled(charsmap)
+    step = Precompiled(charsmap)
+    # Its replacements are the file's to choose, like Replace's content, but made by Unicode's
+    # rules (NFKC makes 18 characters of U+FDFA). One of a megabyte would make a megabyte of
+    # every character of a text before any cap could see the result.
+    if step.longest > CAP_FACTOR:
+        raise ChunkerError(
+            f"Precompiled normalizer: a replacement of {step.longest:,} characters, more than the {CAP_FACTOR} "
+            "normalization may make of one character; the tokenizer.json is damaged"
+        )
+    return step
 
 
 _BUILDERS: dict[str, Callable[[dict[str, Any]], Normalizer]] = {

@@ -38,6 +38,14 @@ class Precompiled(Normalizer):
             units.byteswap()
         self.units = units.tolist()
         self.blob = charsmap[4 + size :]
+        try:
+            replacements = self.blob.decode("utf-8").split("\x00")
+        except UnicodeDecodeError as e:
+            raise ChunkerError(
+                f"Precompiled normalizer: its replacement strings are not UTF-8 (byte {e.start:,} of them); "
+                "the tokenizer.json is damaged"
+            ) from None
+        self.longest = max(map(len, replacements))  # in characters: what one character can become
         self._char: dict[str, str | None] = {}
         self._joins: dict[str, bool] = {}
         self._chars = CharTable(self._alone)
@@ -69,7 +77,12 @@ class Precompiled(Normalizer):
             return None
         start = found[0]
         end = self.blob.find(b"\x00", start)
-        return self.blob[start : end if end >= 0 else len(self.blob)].decode("utf-8")
+        try:
+            return self.blob[start : end if end >= 0 else len(self.blob)].decode("utf-8")
+        except UnicodeDecodeError:  # a trie value inside a character: the strings themselves decode
+            raise ChunkerError(
+                f"Precompiled normalizer: the replacement for {chunk!r} starts inside a character; the tokenizer.json is damaged"
+            ) from None
 
     def _one(self, c: str) -> str | None:
         try:
