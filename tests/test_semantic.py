@@ -194,3 +194,51 @@ def test_cli_takes_the_model(model_dir, tmp_path, capsys):
     code = main([str(doc), "--strategy", "semantic", "--embedding-model", str(tmp_path / "nowhere")])
     err = capsys.readouterr().err
     assert code == 2 and "does not exist" in err and err.count("\n") == 1
+
+
+def _reference_distances(model_folder, pieces: list[str], window: int) -> list[float]:
+    """1 - cosine of the windows' mean rows, in numpy float64, from model2vec's own matrix."""
+    import numpy as np
+    from model2vec import StaticModel
+
+    matrix = np.asarray(StaticModel.from_pretrained(str(model_folder)).embedding, dtype=np.float64)
+    rows = [matrix[ids].sum(axis=0) if ids else np.zeros(matrix.shape[1]) for ids in E.load(model_folder).tokenize(pieces)]
+    out = []
+    for b in range(1, len(pieces)):
+        left = np.sum(rows[max(0, b - window) : b], axis=0)
+        right = np.sum(rows[b : b + window], axis=0)
+        nl, nr = np.linalg.norm(left), np.linalg.norm(right)
+        out.append(1.0 - float(left @ right / (nl * nr)) if nl and nr else 1.0)
+    return out
+
+
+def test_distances_match_numpy_and_survive_values_whose_squares_overflow(model_dir, tmp_path):
+    # The windows' cosines were taken from float sums of the rows: a float64 model with values
+    # past 1e154 (finite, loaded) squared them to infinity, and every distance was NaN, so the
+    # strategy cut nowhere, or anywhere.
+    import numpy as np
+    from model2vec import StaticModel
+
+    from chunker.strategies import semantic
+
+    text = _six_pages()
+    res = chunker.chunk(text, strategy="sentence", size=0)
+    starts, ends = [c.start_char for c in res.chunks], [c.end_char for c in res.chunks]
+    pieces = [text[a:b] for a, b in zip(starts, ends)]
+    got = semantic.model_distances(text, starts, ends, E.load(model_dir), semantic.WINDOW)
+    want = _reference_distances(model_dir, pieces, semantic.WINDOW)
+    assert len(got) == len(pieces) - 1 > 50
+    assert got == pytest.approx(want, abs=1e-6)
+
+    source = StaticModel.from_pretrained(str(model_dir))
+    huge = fx.save(
+        tmp_path / "huge",
+        np.asarray(source.embedding, dtype=np.float64) * 1e200,
+        (model_dir / "tokenizer.json").read_text(encoding="utf-8"),
+        normalize=True,
+    )
+    scaled = semantic.model_distances(text, starts, ends, E.load(huge), semantic.WINDOW)
+    assert scaled == pytest.approx(got, abs=1e-9)
+    a = chunker.chunk(text, strategy="semantic", size=400, embedding_model=str(model_dir))
+    b = chunker.chunk(text, strategy="semantic", size=400, embedding_model=str(huge))
+    assert [(c.start_char, c.end_char) for c in a.chunks] == [(c.start_char, c.end_char) for c in b.chunks]

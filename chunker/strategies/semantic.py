@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from math import fsum, sqrt
+from math import sqrt
 from operator import mul
 from typing import Any
 
@@ -73,9 +73,11 @@ def model_distances(text: str, starts: Sequence[int], ends: Sequence[int], model
     """1 - cosine of the mean token vectors of the `window` pieces before and after each
     boundary. Each piece's tokens are summed as packed ints (`EmbeddingModel.packed`), and
     windows are differences of running sums: a megabyte's rows are added in well under a
-    second, where adding them dimension by dimension takes seconds. Products are summed with
-    math.fsum, correctly rounded: the page's Python (whose sum() compensates) and any other
-    cut at the same places."""
+    second, where adding them dimension by dimension takes seconds. The cosine is taken from
+    the windows' exact fixed-point fields (`EmbeddingModel.fixed`; the mean and the model's
+    scale only stretch a vector): its dot products and norms are exact ints, so every Python,
+    the page's included, gets the same distances, and a float64 model's values past 1e154,
+    whose squares overflow a float, still give a distance."""
     ids = model.tokenize([text[a:b] for a, b in zip(starts, ends)])
     packed = model.packed
     n = len(ids)
@@ -83,22 +85,22 @@ def model_distances(text: str, starts: Sequence[int], ends: Sequence[int], model
     for piece in ids:
         sums.append(sums[-1] + sum(map(packed, piece)))
         counts.append(counts[-1] + len(piece))
-    unpacked = model.unpacked
+    fixed = model.fixed
     after = []
     for k in range(n + 1):
         j = min(n, k + window)
-        after.append(unpacked(sums[j] - sums[k], counts[j] - counts[k]))
-    norms = [sqrt(fsum(map(mul, w, w))) for w in after]
+        after.append(fixed(sums[j] - sums[k], counts[j] - counts[k]))
+    norms = [sum(map(mul, w, w)) for w in after]
     out = []
     for b in range(1, n):
         a = max(0, b - window)
         if b - a == window:
             left, nl = after[a], norms[a]
         else:
-            left = unpacked(sums[b] - sums[a], counts[b] - counts[a])
-            nl = sqrt(fsum(map(mul, left, left)))
+            left = fixed(sums[b] - sums[a], counts[b] - counts[a])
+            nl = sum(map(mul, left, left))
         right, nr = after[b], norms[b]
-        cos = fsum(map(mul, left, right)) / (nl * nr) if nl > 0 and nr > 0 else 0.0
+        cos = sum(map(mul, left, right)) / sqrt(nl * nr) if nl and nr else 0.0
         out.append(1.0 - cos)
     return out
 
