@@ -335,6 +335,9 @@ def test_load_questions_fills_content_skips_blank_lines_and_round_trips():
         ),
         (line(refs=()).replace("[]", '[{"start_index": 0, "end_index": 7, "content": "Dep\\udfff"}]'), r"\\udfff"),
         ('{"question": "Q", "references": [{"start_index": 1e300, "end_index": 3}]}', "start_index must be a whole number"),
+        # Numbers whose float is whole although they are not: 0.0 and 3.0 were taken.
+        ('{"question": "Q", "references": [{"start_index": 0.' + "0" * 400 + '1, "end_index": 3}]}', r"got 0\.0{38}…$"),
+        ('{"question": "Q", "references": [{"start_index": 0, "end_index": 3.0000000000000001}]}', "got 3.0000000000000001$"),
     ],
 )
 def test_each_bad_line_is_one_error_naming_its_line(bad, message):

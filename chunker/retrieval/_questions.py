@@ -105,6 +105,9 @@ _MAX_OFFSET = 1 << 62
 
 
 def _offset(value: Any, where: str, name: str) -> int:
+    if isinstance(value, _Rounded):
+        shown = value.digits if len(value.digits) <= 40 else value.digits[:40] + "…"
+        raise ChunkerError(f"{where}: {name} must be a whole number (a code-point offset), got {shown}")
     if isinstance(value, float) and value.is_integer() and abs(value) < _MAX_OFFSET:
         return int(value)  # JSON writers that only know floats write 12.0
     if not _whole(value) or abs(value) >= _MAX_OFFSET:
@@ -199,7 +202,7 @@ def load_questions(jsonl_text: str, document: str) -> tuple[Question, ...]:
             continue
         where = f"line {number}"
         try:
-            raw = json.loads(line, parse_int=_parse_int)
+            raw = json.loads(line, parse_int=_parse_int, parse_float=_parse_float)
         except json.JSONDecodeError as e:
             raise ChunkerError(f"{where}: not valid JSON ({e.msg} at column {e.colno}): write one JSON object per line") from None
         except RecursionError:
@@ -221,6 +224,26 @@ def _parse_int(digits: str) -> int:
     if len(digits.lstrip("-")) > _MAX_DIGITS:
         raise ValueError(f"a number of {len(digits):,} digits is no offset into a document: offsets are code points")
     return int(digits)
+
+
+class _Rounded(float):
+    """A JSON number that is no whole number although its float is one (0.000…1 underflows to
+    0.0, 12.0000000000000001 rounds to 12.0): an offset it is not."""
+
+    digits: str
+
+
+def _parse_float(digits: str) -> float:
+    value = float(digits)
+    if not value.is_integer():
+        return value
+    from decimal import Decimal
+
+    if Decimal(digits) != value:  # exact: a Decimal compares with a float exactly
+        rounded = _Rounded(value)
+        rounded.digits = digits
+        return rounded
+    return value  # 12.0, 1.2e1: JSON writers that only know floats write them
 
 
 def _surrogates(raw: Any, where: str) -> None:
