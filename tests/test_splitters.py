@@ -485,6 +485,12 @@ def test_copy_as_code_gives_the_line_back(tmp_path, monkeypatch):
         ("RecursiveCharacterTextSplitter(\n", "is not Python"),
         ("A()\nB()", "2 calls"),
         ("x" * 30000, "at most 20,000"),
+        # It was "could not be read (UnicodeEncodeError)", which named neither the character nor where.
+        (
+            "RecursiveCharacterTextSplitter(separators=['\ud800'])",
+            "the splitter holds a lone surrogate (U+D800) at offset 44, which is not Unicode text: "
+            "write the character itself, or an escape such as \\ud800",
+        ),
     ],
 )
 def test_a_bad_line_is_one_line_naming_it(line, message):

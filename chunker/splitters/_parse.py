@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import ChunkerError
+from ..text._segments import LONE_SURROGATE, surrogate_error
 from ._registry import FRAMEWORKS, SPLITTERS, Expression, Param, SplitterClass, classes_named
 
 __all__ = ["SplitterCall", "parse_splitter", "MAX_SOURCE"]
@@ -128,6 +129,15 @@ def parse_splitter(source: str) -> SplitterCall:
     if len(source) > MAX_SOURCE:
         raise ChunkerError(
             f"splitter text is {len(source):,} characters: paste only the splitter's line (at most {MAX_SOURCE:,})",
+            field="splitter",
+        )
+    lone = LONE_SURROGATE.search(source)
+    if lone is not None:  # Python cannot read it (ast.parse: UnicodeEncodeError)
+        raise surrogate_error(
+            "the splitter",
+            source,
+            lone.start(),
+            r"write the character itself, or an escape such as \ud800 in the string",
             field="splitter",
         )
     return _parse(source)
