@@ -193,10 +193,11 @@ def chunk_table(
     blank = dict.fromkeys(schema.names)
     base = reading["root"]
     for i, (text, name) in enumerate(zip(texts, names)):
-        source = None if name is None else source_of(str(name), base)
-        if source is not None and source in skip:
-            continue
+        source: str | None = None
         try:
+            source = _source(name, base)  # bytes that are not UTF-8: the row's error
+            if source is not None and source in skip:
+                continue
             if file_column is not None:
                 if not isinstance(text, str):  # str(None) would be looked for as a file "None"
                     what = "null" if text is None else type(text).__name__
@@ -214,6 +215,22 @@ def chunk_table(
     arrays = [*kept.columns, *(pa.array(columns[f.name], type=f.type) for f in schema)]
     # Made from the arrays, not by appending to `kept`: a table of no columns has no rows.
     return pa.Table.from_arrays(arrays, schema=pa.schema([*kept.schema, *schema]))
+
+
+def _source(name: Any, base: str) -> str | None:
+    """A row's `source` from its source column's value: text (a binary column's bytes are
+    UTF-8) or any other value as str() writes it; `ChunkerError` for bytes that are not UTF-8."""
+    if name is None:
+        return None
+    if isinstance(name, (bytes, bytearray, memoryview)):
+        raw = bytes(name)
+        try:
+            name = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ChunkerError(
+                f"a row: its source {raw[:40]!r} is not UTF-8 (bad byte at offset {e.start}): give sources as text"
+            ) from None
+    return source_of(str(name), base)
 
 
 def _records(

@@ -305,6 +305,18 @@ def test_a_bad_row_is_one_error_row_and_the_rest_are_chunked():
     assert latin.column("text").to_pylist() == ["café"]
     with pytest.raises(chunker.ChunkerError, match="encoding 'rot13' is not a text encoding"):
         chunk_table(files, text_column="content", encoding="rot13")
+    # A binary source column: its UTF-8 is the source (it was "b'docs/a.md'"); other bytes are
+    # the row's error, and the rest are chunked.
+    binary = pa.table({"path": pa.array([b"docs/./a.md", b"\xffb.md", b"c.md"], pa.binary()), "text": ["A.", "B.", "C."]})
+    rows = chunk_table(binary, source_column="path", root="/w", size=10, overlap=0).to_pylist()
+    assert [(r["source"], r["text"]) for r in rows] == [("docs/a.md", "A."), (None, None), ("c.md", "C.")]
+    assert rows[1]["error"] == "a row: its source b'\\xffb.md' is not UTF-8 (bad byte at offset 0): give sources as text"
+    assert (
+        rows[0]["id"]
+        == chunk_table(pa.table({"path": ["docs/a.md"], "text": ["A."]}), source_column="path", root="/w", size=10, overlap=0)
+        .column("id")[0]
+        .as_py()
+    )
 
 
 @settings(max_examples=80, deadline=None)
