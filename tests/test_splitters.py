@@ -847,3 +847,13 @@ def test_langchains_own_separators_pass_the_backtracking_screen():
     # Atomic and possessive forms of the refused patterns do not backtrack and pass.
     for sep in [r"(?>a+)+$", r"(?:a++)+$", r"a+$"]:
         pattern_checked(sep, "separator")
+
+
+def test_the_text_export_shows_a_framework_text_that_is_not_the_slice():
+    # It was shown as a context, cut from the framework's text: 'context "One.\\n\\nTw"'.
+    text = "One.\n\n\n\nTwo.\n\nThree.\n\n"
+    for context in ("none", "headings"):
+        res = chunker.chunk(text, splitter="CharacterTextSplitter(chunk_size=12, chunk_overlap=0)", context=context)
+        heads = [line for line in chunker.to_text(res).splitlines() if line.startswith("--- chunk")]
+        assert heads[0].endswith('; embedded 4 tokens, the splitter\'s text "One.\\n\\nTwo." ---'), heads[0]
+        assert heads[1].endswith("chars, 1 words ---" if context == "none" else 'embedded 2 tokens, context "" ---'), heads[1]

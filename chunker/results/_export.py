@@ -143,8 +143,11 @@ def _text_record(r: dict[str, Any]) -> str:
         head += " (" + ", ".join(r["flags"]) + ")"
     text: str = r["text"]
     if "embed_text" in r:
-        context = r["embed_text"][: len(r["embed_text"]) - len(text)]
-        head += f"; embedded {r['embed_tokens']} tokens, context {encode_basestring(context)}"
+        embedded: str = r["embed_text"]
+        if embedded.endswith(text):  # a context, then the chunk
+            head += f"; embedded {r['embed_tokens']} tokens, context {encode_basestring(embedded[: len(embedded) - len(text)])}"
+        else:  # a pasted splitter's own text, which is not the slice
+            head += f"; embedded {r['embed_tokens']} tokens, the splitter's text {encode_basestring(embedded)}"
     return head + " ---\n" + text + "\n"
 
 
