@@ -292,6 +292,21 @@ def compare_now():
     spawn(pump())
 
 
+async def worker_failed(what, exc):
+    """A call that read the reader's file failed in the worker itself, which is then gone
+    (Pyodide cannot go on once it runs out of stack, as on JSON nested thousands of levels
+    deep): say so in one line, and start another worker, which gets the document again."""
+    window.console.error(str(exc))
+    while L.busy:  # a running loop meets the gone worker too, and stops
+        await asyncio.sleep(0.1)
+    controls.C.notice = (
+        what + " could not be read: Python in the page failed on it (" + error_text(exc) + ") and was started again."
+    )
+    show_error(controls.C.notice)
+    await restart_worker("Starting Python again…")
+    kick()
+
+
 def document_taken():
     """The worker already holds the new document (it extracted it): chunk it, send nothing."""
     L.text_sent = True
@@ -299,7 +314,12 @@ def document_taken():
 
 
 hooks.update(
-    changed=changed, text_changed=text_changed, compare_now=compare_now, document_taken=document_taken, worker=lambda: L.worker
+    changed=changed,
+    text_changed=text_changed,
+    compare_now=compare_now,
+    document_taken=document_taken,
+    worker=lambda: L.worker,
+    worker_failed=worker_failed,
 )
 
 

@@ -49,6 +49,9 @@ class Session:
         self.selected: int | None = None  # the question whose retrieved chunks are shown
         self.sweep_rows: list[Any] = []
         self.sweep_key: Any = None
+        # Why the page's last text was refused (a lone surrogate): said again at each run
+        # until a new text comes, never a view of the empty document held instead.
+        self.refused: dict[str, Any] | None = None
 
     def take(self, text: str, filename: str | None) -> None:
         # The file name tells the code strategy its language, as the command line's does, and
@@ -59,6 +62,7 @@ class Session:
     def take_document(self, document: chunker.Document, filename: str | None) -> None:
         text = document.text
         self.document = document
+        self.refused = None
         self.version += 1
         self.filename = filename or "document.md"
         # Questions are about a document: those whose answers are no longer where they were go.
@@ -190,7 +194,9 @@ def run(doc: Any, settings_json: str) -> dict[str, Any]:
             S.take(text, _name_of(doc))
         except chunker.ChunkerError as exc:
             S.take("", None)
-            return {**_failure(exc), "counts": ""}
+            S.refused = {**_failure(exc), "counts": "Not counted: the text cannot be read"}
+    if S.refused is not None:
+        return S.refused
     try:
         settings, limit = _settings(settings_json)
         lazy.ensure(settings.tokenizer)  # an exact tokenizer's vocabulary, fetched on first use
@@ -511,13 +517,14 @@ def q_replace(doc: Any) -> dict[str, Any]:
         return _failure(exc)
 
 
-def q_add(question: str, spans_json: str) -> dict[str, Any]:
-    """One question with its answers: ``[[start, end], ...]`` code-point offsets in the document."""
+def q_add(question_json: str, spans_json: str) -> dict[str, Any]:
+    """One question (a JSON string) with its answers: ``[[start, end], ...]`` code-point offsets
+    in the document."""
     try:
         text = S.document.text
         spans = json.loads(spans_json)
         refs = [chunker.Reference(int(a), int(b), text[int(a) : int(b)]) for a, b in spans]
-        S.questions.append(chunker.Question(str(question).strip(), tuple(refs)))
+        S.questions.append(chunker.Question(str(json.loads(question_json)).strip(), tuple(refs)))
         S.sweep_rows, S.sweep_key = [], None
         return _questions_view()
     except Exception as exc:

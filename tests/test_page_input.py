@@ -174,6 +174,24 @@ def test_pasted_markup_stays_text(app):
     assert_same_as_python(app, text)
 
 
+def test_a_text_that_is_not_unicode_stays_refused_when_a_setting_changes(app):
+    # A lone surrogate (what a script or a broken clipboard can put in the box) is no text the
+    # library takes: the message stays at every setting until the text is fixed, never a view
+    # of an empty document in its place.
+    before = app.renders()
+    app.page.evaluate("""() => { const box = document.getElementById('document');
+        box.value = 'Half a pair \\ud800 here. More text.'; box.dispatchEvent(new InputEvent('input', {bubbles: true})); }""")
+    app.page.wait_for_function(f"+document.body.dataset.renders > {before} && document.body.dataset.busy === 'false'")
+    said = "the text holds a lone surrogate (U+D800) at offset 12"
+    assert text_of(app, "#error").startswith(said)
+    app.select("strategy", "sentence")
+    assert text_of(app, "#error").startswith(said) and "empty" not in text_of(app, "#summary")
+    assert text_of(app, "#counts") == "Not counted: the text cannot be read"
+    app.set_text("Half a pair, fixed. More text.")
+    assert app.page.is_hidden("#error")
+    assert_same_as_python(app, "Half a pair, fixed. More text.")
+
+
 def test_a_paste_with_cr_lf_says_the_box_made_them_lf(app):
     app.act(lambda: paste(app.page, "Plain paste.\n\nNo CR here."))
     assert "CR LF" not in text_of(app, "#toast")

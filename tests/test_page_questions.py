@@ -13,7 +13,7 @@ import chunker
 from chunker.cli._main import run
 from tests.hf_fixtures import claude_path, minilm_path
 from tests.pagekit import outdate_model_work, page_fixtures, text_of
-from tests.test_page import SAMPLE
+from tests.test_page import SAMPLE, assert_same_as_python
 from tests.texts import ROOT
 
 pytestmark = pytest.mark.browser
@@ -222,14 +222,16 @@ def test_a_question_is_added_from_a_selection_and_exported(app, tmp_path):
     )
     app.page.click("#q-answer")
     assert text_of(app, "#q-answers") == "1 answer marked"
-    app.page.fill("#q-text", "Which dashboards matter?")
+    question = "Which <img src=x onerror=alert(1)> dashboards matter?\x00 (a NUL, pasted)"
+    app.page.fill("#q-text", question)
     app.page.click("#q-form button[type=submit]")
     app.page.wait_for_function("document.getElementById('q-count').textContent === '13'")
     with app.page.expect_download() as info:
         app.page.click("#q-export")
     exported = Path(info.value.path()).read_text(encoding="utf-8")
     questions = chunker.load_questions(exported, SAMPLE)
-    assert questions[-1].question == "Which dashboards matter?"
+    assert questions[-1].question == question
+    assert app.page.locator("#q-list img").count() == 0 and not app.dialogs
     assert [(r.start_index, r.end_index) for r in questions[-1].references] == [(start, start + len(answer))]
     # Removing it, then importing the file back, gives it back.
     app.page.click("#q-list button.q-remove[data-question='12']")
@@ -321,6 +323,28 @@ def test_a_wrong_file_picked_as_tokenizer_json_is_one_short_line_naming_it(app, 
         assert "\n" not in said and len(said) < 200 and said.endswith("pick the tokenizer.json of your model's folder"), said
         assert app.page.input_value("#tokenizer") == before
     assert not app.console_errors, app.console_errors[:3]
+
+
+def test_a_file_nested_too_deep_for_the_worker_is_one_line_and_python_starts_again(app, tmp_path):
+    # JSON nested thousands of levels deep exhausts the worker's stack before Python's own
+    # recursion check (the command line says "nested too deep"), and Pyodide cannot go on
+    # after that: the page says so, starts another worker, and keeps chunking the document.
+    deep = "[" * 5000 + "]" * 5000
+    files = {
+        "deep.jsonl": ("#q-file", f'{{"question": "q", "references": {deep}}}\n'),
+        "tokenizer.json": ("#tokenizer-file", f'{{"model": {deep}}}'),
+    }
+    before = app.page.input_value("#tokenizer")
+    for restarts, (name, (field, content)) in enumerate(files.items(), 1):
+        (tmp_path / name).write_text(content, encoding="utf-8")
+        app.act(lambda: app.page.set_input_files(field, str(tmp_path / name)))  # noqa: B023 - called at once
+        assert app.page.evaluate("document.body.dataset.restarts") == str(restarts)
+        failed = "Python in the page failed on it (Maximum call stack size exceeded)"
+        assert text_of(app, "#error") == f"{name} could not be read: {failed} and was started again."
+    assert app.page.input_value("#tokenizer") == before
+    app.fill("#size", "90")
+    assert app.page.is_hidden("#error")
+    assert_same_as_python(app, SAMPLE)
 
 
 def _shows_counts_of(app, tokenizer) -> None:

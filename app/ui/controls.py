@@ -355,7 +355,12 @@ async def use_model(found, said="Embedding with ", run=True):
 
     # The bytes stay in a JavaScript object: megabytes never pass through MicroPython.
     status("Loading the embedding model " + str(found.name) + "…")
-    loaded = await C.worker.use_model(found)
+    try:
+        loaded = await C.worker.use_model(found)
+    except Exception as exc:  # the worker itself failed on the model's files
+        status(None)
+        await hooks["worker_failed"](str(found.name), exc)
+        return False
     status(None)
     if not loaded.ok:
         show_error(loaded.error)
@@ -414,7 +419,11 @@ async def use_tokenizer(file):
     if text.error:
         show_error(text.error)
         return
-    found = await C.worker.use_tokenizer(text, str(file.name))
+    try:
+        found = await C.worker.use_tokenizer(text, str(file.name))
+    except Exception as exc:  # the worker itself failed on the file
+        await hooks["worker_failed"](str(file.name), exc)
+        return
     if not found.ok:
         show_error(found.error)
         return

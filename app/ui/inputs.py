@@ -119,7 +119,12 @@ async def extract(found):
     from ui.dom import status
 
     status("Reading " + str(found.name) + "…")
-    result = await worker.open_document(found)
+    try:
+        result = await worker.open_document(found)
+    except Exception as exc:  # the worker itself failed on the file
+        status(None)
+        await hooks["worker_failed"](str(found.name), exc)
+        return
     status(None)
     if not result.ok:
         show_error(result.error)

@@ -5,7 +5,7 @@
 import json
 
 from pyscript.ffi import to_js
-from ui.dom import BRIDGE, LIST, closest, data, el, mark, on, show_error, spawn, toast
+from ui.dom import BRIDGE, LIST, closest, data, el, hooks, mark, on, show_error, spawn, toast
 
 SWEEP_ROWS = 12  # app/questions.py: 3 strategies x 4 sizes
 
@@ -87,7 +87,8 @@ def add_question(event):
     P.answers = []
     said_answers()
     el("q-text").value = ""
-    spawn(done(P.worker.q_add(question, spans)))
+    # As JSON: a string MicroPython hands to JavaScript ends at its first NUL.
+    spawn(done(P.worker.q_add(json.dumps(question), spans)))
 
 
 async def done(call):
@@ -137,7 +138,11 @@ async def import_file(file):
     if text.error:
         show_error(text.error)
         return
-    view = await P.worker.q_load(text)
+    try:
+        view = await P.worker.q_load(text)
+    except Exception as exc:  # the worker itself failed on the file
+        await hooks["worker_failed"](str(file.name), exc)
+        return
     show(view)
     if view.ok:
         toast("Imported questions from " + str(file.name))
