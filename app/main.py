@@ -238,7 +238,8 @@ async def pump(call=None):
                 mark("compare", "done")
     except Exception as exc:  # a broken worker is a message, not a traceback
         window.console.error(str(exc))
-        show_error("The chunking worker failed: " + error_text(exc) + ". Reload the page to retry.")
+        said = error_text(exc).rstrip()
+        show_error("The chunking worker failed: " + said + ("" if said.endswith(".") else ".") + " Reload the page to retry.")
     finally:
         L.busy = False
         el("cancel-run").hidden = True
