@@ -131,6 +131,10 @@ class ChunkerSplitter(TextSplitter):
         return [chunk_content(c) for c in chunks]
 
     def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None) -> list[Document]:
+        if isinstance(texts, str) or not isinstance(texts, Iterable):
+            # A str is iterable too: each of its characters would be a document.
+            raise ChunkerError(f"texts must be a list of str, got {type(texts).__name__}: give [text] for one text")
+        texts = list(texts)
         if not metadatas:
             metadatas = None  # LangChain takes an empty list as none given
         if metadatas is not None and len(metadatas) != len(texts):

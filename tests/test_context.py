@@ -198,13 +198,16 @@ def test_title_is_the_first_heading_else_the_name():
         ("heading", "has no field"),
         ("{page!r}", "conversion or format spec"),
         (3, "must be text"),
+        # A field's name as written: its line break broke the one line, and a long one filled it.
+        ("{tit\nle}", "unknown field {tit\\nle}"),
+        ("{" + "x" * 5000 + "}", "unknown field {" + "x" * 40 + "…}"),
     ],
 )
 def test_a_bad_template_is_one_line_naming_the_fields(value, said):
     with pytest.raises(chunker.ChunkerError) as e:
         chunker.chunk("text", context=value)
     message = str(e.value)
-    assert said in message and "\n" not in message
+    assert said in message and "\n" not in message and len(message) < 300
     if isinstance(value, str):
         assert "{headings}, {title}, {source}, {page}" in message
 

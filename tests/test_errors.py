@@ -208,3 +208,105 @@ def test_the_library_and_the_command_line_read_files_alike(tmp_path):
         assert "\udce9" not in str(library.value)  # printable: the undecodable byte is U+FFFD
     with pytest.raises(ChunkerError, match="is a directory: give the files inside it"):
         chunker.Document.open(tmp_path)
+
+
+# --- wrong objects to the public calls --------------------------------------------------------
+
+_DOC = "Deploys take twelve minutes. Rollbacks take one minute."
+
+
+def _question():
+    at = _DOC.index("one minute")
+    return chunker.Question("How long is a rollback?", [chunker.Reference(at, at + 10, "one minute")])
+
+
+class _CountOnly:
+    """A tokenizer with a name and a count, but no `exact` (chunker.TokenizerLike has one)."""
+
+    name = "count-only"
+
+    def count(self, text):
+        return len(text.split())
+
+
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        # Each raised TypeError, AttributeError, OverflowError or decimal.InvalidOperation.
+        (lambda: chunker.BM25Index(None), "texts must be a list of str, got NoneType"),
+        (lambda: chunker.BM25Index(["a"], k1=10**400), "k1 must be a finite number, got 1000"),
+        (lambda: chunker.BM25Index.from_spans("abc", [(0,)]), r"span 0 must be a \(start, end\) pair"),
+        (lambda: chunker.BM25Index.from_spans("abc def", [(0.5, 2)]), r"span 0 must be .* got \(0.5, 2\)"),
+        (lambda: chunker.BM25Index.from_spans("abc", None), "spans must be a list of"),
+        (lambda: chunker.BM25Index.from_spans("abc", [(0, 3)], headings=[[1]]), r"headings\[0\] must hold only str"),
+        (lambda: chunker.BM25Index.from_result("abc"), "from_result takes the ChunkResult of chunk"),
+        (lambda: chunker.BM25Index(["a"]).prepare(None), "queries must be a list of str"),
+        (lambda: chunker.evaluate(_DOC, chunker.chunk(_DOC), None), "questions must be a list of Question"),
+        (lambda: chunker.evaluate(_DOC, chunker.chunk(_DOC), [_question()], b=-(10**400)), "b must be a finite number"),
+        (lambda: list(chunker.sweep(_DOC, [_question()], sizes=None)), "sizes must be a list, got NoneType"),
+        (lambda: list(chunker.sweep(_DOC, [_question()], strategies=5.0)), "strategies must be a list, got float 5.0"),
+        (lambda: chunker.mark_best(None), "mark_best takes the rows of sweep"),
+        (lambda: chunker.mark_best([1]), r"mark_best takes the rows of sweep\(\) \(SweepRow records\), got a int"),
+        (lambda: chunker.Question("q", None), "question 'q' needs at least one Reference"),
+        (lambda: chunker.dump_questions(None), "dump_questions takes a list of Question records"),
+        (lambda: chunker.records(None), r"expected the ChunkResult of chunk\(\) or a list of them, got NoneType"),
+        (lambda: chunker.to_json(list(chunker.chunk(_DOC).chunks)), "got a Chunk at 0: give the result itself"),
+        (lambda: chunker.to_text(5), "got int"),
+        (lambda: chunker.advise(chunker.chunk(_DOC), _DOC), "advise takes the document"),
+        (lambda: chunker.advise(_DOC, None), "advise takes the ChunkResult"),
+        (lambda: chunker.Document(_DOC).advise(None), "advise takes the ChunkResult"),
+        (lambda: chunker.Document(_DOC).run(None), r"Document.run\(\) takes a Settings, got NoneType"),
+        (lambda: chunker.Document(_DOC).compare(None), r"Document.compare\(\) takes a Settings, got NoneType"),
+        (lambda: chunker.load_tokenizer(None), "load_tokenizer takes a tokenizer.json's path, text or bytes, got NoneType"),
+        (lambda: chunker.tokenizer_label(5), "tokenizer must be a name or a loaded tokenizer, got int"),
+        (lambda: chunker.chunk(_DOC, tokenizer=_CountOnly()), r"tokenizer 'count-only' \(_CountOnly\) lacks exact"),
+        (lambda: chunker.detect_kind(None), r"detect_kind\(\) takes the file's bytes, got NoneType"),
+        (lambda: chunker.detect_kind("text"), r"detect_kind\(\) takes the file's bytes, got str"),
+        (lambda: chunker.extract(b"hi", name=5), "name must be the file's name as a str"),
+        (lambda: chunker.extract(b"hi", max_bytes="x"), "max_bytes must be a number of bytes"),
+        (lambda: chunker.Document.open(None), "Document.open takes a file's path, got NoneType"),
+        (lambda: chunker.Document.from_bytes("abc", raw=True), "from_bytes takes the file's bytes, got str"),
+        (lambda: chunker.register_strategy("mine"), "register_strategy takes a Strategy, got str"),
+        (lambda: chunker.register_splitter(None), "register_splitter takes a SplitterClass, got NoneType"),
+        (lambda: chunker.chunk(_DOC, breaks=type("R", (), {"__repr__": lambda s: "R" * 10_000})()), r"got R RRRR"),
+    ],
+)
+def test_a_wrong_object_gets_a_one_line_chunker_error(call, message):
+    with pytest.raises(ChunkerError, match=message) as caught:
+        call()
+    text = str(caught.value)
+    assert "\n" not in text and len(text) < 300
+
+
+def test_bm25_and_the_adapters_refuse_a_str_for_a_list_of_texts():
+    # Indexed or split as a list, a str was one text per character, silently.
+    from chunker.langchain import ChunkerSplitter
+
+    with pytest.raises(ChunkerError, match=r"texts must be a list of str, got str: give \[text\]"):
+        chunker.BM25Index("hello")
+    with pytest.raises(ChunkerError, match="texts must be a list of str, got str"):
+        ChunkerSplitter().create_documents("hello")
+    with pytest.raises(ChunkerError, match=r"headings\[0\] must be a list of str \(a heading path\), got str"):
+        chunker.BM25Index.from_spans("abc", [(0, 3)], headings=["xyz"])
+    # A None path is no heading path, as before.
+    assert chunker.BM25Index.from_spans("abc", [(0, 3)], headings=[None]).search("abc") == [0]
+
+
+def test_advice_on_another_documents_result_is_refused():
+    # It used to read this text at the other document's offsets: advice about neither.
+    res = chunker.chunk(_DOC, strategy="sentence", size=0)
+    with pytest.raises(ChunkerError, match="the result is of another document"):
+        chunker.advise(_DOC + " Backups run nightly.", res)
+    assert chunker.advise(chunker.Document(_DOC), res).tips is not None
+
+
+def test_a_source_with_a_lone_surrogate_from_a_loader_is_a_replacement_character():
+    # A loader's metadata "source" went through os.fsencode, which raised UnicodeEncodeError;
+    # it is U+FFFD now, as a file name's undecodable bytes are (documents.shown_name).
+    from chunker.documents import shown_name
+    from chunker.langchain import ChunkerSplitter
+
+    assert shown_name("notes\ud800.md") == "notes\ufffd.md"
+    docs = ChunkerSplitter().create_documents(["Some text."], [{"source": "notes\ud800.md"}])
+    assert [d.page_content for d in docs] == ["Some text."] and docs[0].metadata == {"source": "notes\ud800.md"}
+    assert docs[0].id == chunker.chunk("Some text.", source="notes\ufffd.md").chunks[0].id

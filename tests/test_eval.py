@@ -338,6 +338,8 @@ def test_load_questions_fills_content_skips_blank_lines_and_round_trips():
         # Numbers whose float is whole although they are not: 0.0 and 3.0 were taken.
         ('{"question": "Q", "references": [{"start_index": 0.' + "0" * 400 + '1, "end_index": 3}]}', r"got 0\.0{38}…$"),
         ('{"question": "Q", "references": [{"start_index": 0, "end_index": 3.0000000000000001}]}', "got 3.0000000000000001$"),
+        # An exponent past a Decimal's: decimal.InvalidOperation escaped.
+        ('{"question": "Q", "references": [{"start_index": 1e-99999999999999999999, "end_index": 3}]}', "got 1e-9{20}$"),
     ],
 )
 def test_each_bad_line_is_one_error_naming_its_line(bad, message):
@@ -634,3 +636,10 @@ def test_the_retrieval_check_imports_only_the_standard_library():
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_a_zero_with_an_exponent_past_a_decimals_is_offset_0():
+    # 0e99999999999999999999 is exactly 0; reading it raised decimal.InvalidOperation.
+    for zero in ("0e99999999999999999999", "-0.000E-99999999999999999999"):
+        text = '{"question": "Q", "references": [{"start_index": ' + zero + ', "end_index": 3}]}'
+        assert load_questions(text, DOC)[0].references[0].start_index == 0

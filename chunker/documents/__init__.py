@@ -24,7 +24,7 @@ import re
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from .._errors import ChunkerError
 
@@ -126,6 +126,7 @@ def detect_kind(data: bytes, name: str | None = None) -> str:
     >>> detect_kind(b"<p>Markdown may hold HTML</p>", "notes.md")
     'text'
     """
+    data = _bytes_of(data, "detect_kind()")
     label = name or "the input"
     suffix = _suffix(name)
     # The header may follow up to 1 KB of junk, but a text file may also just mention it.
@@ -190,10 +191,10 @@ def extract(
     >>> extract("Café".encode("cp1252"), name="menu.txt", encoding="cp1252").text
     'Café'
     """
-    if isinstance(data, (bytearray, memoryview)):
-        data = bytes(data)
-    if not isinstance(data, bytes):
-        raise ChunkerError(f"extract() takes the file's bytes, got {type(data).__name__}: read the file in binary mode ('rb')")
+    data = _bytes_of(data, "extract()")
+    _check_name(name)
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, float)) or not max_bytes >= 0:
+        raise ChunkerError(f"max_bytes must be a number of bytes, 0 or more, got {max_bytes!r:.40}")
     label = name or "the input"
     if len(data) > max_bytes:
         raise ChunkerError(
@@ -367,7 +368,22 @@ def _refuse_binary(data: bytes, label: str) -> None:
     )
 
 
+def _bytes_of(data: Any, what: str) -> bytes:
+    """A document's bytes, as `extract` and `detect_kind` take them."""
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    if not isinstance(data, bytes):
+        raise ChunkerError(f"{what} takes the file's bytes, got {type(data).__name__}: read the file in binary mode ('rb')")
+    return data
+
+
+def _check_name(name: Any) -> None:
+    if name is not None and not isinstance(name, str):
+        raise ChunkerError(f"name must be the file's name as a str (or None), got {type(name).__name__} {name!r:.60}")
+
+
 def _suffix(name: str | None) -> str:
+    _check_name(name)
     if not name:
         return ""
     base = name.replace("\\", "/").rsplit("/", 1)[-1].lower()
@@ -379,8 +395,17 @@ def _mb(n: int) -> str:
 
 
 def shown_name(name: str | os.PathLike[str]) -> str:
-    """A file name as it can be printed: bytes that are not UTF-8 become U+FFFD."""
-    return os.fsencode(name).decode("utf-8", "replace")
+    """A file name as it can be printed: bytes that are not UTF-8 become U+FFFD, and so does a
+    lone surrogate that stands for no byte (a str made by hand, not decoded from a file name)."""
+    try:
+        data = os.fsencode(name)
+    except UnicodeEncodeError:  # only \udc80-\udcff stand for bytes (surrogateescape)
+        data = os.fsencode(_NO_BYTE.sub("\ufffd", os.fsdecode(name)))
+    return data.decode("utf-8", "replace")
+
+
+_NO_BYTE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+"""Lone surrogates that stand for no byte of a file name."""
 
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://")

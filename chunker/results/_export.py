@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
 
+from .._errors import ChunkerError
 from ..text._segments import has_wide_space, word_counter
 from ._records import ChunkResult, Chunks, utf8
 
@@ -29,7 +30,22 @@ Results = ChunkResult | Iterable[ChunkResult]
 
 
 def _results(res: Results) -> Iterable[ChunkResult]:
-    return [res] if isinstance(res, ChunkResult) else res
+    if isinstance(res, ChunkResult):
+        return [res]
+    if isinstance(res, (str, bytes)) or not isinstance(res, Iterable):
+        raise ChunkerError(f"expected the ChunkResult of chunk() or a list of them, got {type(res).__name__}")
+    return _checked(res)
+
+
+def _checked(results: Iterable[Any]) -> Iterator[ChunkResult]:
+    """Each of several results, checked as it comes (a list of chunks is no list of results)."""
+    for n, r in enumerate(results):
+        if not isinstance(r, ChunkResult):
+            raise ChunkerError(
+                f"expected the ChunkResult of chunk() or a list of them, got a {type(r).__name__} at {n}: "
+                "give the result itself, not its chunks"
+            )
+        yield r
 
 
 def iter_records(res: Results) -> Iterator[dict[str, Any]]:

@@ -45,6 +45,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import accumulate, compress
+from typing import Any
 
 from .._errors import ChunkerError
 from ..results._records import ChunkResult, Chunks
@@ -190,6 +191,9 @@ class BM25Index:
     """
 
     def __init__(self, texts: Iterable[str], *, k1: float = 1.5, b: float = 0.75) -> None:
+        if isinstance(texts, str) or not isinstance(texts, Iterable):
+            # A str is iterable too: indexed, each of its characters would be a text.
+            raise ChunkerError(f"texts must be a list of str, got {type(texts).__name__}: give [text] for one text")
         texts = list(texts)
         for n, t in enumerate(texts):
             if not isinstance(t, str):
@@ -218,7 +222,7 @@ class BM25Index:
         """
         if not isinstance(document, str):
             raise ChunkerError(f"document must be a str, got {type(document).__name__}")
-        return cls._of_document(_DocumentTerms(document), spans, headings, k1, b)
+        return cls._of_document(_DocumentTerms(document), _spans(spans), _headings(headings), k1, b)
 
     @classmethod
     def from_result(cls, result: ChunkResult, *, with_headings: bool = False, k1: float = 1.5, b: float = 0.75) -> BM25Index:
@@ -229,6 +233,8 @@ class BM25Index:
         >>> BM25Index.from_result(res, with_headings=True).search("usage", k=3)
         [1]
         """
+        if not isinstance(result, ChunkResult):
+            raise ChunkerError(f"from_result takes the ChunkResult of chunk(), got {type(result).__name__}")
         chunks = result.chunks
         headings = [c.headings for c in chunks] if with_headings else None
         if not isinstance(chunks, Chunks):  # a result made by hand, without its document
@@ -288,6 +294,8 @@ class BM25Index:
 
         Optional: `search` gathers what it lacks itself, one pass per query with new terms.
         """
+        if isinstance(queries, str) or not isinstance(queries, Iterable):
+            raise ChunkerError(f"queries must be a list of str, got {type(queries).__name__}: give [query] for one query")
         wanted: set[str] = set()
         for q in queries:
             if not isinstance(q, str):
@@ -364,11 +372,54 @@ def _with_headings(texts: Sequence[str], headings: Sequence[Sequence[str]]) -> l
     return ["\n".join(path) + "\n\n" + text if path else text for text, path in zip(texts, headings)]
 
 
+def _spans(spans: Any) -> list[tuple[int, int]]:
+    """`from_spans`'s spans checked: (start, end) pairs of whole numbers (their range is checked
+    against the document by `_setup`)."""
+    if isinstance(spans, (str, bytes)) or not isinstance(spans, Iterable):
+        raise ChunkerError(f"spans must be a list of (start, end) pairs, got {type(spans).__name__}")
+    out = []
+    for n, span in enumerate(spans):
+        try:
+            start, end = span
+            out.append((operator.index(start), operator.index(end)))  # an int, or what slices as one
+        except (TypeError, ValueError):
+            raise ChunkerError(f"span {n} must be a (start, end) pair of whole numbers, got {span!r:.60}") from None
+    return out
+
+
+def _headings(headings: Any) -> list[tuple[str, ...]] | None:
+    """`from_spans`'s heading paths checked: None, or one sequence of str per span."""
+    if headings is None:
+        return None
+    if isinstance(headings, (str, bytes)) or not isinstance(headings, Iterable):
+        raise ChunkerError(f"headings must be a list of heading paths (lists of str), got {type(headings).__name__}")
+    out: list[tuple[str, ...]] = []
+    for n, path in enumerate(headings):
+        if path is None:  # no heading path, as an empty one
+            out.append(())
+            continue
+        # A str is a sequence of str too: as a path, each of its characters would be a heading.
+        if isinstance(path, str) or not isinstance(path, Iterable):
+            raise ChunkerError(f"headings[{n}] must be a list of str (a heading path), got {type(path).__name__}")
+        path = tuple(path)
+        if not all(isinstance(h, str) for h in path):
+            raise ChunkerError(f"headings[{n}] must hold only str, got {path!r:.60}")
+        out.append(path)
+    return out
+
+
 def _parameters(k1: float, b: float) -> tuple[float, float]:
     """Validated BM25 parameters."""
     for name, value in (("k1", k1), ("b", b)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ChunkerError(f"{name} must be a finite number, got {value!r}")
+        # math.isfinite of an int past a float's range raises OverflowError: such an int is no
+        # finite float either.
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or (isinstance(value, int) and abs(value) > 2**1023)
+            or not math.isfinite(value)
+        ):
+            raise ChunkerError(f"{name} must be a finite number, got {value!r:.40}")
     if k1 < 0:
         raise ChunkerError(f"k1 must be 0 or more (1.2 to 2.0 is usual), got {k1!r}")
     if not 0 <= b <= 1:

@@ -50,7 +50,7 @@ Decisions, each tested:
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -340,6 +340,10 @@ def compare(
 
 
 def _check_questions(document: str, questions: Sequence[Question]) -> tuple[Question, ...]:
+    if isinstance(questions, (str, Question)) or not isinstance(questions, Iterable):
+        raise ChunkerError(
+            f"questions must be a list of Question records, got {type(questions).__name__}: read them with load_questions"
+        )
     questions = tuple(questions)
     if not questions:
         raise ChunkerError("there are no questions: give at least one, with its answer spans")
@@ -557,6 +561,8 @@ class SweepRow:
 def _names(kind: str, values: Any) -> list[Any]:
     if isinstance(values, (str, int)):
         values = [values]
+    if not isinstance(values, Iterable):
+        raise ChunkerError(f"{kind} must be a list, got {type(values).__name__} {values!r:.40}")
     names: list[Any] = list(values)
     if not names:
         raise ChunkerError(f"{kind} is empty: name at least one")
@@ -680,7 +686,12 @@ def mark_best(
     so its recall says how few chunks it made, not how well they retrieve. Rows without
     per-question results (made by hand) get no interval.
     """
+    if not isinstance(rows, Iterable):
+        raise ChunkerError(f"mark_best takes the rows of sweep(), got {type(rows).__name__}")
     rows = tuple(rows)
+    wrong = next((r for r in rows if not isinstance(r, SweepRow)), None)
+    if wrong is not None:
+        raise ChunkerError(f"mark_best takes the rows of sweep() (SweepRow records), got a {type(wrong).__name__}")
     eligible = [n for n, r in enumerate(rows) if r.warning is None]
     marks: dict[int, list[str]] = {}
     best_of: dict[str, int] = {}

@@ -61,10 +61,11 @@ class Question:
 
     def __post_init__(self) -> None:
         if not isinstance(self.question, str) or not self.question.strip():
-            raise ChunkerError(f"a question must be a non-empty str, got {self.question!r}")
-        refs = tuple(self.references)
+            raise ChunkerError(f"a question must be a non-empty str, got {self.question!r:.60}")
+        # A non-iterable (None, one Reference) is no list of them either.
+        refs = tuple(self.references) if isinstance(self.references, Iterable) else ()
         if not refs or not all(isinstance(r, Reference) for r in refs):
-            raise ChunkerError(f"question {self.question!r} needs at least one Reference")
+            raise ChunkerError(f"question {_preview(self.question)} needs at least one Reference")
         object.__setattr__(self, "references", refs)
 
     def to_dict(self) -> dict[str, Any]:
@@ -237,9 +238,15 @@ def _parse_float(digits: str) -> float:
     value = float(digits)
     if not value.is_integer():
         return value
-    from decimal import Decimal
+    from decimal import Decimal, InvalidOperation
 
-    if Decimal(digits) != value:  # exact: a Decimal compares with a float exactly
+    try:
+        exact = Decimal(digits) == value  # exact: a Decimal compares with a float exactly
+    except InvalidOperation:
+        # An exponent past what a Decimal holds (1e-99999999999999999999): its float is 0.0
+        # (a larger one is inf, no whole number), which it is only if its digits are all 0.
+        exact = not any(d in "123456789" for d in digits.lower().partition("e")[0])
+    if not exact:
         rounded = _Rounded(value)
         rounded.digits = digits
         return rounded
@@ -274,6 +281,8 @@ def dump_questions(questions: Iterable[Question]) -> str:
     >>> print(dump_questions([q]), end="")
     {"question": "Who?", "references": [{"start_index": 0, "end_index": 3, "content": "Ada"}]}
     """
+    if not isinstance(questions, Iterable):
+        raise ChunkerError(f"dump_questions takes a list of Question records, got {type(questions).__name__}")
     out = []
     for q in questions:
         if not isinstance(q, Question):

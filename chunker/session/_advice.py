@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..results._records import ChunkResult
+from .._errors import ChunkerError
+from ..results._records import ChunkResult, Chunks
 from ..settings._options import Settings
 from ..settings._presets import PRESETS, ModelLimit, model_limit
 from ..splitters import parse_splitter
@@ -212,7 +213,7 @@ def advise(document: Any, result: ChunkResult, *, limit: int | str | ModelLimit 
     >>> [t.code for t in advise(text, res).tips][:2]
     ['overlap_high', 'mid_sentence']
     """
-    text = document if isinstance(document, str) else document.text
+    text = _checked(document, result)
     model = model_limit(limit)
     kind, found, markdown_like = _text_facts(document)
     tips: list[Tip] = []
@@ -227,6 +228,24 @@ def advise(document: Any, result: ChunkResult, *, limit: int | str | ModelLimit 
     tips = [_changes_only(t, result.settings) for t in tips]
     tips.sort(key=lambda t: t.level != "warn")  # stable: warnings first, each group in order
     return Advice(kind, tuple(tips))
+
+
+def _checked(document: Any, result: Any) -> str:
+    """The document's text, once `document` is a str or a `Document` and `result` a chunking of
+    it: advice on another document's chunks would read this text at their offsets."""
+    text = document if isinstance(document, str) else getattr(document, "text", None)
+    if not isinstance(text, str) or isinstance(document, ChunkResult):
+        raise ChunkerError(f"advise takes the document (a str or a Document) first, got {type(document).__name__}")
+    if not isinstance(result, ChunkResult):
+        raise ChunkerError(f"advise takes the ChunkResult of chunking the document, got {type(result).__name__}")
+    chunks = result.chunks
+    if isinstance(chunks, Chunks):
+        other = chunks._text is not text and chunks._text != text
+    else:
+        other = any(text[c.start_char : c.end_char] != c.text for c in chunks)
+    if other:
+        raise ChunkerError("the result is of another document: chunk this document and pass that result")
+    return text
 
 
 def _text_facts(document: Any) -> tuple[str | None, tuple[Tip, ...], bool]:

@@ -131,6 +131,8 @@ class Document:
         """
         from ..documents import MAX_BYTES, read_file, shown_name, source_of  # only files need it
 
+        if not isinstance(path, (str, os.PathLike)):
+            raise ChunkerError(f"Document.open takes a file's path, got {type(path).__name__}: give a str or a pathlib.Path")
         limit = MAX_BYTES if max_bytes is None else max_bytes
         data = read_file(path, max_bytes=limit)  # read no further than the limit (/dev/zero never ends)
         return cls.from_bytes(
@@ -162,6 +164,8 @@ class Document:
         from ..documents import MAX_BYTES, decode_text, extract
 
         if raw:
+            if not isinstance(data, (bytes, bytearray, memoryview)):
+                raise ChunkerError(f"from_bytes takes the file's bytes, got {type(data).__name__}: for text, give Document(text)")
             return cls(decode_text(bytes(data), label=name or "the input", encoding=encoding), source=source)
         found = extract(
             data,
@@ -224,6 +228,9 @@ class Document:
         """The stats of every strategy (or of `strategies`) under the other settings as given;
         settings a strategy cannot take give its error instead. Beside a pasted splitter, each
         strategy runs at the size, overlap, unit and tokenizer the splitter set."""
+        _check_settings(settings, "compare")
+        if isinstance(strategies, str):  # one name, not the names of its letters
+            strategies = [strategies]
         out: dict[str, Stats | ChunkerError] = {}
         for name in strategies if strategies is not None else list(STRATEGIES):
             try:
@@ -235,12 +242,15 @@ class Document:
 
     def advise(self, result: ChunkResult, *, limit: int | str | None = None) -> Advice:
         """Advice on `result`, a chunking of this document (see `chunker.advise`)."""
+        if not isinstance(result, ChunkResult):
+            raise ChunkerError(f"advise takes the ChunkResult of chunking this document, got {type(result).__name__}")
         return advise(self, result, limit=limit if limit is not None else result.settings.model_tokens)
 
     def run(self, settings: Settings, *, max_chunk_chars: int | None = None, splitter_metadata: str | None = "") -> ChunkResult:
         """Split the document under settings already validated. `splitter_metadata` is the
         metadata string a LlamaIndex node parser sizes a pasted splitter's chunks with (see
         `chunker.splitters.splitter_spans`; ``""``, a document without metadata, as `chunk` cuts)."""
+        _check_settings(settings, "run")
         text = self.text
         limit = _limit(text, max_chunk_chars)
         tok = get_tokenizer(settings.tokenizer)
@@ -538,6 +548,13 @@ def chunk(text: str, *, source: str | None = None, max_chunk_chars: int | None =
 
 chunk.__doc__ = (chunk.__doc__ or "") + "\n    Settings:\n\n" + options_doc("chunk") + "\n"
 signed("chunk")(Document.chunk)
+
+
+def _check_settings(settings: Any, method: str) -> None:
+    if not isinstance(settings, Settings):
+        raise ChunkerError(
+            f"Document.{method}() takes a Settings, got {type(settings).__name__}: give Settings(strategy=..., size=...)"
+        )
 
 
 def _settings_of(given: dict[str, Any], owner: str) -> Settings:

@@ -70,7 +70,10 @@ def fields_of(template: str) -> tuple[str, ...]:
 def check_context(value: Any, so_far: Any = None) -> str:
     """The setting's value checked: none, headings, or a template whose fields are all known."""
     if not isinstance(value, str):
-        raise ChunkerError(f"context must be text ({NONE}, {HEADINGS} or a template), got {value!r}", field="context")
+        raise ChunkerError(
+            f"context must be text ({NONE}, {HEADINGS} or a template), got {type(value).__name__} {value!r:.60}",
+            field="context",
+        )
     if value in (NONE, HEADINGS):
         return value
     bad = LONE_SURROGATE.search(value)
@@ -90,7 +93,10 @@ def check_context(value: Any, so_far: Any = None) -> str:
         raise _bad(value, "has no field")
     for name, conv, spec in names:
         if name not in FIELDS:
-            raise _bad(value, f"has an unknown field {{{name}}}")
+            # The name as the value writes it, cut short: a line break in it would break the
+            # one-line message, and a long one would fill it.
+            shown = escaped(name) if len(name) <= 40 else escaped(name[:40]) + "…"
+            raise _bad(value, f"has an unknown field {{{shown}}}")
         if conv or spec:
             raise _bad(value, f"gives {{{name}}} a conversion or format spec; write the field alone")
     return escaped(template)

@@ -193,7 +193,7 @@ def _breaks(value: Any) -> tuple[str, ...]:
     try:
         items = tuple(value)
     except TypeError:
-        raise ChunkerError(f"breaks must be names such as 'sentence', got {value!r}") from None
+        raise ChunkerError(f"breaks must be names such as 'sentence', got {type(value).__name__} {value!r:.60}") from None
     for b in items:
         _choice("break point", b, BREAKS)
     if not items:

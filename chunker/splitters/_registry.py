@@ -131,10 +131,12 @@ SPLITTERS: dict[tuple[str, str], SplitterClass] = {}
 
 def register_splitter(kind: SplitterClass) -> SplitterClass:
     """Add a framework class (or replace the one of the same framework and name)."""
-    if kind.framework not in FRAMEWORKS:
-        raise ChunkerError(f"unknown framework {kind.framework!r}: choose one of {', '.join(FRAMEWORKS)}")
-    if not kind.name.isidentifier():
-        raise ChunkerError(f"splitter class name {kind.name!r} must be a Python identifier")
+    if not isinstance(kind, SplitterClass):
+        raise ChunkerError(f"register_splitter takes a SplitterClass, got {type(kind).__name__}")
+    if not isinstance(kind.framework, str) or kind.framework not in FRAMEWORKS:
+        raise ChunkerError(f"unknown framework {_shown(kind.framework)}: choose one of {', '.join(FRAMEWORKS)}")
+    if not isinstance(kind.name, str) or not kind.name.isidentifier():
+        raise ChunkerError(f"splitter class name {_shown(kind.name)} must be a Python identifier")
     SPLITTERS[kind.key] = kind
     return kind
 

@@ -74,8 +74,10 @@ STRATEGIES: dict[str, Strategy] = {}
 def register_strategy(strategy: Strategy) -> None:
     """Add a strategy (or replace the one of the same name) everywhere at once: `chunk()`, the
     CLI, the playground's select and its comparison table."""
-    if not strategy.name.isidentifier():
-        raise ChunkerError(f"strategy name {strategy.name!r} must be a plain identifier such as my_split")
+    if not isinstance(strategy, Strategy):
+        raise ChunkerError(f"register_strategy takes a Strategy, got {type(strategy).__name__}")
+    if not isinstance(strategy.name, str) or not strategy.name.isidentifier():
+        raise ChunkerError(f"strategy name {strategy.name!r:.60} must be a plain identifier such as my_split")
     STRATEGIES[strategy.name] = strategy
 
 

@@ -426,6 +426,10 @@ def load_tokenizer(source: str | bytes | os.PathLike[str], *, name: str | None =
     """
     from ._hf import content_key, is_text, parse_tokenizer, read_tokenizer  # only a tokenizer.json needs it
 
+    if not isinstance(source, (str, bytes, os.PathLike)):
+        raise ChunkerError(
+            f"load_tokenizer takes a tokenizer.json's path, text or bytes, got {type(source).__name__}", field="tokenizer"
+        )
     if isinstance(source, os.PathLike) or (isinstance(source, str) and not is_text(source)):
         path = os.fspath(source)
         if not os.path.isfile(path):
@@ -446,12 +450,26 @@ def load_tokenizer(source: str | bytes | os.PathLike[str], *, name: str | None =
         return _loaded.setdefault(key, tok)
 
 
+_EXACT_METHODS = ("encode", "offsets", "boundary_at", "first_boundary", "last_boundary")
+"""What an exact tokenizer is asked besides `count` (an estimate is asked only to count)."""
+
+
 def use_tokenizer(tok: TokenizerLike) -> TokenizerLike:
     """Make a tokenizer object known by its name (settings then carry the name). A name already
     held by another tokenizer is refused: settings naming it would change meaning."""
     if not (hasattr(tok, "count") and isinstance(getattr(tok, "name", None), str)):
         raise ChunkerError(
             f"tokenizer must be a name, a tokenizer.json path or a loaded tokenizer, got {type(tok).__name__}", field="tokenizer"
+        )
+    # Checked before it is made known by its name: an object the chunker cannot use must not
+    # hold that name, nor fail later with an AttributeError halfway through a chunking.
+    wanted = ["exact"] if not hasattr(tok, "exact") else list(_EXACT_METHODS) if tok.exact else []
+    missing = [m for m in wanted if not hasattr(tok, m)]
+    if missing:
+        raise ChunkerError(
+            f"tokenizer {tok.name[:40]!r} ({type(tok).__name__}) lacks {', '.join(missing)}: give an object shaped "
+            "as chunker.TokenizerLike (exact, and for exact=True also its encode, offsets and boundary methods)",
+            field="tokenizer",
         )
     with _lock:
         held = _cache.get(tok.name) or _loaded.setdefault(tok.name, tok)
@@ -469,6 +487,8 @@ def label_of(name: str | TokenizerLike) -> str:
     tok = name if not isinstance(name, str) else (_cache.get(name) or _loaded.get(name))
     if tok is None:
         return str(name)
+    if not isinstance(getattr(tok, "name", None), str):
+        raise ChunkerError(f"tokenizer must be a name or a loaded tokenizer, got {type(tok).__name__}", field="tokenizer")
     return str(getattr(tok, "label", None) or tok.name)
 
 
