@@ -84,9 +84,19 @@ class Interval:
         }
 
 
+MAX_RESAMPLES = 1_000_000
+"""A bootstrap's time grows with its resamples: 10**20 would never end, and past a few
+thousand an interval's bounds no longer move."""
+
+
 def _checked(resamples: int, confidence: float, seed: int) -> None:
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise ChunkerError(f"resamples must be a whole number of at least 1, got {resamples!r}")
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or not 1 <= resamples <= MAX_RESAMPLES:
+        shown = (
+            f"{resamples!r:.40}" if not isinstance(resamples, int) or abs(resamples) < 10**40 else "a number of over 40 digits"
+        )
+        raise ChunkerError(
+            f"resamples must be a whole number from 1 to {MAX_RESAMPLES:,} ({RESAMPLES:,} is the default), got {shown}"
+        )
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise ChunkerError(f"confidence must be a number between 0 and 1 (0.95 for 95%), got {confidence!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
