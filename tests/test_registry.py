@@ -198,3 +198,10 @@ def test_a_registered_option_reaches_every_surface(min_chars):
     snips = snippets.snippets(settings)
     assert "    min_chars=9," in snips["python"] and " --min-chars 9" in snips["cli"]
     assert "min_chars" not in snippets.snippets(chunker.Settings(size=50, overlap=0))["python"]
+
+
+def test_the_packages_own_options_cannot_be_unregistered():
+    # unregister_option("size") succeeded, and then every Settings() failed.
+    with pytest.raises(chunker.ChunkerError, match="'size' is one of chunker's own settings"):
+        chunker.unregister_option("size")
+    assert chunker.Settings(size=10, overlap=0).size == 10

@@ -588,6 +588,9 @@ OPTIONS: dict[str, Option] = {
 }
 """Every setting, in the order they are checked, shown and written."""
 
+_BUILT_IN = frozenset(OPTIONS)
+"""The package's own options: results, ids and every surface rely on them."""
+
 MAX_CHUNK_CHARS_HELP = (
     f"refuse settings whose chunks would hold more than N characters in all (default "
     f"{VOLUME_TIMES} times each file, at least {VOLUME_FLOOR:,}; 0: no limit)"
@@ -644,7 +647,12 @@ def register_option(option: Option) -> Option:
 
 
 def unregister_option(name: str) -> None:
-    """Take an option out of the table again (tests register throwaway ones)."""
+    """Take an option out of the table again (tests register throwaway ones); the package's own
+    options stay."""
+    if name in _BUILT_IN:
+        raise ChunkerError(
+            f"{name!r} is one of chunker's own settings and cannot be taken out: unregister only what you registered"
+        )
     OPTIONS.pop(name, None)
     for func, surface in _SIGNED:
         _sign(func, surface)
