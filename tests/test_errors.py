@@ -131,6 +131,10 @@ def test_stderr_closed_still_exits_2_on_a_bad_argument(tmp_path):
     [
         (["--size", "1" + "0" * 309], "--size 10000000000000000000… is too large: at most 1,000,000,000"),
         (["--overlap", "-5%"], "overlap '-5%' must be a percentage from 0% to under 100%"),
+        # float() read them as 15%, 10% and a percentage: digits only, as for whole numbers.
+        (["--overlap", "1_5%"], "overlap '1_5%' is not a percentage: write it like 15%"),
+        (["--overlap", "1e1%"], "overlap '1e1%' is not a percentage"),
+        (["--overlap", "１５%"], "overlap '１５%' is not a percentage"),
         (["-", "-"], "'-' is given more than once: standard input can be read only once"),
         (["--size", "５００"], "--size must be a whole number in digits 0-9, got '５００'"),
         (["--size", "1_000"], "--size must be a whole number in digits 0-9, got '1_000'"),

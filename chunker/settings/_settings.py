@@ -9,6 +9,7 @@ themselves, and `Settings`, are declared once in `_options`.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,6 +159,9 @@ def whole_number(kind: str, value: Any) -> int:
     return int(value)
 
 
+_PERCENT = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
 def parse_overlap(value: int | str, size: int) -> tuple[int, int | str]:
     """Turn ``50`` or ``"15%"`` into a count in the size's unit, and the value to show.
 
@@ -170,12 +174,10 @@ def parse_overlap(value: int | str, size: int) -> tuple[int, int | str]:
     """
     if isinstance(value, str) and value.strip().endswith("%"):
         text = value.strip()[:-1].strip()
-        try:
-            if not text.replace(".", "", 1).isascii():
-                raise ValueError
-            pct = float(text)
-        except ValueError:
-            raise ChunkerError(f"overlap {value[:40]!r} is not a percentage: write it like 15%", field="overlap") from None
+        # Plain decimal digits, as whole numbers are: float() would also read 1_5, 1e1 and inf.
+        if _PERCENT.fullmatch(text) is None:
+            raise ChunkerError(f"overlap {value[:40]!r} is not a percentage: write it like 15%", field="overlap")
+        pct = float(text)
         if not math.isfinite(pct) or pct < 0:
             raise ChunkerError(f"overlap {value[:40]!r} must be a percentage from 0% to under 100%", field="overlap")
         if pct >= 100:
