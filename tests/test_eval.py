@@ -359,6 +359,11 @@ def test_records_check_themselves():
     assert Question("Q", [Reference(0, 1, "D")]).references == (Reference(0, 1, "D"),)
     with pytest.raises(chunker.ChunkerError):
         dump_questions([{"question": "Q"}])
+    # A 5,000-digit offset raised ValueError (Python's int to str limit) making the message.
+    for start, end in ((0, 10**5000), (10**5000, 1.5), (0, 2**62)):
+        with pytest.raises(chunker.ChunkerError) as e:
+            Reference(start, end, "x")
+        assert len(str(e.value)) < 200
 
 
 # ------------------------------------------------------------------ evaluate

@@ -38,8 +38,10 @@ class Reference:
         if not (_whole(start) and _whole(end) and isinstance(self.content, str)):
             raise ChunkerError(
                 f"a reference needs whole-number offsets and a str content, got "
-                f"({start!r}, {end!r}, {type(self.content).__name__})"
+                f"({_shown(start, 40)}, {_shown(end, 40)}, {type(self.content).__name__})"
             )
+        if max(abs(start), abs(end)) >= _MAX_OFFSET:  # no document holds it, and its digits would fill the message
+            raise ChunkerError(f"a reference's offsets are code points into a document: at most {_MAX_OFFSET - 1:,}")
         if not 0 <= start < end:
             raise ChunkerError(f"reference [{start}, {end}) is empty or reversed: give 0 <= start_index < end_index")
         if end - start != len(self.content):
