@@ -328,7 +328,8 @@ def test_load_questions_fills_content_skips_blank_lines_and_round_trips():
             '{"question": "Q", "references": [{"start_index": ' + "9" * 5000 + ', "end_index": 3}]}',
             "a number of 5,000 digits is no offset",
         ),
-        ('{"question": "Q", "references": [' + "[" * 900 + "]" * 900 + "]}", r"must be an object .*\[\[…$"),
+        ('{"question": "Q", "references": [' + "[" * 900 + "]" * 900 + "]}", "nested too deep to be a question"),
+        ('{"question": "Q", "references": [' + "[" * 60 + "]" * 60 + "]}", r"must be an object .*\[\[…$"),
         (
             '{"question": "Q\\ud800", "references": [{"start_index": 0, "end_index": 3}]}',
             r"the escape \\ud800 is half of a surrogate pair",
@@ -648,3 +649,18 @@ def test_a_zero_with_an_exponent_past_a_decimals_is_offset_0():
     for zero in ("0e99999999999999999999", "-0.000E-99999999999999999999"):
         text = '{"question": "Q", "references": [{"start_index": ' + zero + ', "end_index": 3}]}'
         assert load_questions(text, DOC)[0].references[0].start_index == 0
+
+
+def test_a_line_nested_deeper_than_a_question_is_refused_before_it_is_parsed():
+    # 5,000 levels: Python's own check gave this message on the command line, but the page's
+    # Python ran out of JavaScript stack inside json.loads first, and died.
+    from chunker.retrieval._questions import _too_deep
+
+    for depth, refused in ((63, False), (64, True), (5000, True)):  # the object is one more
+        line = '{"question": "Q", "references": ' + "[" * depth + "]" * depth + "}"
+        assert _too_deep(line) is refused
+    with pytest.raises(chunker.ChunkerError, match="^line 1: nested too deep to be a question"):
+        load_questions('{"question": "Q", "references": ' + "[" * 5000 + "]" * 5000 + "}", DOC)
+    # Brackets inside strings are text, and many references are no depth.
+    many = [{"start_index": 0, "end_index": 7, "content": DOC[:7]}] * 300
+    assert len(load_questions(json.dumps({"question": "[[[" * 50 + '"{', "references": many}), DOC)) == 1

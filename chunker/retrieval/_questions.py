@@ -15,6 +15,7 @@ version of the document. Other keys (Chroma's ``corpus_id``) are ignored.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -205,6 +206,8 @@ def load_questions(jsonl_text: str, document: str) -> tuple[Question, ...]:
             continue
         where = f"line {number}"
         try:
+            if _too_deep(line):
+                raise RecursionError
             raw = json.loads(line, parse_int=_parse_int, parse_float=_parse_float)
         except json.JSONDecodeError as e:
             raise ChunkerError(f"{where}: not valid JSON ({e.msg} at column {e.colno}): write one JSON object per line") from None
@@ -217,6 +220,30 @@ def load_questions(jsonl_text: str, document: str) -> tuple[Question, ...]:
         _surrogates(raw, where)
         out.append(_question(raw, document, where))
     return tuple(out)
+
+
+_MAX_DEPTH = 64
+"""A question is nested three deep (the object, its references, each reference). Deeper JSON
+is refused before it is parsed: the page's Python ran out of JavaScript stack inside
+json.loads at some 3,000 levels, before its own recursion check, and could not go on."""
+
+_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]')
+
+
+def _too_deep(line: str) -> bool:
+    """Whether brackets outside strings nest past _MAX_DEPTH (a line of fewer cannot)."""
+    if line.count("[") + line.count("{") <= _MAX_DEPTH:
+        return False
+    depth = 0
+    for m in _NESTING.finditer(line):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > _MAX_DEPTH:
+                return True
+        elif c in "]}":
+            depth -= 1
+    return False
 
 
 _MAX_DIGITS = 30
