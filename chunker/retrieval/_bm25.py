@@ -43,12 +43,13 @@ import operator
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, compress
 from typing import Any
 
 from .._errors import ChunkerError
 from ..results._records import ChunkResult, Chunks
+from ..text._segments import Deferred
 
 __all__ = ["BM25Index", "terms"]
 
@@ -60,16 +61,18 @@ _HAN_KANA = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
     "\U0001aff0-\U0001b16f\U00020000-\U0003ffff"
 )
-_ANY_HAN_KANA = re.compile(f"[{_HAN_KANA}]")
-_FROM_HAN_KANA = re.compile("[\u3005-\U0003ffff]")  # a quicker first look: one range
+# Compiled when first used (see `Deferred`): a chunking never ranks.
+_ANY_HAN_KANA = Deferred(f"[{_HAN_KANA}]")
+_FROM_HAN_KANA = Deferred("[\u3005-\U0003ffff]")  # a quicker first look: one range
 # A run of Han/kana word characters, or a run of other word characters.
-_RUN = re.compile(f"(?:(?=\\w)[{_HAN_KANA}])+|[^\\W{_HAN_KANA}]+")
+_RUN = Deferred(f"(?:(?=\\w)[{_HAN_KANA}])+|[^\\W{_HAN_KANA}]+")
 _SEPARATORS = re.compile(r"(\W+)")
 
 
-def _run_terms(run: str) -> list[str]:
-    """The terms of one run that `_RUN` found."""
-    if _ANY_HAN_KANA.match(run) is None:
+def _run_terms(run: str, han_kana_at: Callable[[str], re.Match[str] | None]) -> list[str]:
+    """The terms of one run that `_RUN` found; `han_kana_at`: `_ANY_HAN_KANA`'s compiled match
+    (asked of every word: taken once by the caller, not through `Deferred` each time)."""
+    if han_kana_at(run) is None:
         return [run.casefold()]
     if len(run) == 1:
         return [run]
@@ -88,8 +91,9 @@ def terms(text: str) -> list[str]:
     ['chunk', 'size', '512', 'tokens_max', 'not', '1024']
     """
     out: list[str] = []
-    for run in _RUN.findall(text):
-        out.extend(_run_terms(run))
+    han_kana_at = _ANY_HAN_KANA.compiled().match
+    for run in _RUN.compiled().findall(text):
+        out.extend(_run_terms(run, han_kana_at))
     return out
 
 
@@ -122,8 +126,9 @@ class _DocumentTerms:
             self.keys = words
             return
         self.keys, self.starts, self.ends = [], [], []
+        han_kana_at = _ANY_HAN_KANA.compiled().match
         for m in _RUN.finditer(text):
-            found = _run_terms(m.group())
+            found = _run_terms(m.group(), han_kana_at)
             self.keys.extend(found)
             self.starts.extend([m.start()] * len(found))
             self.ends.extend([m.end()] * len(found))

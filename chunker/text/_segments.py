@@ -111,6 +111,43 @@ def surrogate_error(what: str, value: str, at: int, instead: str, **error: Any) 
     )
 
 
+class Deferred:
+    """A regular expression compiled when first used. A class of a script's code points
+    (Han, kana, Hangul, everything past U+3005) holds tens of thousands of them, which ``re``
+    puts in its tables one by one, in Python: 3-5 ms each, paid at import by every process,
+    the command line's included, though only the text in those scripts (the estimate's
+    classes) or a retrieval check (BM25's terms) needs them."""
+
+    __slots__ = ("pattern", "_compiled")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled
+
+    def findall(self, text: str) -> list[Any]:
+        return self.compiled().findall(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.compiled().finditer(text)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return self.compiled().fullmatch(text)
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return self.compiled().match(text)
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.compiled().search(text, pos)
+
+    def split(self, text: str) -> list[Any]:
+        return self.compiled().split(text)
+
+
 def position_kind(n: int) -> str:
     """The `array` type code for positions in a text of `n` characters: 4 bytes a position for
     any usual document, 8 past two billion characters."""

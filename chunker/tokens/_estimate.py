@@ -32,12 +32,12 @@ import re
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import accumulate, chain, repeat
 from operator import add, mul
 
 from .._errors import ChunkerError
-from ..text._segments import position_kind
+from ..text._segments import Deferred, position_kind
 
 __all__ = ["estimate_tokens", "EstimateIndex", "FEATURES", "TARGETS"]
 
@@ -91,39 +91,12 @@ _NON_ASCII = _run(r"^\x00-\x7f")
 _ACCENTED = re.compile("[\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]")
 
 
-class _Deferred:
-    """A regular expression compiled when first used. The classes of other scripts hold tens of
-    thousands of code points, which ``re`` puts in its tables one by one, in Python: some 15 ms
-    for the six below (as much as estimating 50 KB), and only text in those scripts needs them
-    (a character's kind does not: see `_kind`)."""
-
-    __slots__ = ("pattern", "_compiled")
-
-    def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
-        self._compiled: re.Pattern[str] | None = None
-
-    def _re(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            self._compiled = re.compile(self.pattern)
-        return self._compiled
-
-    def findall(self, text: str) -> list[str]:
-        return self._re().findall(text)
-
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return self._re().finditer(text)
-
-    def fullmatch(self, text: str) -> re.Match[str] | None:
-        return self._re().fullmatch(text)
-
-
-_HAN_RUN = _Deferred(_run_spelled(_HAN))
-_KANA_RUN = _Deferred(_run_spelled(_KANA))
-_HANGUL_RUN = _Deferred(_run_spelled(_HANGUL))
-_CJK_RUN = _Deferred(_run_spelled(f"{_HAN}{_KANA}{_HANGUL}"))
-_OTHER_RUN = _Deferred(_run_spelled(f"^\\W\\d_A-Za-z\u00c0-\u024f{_HAN}{_KANA}{_HANGUL}"))
-_EMOJI = _Deferred("[^\\w\\s\u0000-\uffff]")  # symbols outside the BMP: emoji and the like
+_HAN_RUN = Deferred(_run_spelled(_HAN))
+_KANA_RUN = Deferred(_run_spelled(_KANA))
+_HANGUL_RUN = Deferred(_run_spelled(_HANGUL))
+_CJK_RUN = Deferred(_run_spelled(f"{_HAN}{_KANA}{_HANGUL}"))
+_OTHER_RUN = Deferred(_run_spelled(f"^\\W\\d_A-Za-z\u00c0-\u024f{_HAN}{_KANA}{_HANGUL}"))
+_EMOJI = Deferred("[^\\w\\s\u0000-\uffff]")  # symbols outside the BMP: emoji and the like
 
 # Letter pairs found in none of the first 4,000 tokens of three or more letters in
 # cl100k's vocabulary (lower-cased, leading space dropped), as "first:seconds". Token ids
@@ -311,7 +284,7 @@ def _raw_counts(text: str) -> list[int]:
         rest = " ".join(_NON_ASCII.findall(text))
         counts[_ACCENTED_AT] = len(_ACCENTED.findall(rest))
         # A few such characters (quotes, dashes, accents) are first looked up by kind: the
-        # classes of other scripts are compiled only for text that holds some (see `_Deferred`).
+        # classes of other scripts are compiled only for text that holds some (see `text._segments.Deferred`).
         if len(rest) < 256 and rest.translate(_KIND_OF).count(".") == len(rest):
             return counts
         cjk = _CJK_RUN.findall(rest)
