@@ -307,6 +307,13 @@
     },
     // The names a link's query holds, as an array MicroPython can index.
     paramNames: function (params) { return Array.from(params.keys()); },
+    // The page's address from [key, value] pairs, given as JSON: a string MicroPython hands to
+    // JavaScript ends at its first NUL, and a template or a splitter line may hold one.
+    writeURL: function (pairsJSON) {
+      var params = new URLSearchParams();
+      JSON.parse(pairsJSON).forEach(function (pair) { params.set(pair[0], pair[1]); });
+      window.history.replaceState(null, "", "?" + params.toString());
+    },
 
     // A paste of LARGE characters or more replaces the selection without going through the
     // box; returns true when it did (the caller then re-chunks), false to let the box take it.

@@ -18,7 +18,7 @@ import chunker
 from app import snippets
 from app.cards import CONTEXT_PREVIEW
 from app.cards import preview as card_preview
-from tests.pagekit import clipboard, page_fixtures, text_of
+from tests.pagekit import clipboard, page_fixtures, params, text_of
 from tests.test_page import ASTRAL, PROSE, SAMPLE, assert_same_as_python
 from tests.texts import ROOT
 
@@ -287,6 +287,17 @@ def test_the_context_is_a_muted_prefix_on_each_card_and_as_embedded_is_the_clis(
         record = cli[item["index"]]
         assert item["embed"] == record["embed_text"]
         assert record["embed_text"] == item["context"] + record["text"]
+
+
+def test_a_context_holding_a_nul_is_whole_in_the_link(app):
+    # The link was written from MicroPython's strings, which end at a NUL in JavaScript: the
+    # template was cut there, and a reader opening the link got another context.
+    template = "A\x00B {title}: "
+    app.select("strategy", "markdown")
+    set_field(app, "#opt-context", template)
+    assert params(app)["context"] == template
+    expected = chunker.chunk(SAMPLE, **{**app.controls(), "context": template})
+    assert expected.chunks[0].context.startswith("A\x00B ")
 
 
 def test_a_context_from_a_heading_with_markup_is_shown_as_text(app):

@@ -153,18 +153,12 @@ def field_error(message, field):
 
 def write_url():
     s = settings()
-    params = window.URLSearchParams.new()
-    for key in ("strategy", "unit", "size", "overlap", "tokenizer"):
-        params.set(key, s[key])
-    params.set("breaks", ",".join(s["breaks"]))
-    if s["limit"]:
-        params.set("limit", s["limit"])
-    if s["embedding_model"]:
-        params.set("embedding_model", s["embedding_model"])
-    for f in fields():
-        if s[f["key"]]:
-            params.set(f["key"], s[f["key"]])
-    window.history.replaceState(None, "", "?" + params.toString())
+    pairs = [[key, s[key]] for key in ("strategy", "unit", "size", "overlap", "tokenizer")]
+    pairs.append(["breaks", ",".join(s["breaks"])])
+    for key in ["limit", "embedding_model"] + [f["key"] for f in fields()]:
+        if s[key]:
+            pairs.append([key, s[key]])
+    BRIDGE.writeURL(json.dumps(pairs))  # as JSON: see bridge.js
 
 
 def flush_url():
