@@ -333,7 +333,9 @@ def test_a_link_copied_while_the_worker_runs_has_the_new_settings(app):
 
 def test_every_unusable_link_value_is_listed_together(app):
     app.page.goto(
-        app.url + "?strategy=neural&size=abc&overlap=999&breaks=nope&colour=red&unit=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E"
+        app.url
+        + "?strategy=neural&size=abc&overlap=999&breaks=nope&colour=red&unit=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E"
+        + "&limit=a%00b"  # a NUL cut the whole message there
     )
     app.wait_ready()
     message = text_of(app, "#error")
@@ -344,6 +346,7 @@ def test_every_unusable_link_value_is_listed_together(app):
         "colour (not a setting)",
         "unit=<img src=x onerror=alert(1)>",  # shown as text, never as markup
         "overlap 999 must be smaller than the size 150",
+        "limit=a\\x00b",
     ):
         assert part in message, part
     assert app.page.locator("#error *").count() == 0

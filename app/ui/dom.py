@@ -79,7 +79,9 @@ def status(message, step=None, of=3):
 def show_error(message):
     box = el("error")
     if message:
-        box.textContent = message
+        # A string MicroPython hands to JavaScript ends at its first NUL: one quoted from a
+        # link or a file would cut the message there.
+        box.textContent = message.replace("\x00", "\\x00")
         box.hidden = False
     else:
         box.textContent = ""
