@@ -301,8 +301,8 @@ def _splitter_row(result: chunker.ChunkResult) -> tuple[str, Any] | None:
 def export(fmt: str) -> Any:
     """The result on screen in one of `chunker.FORMATS` (the command line's formats), in a Blob:
     the main thread passes it to the browser without copying it (static/bridge.js)."""
-    if S.result is None or fmt not in chunker.FORMATS:
-        return None
+    if S.result is None or S.refused is not None or fmt not in chunker.FORMATS:
+        return None  # the result on screen is of no text the page holds (a refused one)
     from js import Blob, Object  # only in the browser
     from pyodide.ffi import to_js
 

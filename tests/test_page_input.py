@@ -187,6 +187,12 @@ def test_a_text_that_is_not_unicode_stays_refused_when_a_setting_changes(app):
     app.select("strategy", "sentence")
     assert text_of(app, "#error").startswith(said) and "empty" not in text_of(app, "#summary")
     assert text_of(app, "#counts") == "Not counted: the text cannot be read"
+    # The greyed cards are the last text's: an export gave them, as if they were this text's.
+    downloads = []
+    app.page.on("download", lambda d: downloads.append(d))
+    app.page.click("#export button.dl[data-format=jsonl]")
+    app.page.wait_for_function("document.getElementById('error').textContent.startsWith('Nothing to export')")
+    assert downloads == []
     app.set_text("Half a pair, fixed. More text.")
     assert app.page.is_hidden("#error")
     assert_same_as_python(app, "Half a pair, fixed. More text.")

@@ -259,7 +259,7 @@ async def copy_text(text, what):
 async def download(fmt, extension):
     blob = await R.worker.export(fmt)
     if blob is None:
-        show_error("Nothing to export yet: paste a document first.")
+        show_error("Nothing to export yet: the page has no chunks of the text it holds.")
         return
     BRIDGE.download(blob, "chunks." + extension)
 
