@@ -477,6 +477,22 @@ def test_index_counts_any_span_as_the_span_alone(target, rare_chars, text, data)
         assert index.count(start, end) == estimate_tokens(text[start:end], target=target), (start, end)
 
 
+def test_a_span_ending_inside_indentation_reads_its_edges_not_the_span(monkeypatch):
+    # A fixed window of code that ends inside indentation found no seam before its end, and the
+    # whole window was counted as text (some forty regular-expression passes over it for each
+    # count a window's gallop asks): 3.2 s for 4 MB of deeply indented lists, 1.4 s for 3.3 MB
+    # of the standard library, against 0.37 and 0.75 s now.
+    text = "def f():\n" + "        value = compute(1, 2)\n" * 400
+    index = _estimate.EstimateIndex(text)
+    end = text.index("        ", 5000) + 5  # inside a line's indentation
+    want = estimate_tokens(text[:end])
+    read = []
+    counts = _estimate._raw_counts
+    monkeypatch.setattr(_estimate, "_raw_counts", lambda piece: read.append(len(piece)) or counts(piece))
+    assert index.count(0, end) == want
+    assert sum(read) <= 8, read  # the line break and five spaces after the seam, not 5,000 characters
+
+
 @pytest.mark.parametrize("target", _estimate.TARGETS)
 @settings(max_examples=300, deadline=None)
 @given(text=st.one_of(SEAMY, st.text(alphabet=ANY_CHAR, max_size=80)), data=st.data())
