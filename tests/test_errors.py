@@ -314,3 +314,12 @@ def test_a_source_with_a_lone_surrogate_from_a_loader_is_a_replacement_character
     docs = ChunkerSplitter().create_documents(["Some text."], [{"source": "notes\ud800.md"}])
     assert [d.page_content for d in docs] == ["Some text."] and docs[0].metadata == {"source": "notes\ud800.md"}
     assert docs[0].id == chunker.chunk("Some text.", source="notes\ufffd.md").chunks[0].id
+
+
+def test_an_export_of_a_list_holding_a_wrong_item_writes_nothing():
+    # The list was checked as it was written: a streamed export gave the first results'
+    # records, then failed at the chunk among them.
+    res = chunker.chunk("Some text here. More text there.", unit="words", size=3, overlap=0)
+    pieces = chunker.FORMATS["jsonl"].pieces([res, res, res.chunks[0]])
+    with pytest.raises(chunker.ChunkerError, match="got a Chunk at 2: give the result itself"):
+        next(iter(pieces))

@@ -661,6 +661,10 @@ def test_a_line_nested_deeper_than_a_question_is_refused_before_it_is_parsed():
         assert _too_deep(line) is refused
     with pytest.raises(chunker.ChunkerError, match="^line 1: nested too deep to be a question"):
         load_questions('{"question": "Q", "references": ' + "[" * 5000 + "]" * 5000 + "}", DOC)
+    # A string left open is no depth either: the line is not JSON (the scan took the square of
+    # the line's length when it looked for a closing quote from every escaped one).
+    with pytest.raises(chunker.ChunkerError, match="^line 1: not valid JSON"):
+        load_questions('{"question": "' + '\\"' * 20_000 + " " + "[" * 65, DOC)
     # Brackets inside strings are text, and many references are no depth.
     many = [{"start_index": 0, "end_index": 7, "content": DOC[:7]}] * 300
     assert len(load_questions(json.dumps({"question": "[[[" * 50 + '"{', "references": many}), DOC)) == 1

@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 from binascii import hexlify
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
@@ -34,7 +34,9 @@ def _results(res: Results) -> Iterable[ChunkResult]:
         return [res]
     if isinstance(res, (str, bytes)) or not isinstance(res, Iterable):
         raise ChunkerError(f"expected the ChunkResult of chunk() or a list of them, got {type(res).__name__}")
-    return _checked(res)
+    if isinstance(res, Sequence):  # checked whole first: no export writes half of a list
+        return list(_checked(res))
+    return _checked(res)  # a stream of results, checked as each comes
 
 
 def _checked(results: Iterable[Any]) -> Iterator[ChunkResult]:
@@ -162,8 +164,8 @@ def _text_record(r: dict[str, Any]) -> str:
         embedded: str = r["embed_text"]
         if embedded.endswith(text):  # a context, then the chunk
             head += f"; embedded {r['embed_tokens']} tokens, context {encode_basestring(embedded[: len(embedded) - len(text)])}"
-        else:  # a pasted splitter's own text, which is not the slice
-            head += f"; embedded {r['embed_tokens']} tokens, the splitter's text {encode_basestring(embedded)}"
+        else:  # a pasted splitter's own text, which is not the slice (after any context)
+            head += f"; embedded {r['embed_tokens']} tokens as {encode_basestring(embedded)}"
     return head + " ---\n" + text + "\n"
 
 

@@ -227,7 +227,9 @@ _MAX_DEPTH = 64
 is refused before it is parsed: the page's Python ran out of JavaScript stack inside
 json.loads at some 3,000 levels, before its own recursion check, and could not go on."""
 
-_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]')
+# A string left open runs to the end of the line (json.loads then says it is not JSON): a
+# pattern that needs the closing quote tries again from every later quote, in quadratic time.
+_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[{]|[\]}]')
 
 
 def _too_deep(line: str) -> bool:

@@ -137,7 +137,7 @@ def parse_splitter(source: str) -> SplitterCall:
             "the splitter",
             source,
             lone.start(),
-            r"write the character itself, or an escape such as \ud800 in the string",
+            "write the character itself: a lone surrogate is half of a pair and matches no text",
             field="splitter",
         )
     return _parse(source)
