@@ -23,6 +23,34 @@ class ChunkerError(ValueError):
         self.field = field
 
 
+def shown(value: object, limit: int = 60) -> str:
+    """A value as a message quotes it: its repr, on one line (characters that are not printable,
+    line breaks and lone surrogates among them, escaped), cut to `limit`; an int too long to
+    print by its size, and an object whose repr fails by its type.
+
+    >>> shown("a\\nb"), shown(10**5000), shown(list(range(100)), 20)
+    ("'a\\\\nb'", 'an int of 5,001 digits', '[0, 1, 2, 3, 4, 5, 6…')
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return (
+            f"an int of {len(str(abs(value))) if value.bit_length() < 14_000 else int(value.bit_length() * 0.30103) + 1:,} digits"
+        )
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails, or Python's limit on an int's digits
+        return type(value).__name__
+    return printable(text, limit)
+
+
+def printable(text: str, limit: int = 60) -> str:
+    """`text` on one line: characters that are not printable (line breaks, U+2028, lone
+    surrogates...) escaped, cut to `limit` with an ellipsis."""
+    text = "".join(
+        c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii") for c in text[: limit + 1]
+    )
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def one_line(e: BaseException) -> str:
     """An exception from deep inside a reader as a short clause for our one-line errors."""
     text = " ".join(str(e).split()) or type(e).__name__

@@ -219,6 +219,17 @@ def test_the_library_and_the_command_line_read_files_alike(tmp_path):
 _DOC = "Deploys take twelve minutes. Rollbacks take one minute."
 
 
+class _Int64:
+    """An int-like offset as numpy's int64 is one: a repr of its own and no JSON (json.dumps
+    raised TypeError making the message)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"np.int64({self.value})"
+
+
 def _question():
     at = _DOC.index("one minute")
     return chunker.Question("How long is a rollback?", [chunker.Reference(at, at + 10, "one minute")])
@@ -238,7 +249,7 @@ class _CountOnly:
     [
         # Each raised TypeError, AttributeError, OverflowError or decimal.InvalidOperation.
         (lambda: chunker.BM25Index(None), "texts must be a list of str, got NoneType"),
-        (lambda: chunker.BM25Index(["a"], k1=10**400), "k1 must be a finite number, got 1000"),
+        (lambda: chunker.BM25Index(["a"], k1=10**400), "k1 must be a finite number, got an int of 401 digits"),
         (lambda: chunker.BM25Index.from_spans("abc", [(0,)]), r"span 0 must be a \(start, end\) pair"),
         (lambda: chunker.BM25Index.from_spans("abc def", [(0.5, 2)]), r"span 0 must be .* got \(0.5, 2\)"),
         (lambda: chunker.BM25Index.from_spans("abc", None), "spans must be a list of"),
@@ -273,13 +284,27 @@ class _CountOnly:
         (lambda: chunker.register_strategy("mine"), "register_strategy takes a Strategy, got str"),
         (lambda: chunker.register_splitter(None), "register_splitter takes a SplitterClass, got NoneType"),
         (lambda: chunker.chunk(_DOC, breaks=type("R", (), {"__repr__": lambda s: "R" * 10_000})()), r"got R RRRR"),
+        # A value's repr made in full before it was cut: Python's 4,300-digit limit raised
+        # ValueError, a repr that fails raised its error, and a repr of many lines broke the line.
+        (lambda: chunker.chunk(_DOC, context=10**5000), "context must be text .* got int an int of 5,001 digits$"),
+        (lambda: chunker.chunk(_DOC, breaks=10**5000), "got int an int of 5,001 digits$"),
+        (lambda: chunker.BM25Index(["a"], k1=10**5000), "k1 must be a finite number, got an int of 5,001 digits$"),
+        (lambda: chunker.BM25Index.from_spans("hello", [10**5000]), "span 0 must be .* got an int of 5,001 digits$"),
+        (lambda: chunker.Question(10**5000, ()), "a question must be a non-empty str, got an int of 5,001 digits$"),
+        (lambda: chunker.extract(b"hi", name=10**5000), "got int an int of 5,001 digits$"),
+        (lambda: chunker.chunk(_DOC, context=type("F", (), {"__repr__": lambda s: 1 / 0})()), "got F F$"),
+        (lambda: chunker.chunk(_DOC, context=[[0.0] * 3] * 40), r"got list \[\[0.0, 0.0"),
+        (lambda: chunker.Reference(_Int64(0), 5, "x"), r"whole-number offsets .* got \(np.int64\(0\), 5, str\)"),
+        (lambda: chunker.chunk(_DOC, context="{tit\rle}"), r"unknown field \{tit\\rle\}"),
+        (lambda: chunker.chunk(_DOC, context="{a\u2028b}"), r"unknown field \{a\\u2028b\}"),
     ],
 )
 def test_a_wrong_object_gets_a_one_line_chunker_error(call, message):
     with pytest.raises(ChunkerError, match=message) as caught:
         call()
     text = str(caught.value)
-    assert "\n" not in text and len(text) < 300
+    assert len(text.splitlines()) == 1 and len(text) < 300
+    text.encode("utf-8")  # no lone surrogate either
 
 
 def test_bm25_and_the_adapters_refuse_a_str_for_a_list_of_texts():

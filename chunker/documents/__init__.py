@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from .._errors import ChunkerError
+from .._errors import ChunkerError, shown
 
 __all__ = [
     "KINDS",
@@ -194,7 +194,7 @@ def extract(
     data = _bytes_of(data, "extract()")
     _check_name(name)
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, float)) or not max_bytes >= 0:
-        raise ChunkerError(f"max_bytes must be a number of bytes, 0 or more, got {max_bytes!r:.40}")
+        raise ChunkerError(f"max_bytes must be a number of bytes, 0 or more, got {shown(max_bytes, 40)}")
     label = name or "the input"
     if len(data) > max_bytes:
         raise ChunkerError(
@@ -379,7 +379,7 @@ def _bytes_of(data: Any, what: str) -> bytes:
 
 def _check_name(name: Any) -> None:
     if name is not None and not isinstance(name, str):
-        raise ChunkerError(f"name must be the file's name as a str (or None), got {type(name).__name__} {name!r:.60}")
+        raise ChunkerError(f"name must be the file's name as a str (or None), got {type(name).__name__} {shown(name, 60)}")
 
 
 def _suffix(name: str | None) -> str:

@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, compress
 from typing import Any
 
-from .._errors import ChunkerError
+from .._errors import ChunkerError, shown
 from ..results._records import ChunkResult, Chunks
 from ..text._segments import Deferred
 
@@ -388,7 +388,7 @@ def _spans(spans: Any) -> list[tuple[int, int]]:
             start, end = span
             out.append((operator.index(start), operator.index(end)))  # an int, or what slices as one
         except (TypeError, ValueError):
-            raise ChunkerError(f"span {n} must be a (start, end) pair of whole numbers, got {span!r:.60}") from None
+            raise ChunkerError(f"span {n} must be a (start, end) pair of whole numbers, got {shown(span, 60)}") from None
     return out
 
 
@@ -408,7 +408,7 @@ def _headings(headings: Any) -> list[tuple[str, ...]] | None:
             raise ChunkerError(f"headings[{n}] must be a list of str (a heading path), got {type(path).__name__}")
         path = tuple(path)
         if not all(isinstance(h, str) for h in path):
-            raise ChunkerError(f"headings[{n}] must hold only str, got {path!r:.60}")
+            raise ChunkerError(f"headings[{n}] must hold only str, got {shown(path, 60)}")
         out.append(path)
     return out
 
@@ -424,7 +424,7 @@ def _parameters(k1: float, b: float) -> tuple[float, float]:
             or (isinstance(value, int) and abs(value) > 2**1023)
             or not math.isfinite(value)
         ):
-            raise ChunkerError(f"{name} must be a finite number, got {value!r:.40}")
+            raise ChunkerError(f"{name} must be a finite number, got {shown(value, 40)}")
     if k1 < 0:
         raise ChunkerError(f"k1 must be 0 or more (1.2 to 2.0 is usual), got {k1!r}")
     if not 0 <= b <= 1:

@@ -54,7 +54,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .._errors import ChunkerError
+from .._errors import ChunkerError, shown
 from ..results._records import ChunkResult, Chunks
 from ..session._api import Document
 from ..settings._options import Settings, options_for, signed, unknown_setting
@@ -562,7 +562,7 @@ def _names(kind: str, values: Any) -> list[Any]:
     if isinstance(values, (str, int)):
         values = [values]
     if not isinstance(values, Iterable):
-        raise ChunkerError(f"{kind} must be a list, got {type(values).__name__} {values!r:.40}")
+        raise ChunkerError(f"{kind} must be a list, got {type(values).__name__} {shown(values, 40)}")
     names: list[Any] = list(values)
     if not names:
         raise ChunkerError(f"{kind} is empty: name at least one")

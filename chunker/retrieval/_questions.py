@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import ChunkerError
+from .._errors import ChunkerError, printable, shown
 from ..text._segments import LONE_SURROGATE
 
 __all__ = ["Question", "Reference", "dump_questions", "load_questions"]
@@ -39,7 +39,7 @@ class Reference:
         if not (_whole(start) and _whole(end) and isinstance(self.content, str)):
             raise ChunkerError(
                 f"a reference needs whole-number offsets and a str content, got "
-                f"({_shown(start, 40)}, {_shown(end, 40)}, {type(self.content).__name__})"
+                f"({shown(start, 40)}, {shown(end, 40)}, {type(self.content).__name__})"
             )
         if max(abs(start), abs(end)) >= _MAX_OFFSET:  # no document holds it, and its digits would fill the message
             raise ChunkerError(f"a reference's offsets are code points into a document: at most {_MAX_OFFSET - 1:,}")
@@ -64,7 +64,7 @@ class Question:
 
     def __post_init__(self) -> None:
         if not isinstance(self.question, str) or not self.question.strip():
-            raise ChunkerError(f"a question must be a non-empty str, got {self.question!r:.60}")
+            raise ChunkerError(f"a question must be a non-empty str, got {shown(self.question, 60)}")
         # A non-iterable (None, one Reference) is no list of them either.
         refs = tuple(self.references) if isinstance(self.references, Iterable) else ()
         if not refs or not all(isinstance(r, Reference) for r in refs):
@@ -98,9 +98,9 @@ def _shown(value: Any, limit: int = 60) -> str:
     """A JSON value as the file has it, cut short (a message is one line)."""
     try:
         text = json.dumps(value, ensure_ascii=False)
-    except (ValueError, RecursionError):  # pragma: no cover - what json.loads gave, it dumps
+    except (ValueError, RecursionError, TypeError):  # what json.loads gave, it dumps; not any other value
         text = _kind(value)
-    return text if len(text) <= limit else text[:limit] + "…"
+    return printable(text, limit)  # JSON keeps U+2028 as it is
 
 
 # An offset past this is no offset into any document a str can hold, and its digits would

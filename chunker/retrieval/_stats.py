@@ -35,7 +35,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import ChunkerError
+from .._errors import ChunkerError, shown
 
 __all__ = ["Interval", "mean_std", "paired_bootstrap", "Resamples", "RESAMPLES", "CONFIDENCE", "SEED"]
 
@@ -91,11 +91,9 @@ thousand an interval's bounds no longer move."""
 
 def _checked(resamples: int, confidence: float, seed: int) -> None:
     if isinstance(resamples, bool) or not isinstance(resamples, int) or not 1 <= resamples <= MAX_RESAMPLES:
-        shown = (
-            f"{resamples!r:.40}" if not isinstance(resamples, int) or abs(resamples) < 10**40 else "a number of over 40 digits"
-        )
         raise ChunkerError(
-            f"resamples must be a whole number from 1 to {MAX_RESAMPLES:,} ({RESAMPLES:,} is the default), got {shown}"
+            f"resamples must be a whole number from 1 to {MAX_RESAMPLES:,} ({RESAMPLES:,} is the default), "
+            f"got {shown(resamples, 40)}"
         )
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise ChunkerError(f"confidence must be a number between 0 and 1 (0.95 for 95%), got {confidence!r}")

@@ -9,7 +9,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._errors import ChunkerError
+from .._errors import ChunkerError, shown
 from ..results._records import ChunkResult, Chunks, Stats, id_base
 from ..settings._context import NONE, fields_of, render
 from ..settings._options import Settings, options_doc, options_for, signed, unknown_setting
@@ -43,7 +43,7 @@ def _label(what: str, value: Any) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ChunkerError(f"{what} must be text or None, got {type(value).__name__} {value!r:.60}: give it as a str")
+        raise ChunkerError(f"{what} must be text or None, got {type(value).__name__} {shown(value, 60)}: give it as a str")
     bad = LONE_SURROGATE.search(value)
     if bad is not None:
         instead = "give it as UTF-8 text (os.fsencode(name).decode('utf-8', 'replace') for a file name)"

@@ -32,7 +32,7 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from .._errors import ChunkerError
+from .._errors import ChunkerError, shown
 from ..text._segments import LONE_SURROGATE, surrogate_error
 
 __all__ = ["NONE", "HEADINGS", "FIELDS", "check_context", "render", "fields_of", "escaped", "unescaped"]
@@ -71,7 +71,7 @@ def check_context(value: Any, so_far: Any = None) -> str:
     """The setting's value checked: none, headings, or a template whose fields are all known."""
     if not isinstance(value, str):
         raise ChunkerError(
-            f"context must be text ({NONE}, {HEADINGS} or a template), got {type(value).__name__} {value!r:.60}",
+            f"context must be text ({NONE}, {HEADINGS} or a template), got {type(value).__name__} {shown(value, 60)}",
             field="context",
         )
     if value in (NONE, HEADINGS):
@@ -93,10 +93,10 @@ def check_context(value: Any, so_far: Any = None) -> str:
         raise _bad(value, "has no field")
     for name, conv, spec in names:
         if name not in FIELDS:
-            # The name as the value writes it, cut short: a line break in it would break the
-            # one-line message, and a long one would fill it.
-            shown = escaped(name) if len(name) <= 40 else escaped(name[:40]) + "…"
-            raise _bad(value, f"has an unknown field {{{shown}}}")
+            # The name as the value writes it, escaped and cut short: a line break in it would
+            # break the one-line message, and a long one would fill it.
+            name_shown = shown(name[:40], 80)[1:-1] + ("…" if len(name) > 40 else "")
+            raise _bad(value, f"has an unknown field {{{name_shown}}}")
         if conv or spec:
             raise _bad(value, f"gives {{{name}}} a conversion or format spec; write the field alone")
     return escaped(template)

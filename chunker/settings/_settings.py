@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .._errors import ChunkerError
+from .._errors import ChunkerError, shown
 
 __all__ = [
     "Choice",
@@ -195,7 +195,7 @@ def _breaks(value: Any) -> tuple[str, ...]:
     try:
         items = tuple(value)
     except TypeError:
-        raise ChunkerError(f"breaks must be names such as 'sentence', got {type(value).__name__} {value!r:.60}") from None
+        raise ChunkerError(f"breaks must be names such as 'sentence', got {type(value).__name__} {shown(value, 60)}") from None
     for b in items:
         _choice("break point", b, BREAKS)
     if not items:

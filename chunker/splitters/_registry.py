@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._errors import ChunkerError
+from .._errors import ChunkerError, shown
 from ..strategies._languages import LANGUAGES
 from ..tokens._hf._regex import check_backtracking
 
@@ -150,8 +150,7 @@ def classes_named(name: str) -> list[SplitterClass]:
 
 
 def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shown(value, 60)
 
 
 def positive_int(value: Any, name: str) -> int:

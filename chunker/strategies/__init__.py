@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._errors import ChunkerError
+from .._errors import ChunkerError, shown
 from ._spans import Span, Spans
 
 __all__ = ["Span", "Spans", "Strategy", "STRATEGIES", "register_strategy"]
@@ -77,7 +77,7 @@ def register_strategy(strategy: Strategy) -> None:
     if not isinstance(strategy, Strategy):
         raise ChunkerError(f"register_strategy takes a Strategy, got {type(strategy).__name__}")
     if not isinstance(strategy.name, str) or not strategy.name.isidentifier():
-        raise ChunkerError(f"strategy name {strategy.name!r:.60} must be a plain identifier such as my_split")
+        raise ChunkerError(f"strategy name {shown(strategy.name, 60)} must be a plain identifier such as my_split")
     STRATEGIES[strategy.name] = strategy
 
 
