@@ -257,3 +257,13 @@ def test_a_chunking_scans_its_fences_once_and_keeps_nothing():
     assert made == [len(text)]
     assert Fences._held is None
     assert [c.text for c in res] == ["# T\n\n```py\nx = 1", "y = 2\n```", "After the code."]
+
+
+def test_a_lone_cr_ends_a_line_as_in_commonmark():
+    # Lines ended only at LF: in a text with classic Mac OS line ends the first heading took
+    # the whole rest of the document as its title, in every chunk's heading path.
+    lf = "# Title\n\nPara one is here.\n\n## Sub\n\nMore text, the end.\n"
+    for text in (lf.replace("\n", "\r"), lf.replace("\n", "\r\n"), lf):
+        res = chunker.chunk(text, strategy="markdown", size=8, overlap=0)
+        assert [c.headings for c in res.chunks] == [("Title",), ("Title", "Sub")], text
+        assert all(text[c.start_char : c.end_char] == c.text for c in res.chunks)

@@ -43,7 +43,9 @@ from ..tokens._measure import Measure
 from ._pack import Leaves, Spans, cascade, pack_columns
 from ._tables import Split, annotate, split_table
 
-_LINES = re.compile(r"[^\n]*\n|[^\n]+")
+# CommonMark's line endings: LF, CR LF, and a CR alone (classic Mac OS text), which else made
+# a heading of the whole rest of the document.
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})(.*)")
 _ATX = re.compile(r"[ \t]{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\Z")
 _SETEXT = re.compile(r"[ \t]{0,3}(=+|-+)[ \t]*\Z")
