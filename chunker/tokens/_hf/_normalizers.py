@@ -521,7 +521,9 @@ def _precompiled(d: dict[str, Any]) -> Normalizer:
     step = Precompiled(charsmap)
     # Its replacements are the file's to choose, like Replace's content, but made by Unicode's
     # rules (NFKC makes 18 characters of U+FDFA). One of a megabyte would make a megabyte of
-    # every character of a text before any cap could see the result.
+    # every character of a text before any cap could see the result. The bound is on each
+    # replacement, whatever its key's length: a rule of SentencePiece's own making that turns
+    # a few characters into more than 32 is refused too (none of the nmt_nfkc kind does).
     if step.longest > CAP_FACTOR:
         raise ChunkerError(
             f"Precompiled normalizer: a replacement of {step.longest:,} characters, more than the {CAP_FACTOR} "

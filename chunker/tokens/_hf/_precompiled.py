@@ -45,7 +45,7 @@ class Precompiled(Normalizer):
                 f"Precompiled normalizer: its replacement strings are not UTF-8 (byte {e.start:,} of them); "
                 "the tokenizer.json is damaged"
             ) from None
-        self.longest = max(map(len, replacements))  # in characters: what one character can become
+        self.longest = max(map(len, replacements))  # in characters: what one key (a character or a cluster) becomes
         self._char: dict[str, str | None] = {}
         self._joins: dict[str, bool] = {}
         self._chars = CharTable(self._alone)
