@@ -7,6 +7,8 @@ ValueError
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 __all__ = ["ChunkerError"]
 
 
@@ -21,6 +23,13 @@ class ChunkerError(ValueError):
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
         self.field = field
+
+
+def check_str_list(value: object, name: str, one: str) -> None:
+    """Refuse a str, or anything that is no iterable, where a list of str is asked: a str is
+    iterable too, and each of its characters would be taken as one `one`."""
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise ChunkerError(f"{name} must be a list of str, got {type(value).__name__}: give [{one}] for one {one}")
 
 
 def shown(value: object, limit: int = 60) -> str:

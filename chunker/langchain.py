@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._adapters import METADATA_KEYS, chunk_content, chunk_metadata, chunk_options, settings_of
-from ._errors import ChunkerError
+from ._errors import ChunkerError, check_str_list
 from .documents import source_of
 from .results._records import Chunks
 from .session._api import chunk
@@ -131,9 +131,7 @@ class ChunkerSplitter(TextSplitter):
         return [chunk_content(c) for c in chunks]
 
     def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None) -> list[Document]:
-        if isinstance(texts, str) or not isinstance(texts, Iterable):
-            # A str is iterable too: each of its characters would be a document.
-            raise ChunkerError(f"texts must be a list of str, got {type(texts).__name__}: give [text] for one text")
+        check_str_list(texts, "texts", "text")
         texts = list(texts)
         if not metadatas:
             metadatas = None  # LangChain takes an empty list as none given

@@ -15,11 +15,11 @@ anything: the parser uses neither NLTK nor LlamaIndex's tokenizer (see docs/pipe
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ._adapters import METADATA_KEYS, chunk_content, chunk_metadata, chunk_options, setting_names, settings_of
-from ._errors import ChunkerError
+from ._errors import ChunkerError, check_str_list
 from .documents import source_of
 from .results._records import Chunk
 from .session._api import Document as TextDocument
@@ -181,9 +181,7 @@ class ChunkerNodeParser(_Fields):  # type: ignore[misc, valid-type]
 
     def split_texts(self, texts: list[str]) -> list[str]:
         """`split_text` of each text, one list."""
-        if isinstance(texts, str) or not isinstance(texts, Iterable):
-            # A str is iterable too: each of its characters would be a text.
-            raise ChunkerError(f"texts must be a list of str, got {type(texts).__name__}: give [text] for one text")
+        check_str_list(texts, "texts", "text")
         return [t for text in texts for t in self.split_text(text)]
 
     def _chunks(self, text: str, options: dict[str, Any], source: str | None = None, *, metadata: str | None = "") -> list[Chunk]:

@@ -4,7 +4,7 @@
 import json
 
 from pyscript import document, window
-from ui.dom import BRIDGE, data, el, hooks, on, page_setting, show_error, toast
+from ui.dom import BRIDGE, data, el, file_call, hooks, on, page_setting, show_error, toast
 
 # Slider ranges, and rough characters per unit for keeping the amount of text per chunk when the
 # unit changes: how the page's controls behave, not chunking facts.
@@ -349,11 +349,8 @@ async def use_model(found, said="Embedding with ", run=True):
 
     # The bytes stay in a JavaScript object: megabytes never pass through MicroPython.
     status("Loading the embedding model " + str(found.name) + "…")
-    try:
-        loaded = await C.worker.use_model(found)
-    except Exception as exc:  # the worker itself failed on the model's files
-        status(None)
-        await hooks["worker_failed"](str(found.name), exc)
+    loaded = await file_call(C.worker.use_model(found), str(found.name))
+    if loaded is None:
         return False
     status(None)
     if not loaded.ok:
@@ -413,10 +410,8 @@ async def use_tokenizer(file):
     if text.error:
         show_error(text.error)
         return
-    try:
-        found = await C.worker.use_tokenizer(text, str(file.name))
-    except Exception as exc:  # the worker itself failed on the file
-        await hooks["worker_failed"](str(file.name), exc)
+    found = await file_call(C.worker.use_tokenizer(text, str(file.name)), str(file.name))
+    if found is None:
         return
     if not found.ok:
         show_error(found.error)

@@ -62,6 +62,18 @@ def closest(event, selector):
         return None
 
 
+async def file_call(call, name):
+    """The worker's answer to `call`, which reads the reader's file `name`; None when the worker
+    itself failed on it (Pyodide cannot go on then): said in one line, and Python started again
+    (hooks["worker_failed"])."""
+    try:
+        return await call
+    except Exception as exc:
+        status(None)
+        await hooks["worker_failed"](name, exc)
+        return None
+
+
 def status(message, step=None, of=3):
     """The status line: `message`, and the bar at `step` of `of` (start-up has three steps)."""
     box = el("status")

@@ -1,6 +1,6 @@
 # The document: typed, pasted, opened, dropped, the sample, or cleared.
 
-from ui.dom import BRIDGE, el, hooks, on, show_error, spawn, toast
+from ui.dom import BRIDGE, el, file_call, hooks, on, show_error, spawn, toast
 
 SAMPLE_FILE = "sample.md"
 MAX_FILE_BYTES = 50_000_000
@@ -119,11 +119,8 @@ async def extract(found):
     from ui.dom import status
 
     status("Reading " + str(found.name) + "…")
-    try:
-        result = await worker.open_document(found)
-    except Exception as exc:  # the worker itself failed on the file
-        status(None)
-        await hooks["worker_failed"](str(found.name), exc)
+    result = await file_call(worker.open_document(found), str(found.name))
+    if result is None:
         return
     status(None)
     if not result.ok:

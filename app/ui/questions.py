@@ -5,7 +5,7 @@
 import json
 
 from pyscript.ffi import to_js
-from ui.dom import BRIDGE, LIST, closest, data, el, hooks, mark, on, show_error, spawn, toast
+from ui.dom import BRIDGE, LIST, closest, data, el, file_call, mark, on, show_error, spawn, toast
 
 SWEEP_ROWS = 12  # app/questions.py: 3 strategies x 4 sizes
 
@@ -138,10 +138,8 @@ async def import_file(file):
     if text.error:
         show_error(text.error)
         return
-    try:
-        view = await P.worker.q_load(text)
-    except Exception as exc:  # the worker itself failed on the file
-        await hooks["worker_failed"](str(file.name), exc)
+    view = await file_call(P.worker.q_load(text), str(file.name))
+    if view is None:
         return
     show(view)
     if view.ok:

@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, compress
 from typing import Any
 
-from .._errors import ChunkerError, shown
+from .._errors import ChunkerError, check_str_list, shown
 from ..results._records import ChunkResult, Chunks
 from ..text._segments import Deferred
 
@@ -196,9 +196,7 @@ class BM25Index:
     """
 
     def __init__(self, texts: Iterable[str], *, k1: float = 1.5, b: float = 0.75) -> None:
-        if isinstance(texts, str) or not isinstance(texts, Iterable):
-            # A str is iterable too: indexed, each of its characters would be a text.
-            raise ChunkerError(f"texts must be a list of str, got {type(texts).__name__}: give [text] for one text")
+        check_str_list(texts, "texts", "text")
         texts = list(texts)
         for n, t in enumerate(texts):
             if not isinstance(t, str):
@@ -299,8 +297,7 @@ class BM25Index:
 
         Optional: `search` gathers what it lacks itself, one pass per query with new terms.
         """
-        if isinstance(queries, str) or not isinstance(queries, Iterable):
-            raise ChunkerError(f"queries must be a list of str, got {type(queries).__name__}: give [query] for one query")
+        check_str_list(queries, "queries", "query")
         wanted: set[str] = set()
         for q in queries:
             if not isinstance(q, str):

@@ -110,8 +110,7 @@ _MAX_OFFSET = 1 << 62
 
 def _offset(value: Any, where: str, name: str) -> int:
     if isinstance(value, _Rounded):
-        shown = value.digits if len(value.digits) <= 40 else value.digits[:40] + "…"
-        raise ChunkerError(f"{where}: {name} must be a whole number (a code-point offset), got {shown}")
+        raise ChunkerError(f"{where}: {name} must be a whole number (a code-point offset), got {printable(value.digits, 40)}")
     if isinstance(value, float) and value.is_integer() and abs(value) < _MAX_OFFSET:
         return int(value)  # JSON writers that only know floats write 12.0
     if not _whole(value) or abs(value) >= _MAX_OFFSET:

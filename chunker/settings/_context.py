@@ -32,7 +32,7 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from .._errors import ChunkerError, shown
+from .._errors import ChunkerError, printable, shown
 from ..text._segments import LONE_SURROGATE, surrogate_error
 
 __all__ = ["NONE", "HEADINGS", "FIELDS", "check_context", "render", "fields_of", "escaped", "unescaped"]
@@ -95,8 +95,7 @@ def check_context(value: Any, so_far: Any = None) -> str:
         if name not in FIELDS:
             # The name as the value writes it, escaped and cut short: a line break in it would
             # break the one-line message, and a long one would fill it.
-            name_shown = shown(name[:40], 80)[1:-1] + ("…" if len(name) > 40 else "")
-            raise _bad(value, f"has an unknown field {{{name_shown}}}")
+            raise _bad(value, f"has an unknown field {{{printable(name, 40)}}}")
         if conv or spec:
             raise _bad(value, f"gives {{{name}}} a conversion or format spec; write the field alone")
     return escaped(template)

@@ -568,16 +568,17 @@ class EstimateIndex:
             m = _SEAM.search(text, start, end)
             head = m.start() if m is not None else end
         tail = end
-        if not self._is_seam(end) and text[end - 1].isspace():
-            # `end` inside a run of whitespace (indentation, a blank gap): the seam before it
-            # is where the run starts. Without this the whole span was counted as text, some
-            # forty regular-expression passes over a window of code for each gallop's count.
-            kept = head + len(text[head:end].rstrip())
-            tail = kept if kept > head and self._is_seam(kept) else head
-        elif not self._is_seam(end):
-            # The seam before `end` is at the last space or line break before it, or just after.
-            w = max(text.rfind(" ", head, end), text.rfind("\n", head, end))
-            tail = w + 1 if w >= head and self._is_seam(w + 1) else (w if w > head and self._is_seam(w) else head)
+        if not self._is_seam(end):
+            if text[end - 1].isspace():
+                # `end` inside a run of whitespace (indentation, a blank gap): the seam before it
+                # is where the run starts. Without this the whole span was counted as text, some
+                # forty regular-expression passes over a window of code for each gallop's count.
+                kept = head + len(text[head:end].rstrip())
+                tail = kept if kept > head and self._is_seam(kept) else head
+            else:
+                # The seam before `end` is at the last space or line break before it, or just after.
+                w = max(text.rfind(" ", head, end), text.rfind("\n", head, end))
+                tail = w + 1 if w >= head and self._is_seam(w + 1) else (w if w > head and self._is_seam(w) else head)
         if tail <= head:
             return _weigh(self._weights, _counts(text[start:end]))
         total, words, pairs = self._inside(head, tail)
